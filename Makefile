@@ -1,0 +1,36 @@
+# MatTools leaderboard: offline benchmark runner and static leaderboard.
+#
+#   make site    import the published MatTools results (when MATTOOLS_DATA is set) and build the leaderboard
+#   make test    install what the tests need (see scripts/setup.sh) and run every test
+#
+# MATTOOLS_DATA: a MatTools checkout or download (github.com/Grenzlinie/MatTools).
+
+GO          ?= go
+RESULTS_DIR ?= build/results
+HUGO        := $(GO) tool -modfile=tools/go.mod hugo
+
+.PHONY: all test setup vet site import clean
+
+all: site
+
+setup:
+	@scripts/setup.sh
+
+vet:
+	$(GO) vet ./...
+
+test: setup vet
+	$(GO) test ./...
+
+# import converts every published MatTools artefact under MATTOOLS_DATA into results files.
+import:
+	@if [ -z "$$MATTOOLS_DATA" ]; then \
+	  echo "make import: MATTOOLS_DATA is not set. Clone https://github.com/Grenzlinie/MatTools" \
+	       "(commit 44385630f2acf461512996468fc0b24f44ddcaaf) and run: MATTOOLS_DATA=/path/to/MatTools make site" >&2; \
+	  exit 1; fi
+	$(GO) run ./cmd/import-mattools -data "$$MATTOOLS_DATA" -out $(RESULTS_DIR)/imported
+
+site: import
+
+clean:
+	rm -rf build public

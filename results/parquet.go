@@ -1,0 +1,304 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// Key-value metadata keys of a results file. MetaRun holds the whole Run as
+// JSON; the others repeat its main fields so that a file describes itself to
+// tools that only show key-value metadata.
+const (
+	MetaFormatVersion    = "mattools.format_version"
+	MetaRun              = "mattools.run"
+	MetaRowKind          = "mattools.row_kind"
+	MetaBenchmark        = "mattools.benchmark"
+	MetaBenchmarkVersion = "mattools.benchmark_version"
+	MetaScoringProtocol  = "mattools.scoring_protocol"
+	MetaGenerator        = "mattools.generator"
+	MetaGeneratorVersion = "mattools.generator_version"
+)
+
+// Row kinds (MetaRowKind): which row type a file holds.
+const (
+	RowKindToolUsageQuestion = "tool-usage-question"
+	RowKindQAItem            = "qa-item"
+)
+
+// Extension is the file name extension of results files.
+const Extension = ".parquet"
+
+func rowKind(b Benchmark) string {
+	if b.IsQA() {
+		return RowKindQAItem
+	}
+	return RowKindToolUsageQuestion
+}
+
+// Write validates f and writes it to path atomically: into a temporary file
+// in the same directory, synced, then renamed over path, so that readers see
+// either the old file or the whole new one and a failed write leaves nothing
+// behind. The identity columns of the rows are filled in from f.Run (f is
+// modified). Errors from validation are *FormatError values naming path.
+func Write(path string, f *File) error {
+	f.fillIdentity()
+	if err := Validate(f); err != nil {
+		return withFile(path, err)
+	}
+	runJSON, err := json.Marshal(&f.Run)
+	if err != nil {
+		return fmt.Errorf("%s: encoding run metadata: %w", path, err)
+	}
+	r := &f.Run
+	opts := []parquet.WriterOption{
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.CreatedBy(r.Environment.Generator, r.Environment.GeneratorVersion, ""),
+		parquet.KeyValueMetadata(MetaFormatVersion, strconv.Itoa(FormatVersion)),
+		parquet.KeyValueMetadata(MetaRowKind, rowKind(r.Benchmark)),
+		parquet.KeyValueMetadata(MetaBenchmark, string(r.Benchmark)),
+		parquet.KeyValueMetadata(MetaBenchmarkVersion, r.BenchmarkVersion),
+		parquet.KeyValueMetadata(MetaScoringProtocol, r.ScoringProtocol),
+		parquet.KeyValueMetadata(MetaGenerator, r.Environment.Generator),
+		parquet.KeyValueMetadata(MetaGeneratorVersion, r.Environment.GeneratorVersion),
+		parquet.KeyValueMetadata(MetaRun, string(runJSON)),
+	}
+	var buf bytes.Buffer
+	if r.Benchmark.IsQA() {
+		err = writeRows(&buf, f.QAItems, opts)
+	} else {
+		err = writeRows(&buf, f.Questions, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return WriteFileAtomic(path, buf.Bytes(), 0o644)
+}
+
+func writeRows[T any](w io.Writer, rows []T, opts []parquet.WriterOption) error {
+	pw := parquet.NewGenericWriter[T](w, opts...)
+	if _, err := pw.Write(rows); err != nil {
+		return err
+	}
+	return pw.Close()
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory and a rename, creating the directory if needed. On error the
+// temporary file is removed and path is untouched.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Read reads and validates one results file. A file of another format
+// version, a missing required column, or rows that disagree with the run
+// metadata give a *FormatError naming path.
+func Read(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := decode(data)
+	if err != nil {
+		return nil, withFile(path, err)
+	}
+	return f, nil
+}
+
+func decode(data []byte) (*File, error) {
+	pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, &FormatError{Err: fmt.Errorf("not a Parquet file: %w", err)}
+	}
+	version, ok := pf.Lookup(MetaFormatVersion)
+	if !ok {
+		return nil, metaErr(MetaFormatVersion, "missing: not a MatTools results file")
+	}
+	if version != strconv.Itoa(FormatVersion) {
+		return nil, metaErr(MetaFormatVersion, "is %q; this reader supports version %d", version, FormatVersion)
+	}
+	runJSON, ok := pf.Lookup(MetaRun)
+	if !ok {
+		return nil, metaErr(MetaRun, "missing")
+	}
+	f := &File{}
+	dec := json.NewDecoder(strings.NewReader(runJSON))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f.Run); err != nil {
+		return nil, metaErr(MetaRun, "invalid JSON: %v", err)
+	}
+	r := &f.Run
+	for key, want := range map[string]string{
+		MetaRowKind: rowKind(r.Benchmark), MetaBenchmark: string(r.Benchmark),
+		MetaBenchmarkVersion: r.BenchmarkVersion, MetaScoringProtocol: r.ScoringProtocol,
+	} {
+		if got, _ := pf.Lookup(key); got != want {
+			return nil, metaErr(key, "is %q but %s says %q", got, MetaRun, want)
+		}
+	}
+	if r.Benchmark.IsQA() {
+		f.QAItems, err = readRows[QAItem](pf)
+	} else {
+		f.Questions, err = readRows[QuestionRow](pf)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkIdentity(f); err != nil {
+		return nil, err
+	}
+	if err := Validate(f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// readRows reads every row as T after checking that the file has each
+// required (non-optional) column of T.
+func readRows[T any](pf *parquet.File) ([]T, error) {
+	want := parquet.SchemaOf(new(T))
+	have := map[string]bool{}
+	for _, col := range pf.Schema().Columns() {
+		have[strings.Join(col, ".")] = true
+	}
+	for _, field := range want.Fields() {
+		if !field.Optional() && !have[field.Name()] {
+			return nil, metaErr("columns", "required column %q is missing", field.Name())
+		}
+	}
+	rows := make([]T, pf.NumRows())
+	r := parquet.NewGenericReader[T](pf)
+	defer r.Close()
+	n := 0
+	for n < len(rows) {
+		k, err := r.Read(rows[n:])
+		n += k
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, &FormatError{Row: n + 1, Err: err}
+		}
+	}
+	return rows[:n], nil
+}
+
+func checkIdentity(f *File) error {
+	r := &f.Run
+	check := func(row int, runID, bench, sys string, src int32, model string, round int32, proto string) error {
+		switch {
+		case runID != r.RunID:
+			return rowErr(row, "run_id", "is %q but the run is %q", runID, r.RunID)
+		case bench != string(r.Benchmark), sys != string(r.System), src != int32(r.RetrievalSource),
+			model != r.Model, round != int32(r.Round), proto != r.ScoringProtocol:
+			return rowErr(row, "", "identity columns (benchmark, system, retrieval_source, model, round, scoring_protocol) disagree with the run metadata")
+		}
+		return nil
+	}
+	for i, q := range f.Questions {
+		if err := check(i+1, q.RunID, q.Benchmark, q.System, q.RetrievalSource, q.Model, q.Round, q.ScoringProtocol); err != nil {
+			return err
+		}
+	}
+	for i, q := range f.QAItems {
+		if err := check(i+1, q.RunID, q.Benchmark, q.System, q.RetrievalSource, q.Model, q.Round, q.ScoringProtocol); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withFile sets File on every *FormatError inside err.
+func withFile(path string, err error) error {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	for _, e := range errs {
+		var fe *FormatError
+		if errors.As(e, &fe) && fe.File == "" {
+			fe.File = path
+		}
+	}
+	return err
+}
+
+// ReadDir reads every results file (*.parquet) under dir, recursively, in
+// lexical path order. Files whose names start with "." are skipped
+// (temporary files of an interrupted write). A missing dir gives no files and
+// no error. Two files with the same run id are an error naming both.
+func ReadDir(dir string) ([]*File, error) {
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == dir {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, Extension) && !strings.HasPrefix(d.Name(), ".") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	files := make([]*File, 0, len(paths))
+	byID := map[string]string{}
+	var errs []error
+	for _, p := range paths {
+		f, err := Read(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if prev, dup := byID[f.Run.RunID]; dup {
+			errs = append(errs, fmt.Errorf("%s: run_id %q already used by %s", p, f.Run.RunID, prev))
+			continue
+		}
+		byID[f.Run.RunID] = p
+		files = append(files, f)
+	}
+	return files, errors.Join(errs...)
+}

@@ -1,0 +1,97 @@
+package results
+
+// QuestionRow is one tool-usage question of a run: one row of a tool-usage
+// Parquet file, in the published evaluation order. The identity columns
+// (run_id … scoring_protocol) repeat the run's fields on every row so that a
+// glob over many files can be grouped without reading the metadata; Read
+// checks that they agree with the run. Column order is part of the format.
+type QuestionRow struct {
+	RunID           string `parquet:"run_id,dict"`
+	Benchmark       string `parquet:"benchmark,dict"`
+	System          string `parquet:"system,dict"`
+	RetrievalSource int32  `parquet:"retrieval_source"`
+	Model           string `parquet:"model,dict"`
+	Round           int32  `parquet:"round"`
+	ScoringProtocol string `parquet:"scoring_protocol,dict"`
+
+	// QuestionIndex is the 0-based position in the published evaluation order.
+	QuestionIndex int32  `parquet:"question_index"`
+	QuestionID    string `parquet:"question_id"`    // the question folder name, e.g. "test_vacancy"
+	PropertyCount int32  `parquet:"property_count"` // properties the question asks for
+	Code          string `parquet:"code"`           // the generated code ("" when extraction failed)
+	FunctionName  string `parquet:"function_name"`  // the generated function's name, verbatim
+
+	// Runnable and PropertiesPassed are null when the outcome is unknown
+	// (imported MatTools runs: only run totals were published).
+	Runnable         *bool  `parquet:"runnable,optional"`
+	PropertiesPassed *int32 `parquet:"properties_passed,optional"`
+	Verdict          string `parquet:"verdict,dict"` // a Verdict
+	// VerdictCause refines not-runnable and verification-crash verdicts:
+	// "empty-code", "syntax-error", "exception:<Type>", "timeout", "no-dict",
+	// "unparseable-output", "missing-function", …; "" otherwise.
+	VerdictCause string `parquet:"verdict_cause,dict"`
+
+	ErrorExcerpt       *string `parquet:"error_excerpt,optional"`
+	StdoutExcerpt      *string `parquet:"stdout_excerpt,optional"` // capped; see StdoutDroppedBytes
+	StdoutDroppedBytes *int64  `parquet:"stdout_dropped_bytes,optional"`
+	StderrExcerpt      *string `parquet:"stderr_excerpt,optional"`
+	StderrDroppedBytes *int64  `parquet:"stderr_dropped_bytes,optional"`
+
+	PromptTokens     *int64 `parquet:"prompt_tokens,optional"`
+	CompletionTokens *int64 `parquet:"completion_tokens,optional"`
+	LatencyMS        *int64 `parquet:"latency_ms,optional"` // model latency, milliseconds
+}
+
+// QAItem is one row of a QA Parquet file: either one question (Questions = 1,
+// with the answer text and the extracted letters) or one source item of an
+// imported MatTools CSV (Questions = the item's question count, answers
+// unknown). Counts are per row, never cumulative.
+type QAItem struct {
+	RunID           string `parquet:"run_id,dict"`
+	Benchmark       string `parquet:"benchmark,dict"`
+	System          string `parquet:"system,dict"`
+	RetrievalSource int32  `parquet:"retrieval_source"`
+	Model           string `parquet:"model,dict"`
+	Round           int32  `parquet:"round"`
+	ScoringProtocol string `parquet:"scoring_protocol,dict"`
+
+	ItemIndex int32 `parquet:"item_index"` // 0-based position in the benchmark order
+	// Item is the question id, or for imported CSVs the Source key
+	// ("pymatgen/<file>/<name>"), which several items may share.
+	Item           string `parquet:"item"`
+	Questions      int32  `parquet:"questions"`                // questions in this row (1 per question row)
+	Correct        int32  `parquet:"correct"`                  // correct under the strict (MatTools) extraction
+	CorrectLenient *int32 `parquet:"correct_lenient,optional"` // correct under the lenient extraction
+
+	AnswerText       *string `parquet:"answer_text,optional"`       // the model's whole answer
+	ExtractedStrict  *string `parquet:"extracted_strict,optional"`  // MatTools' extraction of it
+	ExtractedLenient *string `parquet:"extracted_lenient,optional"` // the lenient letter, or "" when invalid
+	CorrectAnswer    *string `parquet:"correct_answer,optional"`    // "A"–"D"
+
+	PromptTokens     *int64 `parquet:"prompt_tokens,optional"`
+	CompletionTokens *int64 `parquet:"completion_tokens,optional"`
+	LatencyMS        *int64 `parquet:"latency_ms,optional"`
+}
+
+// File is the content of one results file: a run and its rows. Exactly one
+// of Questions (tool usage) and QAItems (QA) is used, by Run.Benchmark.
+type File struct {
+	Run       Run
+	Questions []QuestionRow
+	QAItems   []QAItem
+}
+
+// identity fills the identity columns of every row from f.Run.
+func (f *File) fillIdentity() {
+	r := &f.Run
+	for i := range f.Questions {
+		q := &f.Questions[i]
+		q.RunID, q.Benchmark, q.System, q.RetrievalSource = r.RunID, string(r.Benchmark), string(r.System), int32(r.RetrievalSource)
+		q.Model, q.Round, q.ScoringProtocol = r.Model, int32(r.Round), r.ScoringProtocol
+	}
+	for i := range f.QAItems {
+		q := &f.QAItems[i]
+		q.RunID, q.Benchmark, q.System, q.RetrievalSource = r.RunID, string(r.Benchmark), string(r.System), int32(r.RetrievalSource)
+		q.Model, q.Round, q.ScoringProtocol = r.Model, int32(r.Round), r.ScoringProtocol
+	}
+}

@@ -1,0 +1,241 @@
+package results
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FormatVersion is the version of the results format this package reads and
+// writes. Changing the meaning or the order of a column, or of a field of Run,
+// means bumping it (see FORMAT.md).
+const FormatVersion = 1
+
+// Run describes one run: one configuration (benchmark × system × retrieval
+// source × model × scoring protocol) in one round. It is stored as JSON in
+// the Parquet key-value metadata under MetaRun; FORMAT.md documents every
+// field for authors who write the format without this package.
+type Run struct {
+	FormatVersion    int       `json:"format_version"`
+	RunID            string    `json:"run_id"` // unique; [A-Za-z0-9._-]+; see MakeRunID
+	Benchmark        Benchmark `json:"benchmark"`
+	BenchmarkVersion string    `json:"benchmark_version"` // e.g. "2025-05"
+	UpstreamCommit   string    `json:"upstream_commit"`   // MatTools commit of the benchmark data
+	System           System    `json:"system"`
+	// RetrievalSource is 0 for none, 1–4 as in the paper (1 code, 2 official
+	// docs, 3 LLM docs chunked, 4 LLM docs per object).
+	RetrievalSource int    `json:"retrieval_source"`
+	TopK            int    `json:"top_k,omitempty"` // documents retrieved per query; 0 when not applicable or unknown
+	Model           string `json:"model"`           // the provider's model id, e.g. "gpt-4o-2024-08-06"
+	// ModelDisplayName and ModelGroup are optional presentation hints
+	// ("GPT-4o"; "closed-source", "open-source", "materials-chemistry").
+	ModelDisplayName string `json:"model_display_name,omitempty"`
+	ModelGroup       string `json:"model_group,omitempty"`
+	// Round is 1-based (the paper's round1–round3); 0 means the run was not
+	// part of any round (for example a MatTools run folder outside roundN).
+	Round           int              `json:"round"`
+	ScoringProtocol string           `json:"scoring_protocol"`
+	Generation      GenerationParams `json:"generation"`
+	QuestionSet     QuestionSet      `json:"question_set"`
+	Provenance      Provenance       `json:"provenance"`
+	Environment     Environment      `json:"environment"`
+	Totals          Totals           `json:"totals"`
+	Usage           *Usage           `json:"usage,omitempty"`
+	StartedAt       *time.Time       `json:"started_at,omitempty"`  // generation started (UTC)
+	FinishedAt      *time.Time       `json:"finished_at,omitempty"` // scoring finished (UTC)
+	// Warnings are conditions that do not stop the run from being shown but
+	// that a reader must see (e.g. "per-question outcomes were never published").
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// GenerationParams are the sampling parameters sent to the model. Nil means
+// not sent (the server's default applies) or not known.
+type GenerationParams struct {
+	Temperature *float64          `json:"temperature,omitempty"`
+	TopP        *float64          `json:"top_p,omitempty"`
+	MaxTokens   *int              `json:"max_tokens,omitempty"`
+	Seed        *int64            `json:"seed,omitempty"`
+	Extra       map[string]string `json:"extra,omitempty"`
+	// Source says where the values come from, e.g. "request_bodies.jsonl"
+	// or "plan" or "MatTools code default".
+	Source string `json:"source,omitempty"`
+}
+
+// QuestionSet is the set of questions a run was scored on.
+type QuestionSet struct {
+	// Name is "all" for the whole benchmark, otherwise a short name for the
+	// subset (e.g. "executable-2025-05"); runs of different question sets are
+	// never aggregated together.
+	Name       string   `json:"name"`
+	Questions  int      `json:"questions"`            // e.g. 49 (tool usage), 34621 (qa-code)
+	Properties int      `json:"properties,omitempty"` // tool usage only, e.g. 138
+	IDs        []string `json:"ids,omitempty"`        // the question ids, when Name is not "all"
+}
+
+// QuestionSetAll is the name of the full question set.
+const QuestionSetAll = "all"
+
+// Provenance says where a run's outcomes come from.
+type Provenance struct {
+	Kind ProvenanceKind `json:"kind"`
+	// Citation is required for imported runs: who published the numbers and where.
+	Citation string `json:"citation,omitempty"`
+	// Source lists the files the run was made from, relative to their root
+	// (e.g. "src/pure_agent_test/round1/gpt-4o-2024-08-06/accuracy_summary.xlsx"),
+	// each with its SHA-256.
+	Source []SourceFile `json:"source,omitempty"`
+	// DerivedFrom is the run id a rescored run re-executed.
+	DerivedFrom string `json:"derived_from,omitempty"`
+}
+
+// SourceFile is one input file of a run and its SHA-256 (hex).
+type SourceFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// Environment records what produced and scored a run.
+type Environment struct {
+	Generator        string `json:"generator"`         // program that wrote the file, e.g. "import-mattools"
+	GeneratorVersion string `json:"generator_version"` // its version (module version or VCS revision)
+	GoVersion        string `json:"go_version,omitempty"`
+	// Libraries maps package names to versions (e.g. "pymatgen": "2024.8.9")
+	// for the libraries the generated code ran against.
+	Libraries map[string]string `json:"libraries,omitempty"`
+	Sandbox   *Sandbox          `json:"sandbox,omitempty"`
+}
+
+// Sandbox describes the environment generated code was executed in.
+type Sandbox struct {
+	Backend        string            `json:"backend"`                   // "local" (bubblewrap), "docker", or "mattools-docker" for MatTools' own
+	Version        string            `json:"version,omitempty"`         // e.g. "bubblewrap 0.8.0" or an image digest
+	TimeoutSeconds float64           `json:"timeout_seconds,omitempty"` // wall-clock limit per execution; 0 = none
+	Limits         map[string]string `json:"limits,omitempty"`
+}
+
+// Totals are the run's counts. Rates are derived from them, never stored.
+// Nil means unknown (an unscored run, or a count MatTools did not publish).
+type Totals struct {
+	// Scored is false for a run whose outcomes are unknown (code only).
+	Scored bool `json:"scored"`
+	// Questions is the number of questions in the question set (tool usage:
+	// 49 for the full set; QA: the number of multiple-choice questions).
+	Questions int `json:"questions"`
+	// Tool usage, out of Questions: runnable questions (the function ran and
+	// its dict was verified), fully correct and partially correct questions.
+	Runnable         *int `json:"runnable,omitempty"`
+	QuestionsCorrect *int `json:"questions_correct,omitempty"`
+	QuestionsPartial *int `json:"questions_partial,omitempty"`
+	// Tool usage: properties in the question set (138 for the full set) and
+	// properties that passed verification.
+	Properties       int  `json:"properties,omitempty"`
+	PropertiesPassed *int `json:"properties_passed,omitempty"`
+	// QA, out of Questions: correct under the strict (MatTools) extraction
+	// and under the lenient extraction.
+	Correct        *int `json:"correct,omitempty"`
+	CorrectLenient *int `json:"correct_lenient,omitempty"`
+}
+
+// Usage is the model usage of a whole run.
+type Usage struct {
+	Calls            int64    `json:"calls,omitempty"`
+	PromptTokens     int64    `json:"prompt_tokens"`
+	CompletionTokens int64    `json:"completion_tokens"`
+	CostUSD          *float64 `json:"cost_usd,omitempty"` // only where prices were given
+}
+
+// FunctionRunnableRate returns the function runnable rate in percent (0–100):
+// runnable questions out of the question set, as MatTools' result_analysis.py
+// computes it ((49 − function errors)/49·100; mattools-reference.md §2).
+// ok is false when the run is unscored or not a tool-usage run.
+func (t Totals) FunctionRunnableRate() (pct float64, ok bool) {
+	if t.Runnable == nil || t.Questions == 0 {
+		return 0, false
+	}
+	return 100 * float64(*t.Runnable) / float64(t.Questions), true
+}
+
+// TaskSuccessRate returns the task success rate in percent (0–100):
+// properties passed out of the question set's properties (MatTools' Sub-tasks
+// accuracy, Correct/138·100). ok is false when unknown.
+func (t Totals) TaskSuccessRate() (pct float64, ok bool) {
+	if t.PropertiesPassed == nil || t.Properties == 0 {
+		return 0, false
+	}
+	return 100 * float64(*t.PropertiesPassed) / float64(t.Properties), true
+}
+
+// Accuracy returns the strict QA accuracy in percent (0–100).
+func (t Totals) Accuracy() (pct float64, ok bool) {
+	if t.Correct == nil || t.Questions == 0 {
+		return 0, false
+	}
+	return 100 * float64(*t.Correct) / float64(t.Questions), true
+}
+
+// AccuracyLenient returns the lenient QA accuracy in percent (0–100).
+func (t Totals) AccuracyLenient() (pct float64, ok bool) {
+	if t.CorrectLenient == nil || t.Questions == 0 {
+		return 0, false
+	}
+	return 100 * float64(*t.CorrectLenient) / float64(t.Questions), true
+}
+
+// Configuration identifies what is averaged over rounds: runs with equal
+// Configuration are the rounds of one leaderboard row. It includes the
+// scoring protocol, the question set and the provenance kind, so that
+// imported, rescored and runner runs, or runs on different question sets,
+// are never averaged together.
+type Configuration struct {
+	Benchmark       Benchmark
+	System          System
+	RetrievalSource int
+	Model           string
+	ScoringProtocol string
+	QuestionSet     string // QuestionSet.Name plus its size, e.g. "all/49"
+	Provenance      ProvenanceKind
+}
+
+// Configuration returns the run's configuration.
+func (r *Run) Configuration() Configuration {
+	return Configuration{
+		Benchmark:       r.Benchmark,
+		System:          r.System,
+		RetrievalSource: r.RetrievalSource,
+		Model:           r.Model,
+		ScoringProtocol: r.ScoringProtocol,
+		QuestionSet:     r.QuestionSet.Name + "/" + strconv.Itoa(r.QuestionSet.Questions),
+		Provenance:      r.Provenance.Kind,
+	}
+}
+
+// String returns a stable, human-readable key such as
+// "tool-usage/single-llm/source-0/gpt-4o-2024-08-06/mattools-original/all/49/imported".
+func (c Configuration) String() string {
+	return fmt.Sprintf("%s/%s/source-%d/%s/%s/%s/%s", c.Benchmark, c.System, c.RetrievalSource,
+		c.Model, c.ScoringProtocol, c.QuestionSet, c.Provenance)
+}
+
+var runIDPart = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// MakeRunID returns the canonical run id of a run: its provenance kind,
+// configuration and round joined by "__", each part restricted to
+// [A-Za-z0-9._-] (other characters become "-"). Example:
+// "imported__tool-usage__single-llm__s0__gpt-4o-2024-08-06__mattools-original__r1".
+// Runs on a question subset get the subset name as an extra part.
+func MakeRunID(r *Run) string {
+	parts := []string{string(r.Provenance.Kind), string(r.Benchmark), string(r.System),
+		"s" + strconv.Itoa(r.RetrievalSource), r.Model, r.ScoringProtocol}
+	if r.QuestionSet.Name != "" && r.QuestionSet.Name != QuestionSetAll {
+		parts = append(parts, r.QuestionSet.Name)
+	}
+	parts = append(parts, "r"+strconv.Itoa(r.Round))
+	for i, p := range parts {
+		parts[i] = strings.Trim(runIDPart.ReplaceAllString(p, "-"), "-")
+	}
+	return strings.Join(parts, "__")
+}
+
+var validRunID = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)

@@ -1,0 +1,115 @@
+package results
+
+import "fmt"
+
+// Benchmark names one of the benchmarks a run is scored on.
+type Benchmark string
+
+// The benchmarks. Tool usage is MatTools' real-world benchmark (49 questions,
+// 138 properties); the QA benchmarks are its two multiple-choice sets about
+// pymatgen (code: 34,621 questions, doc: 34,604). See mattools-reference.md §1, §4.
+const (
+	BenchmarkToolUsage Benchmark = "tool-usage"
+	BenchmarkQACode    Benchmark = "qa-code"
+	BenchmarkQADoc     Benchmark = "qa-doc"
+)
+
+// Benchmarks lists every benchmark in display order.
+var Benchmarks = []Benchmark{BenchmarkToolUsage, BenchmarkQACode, BenchmarkQADoc}
+
+// IsQA reports whether b is one of the multiple-choice QA benchmarks.
+func (b Benchmark) IsQA() bool { return b == BenchmarkQACode || b == BenchmarkQADoc }
+
+// BenchmarkVersion2025_05 is the version of the MatTools benchmark data as
+// published at UpstreamCommit (all result files date from May 2025).
+const BenchmarkVersion2025_05 = "2025-05"
+
+// UpstreamCommit is the commit of github.com/Grenzlinie/MatTools that
+// BenchmarkVersion2025_05 refers to.
+const UpstreamCommit = "44385630f2acf461512996468fc0b24f44ddcaaf"
+
+// System names an LLM system under test (the paper's five systems).
+type System string
+
+// The systems of the MatTools paper, by their project ids.
+const (
+	SystemSingleLLM         System = "single-llm"          // one chat call per question
+	SystemLLMRAG            System = "llm-rag"             // retrieve top-k from one retrieval source, then generate
+	SystemAgenticRAG        System = "agentic-rag"         // task decomposition, NER, reranking
+	SystemGraphRAG          System = "graph-rag"           // LightRAG-style graph retrieval
+	SystemSelfReflectionRAG System = "self-reflection-rag" // execution-gated LLM-doc RAG loop
+)
+
+// Systems lists every system in the paper's order.
+var Systems = []System{SystemSingleLLM, SystemLLMRAG, SystemAgenticRAG, SystemGraphRAG, SystemSelfReflectionRAG}
+
+// ProvenanceKind says where a run's outcomes come from.
+type ProvenanceKind string
+
+// Provenance kinds.
+const (
+	// ProvenanceImported: converted from files published by others (MatTools);
+	// Provenance.Citation says which.
+	ProvenanceImported ProvenanceKind = "imported"
+	// ProvenanceRunner: generated and scored by this project's runner.
+	ProvenanceRunner ProvenanceKind = "runner"
+	// ProvenanceRescored: stored generated code re-executed and re-scored by
+	// this project, without calling any model; Provenance.DerivedFrom names the source.
+	ProvenanceRescored ProvenanceKind = "rescored"
+)
+
+// Scoring protocols. A configuration includes its scoring protocol, so runs
+// of different protocols are never averaged together.
+const (
+	// ProtocolMatToolsOriginal marks numbers scored by MatTools' own scorer
+	// (result_analysis.py in its Docker image), imported as published.
+	ProtocolMatToolsOriginal = "mattools-original"
+	// ProtocolMatToolsV1 is this project's faithful reimplementation of
+	// MatTools' scorer, quirks included (mattools-reference.md §2.4).
+	ProtocolMatToolsV1 = "mattools-v1"
+	// ProtocolMatToolsV1Strict is mattools-v1 with the quirks fixed.
+	ProtocolMatToolsV1Strict = "mattools-v1-strict"
+	// ProtocolQAV1 scores QA answers with MatTools' exact strict extraction
+	// (column correct) and this project's lenient extraction (column correct_lenient).
+	ProtocolQAV1 = "mattools-qa-v1"
+)
+
+// Verdict is the outcome of one tool-usage question in a run.
+type Verdict string
+
+// Verdicts. How each maps onto the run totals:
+//
+//	verdict             runnable  properties passed
+//	correct             yes       all of the question's properties
+//	partial             yes       as the protocol credits them (may be 0)
+//	not-runnable        no        0
+//	verification-crash  protocol-dependent (mattools-v1: no, as MatTools counts a harness crash as a function error)
+//	data-missing        not scored: the question is outside the run's question set
+//	unknown             no per-question outcome exists (MatTools published run totals only)
+const (
+	VerdictCorrect           Verdict = "correct"
+	VerdictPartial           Verdict = "partial"
+	VerdictNotRunnable       Verdict = "not-runnable"
+	VerdictVerificationCrash Verdict = "verification-crash"
+	VerdictDataMissing       Verdict = "data-missing"
+	VerdictUnknown           Verdict = "unknown"
+)
+
+var verdicts = map[Verdict]bool{
+	VerdictCorrect: true, VerdictPartial: true, VerdictNotRunnable: true,
+	VerdictVerificationCrash: true, VerdictDataMissing: true, VerdictUnknown: true,
+}
+
+// Valid reports whether v is one of the verdicts above.
+func (v Verdict) Valid() bool { return verdicts[v] }
+
+var benchmarks = map[Benchmark]bool{BenchmarkToolUsage: true, BenchmarkQACode: true, BenchmarkQADoc: true}
+var systems = map[System]bool{SystemSingleLLM: true, SystemLLMRAG: true, SystemAgenticRAG: true, SystemGraphRAG: true, SystemSelfReflectionRAG: true}
+var provenances = map[ProvenanceKind]bool{ProvenanceImported: true, ProvenanceRunner: true, ProvenanceRescored: true}
+
+func checkEnum[T ~string](field string, v T, ok map[T]bool) error {
+	if !ok[v] {
+		return fmt.Errorf("%s: unknown value %q", field, string(v))
+	}
+	return nil
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the tests and the site build need on a fresh Debian 12 machine, idempotently:
+# Debian packages (as root) and the npm tools used by interoperability tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing Debian packages: ${need_apt[*]}; install them as root (apt-get install ${need_apt[*]})" >&2
+    exit 1
+  fi
+  echo "setup: apt-get install ${need_apt[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if [ ! -d tools/duckdb/node_modules/@duckdb/node-api ]; then
+  echo "setup: npm ci (tools/duckdb)"
+  (cd tools/duckdb && npm ci --no-audit --no-fund --silent)
+fi
