@@ -1,6 +1,7 @@
 package published
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"os"
@@ -74,17 +75,23 @@ type paperRun struct {
 	runnableOf, successOf int
 }
 
+// readCSV returns the records of a CSV file, header included.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
 func readPaperRuns(t *testing.T) []paperRun {
 	t.Helper()
-	f, err := os.Open("testdata/paper-runs.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, "testdata/paper-runs.csv")
 	var out []paperRun
 	for _, r := range recs[1:] {
 		atoi := func(s string) int {
@@ -209,15 +216,7 @@ func TestImportReproducesPaperRuns(t *testing.T) {
 // rows of the imported files equal the paper's Table 1 (qa-models.csv).
 func TestImportReproducesTable1(t *testing.T) {
 	_, files := importReal(t)
-	f, err := os.Open("testdata/qa-models.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, "testdata/qa-models.csv")
 	type qaKey struct {
 		bench results.Benchmark
 		model string
