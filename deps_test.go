@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"results/stats":         []string{},
 	"internal/version":      []string{},
 	"internal/mattoolstest": []string{"datasets"},
+	"results/check":         []string{"results", "datasets"},
 	"results/published":     []string{"results", "datasets", "internal/version"},
 	"cmd/import-mattools":   []string{"results", "results/published", "datasets"},
 }

@@ -72,7 +72,7 @@ func (p Property) ValueText() string {
 // DataFile is one data file a question reads.
 type DataFile struct {
 	Path    string // relative to the root's src/ folder, e.g. "tool_source_code/…/GaN.vasp"
-	Present bool   // the file exists in the loaded root
+	Present bool   // the file exists in the loaded root and can be opened
 	Bytes   int64  // its size when present
 }
 
@@ -155,17 +155,15 @@ func Manifest() []ManifestEntry {
 	return m
 }
 
-type manifestEntry = ManifestEntry
-
 // manifest returns the embedded list of questions in the published order.
-func manifest() ([]manifestEntry, error) {
+func manifest() ([]ManifestEntry, error) {
 	r := csv.NewReader(bytes.NewReader(manifestCSV))
 	r.Comment = '#'
 	recs, err := r.ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("datasets/manifest.csv: %w", err)
 	}
-	var out []manifestEntry
+	var out []ManifestEntry
 	for i, rec := range recs[1:] {
 		idx, err1 := strconv.Atoi(rec[0])
 		props, err2 := strconv.Atoi(rec[2])
@@ -176,7 +174,7 @@ func manifest() ([]manifestEntry, error) {
 			if idx != len(out) {
 				return nil, &FormatError{File: "datasets/manifest.csv", Row: i + 2, Field: "order", Err: fmt.Errorf("is %d, want %d", idx, len(out))}
 			}
-			out = append(out, manifestEntry{Index: idx, ID: rec[1], Properties: props})
+			out = append(out, ManifestEntry{Index: idx, ID: rec[1], Properties: props})
 		}
 		if rec[3] != "" {
 			out[len(out)-1].DataFiles = append(out[len(out)-1].DataFiles, rec[3])
@@ -231,7 +229,8 @@ func Load(root string) (*Benchmark, error) {
 		listed[e.ID] = true
 	}
 	for _, e := range entries {
-		if e.IsDir() && !listed[e.Name()] {
+		// Hidden folders and Python caches are not questions.
+		if e.IsDir() && !listed[e.Name()] && !strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(e.Name(), "__") {
 			return nil, &FormatError{File: filepath.Join(qdir, e.Name()), Err: errors.New("question folder not in the benchmark manifest (datasets/manifest.csv)")}
 		}
 	}
@@ -250,7 +249,7 @@ func Load(root string) (*Benchmark, error) {
 	return b, nil
 }
 
-func loadQuestion(root, qdir string, e manifestEntry) (*Question, error) {
+func loadQuestion(root, qdir string, e ManifestEntry) (*Question, error) {
 	dir := filepath.Join(qdir, e.ID)
 	read := func(name string) (string, error) {
 		data, err := os.ReadFile(filepath.Join(dir, name))
@@ -284,8 +283,11 @@ func loadQuestion(root, qdir string, e manifestEntry) (*Question, error) {
 	}
 	for _, p := range e.DataFiles {
 		df := DataFile{Path: p}
-		if st, err := os.Stat(filepath.Join(root, "src", filepath.FromSlash(p))); err == nil && st.Mode().IsRegular() {
-			df.Present, df.Bytes = true, st.Size()
+		if f, err := os.Open(filepath.Join(root, "src", filepath.FromSlash(p))); err == nil {
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				df.Present, df.Bytes = true, st.Size()
+			}
+			f.Close()
 		}
 		q.DataFiles = append(q.DataFiles, df)
 	}
@@ -333,7 +335,16 @@ func upstreamCommit(root string) string {
 	if data, err := os.ReadFile(filepath.Join(root, "UPSTREAM_COMMIT")); err == nil {
 		return strings.TrimSpace(string(data))
 	}
-	head, err := os.ReadFile(filepath.Join(root, ".git", "HEAD"))
+	gitDir := filepath.Join(root, ".git")
+	if data, err := os.ReadFile(gitDir); err == nil { // a worktree or submodule: ".git" is a file "gitdir: <path>"
+		if dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: "); ok {
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(root, dir)
+			}
+			gitDir = dir
+		}
+	}
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -341,10 +352,12 @@ func upstreamCommit(root string) string {
 	if !ok {
 		return strings.TrimSpace(string(head))
 	}
-	if data, err := os.ReadFile(filepath.Join(root, ".git", filepath.FromSlash(ref))); err == nil {
-		return strings.TrimSpace(string(data))
+	for _, dir := range []string{gitDir, commonDir(gitDir)} {
+		if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
+			return strings.TrimSpace(string(data))
+		}
 	}
-	f, err := os.Open(filepath.Join(root, ".git", "packed-refs"))
+	f, err := os.Open(filepath.Join(commonDir(gitDir), "packed-refs"))
 	if err != nil {
 		return ""
 	}
@@ -356,4 +369,18 @@ func upstreamCommit(root string) string {
 		}
 	}
 	return ""
+}
+
+// commonDir returns the shared git folder of a worktree's git folder (its
+// "commondir" file), or gitDir itself.
+func commonDir(gitDir string) string {
+	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return gitDir
+	}
+	dir := strings.TrimSpace(string(data))
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(gitDir, dir)
+	}
+	return dir
 }

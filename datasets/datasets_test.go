@@ -135,8 +135,10 @@ func TestLoadFailsClearly(t *testing.T) {
 	}{
 		{"missing question folder", func(t *testing.T, qdir string) { os.RemoveAll(filepath.Join(qdir, "test_boltzmann")) },
 			"question test_boltzmann: open"},
-		{"extra question folder", func(t *testing.T, qdir string) { os.Mkdir(filepath.Join(qdir, "test_new"), 0o755) },
-			"test_new: question folder not in the benchmark manifest"},
+		{"extra question folder", func(t *testing.T, qdir string) {
+			os.Mkdir(filepath.Join(qdir, "__pycache__"), 0o755) // ignored
+			os.Mkdir(filepath.Join(qdir, "test_new"), 0o755)
+		}, "test_new: question folder not in the benchmark manifest"},
 		{"property dropped", func(t *testing.T, qdir string) {
 			os.WriteFile(filepath.Join(qdir, "test_pchip_eval", "properties.json"), []byte(`{"properties": {}}`), 0o644)
 		}, "test_pchip_eval/properties.json: properties: has 0 properties; the benchmark manifest says 1"},
@@ -171,5 +173,39 @@ func TestRootFromEnvExplainsHowToGetData(t *testing.T) {
 	_, err := RootFromEnv()
 	if err == nil || !strings.Contains(err.Error(), "github.com/Grenzlinie/MatTools") || !strings.Contains(err.Error(), PinnedCommit) {
 		t.Fatalf("RootFromEnv error = %v", err)
+	}
+}
+
+func TestUpstreamCommitOfGitCheckouts(t *testing.T) {
+	const sha = "44385630f2acf461512996468fc0b24f44ddcaaf"
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".git", "refs", "heads"), 0o755)
+	os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(root, ".git", "refs", "heads", "main"), []byte(sha+"\n"), 0o644)
+	if got := upstreamCommit(root); got != sha {
+		t.Errorf("checkout: %q", got)
+	}
+	// A worktree: .git is a file pointing at a git folder whose refs live in the common folder.
+	wt := t.TempDir()
+	gd := filepath.Join(root, ".git", "worktrees", "wt")
+	os.MkdirAll(gd, 0o755)
+	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+gd+"\n"), 0o644)
+	os.WriteFile(filepath.Join(gd, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(gd, "commondir"), []byte("../..\n"), 0o644)
+	if got := upstreamCommit(wt); got != sha {
+		t.Errorf("worktree: %q", got)
+	}
+	// Packed refs, detached HEAD, nothing.
+	os.Remove(filepath.Join(root, ".git", "refs", "heads", "main"))
+	os.WriteFile(filepath.Join(root, ".git", "packed-refs"), []byte("# pack-refs\n"+sha+" refs/heads/main\n"), 0o644)
+	if got := upstreamCommit(root); got != sha {
+		t.Errorf("packed: %q", got)
+	}
+	os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte(sha+"\n"), 0o644)
+	if got := upstreamCommit(root); got != sha {
+		t.Errorf("detached: %q", got)
+	}
+	if got := upstreamCommit(t.TempDir()); got != "" {
+		t.Errorf("no git: %q", got)
 	}
 }

@@ -124,7 +124,14 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil { // make the rename durable
+		d.Sync()
+		d.Close()
+	}
+	return nil
 }
 
 // Read reads and validates one results file. A file of another format
@@ -151,8 +158,8 @@ func decode(data []byte) (*File, error) {
 	if !ok {
 		return nil, metaErr(MetaFormatVersion, "missing: not a MatTools results file")
 	}
-	if version != strconv.Itoa(FormatVersion) {
-		return nil, metaErr(MetaFormatVersion, "is %q; this reader supports version %d", version, FormatVersion)
+	if v, err := strconv.Atoi(version); err != nil || v < 1 || v > FormatVersion {
+		return nil, metaErr(MetaFormatVersion, "is %q; this reader supports versions 1 to %d", version, FormatVersion)
 	}
 	runJSON, ok := pf.Lookup(MetaRun)
 	if !ok {
@@ -168,6 +175,7 @@ func decode(data []byte) (*File, error) {
 	for key, want := range map[string]string{
 		MetaRowKind: rowKind(r.Benchmark), MetaBenchmark: string(r.Benchmark),
 		MetaBenchmarkVersion: r.BenchmarkVersion, MetaScoringProtocol: r.ScoringProtocol,
+		MetaGenerator: r.Environment.Generator, MetaGeneratorVersion: r.Environment.GeneratorVersion,
 	} {
 		if got, _ := pf.Lookup(key); got != want {
 			return nil, metaErr(key, "is %q but %s says %q", got, MetaRun, want)
@@ -181,6 +189,11 @@ func decode(data []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i := range f.Questions {
+		if len(f.Questions[i].FailedProperties) == 0 {
+			f.Questions[i].FailedProperties = nil // an empty list reads back as nil, as it was written
+		}
+	}
 	if err := checkIdentity(f); err != nil {
 		return nil, err
 	}
@@ -191,15 +204,16 @@ func decode(data []byte) (*File, error) {
 }
 
 // readRows reads every row as T after checking that the file has each
-// required (non-optional) column of T.
+// required (non-optional, non-list) column of T.
 func readRows[T any](pf *parquet.File) ([]T, error) {
 	want := parquet.SchemaOf(new(T))
 	have := map[string]bool{}
 	for _, col := range pf.Schema().Columns() {
-		have[strings.Join(col, ".")] = true
+		have[col[0]] = true
 	}
 	for _, field := range want.Fields() {
-		if !field.Optional() && !have[field.Name()] {
+		// Required scalar columns must be present; optional and list columns may be absent.
+		if field.Leaf() && !field.Optional() && !have[field.Name()] {
 			return nil, metaErr("columns", "required column %q is missing", field.Name())
 		}
 	}

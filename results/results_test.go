@@ -33,7 +33,8 @@ func toolUsageFile() *File {
 		{QuestionIndex: 0, QuestionID: "q_a", PropertyCount: 4, Code: "def f():\n    return {'a': 1}", FunctionName: "f",
 			Runnable: ptr(true), PropertiesPassed: ptr(int32(4)), Verdict: string(VerdictCorrect), LatencyMS: ptr(int64(1200))},
 		{QuestionIndex: 1, QuestionID: "q_b", PropertyCount: 2, Code: "<script>alert(1)</script>", FunctionName: "g",
-			Runnable: ptr(true), PropertiesPassed: ptr(int32(1)), Verdict: string(VerdictPartial), ErrorExcerpt: ptr("b: Expected 2 but got 3")},
+			Runnable: ptr(true), PropertiesPassed: ptr(int32(1)), Verdict: string(VerdictPartial), ErrorExcerpt: ptr("b: Expected 2 but got 3"),
+			FailedProperties: []string{"b"}, VerificationOutput: ptr(`["b: Expected 2 but got 3", 1, 2]`), ExecMS: ptr(int64(1830))},
 		{QuestionIndex: 2, QuestionID: "q_c", PropertyCount: 1, Code: "", FunctionName: "",
 			Runnable: ptr(false), PropertiesPassed: ptr(int32(0)), Verdict: string(VerdictNotRunnable), VerdictCause: "empty-code"},
 	}}
@@ -58,7 +59,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	if got.Questions[1].Model != "fake-model" || got.Questions[1].Round != 2 {
 		t.Errorf("identity columns not filled: %+v", got.Questions[1])
 	}
-	if got.Run.RunID != "runner__tool-usage__single-llm__s0__fake-model__mattools-v1__tiny__r2" {
+	if got.Run.RunID != "runner__tool-usage__single-llm__s0__fake-model__mattools-v1__set-tiny__r2" {
 		t.Errorf("run id = %s", got.Run.RunID)
 	}
 	if rate, _ := got.Run.Totals.FunctionRunnableRate(); rate != 100*2.0/3 {
@@ -72,7 +73,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 func TestQARoundTrip(t *testing.T) {
 	r := Run{FormatVersion: FormatVersion, Benchmark: BenchmarkQACode, BenchmarkVersion: "2025-05", System: SystemSingleLLM,
 		Model: "m", ScoringProtocol: ProtocolMatToolsOriginal,
-		QuestionSet: QuestionSet{Name: QuestionSetAll, Questions: 8},
+		QuestionSet: QuestionSet{Name: "two-items", Questions: 8, IDs: []string{"pymatgen/a.py/X#0", "pymatgen/a.py/X#1", "pymatgen/a.py/X#2", "pymatgen/a.py/X#3", "pymatgen/a.py/X#4", "pymatgen/a.py/X#5", "pymatgen/a.py/X#6", "pymatgen/a.py/X#7"}},
 		Provenance:  Provenance{Kind: ProvenanceImported, Citation: "test"}, Environment: Environment{Generator: "t"},
 		Totals: Totals{Scored: true, Questions: 8, Correct: ptr(6)}}
 	r.RunID = MakeRunID(&r)
@@ -114,6 +115,28 @@ func TestValidateRejects(t *testing.T) {
 		{"half null outcome", func(f *File) { f.Questions[0].Runnable = nil }, "row 1: runnable: runnable and properties_passed must both"},
 		{"retrieval source", func(f *File) { f.Run.RetrievalSource = 7 }, "retrieval_source: is 7"},
 		{"unscored with totals", func(f *File) { f.Run.Totals.Scored = false }, "totals.scored"},
+		{"unscored with row outcomes", func(f *File) {
+			f.Run.Totals = Totals{Questions: 3, Properties: 7}
+		}, "row 1: verdict: is correct but the run is unscored"},
+		{"negative credit outside mattools-v1", func(f *File) {
+			f.Run.ScoringProtocol = ProtocolMatToolsV1Strict
+			f.Questions[1].PropertiesPassed = ptr(int32(-1))
+			f.Run.Totals.PropertiesPassed = ptr(3)
+		}, "row 2: properties_passed: is -1; want 0–2"},
+		{"partial passing everything", func(f *File) {
+			f.Questions[1].PropertiesPassed = ptr(int32(2))
+			f.Run.Totals.PropertiesPassed = ptr(6)
+		}, "row 2: properties_passed: a partial question is runnable and fails at least one"},
+		{"verification crash with credit", func(f *File) {
+			f.Questions[1].Verdict = string(VerdictVerificationCrash)
+		}, "row 2: runnable: a verification crash passes 0 properties"},
+		{"correct and partial exceed runnable", func(f *File) { f.Run.Totals.QuestionsCorrect = ptr(2) }, "totals.runnable: is 2 but 3 questions are correct or partial"},
+		{"whole set of the wrong size", func(f *File) {
+			f.Run.QuestionSet = QuestionSet{Name: QuestionSetAll, Questions: 3, Properties: 7}
+		}, `question_set: is named "all" but has 3 questions / 7 properties; the whole tool-usage 2025-05 benchmark has 49 / 138`},
+		{"rescored without origin", func(f *File) { f.Run.Provenance.Kind = ProvenanceRescored }, "provenance.origin"},
+		{"origin on a runner run", func(f *File) { f.Run.Provenance.Origin = ProvenanceImported }, "provenance.origin: is only for rescored runs"},
+		{"bad variant", func(f *File) { f.Run.Variant = "t 0" }, "variant"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,7 +194,7 @@ func TestReadDirRejectsDuplicateRunIDs(t *testing.T) {
 	if err := Write(filepath.Join(dir, "b", "c.parquet"), toolUsageFile()); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, ".d.parquet.tmp-1"), []byte("partial"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".d.parquet"), []byte("partial"), 0o644) // an interrupted write's temporary file
 	files, err := ReadDir(dir)
 	if len(files) != 1 || err == nil || !strings.Contains(err.Error(), "already used by") {
 		t.Errorf("ReadDir = %d files, %v", len(files), err)
@@ -199,7 +222,97 @@ func TestConfigurationSeparatesProtocolsAndSubsets(t *testing.T) {
 			t.Errorf("%s and %s share a configuration", a.Configuration(), other.Configuration())
 		}
 	}
-	if got := a.Configuration().String(); got != "tool-usage/single-llm/source-0/fake-model/mattools-v1/tiny/3/runner" {
+	f := a
+	f.Round = 0
+	g := a
+	g.BenchmarkVersion = "2026-01"
+	h := a
+	h.Generation.Temperature = ptr(0.7)
+	i := a
+	i.Variant = "cot"
+	j := a
+	j.Provenance = Provenance{Kind: ProvenanceRescored, Origin: ProvenanceImported}
+	k := j
+	k.Provenance.Origin = ProvenanceRunner
+	for _, other := range []Run{f, g, h, i, j} {
+		if a.Configuration() == other.Configuration() {
+			t.Errorf("%s and %s share a configuration", a.Configuration(), other.Configuration())
+		}
+	}
+	if j.Configuration() == k.Configuration() || MakeRunID(&j) == MakeRunID(&k) {
+		t.Errorf("rescoring imported and runner code share %s / %s", j.Configuration(), MakeRunID(&j))
+	}
+	seeded := a
+	seeded.Generation.Seed = ptr(int64(7))
+	if a.Configuration() != seeded.Configuration() {
+		t.Error("a per-round seed splits the configuration")
+	}
+	if got := a.Configuration().String(); got != "tool-usage@2025-05/single-llm/source-0/fake-model/mattools-v1/tiny/3/runner/temperature=0" {
 		t.Errorf("String() = %s", got)
+	}
+}
+
+func TestMakeRunIDNeverCollides(t *testing.T) {
+	id := func(model, variant, protocol string) string {
+		r := Run{Benchmark: BenchmarkToolUsage, System: SystemSingleLLM, Model: model, Variant: variant,
+			ScoringProtocol: protocol, Round: 1, QuestionSet: QuestionSet{Name: QuestionSetAll}, Provenance: Provenance{Kind: ProvenanceRunner}}
+		return MakeRunID(&r)
+	}
+	pairs := [][2]string{
+		{id("Qwen/Qwen2.5-7B", "", "p"), id("Qwen-Qwen2.5-7B", "", "p")},
+		{id("a__b", "", "mattools-v1"), id("a", "", "b__mattools-v1")},
+		{id("a", "b", "p"), id("a", "", "b__p")},
+		{id("m", "", "p"), id("m", "t0", "p")},
+	}
+	for _, p := range pairs {
+		if p[0] == p[1] {
+			t.Errorf("collision: %s", p[0])
+		}
+		for _, s := range p {
+			if !validRunID.MatchString(s) {
+				t.Errorf("invalid id %q", s)
+			}
+		}
+	}
+	if got := id("Qwen/Qwen2.5-7B", "", "p"); !strings.HasPrefix(got, "runner__tool-usage__single-llm__s0__Qwen-Qwen2.5-7B-") {
+		t.Errorf("id = %s", got)
+	}
+}
+
+func TestGroupByConfiguration(t *testing.T) {
+	mk := func(round int, mutate func(r *Run)) *File {
+		f := toolUsageFile()
+		f.Run.Round = round
+		if mutate != nil {
+			mutate(&f.Run)
+		}
+		f.Run.RunID = MakeRunID(&f.Run)
+		return f
+	}
+	files := []*File{
+		mk(3, nil), mk(1, nil), mk(2, nil),
+		mk(1, func(r *Run) { r.ScoringProtocol = ProtocolMatToolsV1Strict }),
+		mk(0, func(r *Run) { r.Model = "x" }), mk(0, func(r *Run) { r.Model = "x"; r.Variant = "b" }),
+		mk(0, func(r *Run) { r.Model = "x"; r.QuestionSet.Name = "tiny2" }),
+	}
+	// Two round-0 runs of one configuration (ids chosen by their authors) are never averaged.
+	other := mk(0, func(r *Run) { r.Model = "x" })
+	other.Run.RunID = "someone-elses-run"
+	files = append(files, other)
+	groups := GroupByConfiguration(files)
+	if len(groups) != 6 {
+		for _, g := range groups {
+			t.Log(g.Configuration, len(g.Runs))
+		}
+		t.Fatalf("%d groups, want 5", len(groups))
+	}
+	for _, g := range groups {
+		if g.Configuration.Model == "fake-model" && g.Configuration.ScoringProtocol == ProtocolMatToolsV1 {
+			if len(g.Runs) != 3 || g.Runs[0].Run.Round != 1 || g.Runs[2].Run.Round != 3 {
+				t.Errorf("rounds = %d runs", len(g.Runs))
+			}
+		} else if len(g.Runs) != 1 {
+			t.Errorf("%s has %d runs, want 1", g.Configuration, len(g.Runs))
+		}
 	}
 }

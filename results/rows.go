@@ -31,15 +31,27 @@ type QuestionRow struct {
 	// "unparseable-output", "missing-function", …; "" otherwise.
 	VerdictCause string `parquet:"verdict_cause,dict"`
 
+	// FailedProperties names the properties that did not pass, where the
+	// protocol can attribute errors to properties (mattools-v1-strict).
+	FailedProperties []string `parquet:"failed_properties,list"`
+
 	ErrorExcerpt       *string `parquet:"error_excerpt,optional"`
-	StdoutExcerpt      *string `parquet:"stdout_excerpt,optional"` // capped; see StdoutDroppedBytes
+	StdoutExcerpt      *string `parquet:"stdout_excerpt,optional"` // the function's stdout, capped; see StdoutDroppedBytes
 	StdoutDroppedBytes *int64  `parquet:"stdout_dropped_bytes,optional"`
 	StderrExcerpt      *string `parquet:"stderr_excerpt,optional"`
 	StderrDroppedBytes *int64  `parquet:"stderr_dropped_bytes,optional"`
+	// VerificationOutput is what the verification step printed (MatTools:
+	// "ok" or the JSON list of error strings and counts), capped.
+	VerificationOutput *string `parquet:"verification_output,optional"`
+	ExecMS             *int64  `parquet:"exec_ms,optional"` // sandbox wall time of execution plus verification, milliseconds
 
-	PromptTokens     *int64 `parquet:"prompt_tokens,optional"`
-	CompletionTokens *int64 `parquet:"completion_tokens,optional"`
-	LatencyMS        *int64 `parquet:"latency_ms,optional"` // model latency, milliseconds
+	// Response is the model's whole final answer the code was extracted from.
+	Response         *string `parquet:"response,optional"`
+	FinishReason     *string `parquet:"finish_reason,optional"`
+	Attempts         *int32  `parquet:"attempts,optional"` // generation attempts or iterations (self-reflection: up to 5)
+	PromptTokens     *int64  `parquet:"prompt_tokens,optional"`
+	CompletionTokens *int64  `parquet:"completion_tokens,optional"`
+	LatencyMS        *int64  `parquet:"latency_ms,optional"` // model latency, milliseconds
 }
 
 // QAItem is one row of a QA Parquet file: either one question (Questions = 1,
@@ -81,7 +93,7 @@ type File struct {
 	QAItems   []QAItem
 }
 
-// identity fills the identity columns of every row from f.Run.
+// fillIdentity fills the identity columns of every row from f.Run.
 func (f *File) fillIdentity() {
 	r := &f.Run
 	for i := range f.Questions {

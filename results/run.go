@@ -1,8 +1,12 @@
 package results
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -26,28 +30,48 @@ type Run struct {
 	System           System    `json:"system"`
 	// RetrievalSource is 0 for none, 1–4 as in the paper (1 code, 2 official
 	// docs, 3 LLM docs chunked, 4 LLM docs per object).
-	RetrievalSource int    `json:"retrieval_source"`
-	TopK            int    `json:"top_k,omitempty"` // documents retrieved per query; 0 when not applicable or unknown
-	Model           string `json:"model"`           // the provider's model id, e.g. "gpt-4o-2024-08-06"
+	RetrievalSource int `json:"retrieval_source"`
+	TopK            int `json:"top_k,omitempty"` // documents retrieved per query; 0 when not applicable or unknown
+	// Model is the provider's model id, e.g. "gpt-4o-2024-08-06" (for QA
+	// runs imported from MatTools: its results folder name, e.g.
+	// "qwen2.5-72b-instruct-int4", which is all MatTools recorded).
+	Model string `json:"model"`
 	// ModelDisplayName and ModelGroup are optional presentation hints
 	// ("GPT-4o"; "closed-source", "open-source", "materials-chemistry").
 	ModelDisplayName string `json:"model_display_name,omitempty"`
 	ModelGroup       string `json:"model_group,omitempty"`
 	// Round is 1-based (the paper's round1–round3); 0 means the run was not
 	// part of any round (for example a MatTools run folder outside roundN).
-	Round           int              `json:"round"`
-	ScoringProtocol string           `json:"scoring_protocol"`
-	Generation      GenerationParams `json:"generation"`
-	QuestionSet     QuestionSet      `json:"question_set"`
-	Provenance      Provenance       `json:"provenance"`
-	Environment     Environment      `json:"environment"`
-	Totals          Totals           `json:"totals"`
-	Usage           *Usage           `json:"usage,omitempty"`
-	StartedAt       *time.Time       `json:"started_at,omitempty"`  // generation started (UTC)
-	FinishedAt      *time.Time       `json:"finished_at,omitempty"` // scoring finished (UTC)
+	Round int `json:"round"`
+	// Variant is an optional label that tells apart configurations that
+	// would otherwise be the same (e.g. one model at two temperatures); it is
+	// part of the configuration and of the run id. [A-Za-z0-9._-]*.
+	Variant         string `json:"variant,omitempty"`
+	ScoringProtocol string `json:"scoring_protocol"`
+	// Endpoint is the model's OpenAI-compatible base URL (never with
+	// credentials), when a model was called.
+	Endpoint   string           `json:"endpoint,omitempty"`
+	Generation GenerationParams `json:"generation"`
+	// SystemParams are the system's own parameters (e.g. "embedding_model",
+	// "max_iterations"), as strings.
+	SystemParams map[string]string `json:"system_params,omitempty"`
+	// PromptSHA256 is the SHA-256 (hex) of the prompt template(s) used, and
+	// PlanSHA256 that of the plan file a runner run came from.
+	PromptSHA256 string      `json:"prompt_sha256,omitempty"`
+	PlanSHA256   string      `json:"plan_sha256,omitempty"`
+	QuestionSet  QuestionSet `json:"question_set"`
+	Provenance   Provenance  `json:"provenance"`
+	Environment  Environment `json:"environment"`
+	Totals       Totals      `json:"totals"`
+	Usage        *Usage      `json:"usage,omitempty"`
+	StartedAt    *time.Time  `json:"started_at,omitempty"`  // generation started (UTC)
+	FinishedAt   *time.Time  `json:"finished_at,omitempty"` // scoring finished (UTC)
 	// Warnings are conditions that do not stop the run from being shown but
 	// that a reader must see (e.g. "per-question outcomes were never published").
 	Warnings []string `json:"warnings,omitempty"`
+	// Extensions holds fields that this format version does not define, by
+	// name; readers keep them and otherwise ignore them.
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // GenerationParams are the sampling parameters sent to the model. Nil means
@@ -86,8 +110,13 @@ type Provenance struct {
 	// (e.g. "src/pure_agent_test/round1/gpt-4o-2024-08-06/accuracy_summary.xlsx"),
 	// each with its SHA-256.
 	Source []SourceFile `json:"source,omitempty"`
-	// DerivedFrom is the run id a rescored run re-executed.
+	// DerivedFrom is the run id a rescored run re-executed, when the code
+	// came from a results file.
 	DerivedFrom string `json:"derived_from,omitempty"`
+	// Origin is, for a rescored run, the provenance kind of the code it
+	// re-executed ("imported" for MatTools' published code, "runner" for
+	// this project's); required for rescored runs, empty otherwise.
+	Origin ProvenanceKind `json:"origin,omitempty"`
 }
 
 // SourceFile is one input file of a run and its SHA-256 (hex).
@@ -113,6 +142,9 @@ type Sandbox struct {
 	Version        string            `json:"version,omitempty"`         // e.g. "bubblewrap 0.8.0" or an image digest
 	TimeoutSeconds float64           `json:"timeout_seconds,omitempty"` // wall-clock limit per execution; 0 = none
 	Limits         map[string]string `json:"limits,omitempty"`
+	// LockSHA256 is the SHA-256 (hex) of the lock file the sandbox's Python
+	// environment was installed from.
+	LockSHA256 string `json:"lock_sha256,omitempty"`
 }
 
 // Totals are the run's counts. Rates are derived from them, never stored.
@@ -189,51 +221,129 @@ func (t Totals) AccuracyLenient() (pct float64, ok bool) {
 // imported, rescored and runner runs, or runs on different question sets,
 // are never averaged together.
 type Configuration struct {
-	Benchmark       Benchmark
-	System          System
-	RetrievalSource int
-	Model           string
-	ScoringProtocol string
-	QuestionSet     string // QuestionSet.Name plus its size, e.g. "all/49"
-	Provenance      ProvenanceKind
+	Benchmark        Benchmark
+	BenchmarkVersion string
+	System           System
+	RetrievalSource  int
+	Model            string
+	Variant          string
+	ScoringProtocol  string
+	QuestionSet      string // QuestionSet.Name plus its size, e.g. "all/49"
+	// Provenance is the provenance kind; for rescored runs followed by the
+	// origin of the code, e.g. "rescored:imported".
+	Provenance string
+	// Settings are the generation parameters that change outputs (all but
+	// the seed, which may differ per round) and top-k, canonically written.
+	Settings string
+	// Standalone is true for a run outside any round (Round 0): it is its
+	// own configuration and is never averaged with others.
+	Standalone bool
 }
 
 // Configuration returns the run's configuration.
 func (r *Run) Configuration() Configuration {
+	prov := string(r.Provenance.Kind)
+	if r.Provenance.Origin != "" {
+		prov += ":" + string(r.Provenance.Origin)
+	}
 	return Configuration{
-		Benchmark:       r.Benchmark,
-		System:          r.System,
-		RetrievalSource: r.RetrievalSource,
-		Model:           r.Model,
-		ScoringProtocol: r.ScoringProtocol,
-		QuestionSet:     r.QuestionSet.Name + "/" + strconv.Itoa(r.QuestionSet.Questions),
-		Provenance:      r.Provenance.Kind,
+		Benchmark:        r.Benchmark,
+		BenchmarkVersion: r.BenchmarkVersion,
+		System:           r.System,
+		RetrievalSource:  r.RetrievalSource,
+		Model:            r.Model,
+		Variant:          r.Variant,
+		ScoringProtocol:  r.ScoringProtocol,
+		QuestionSet:      r.QuestionSet.Name + "/" + strconv.Itoa(r.QuestionSet.Questions),
+		Provenance:       prov,
+		Settings:         r.settings(),
+		Standalone:       r.Round == 0,
 	}
 }
 
+// settings writes the output-changing parameters canonically, e.g.
+// "temperature=0.7 top_k=5".
+func (r *Run) settings() string {
+	var parts []string
+	g := r.Generation
+	if g.Temperature != nil {
+		parts = append(parts, "temperature="+strconv.FormatFloat(*g.Temperature, 'g', -1, 64))
+	}
+	if g.TopP != nil {
+		parts = append(parts, "top_p="+strconv.FormatFloat(*g.TopP, 'g', -1, 64))
+	}
+	if g.MaxTokens != nil {
+		parts = append(parts, "max_tokens="+strconv.Itoa(*g.MaxTokens))
+	}
+	keys := make([]string, 0, len(g.Extra))
+	for k := range g.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, k+"="+g.Extra[k])
+	}
+	if r.TopK != 0 {
+		parts = append(parts, "top_k="+strconv.Itoa(r.TopK))
+	}
+	keys = keys[:0]
+	for k := range r.SystemParams {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, k+"="+r.SystemParams[k])
+	}
+	return strings.Join(parts, " ")
+}
+
 // String returns a stable, human-readable key such as
-// "tool-usage/single-llm/source-0/gpt-4o-2024-08-06/mattools-original/all/49/imported".
+// "tool-usage@2025-05/single-llm/source-0/gpt-4o-2024-08-06/mattools-original/all/49/imported/temperature=0.7".
 func (c Configuration) String() string {
-	return fmt.Sprintf("%s/%s/source-%d/%s/%s/%s/%s", c.Benchmark, c.System, c.RetrievalSource,
-		c.Model, c.ScoringProtocol, c.QuestionSet, c.Provenance)
+	s := fmt.Sprintf("%s@%s/%s/source-%d/%s", c.Benchmark, c.BenchmarkVersion, c.System, c.RetrievalSource, c.Model)
+	if c.Variant != "" {
+		s += "+" + c.Variant
+	}
+	s += fmt.Sprintf("/%s/%s/%s/%s", c.ScoringProtocol, c.QuestionSet, c.Provenance, c.Settings)
+	if c.Standalone {
+		s += "/standalone"
+	}
+	return s
 }
 
 var runIDPart = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// MakeRunID returns the canonical run id of a run: its provenance kind,
-// configuration and round joined by "__", each part restricted to
-// [A-Za-z0-9._-] (other characters become "-"). Example:
+// MakeRunID returns the canonical run id of a run: its provenance kind (for
+// rescored runs followed by "-" and the origin), benchmark, system,
+// "s"+retrieval source, model, "v-"+variant (when set), scoring protocol,
+// "set-"+question subset (when not "all") and "r"+round, joined by "__". Example:
 // "imported__tool-usage__single-llm__s0__gpt-4o-2024-08-06__mattools-original__r1".
-// Runs on a question subset get the subset name as an extra part.
+// A part that is not already made of [A-Za-z0-9._-] without "__" is
+// cleaned (other characters become "-") and suffixed with 8 hex digits of
+// its SHA-256, so that different names never collide ("Qwen/Qwen2.5-7B" →
+// "Qwen-Qwen2.5-7B-<hash>"). The benchmark version and the generation
+// settings are not in the id: a runner must give a Variant to runs that
+// would otherwise share an id.
 func MakeRunID(r *Run) string {
-	parts := []string{string(r.Provenance.Kind), string(r.Benchmark), string(r.System),
-		"s" + strconv.Itoa(r.RetrievalSource), r.Model, r.ScoringProtocol}
+	kind := string(r.Provenance.Kind)
+	if r.Provenance.Origin != "" {
+		kind += "-" + string(r.Provenance.Origin)
+	}
+	parts := []string{kind, string(r.Benchmark), string(r.System), "s" + strconv.Itoa(r.RetrievalSource), r.Model}
+	if r.Variant != "" {
+		parts = append(parts, "v-"+r.Variant)
+	}
+	parts = append(parts, r.ScoringProtocol)
 	if r.QuestionSet.Name != "" && r.QuestionSet.Name != QuestionSetAll {
-		parts = append(parts, r.QuestionSet.Name)
+		parts = append(parts, "set-"+r.QuestionSet.Name)
 	}
 	parts = append(parts, "r"+strconv.Itoa(r.Round))
 	for i, p := range parts {
-		parts[i] = strings.Trim(runIDPart.ReplaceAllString(p, "-"), "-")
+		if !validRunID.MatchString(p) || strings.Contains(p, "__") || strings.HasPrefix(p, "-") || strings.HasSuffix(p, "-") {
+			sum := sha256.Sum256([]byte(p))
+			clean := strings.Trim(strings.ReplaceAll(runIDPart.ReplaceAllString(p, "-"), "__", "-"), "-_")
+			parts[i] = clean + "-" + hex.EncodeToString(sum[:4])
+		}
 	}
 	return strings.Join(parts, "__")
 }

@@ -58,6 +58,15 @@ func Validate(f *File) error {
 	if !validRunID.MatchString(r.RunID) {
 		add(metaErr("run_id", "%q must be non-empty and use only [A-Za-z0-9._-]", r.RunID))
 	}
+	if r.Variant != "" && !validRunID.MatchString(r.Variant) {
+		add(metaErr("variant", "%q must use only [A-Za-z0-9._-]", r.Variant))
+	}
+	switch {
+	case r.Provenance.Kind == ProvenanceRescored && r.Provenance.Origin != ProvenanceImported && r.Provenance.Origin != ProvenanceRunner:
+		add(metaErr("provenance.origin", "is %q; a rescored run must say where its code came from (imported or runner)", r.Provenance.Origin))
+	case r.Provenance.Kind != ProvenanceRescored && r.Provenance.Origin != "":
+		add(metaErr("provenance.origin", "is only for rescored runs"))
+	}
 	if err := checkEnum("benchmark", r.Benchmark, benchmarks); err != nil {
 		add(&FormatError{Err: err})
 	}
@@ -83,11 +92,17 @@ func Validate(f *File) error {
 	if r.Provenance.Kind == ProvenanceImported && r.Provenance.Citation == "" {
 		add(metaErr("provenance.citation", "imported runs must cite their source"))
 	}
-	if r.QuestionSet.Name != QuestionSetAll && len(r.QuestionSet.IDs) != r.QuestionSet.Questions {
+	if r.QuestionSet.Name != QuestionSetAll && (r.Benchmark == BenchmarkToolUsage || len(r.QuestionSet.IDs) > 0) &&
+		len(r.QuestionSet.IDs) != r.QuestionSet.Questions {
 		add(metaErr("question_set.ids", "lists %d ids for a subset of %d questions", len(r.QuestionSet.IDs), r.QuestionSet.Questions))
 	}
 	if r.Totals.Questions != r.QuestionSet.Questions {
 		add(metaErr("totals.questions", "is %d but the question set has %d", r.Totals.Questions, r.QuestionSet.Questions))
+	}
+	if q, p, ok := FullQuestionSet(r.Benchmark, r.BenchmarkVersion); ok && r.QuestionSet.Name == QuestionSetAll &&
+		(r.QuestionSet.Questions != q || r.QuestionSet.Properties != p) {
+		add(metaErr("question_set", "is named %q but has %d questions / %d properties; the whole %s %s benchmark has %d / %d",
+			QuestionSetAll, r.QuestionSet.Questions, r.QuestionSet.Properties, r.Benchmark, r.BenchmarkVersion, q, p))
 	}
 	if r.Benchmark.IsQA() {
 		if len(f.Questions) > 0 {
@@ -107,6 +122,9 @@ func validateToolUsage(f *File) []error {
 	var errs []error
 	r := &f.Run
 	t := r.Totals
+	// Only MatTools' own arithmetic (mattools-v1) can credit a question with
+	// fewer than zero properties (reference §2.4 E).
+	negativeOK := r.ScoringProtocol == ProtocolMatToolsV1
 	if t.Properties != r.QuestionSet.Properties {
 		errs = append(errs, metaErr("totals.properties", "is %d but the question set has %d", t.Properties, r.QuestionSet.Properties))
 	}
@@ -117,8 +135,13 @@ func validateToolUsage(f *File) []error {
 			if *t.Runnable < 0 || *t.Runnable > t.Questions {
 				errs = append(errs, metaErr("totals.runnable", "is %d; want 0–%d", *t.Runnable, t.Questions))
 			}
-			if *t.PropertiesPassed > t.Properties {
-				errs = append(errs, metaErr("totals.properties_passed", "is %d; want at most %d", *t.PropertiesPassed, t.Properties))
+			if *t.PropertiesPassed > t.Properties || (*t.PropertiesPassed < 0 && !negativeOK) {
+				errs = append(errs, metaErr("totals.properties_passed", "is %d; want 0–%d", *t.PropertiesPassed, t.Properties))
+			}
+			if t.QuestionsCorrect != nil && t.QuestionsPartial != nil {
+				if c := *t.QuestionsCorrect + *t.QuestionsPartial; c > *t.Runnable || (r.ScoringProtocol == ProtocolMatToolsOriginal && c != *t.Runnable) {
+					errs = append(errs, metaErr("totals.runnable", "is %d but %d questions are correct or partial", *t.Runnable, c))
+				}
 			}
 		}
 	} else if t.Runnable != nil || t.PropertiesPassed != nil {
@@ -163,6 +186,10 @@ func validateToolUsage(f *File) []error {
 		if len(inSet) > 0 && !inSet[q.QuestionID] {
 			errs = append(errs, rowErr(row, "question_id", "%s is not in question_set.ids", q.QuestionID))
 		}
+		if !t.Scored && v != VerdictUnknown {
+			errs = append(errs, rowErr(row, "verdict", "is %s but the run is unscored (want unknown)", v))
+			continue
+		}
 		if v == VerdictUnknown {
 			known = false
 			if q.Runnable != nil {
@@ -178,13 +205,15 @@ func validateToolUsage(f *File) []error {
 		switch {
 		case v == VerdictCorrect && (!*q.Runnable || *q.PropertiesPassed != q.PropertyCount):
 			errs = append(errs, rowErr(row, "properties_passed", "a correct question passes all %d properties and is runnable", q.PropertyCount))
-		case v == VerdictPartial && !*q.Runnable:
-			errs = append(errs, rowErr(row, "runnable", "a partial question is runnable"))
+		case v == VerdictPartial && (!*q.Runnable || *q.PropertiesPassed >= q.PropertyCount):
+			errs = append(errs, rowErr(row, "properties_passed", "a partial question is runnable and fails at least one of its %d properties", q.PropertyCount))
 		case v == VerdictNotRunnable && (*q.Runnable || *q.PropertiesPassed != 0):
 			errs = append(errs, rowErr(row, "runnable", "a not-runnable question is not runnable and passes 0 properties"))
+		case v == VerdictVerificationCrash && (*q.PropertiesPassed != 0 || (*q.Runnable && (r.ScoringProtocol == ProtocolMatToolsV1 || r.ScoringProtocol == ProtocolMatToolsOriginal))):
+			errs = append(errs, rowErr(row, "runnable", "a verification crash passes 0 properties (and is not runnable under %s)", r.ScoringProtocol))
 		}
-		if *q.PropertiesPassed > q.PropertyCount {
-			errs = append(errs, rowErr(row, "properties_passed", "%d exceeds the question's %d properties", *q.PropertiesPassed, q.PropertyCount))
+		if *q.PropertiesPassed > q.PropertyCount || (*q.PropertiesPassed < 0 && !negativeOK) {
+			errs = append(errs, rowErr(row, "properties_passed", "is %d; want 0–%d", *q.PropertiesPassed, q.PropertyCount))
 		}
 		if *q.Runnable {
 			runnable++

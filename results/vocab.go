@@ -28,6 +28,26 @@ const BenchmarkVersion2025_05 = "2025-05"
 // BenchmarkVersion2025_05 refers to.
 const UpstreamCommit = "44385630f2acf461512996468fc0b24f44ddcaaf"
 
+// FullQuestionSet returns the size of the whole benchmark b at a version:
+// its questions and (tool usage) properties. ok is false for an unknown
+// benchmark version. Version 2025-05: tool usage 49 questions / 138
+// properties; qa-code 34,621 and qa-doc 34,604 questions
+// (mattools-reference.md §1, §4).
+func FullQuestionSet(b Benchmark, version string) (questions, properties int, ok bool) {
+	if version != BenchmarkVersion2025_05 {
+		return 0, 0, false
+	}
+	switch b {
+	case BenchmarkToolUsage:
+		return 49, 138, true
+	case BenchmarkQACode:
+		return 34621, 0, true
+	case BenchmarkQADoc:
+		return 34604, 0, true
+	}
+	return 0, 0, false
+}
+
 // System names an LLM system under test (the paper's five systems).
 type System string
 

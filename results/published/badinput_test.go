@@ -1,6 +1,7 @@
 package published
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,20 +55,38 @@ func TestImportFixture(t *testing.T) {
 	if len(imp.Duplicates) != 1 || imp.Duplicates[0].Folder != "src/mtr_rag_test/model-a_4" || imp.Duplicates[0].SameAs != "src/mtr_rag_test/round2/model-a_4" {
 		t.Errorf("duplicates = %+v", imp.Duplicates)
 	}
-	qa := got["imported__qa-code__single-llm__s0__gemini-1.5-pro__mattools-original__r1"]
+	qa := got["imported__qa-code__single-llm__s0__gemini-1.5-pro__mattools-original__set-published-subset__r1"]
 	if qa == nil || qa.Run.Totals.Questions != 10 || *qa.Run.Totals.Correct != 7 || len(qa.QAItems) != 3 ||
 		qa.QAItems[2].Questions != 2 || qa.QAItems[2].Correct != 0 || qa.Run.ModelDisplayName != "Gemini-1.5-Pro" {
 		t.Errorf("QA run = %+v", qa)
 	}
+	// The output folder holds a run of an earlier import that no longer
+	// exists (removed) and a runner's file (kept).
 	out := filepath.Join(t.TempDir(), "out")
-	os.MkdirAll(out, 0o755)
-	os.WriteFile(filepath.Join(out, "stale.parquet"), []byte("old"), 0o644)
+	old := *single
+	old.Run.Model = "gone"
+	old.Run.RunID = results.MakeRunID(&old.Run)
+	if err := results.Write(filepath.Join(out, old.Run.RunID+".parquet"), &old); err != nil {
+		t.Fatal(err)
+	}
+	mine := *single
+	mine.Run.Provenance = results.Provenance{Kind: results.ProvenanceRunner}
+	mine.Run.Environment.Generator = "run-benchmark"
+	mine.Run.RunID = results.MakeRunID(&mine.Run)
+	if err := results.Write(filepath.Join(out, mine.Run.RunID+".parquet"), &mine); err != nil {
+		t.Fatal(err)
+	}
 	if err := imp.WriteAll(out); err != nil {
 		t.Fatal(err)
 	}
 	files, err := results.ReadDir(out)
-	if err != nil || len(files) != 5 {
-		t.Errorf("ReadDir after WriteAll: %d files, %v", len(files), err)
+	if err != nil || len(files) != 6 {
+		t.Fatalf("ReadDir after WriteAll: %d files, %v", len(files), err)
+	}
+	for _, f := range files {
+		if f.Run.Model == "gone" {
+			t.Error("the earlier import's run was not removed")
+		}
 	}
 }
 
@@ -137,6 +156,39 @@ func TestImportRejectsBadInput(t *testing.T) {
 			lines[0], lines[1] = lines[1], lines[0]
 			r.Write(run+"/"+GenerationFile, []byte(strings.Join(lines, "")))
 		}, []string{"jsonl:1: question_file_path: is \"test_parsing_and_grouping_NamedDefects\"; the published evaluation order has \"test_vacancy\""}},
+		{"jsonl line with trailing garbage", func(r *mattoolstest.Root) {
+			r.AddRun(run, goodSummary)
+			data, _ := os.ReadFile(filepath.Join(r.Dir, run, GenerationFile))
+			lines := strings.SplitAfter(string(data), "\n")
+			lines[2] = strings.TrimSuffix(lines[2], "\n") + ` {"x": 1} GARBAGE` + "\n"
+			r.Write(run+"/"+GenerationFile, []byte(strings.Join(lines, "")))
+		}, []string{run + "/function_generation_results.jsonl:3: invalid JSON"}},
+		{"batch response that failed", func(r *mattoolstest.Root) {
+			r.AddRun(run, goodSummary)
+			var b strings.Builder
+			for i := 1; i <= 49; i++ {
+				status := 200
+				if i == 5 {
+					status = 500
+				}
+				fmt.Fprintf(&b, `{"custom_id": "task_%d", "response": {"status_code": %d, "body": {"usage": {"prompt_tokens": 1, "completion_tokens": 2}}}, "error": null}`+"\n", i, status)
+			}
+			r.Write(run+"/"+RawResponsesFile, []byte(b.String()))
+		}, []string{run + "/raw_responses.jsonl:5: response.status_code: is 500"}},
+		{"batch responses missing", func(r *mattoolstest.Root) {
+			r.AddRun(run, goodSummary)
+			r.Write(run+"/"+RawResponsesFile, []byte(`{"custom_id": "task_1", "response": {"status_code": 200, "body": {"usage": {"prompt_tokens": 1, "completion_tokens": 2}}}, "error": null}`+"\n"))
+		}, []string{run + "/raw_responses.jsonl: has responses for 1 of the 49 questions"}},
+		{"QA CSV with no questions", func(r *mattoolstest.Root) {
+			r.Write("qa_benchmark/test_results/m/evaluation_results_code_m.csv",
+				[]byte("Source,Total Questions,Correct Answers,Incorrect Answers,Accuracy\nOverall,0,0,0,0.00%\n"))
+		}, []string{"evaluation_results_code_m.csv:2: Overall: no questions"}},
+		{"xlsx count out of range", func(r *mattoolstest.Root) {
+			r.AddRun(run, nil)
+			cells := goodSummary.Cells()
+			cells["C2"] = 1e20
+			r.XLSX(run+"/"+SummaryFile, cells)
+		}, []string{"accuracy_summary.xlsx: cell C2: is 1e+20, want a count"}},
 		{"unknown family", func(r *mattoolstest.Root) {
 			r.AddRun("src/lightrag_test/round1/gpt-4o", goodSummary)
 		}, []string{"src/lightrag_test/round1/gpt-4o: unknown MatTools result family \"lightrag_test\""}},
@@ -199,5 +251,27 @@ func TestImportUnreadableRoot(t *testing.T) {
 	_, err := Read(missing, Options{})
 	if err == nil || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("error = %v, want it to name %s", err, missing)
+	}
+}
+
+func TestImportRecordsUnknownOrOtherCommits(t *testing.T) {
+	r := mattoolstest.NewRoot(t)
+	r.AddRun("src/pure_agent_test/round1/m", goodSummary)
+	os.Remove(filepath.Join(r.Dir, "UPSTREAM_COMMIT"))
+	imp, err := Read(r.Dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := imp.Files[0].Run
+	if run.UpstreamCommit != "" || !strings.Contains(run.Provenance.Citation, "commit unknown") ||
+		!strings.Contains(strings.Join(imp.Warnings, "\n"), "upstream commit unknown") {
+		t.Errorf("commit %q, citation %q, warnings %q", run.UpstreamCommit, run.Provenance.Citation, imp.Warnings)
+	}
+	r.Write("UPSTREAM_COMMIT", []byte("deadbeef\n"))
+	if imp, err = Read(r.Dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if imp.Files[0].Run.UpstreamCommit != "deadbeef" || !strings.Contains(strings.Join(imp.Warnings, "\n"), "is not the pinned") {
+		t.Errorf("commit %q, warnings %q", imp.Files[0].Run.UpstreamCommit, imp.Warnings)
 	}
 }

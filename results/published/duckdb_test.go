@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
@@ -41,6 +42,8 @@ func TestDuckDBReadsEveryFile(t *testing.T) {
 		First         string      `json:"first"`
 		RunID         string      `json:"run_id"`
 		Rows, A, B    *int64      // see check.mjs
+		Text          string      `json:"text"`
+		Bytes         int64       `json:"bytes"`
 		FormatVersion string      `json:"format_version"`
 		Run           results.Run `json:"run"`
 	}
@@ -58,16 +61,26 @@ func TestDuckDBReadsEveryFile(t *testing.T) {
 			continue
 		}
 		n++
-		var rows, a, b int64
+		var rows, a, b, nbytes int64
 		var first string
+		var text []string
 		if f.Run.Benchmark.IsQA() {
 			rows, first = int64(len(f.QAItems)), f.QAItems[0].Item
 			for _, it := range f.QAItems {
 				a += int64(it.Questions)
 				b += int64(it.Correct)
+				text = append(text, it.Item)
+				nbytes += int64(len(it.Item))
 			}
 		} else {
 			rows, first = int64(len(f.Questions)), f.Questions[0].QuestionID
+			for _, q := range f.Questions {
+				text = append(text, q.FunctionName)
+				nbytes += int64(len(q.Code))
+			}
+		}
+		if s.Text != strings.Join(text, "\n") || s.Bytes != nbytes {
+			t.Errorf("%s: DuckDB sees different text (%d bytes) than we wrote (%d bytes)", s.RunID, s.Bytes, nbytes)
 		}
 		got := func(p *int64) int64 {
 			if p == nil {

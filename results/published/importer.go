@@ -77,9 +77,14 @@ func Read(root string, opts Options) (*Import, error) {
 		return nil, err
 	}
 	im := &importer{root: root, opts: opts, bench: bench, commit: bench.Commit}
-	if im.commit == "" {
-		im.commit = datasets.PinnedCommit
-		im.warnf("%s: upstream commit unknown (no UPSTREAM_COMMIT file or .git): recording the pinned commit %s", root, datasets.PinnedCommit)
+	switch im.commit {
+	case datasets.PinnedCommit:
+	case "":
+		im.warnf("%s: upstream commit unknown (no UPSTREAM_COMMIT file or readable .git): runs record none; this project's benchmark version %s is commit %s",
+			root, results.BenchmarkVersion2025_05, datasets.PinnedCommit)
+	default:
+		im.warnf("%s: upstream commit %s is not the pinned %s of benchmark version %s: results may differ from the paper's",
+			root, im.commit, datasets.PinnedCommit, results.BenchmarkVersion2025_05)
 	}
 	for _, q := range bench.Questions {
 		im.order = append(im.order, q.ID)
@@ -218,15 +223,20 @@ func (im *importer) readQA() ([]*results.File, error) {
 
 // citation cites the MatTools paper and the file a run comes from.
 func (im *importer) citation(rel string) string {
+	commit := im.commit
+	if commit == "" {
+		commit = "unknown"
+	}
 	return fmt.Sprintf("Siyu Liu et al., MatTools: Benchmarking Large Language Models for Materials Science Tools, arXiv:2505.10852 (2025); "+
-		"published results: github.com/Grenzlinie/MatTools at commit %s, %s", im.commit, rel)
+		"published results: github.com/Grenzlinie/MatTools at commit %s, %s", commit, rel)
 }
 
 // environment describes the import itself and what MatTools says it scored with.
 func (im *importer) environment() results.Environment {
 	return results.Environment{
 		Generator: Generator, GeneratorVersion: version.String(), GoVersion: version.Go(),
-		// As MatTools' README states ("How to reproduce"); the image itself was not inspected.
+		// As MatTools' README states ("How to reproduce"); the image itself was
+		// not inspected (each imported run carries a warning saying so).
 		Libraries: map[string]string{"pymatgen": "2024.8.9", "pymatgen-analysis-defects": "2024.7.19"},
 		Sandbox: &results.Sandbox{Backend: "mattools-docker", Version: "MatTools Docker image grenzlinie/mat-tools (as mat-tool-ben)",
 			Limits: map[string]string{"network": "bridge (not isolated)", "timeout": "none", "memory": "none", "pids": "none"}},
@@ -234,9 +244,10 @@ func (im *importer) environment() results.Environment {
 }
 
 // WriteAll writes every file of the import into dir as <run id>.parquet,
-// each atomically, then removes the other *.parquet files in dir (runs of an
-// earlier import that no longer exist), so that dir holds exactly this
-// import. Nothing is removed if a write fails.
+// each atomically, then removes the files of earlier imports that this one
+// no longer has (files named imported__*.parquet whose generator is
+// import-mattools). Other files in dir are never touched. Nothing is
+// removed if a write fails.
 func (imp *Import) WriteAll(dir string) error {
 	keep := map[string]bool{}
 	for _, f := range imp.Files {
@@ -250,11 +261,17 @@ func (imp *Import) WriteAll(dir string) error {
 	if err != nil {
 		return err
 	}
+	prefix := string(results.ProvenanceImported) + "__"
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), results.Extension) && !keep[e.Name()] {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				return err
-			}
+		name := e.Name()
+		if e.IsDir() || keep[name] || !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, results.Extension) {
+			continue
+		}
+		if f, err := results.Read(filepath.Join(dir, name)); err != nil || f.Run.Environment.Generator != Generator {
+			continue // not ours, or not a results file: leave it
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -134,24 +134,27 @@ func (m meanStd) String() string {
 func TestImportReproducesPaperRuns(t *testing.T) {
 	_, files := importReal(t)
 	got := map[cfgKey]*[2][]float64{}
-	rounds := map[cfgKey]map[int]bool{}
-	for _, f := range files {
-		r := f.Run
-		if r.Benchmark != results.BenchmarkToolUsage || !r.Totals.Scored {
+	rounds := map[cfgKey][]int{}
+	for _, g := range results.GroupByConfiguration(files) {
+		c := g.Configuration
+		if c.Benchmark != results.BenchmarkToolUsage || !g.Runs[0].Run.Totals.Scored {
 			continue
 		}
-		if r.Provenance.Kind != results.ProvenanceImported || r.ScoringProtocol != results.ProtocolMatToolsOriginal {
-			t.Errorf("%s: provenance %s, protocol %s", r.RunID, r.Provenance.Kind, r.ScoringProtocol)
+		if c.Provenance != string(results.ProvenanceImported) || c.ScoringProtocol != results.ProtocolMatToolsOriginal || c.BenchmarkVersion != "2025-05" {
+			t.Errorf("%s: unexpected configuration", c)
 		}
-		k := cfgKey{r.System, r.RetrievalSource, r.Model}
-		if got[k] == nil {
-			got[k], rounds[k] = &[2][]float64{}, map[int]bool{}
+		k := cfgKey{c.System, c.RetrievalSource, c.Model}
+		if got[k] != nil {
+			t.Errorf("%v split over several configurations (%s)", k, c)
 		}
-		rr, _ := r.Totals.FunctionRunnableRate()
-		sr, _ := r.Totals.TaskSuccessRate()
-		got[k][0] = append(got[k][0], rr)
-		got[k][1] = append(got[k][1], sr)
-		rounds[k][r.Round] = true
+		got[k] = &[2][]float64{}
+		for _, f := range g.Runs {
+			rr, _ := f.Run.Totals.FunctionRunnableRate()
+			sr, _ := f.Run.Totals.TaskSuccessRate()
+			got[k][0] = append(got[k][0], rr)
+			got[k][1] = append(got[k][1], sr)
+			rounds[k] = append(rounds[k], f.Run.Round)
+		}
 	}
 	want := map[cfgKey]*[2][]float64{}
 	for _, p := range readPaperRuns(t) {
@@ -178,8 +181,8 @@ func TestImportReproducesPaperRuns(t *testing.T) {
 		if gs.String() != ws.String() || len(g[0]) != len(w[0]) {
 			t.Errorf("%v: imported %s (n=%d), paper-runs.csv %s (n=%d)", k, gs, len(g[0]), ws, len(w[0]))
 		}
-		if len(rounds[k]) != 3 || !rounds[k][1] || !rounds[k][2] || !rounds[k][3] {
-			t.Errorf("%v: rounds %v, want 1, 2, 3", k, rounds[k])
+		if fmt.Sprint(rounds[k]) != "[1 2 3]" {
+			t.Errorf("%v: rounds %v, want [1 2 3]", k, rounds[k])
 		}
 		matched++
 	}

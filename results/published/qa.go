@@ -104,6 +104,9 @@ func readQACSV(path string, data []byte) (*qaCounts, error) {
 	if !overall {
 		return nil, &datasets.FormatError{File: path, Row: line, Field: "Source", Err: errors.New("no Overall row: the file is incomplete")}
 	}
+	if len(out.items) == 0 || out.questions == 0 {
+		return nil, &datasets.FormatError{File: path, Row: line, Field: "Overall", Err: errors.New("no questions")}
+	}
 	var sumTotal, sumCorrect int
 	for _, s := range order {
 		sumTotal += last[s].total
@@ -147,6 +150,12 @@ func (im *importer) qaRun(dirName, fileName string, data []byte) (*results.File,
 		Totals:           results.Totals{Scored: true, Questions: counts.questions, Correct: &correct},
 		Warnings: []string{"per-question answers were never published: counts per source item, from MatTools' cumulative CSV",
 			"scored with MatTools' strict extraction only (exact single letter after removing <answer> tags)"},
+	}
+	if full, _, ok := results.FullQuestionSet(bench, r.BenchmarkVersion); ok && counts.questions != full {
+		// MatTools tested some models on part of a set (e.g. ChemLLM, per the paper).
+		r.QuestionSet.Name = "published-subset"
+		r.Warnings = append(r.Warnings, fmt.Sprintf("covers %d of the %d questions of %s", counts.questions, full, bench))
+		im.warnf("%s: %d questions, not the whole %s set (%d): imported as question set %q", rel, counts.questions, bench, full, r.QuestionSet.Name)
 	}
 	if mod, ok := results.LookupModel(dirName); ok {
 		r.ModelDisplayName, r.ModelGroup = mod.DisplayName, mod.Group

@@ -128,8 +128,7 @@ func readGenerations(path string, data []byte, order []string) ([]generation, er
 			return nil, &datasets.FormatError{File: path, Row: line, Err: errors.New("empty line")}
 		}
 		var g generation
-		dec := json.NewDecoder(bytes.NewReader(text))
-		if err := dec.Decode(&g); err != nil {
+		if err := json.Unmarshal(text, &g); err != nil {
 			return nil, &datasets.FormatError{File: path, Row: line, Err: fmt.Errorf("invalid JSON: %w", err)}
 		}
 		for field, v := range map[string]*string{"question_file_path": g.QuestionFilePath, "function": g.Function, "function_name": g.FunctionName} {
@@ -172,15 +171,15 @@ var summaryHeader = []string{"Task/ Sub-task", "Total", "Correct", "Partially Co
 func readSummary(path string, questions, properties int) (*summary, error) {
 	x, err := excelize.OpenFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable xlsx: %w", path, err)
+		return nil, &datasets.FormatError{File: path, Err: fmt.Errorf("not a readable xlsx: %w", err)}
 	}
 	defer x.Close()
 	const sheet = "Sheet1"
 	if idx, err := x.GetSheetIndex(sheet); err != nil || idx < 0 {
-		return nil, fmt.Errorf("%s: no sheet %q (sheets: %v)", path, sheet, x.GetSheetList())
+		return nil, &datasets.FormatError{File: path, Err: fmt.Errorf("no sheet %q (sheets: %v)", sheet, x.GetSheetList())}
 	}
 	cellErr := func(cell, format string, a ...any) error {
-		return fmt.Errorf("%s: cell %s: %s", path, cell, fmt.Sprintf(format, a...))
+		return &datasets.FormatError{File: path, Field: "cell " + cell, Err: fmt.Errorf(format, a...)}
 	}
 	get := func(cell string) (string, error) {
 		v, err := x.GetCellValue(sheet, cell, excelize.Options{RawCellValue: true})
@@ -220,7 +219,7 @@ func readSummary(path string, questions, properties int) (*summary, error) {
 		if err != nil {
 			return 0, err
 		}
-		if f != math.Trunc(f) || f < 0 {
+		if f != math.Trunc(f) || f < 0 || f > 1e9 {
 			return 0, cellErr(cell, "is %v, want a count", f)
 		}
 		return int(f), nil
@@ -246,7 +245,8 @@ func readSummary(path string, questions, properties int) (*summary, error) {
 	}
 	check := func(ok bool, cells, format string, a ...any) {
 		if !ok {
-			errs = append(errs, fmt.Errorf("%s: cells %s: %s (mattools-reference.md §3.2 consistency rules)", path, cells, fmt.Sprintf(format, a...)))
+			errs = append(errs, &datasets.FormatError{File: path, Field: "cells " + cells,
+				Err: fmt.Errorf(format+" (mattools-reference.md §3.2 consistency rules)", a...)})
 		}
 	}
 	closeTo := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
@@ -313,9 +313,11 @@ func readBatch(dir string, n int) (*batchUsage, []string, error) {
 		used = append(used, RawResponsesFile)
 		for i, line := range splitLines(data) {
 			var resp struct {
-				CustomID string `json:"custom_id"`
+				CustomID string          `json:"custom_id"`
+				Error    json.RawMessage `json:"error"`
 				Response struct {
-					Body struct {
+					StatusCode int `json:"status_code"`
+					Body       struct {
 						Usage struct {
 							PromptTokens     int64 `json:"prompt_tokens"`
 							CompletionTokens int64 `json:"completion_tokens"`
@@ -330,8 +332,18 @@ func readBatch(dir string, n int) (*batchUsage, []string, error) {
 			if err != nil || k < 1 || k > n {
 				return nil, nil, &datasets.FormatError{File: respPath, Row: i + 1, Field: "custom_id", Err: fmt.Errorf("%q is not task_1…task_%d", resp.CustomID, n)}
 			}
+			if _, dup := b.prompt[k-1]; dup {
+				return nil, nil, &datasets.FormatError{File: respPath, Row: i + 1, Field: "custom_id", Err: fmt.Errorf("%q appears twice", resp.CustomID)}
+			}
+			if resp.Response.StatusCode != 200 || (len(resp.Error) > 0 && string(resp.Error) != "null") {
+				return nil, nil, &datasets.FormatError{File: respPath, Row: i + 1, Field: "response.status_code",
+					Err: fmt.Errorf("is %d (error %s): not a completed request", resp.Response.StatusCode, resp.Error)}
+			}
 			b.prompt[k-1] = resp.Response.Body.Usage.PromptTokens
 			b.complete[k-1] = resp.Response.Body.Usage.CompletionTokens
+		}
+		if len(b.prompt) != n {
+			return nil, nil, &datasets.FormatError{File: respPath, Err: fmt.Errorf("has responses for %d of the %d questions", len(b.prompt), n)}
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, err
@@ -391,7 +403,8 @@ func (im *importer) toolUsageRun(rf *runFolder, jsonl []byte) (*results.File, er
 		r.Totals.Scored = true
 		r.Totals.Runnable, r.Totals.QuestionsCorrect, r.Totals.QuestionsPartial, r.Totals.PropertiesPassed = &runnable, &correct, &partial, &passed
 		r.FinishedAt = s.created
-		r.Warnings = append(r.Warnings, "per-question outcomes were never published: only the run totals of "+SummaryFile+" are known")
+		r.Warnings = append(r.Warnings, "per-question outcomes were never published: only the run totals of "+SummaryFile+" are known",
+			"library versions as stated in MatTools' README (pymatgen 2024.8.9, pymatgen-analysis-defects 2024.7.19); the scoring image was not inspected")
 	} else if errors.Is(err, os.ErrNotExist) {
 		r.Warnings = append(r.Warnings, "unscored: MatTools published the generated code ("+GenerationFile+") but no "+SummaryFile)
 		im.warnf("%s: no %s: imported as unscored (code only)", rf.rel, SummaryFile)
