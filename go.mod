@@ -2,7 +2,10 @@ module github.com/mattools-leaderboard/leaderboard
 
 go 1.26.0
 
-require github.com/parquet-go/parquet-go v0.32.0
+require (
+	github.com/parquet-go/parquet-go v0.32.0
+	github.com/xuri/excelize/v2 v2.11.1
+)
 
 require (
 	github.com/andybalholm/brotli v1.1.1 // indirect
@@ -16,7 +19,6 @@ require (
 	github.com/tiendc/go-deepcopy v1.7.2 // indirect
 	github.com/twpayne/go-geom v1.6.1 // indirect
 	github.com/xuri/efp v0.0.3-0.20260924042702-217b81952dec // indirect
-	github.com/xuri/excelize/v2 v2.11.1 // indirect
 	github.com/xuri/nfp v0.0.2-0.20250530014748-2ddeb826f9a9 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
