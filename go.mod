@@ -3,6 +3,7 @@ module github.com/mattools-leaderboard/leaderboard
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/sashabaranov/go-openai v1.43.0
 	golang.org/x/time v0.15.0
