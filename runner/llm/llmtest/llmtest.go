@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -79,11 +78,11 @@ type Options struct {
 	// such requests get a 404 error (and Verify fails).
 	Responder func(Request) Reply
 	// FaultRate is the fraction (0–1) of requests answered with a fault,
-	// drawn from a PCG generator seeded with Seed; the kinds cycle through
-	// Faults (AllFaults when empty), so every kind occurs.
+	// exactly and evenly spread in arrival order (with 0.2, every fifth
+	// request); the kinds cycle through Faults (AllFaults when empty), so
+	// every kind occurs.
 	FaultRate float64
 	Faults    []Fault
-	Seed      uint64
 	// RetryAfter is the Retry-After header of FaultRateLimit; "1" when empty.
 	RetryAfter string
 	// BlockAfter, when positive, makes every request after the first
@@ -101,7 +100,7 @@ type Server struct {
 	closing chan struct{}
 
 	mu         sync.Mutex
-	rng        *rand.Rand
+	faultAcc   float64
 	requests   []Request
 	scripts    map[string][]Reply
 	unexpected []string
@@ -128,8 +127,7 @@ func NewServer(opts Options) *Server {
 	if opts.RetryAfter == "" {
 		opts.RetryAfter = "1"
 	}
-	s := &Server{opts: opts, closing: make(chan struct{}), unblock: make(chan struct{}),
-		rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)), scripts: map[string][]Reply{}}
+	s := &Server{opts: opts, closing: make(chan struct{}), unblock: make(chan struct{}), scripts: map[string][]Reply{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(fmt.Sprintf("llmtest: listen on 127.0.0.1: %v", err))
@@ -250,7 +248,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	req := Request{Model: body.Model, Messages: body.Messages, Body: raw, Header: r.Header.Clone()}
 
 	s.mu.Lock()
-	if s.opts.FaultRate > 0 && s.rng.Float64() < s.opts.FaultRate {
+	if s.faultAcc += s.opts.FaultRate; s.faultAcc >= 1-1e-9 {
+		s.faultAcc--
 		req.Fault = s.opts.Faults[s.faultN%len(s.opts.Faults)]
 		s.faultN++
 	}
