@@ -363,7 +363,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 			todo = append(todo, it)
 		}
 	}
-	e.log.Info("run", "run", p.run.RunID, "questions", len(p.items), "to do", len(todo))
+	e.log.Info("run started", "run", p.run.RunID, "questions", len(p.items), "todo", len(todo))
 	workers := e.o.Plan.Concurrency
 	if m.MaxConcurrency > 0 {
 		workers = min(workers, m.MaxConcurrency)
