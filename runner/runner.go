@@ -47,6 +47,8 @@ type Options struct {
 	Plan *plan.Plan
 	// DataRoot is the MatTools data root (MATTOOLS_DATA): questions and prompts.
 	DataRoot string
+	// PromptsDir holds the prompt texts; "" means DataRoot/prompts.
+	PromptsDir string
 	// OutDir receives one results file per run, <run id>.parquet, and the
 	// journals in OutDir/.journal.
 	OutDir string
@@ -161,7 +163,10 @@ func prepare(o Options) (*engine, error) {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	var err error
-	if e.prompts, err = systems.LoadPrompts(o.DataRoot); err != nil {
+	if o.PromptsDir == "" {
+		o.PromptsDir = filepath.Join(o.DataRoot, systems.PromptsDir)
+	}
+	if e.prompts, err = systems.LoadPrompts(o.PromptsDir); err != nil {
 		return nil, err
 	}
 	for _, pr := range o.Plan.Runs() {
@@ -292,7 +297,7 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 		bar = progressbar.NewOptions64(int64(pending), progressbar.OptionSetWriter(o.Progress),
 			progressbar.OptionSetDescription("questions"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
 			progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30),
-			progressbar.OptionShowElapsedTimeOnFinish(), progressbar.OptionOnCompletion(func() { fmt.Fprintln(o.Progress) }))
+			progressbar.OptionShowElapsedTimeOnFinish())
 	}
 	var out []RunResult
 	var errs []error

@@ -126,7 +126,7 @@ func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
 			r.Environment.GoVersion == "" || r.Environment.Libraries["github.com/sashabaranov/go-openai"] == "" {
 			t.Errorf("environment/timestamps %+v %v %v", r.Environment, r.StartedAt, r.FinishedAt)
 		}
-		if len(r.Provenance.Source) != 2 || r.Provenance.Source[0].Path != systems.PromptSingleLLMAnswerFormat || len(r.Provenance.Source[0].SHA256) != 64 {
+		if len(r.Provenance.Source) != 2 || r.Provenance.Source[0].Path != "prompts/single_llm/answer_format.txt" || len(r.Provenance.Source[0].SHA256) != 64 {
 			t.Errorf("provenance sources %+v", r.Provenance.Source)
 		}
 		// Tokens: Σ(700+i) = 49·700 + 1176 = 35476 prompt, Σ(100+i) = 4900 + 1176 = 6076 completion;
@@ -507,7 +507,7 @@ func TestQAOnTwentyQuestionsWithAScriptedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prompts, _ := systems.LoadPrompts(root)
+	prompts, _ := systems.LoadPrompts(filepath.Join(root, "prompts"))
 	srv := llmtest.New(t, llmtest.Options{})
 	for i, q := range set.Questions {
 		if q.CorrectAnswer != qa20Replies[i].correct {

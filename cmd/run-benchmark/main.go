@@ -61,12 +61,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	fs.SetOutput(stderr)
 	planPath := fs.String("plan", "", "the run plan (TOML); see plans/paper.toml")
 	data := fs.String("data", env.getenv(datasets.EnvVar), "the MatTools data root (default $"+datasets.EnvVar+")")
+	prompts := fs.String("prompts", "", "the prompt texts (default <data>/prompts)")
 	out := fs.String("out", "build/results/runner", "output directory: one <run id>.parquet per run, journals in .journal/")
 	dryRun := fs.Bool("dry-run", false, "print the runs with their model calls and estimated cost, and stop")
 	noProgress := fs.Bool("no-progress", false, "do not show the progress bar")
 	verbose := fs.Bool("v", false, "log debug details")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-out DIR] [-dry-run] [-no-progress] [-v]")
+		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-out DIR] [-dry-run] [-no-progress] [-v]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -93,7 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	case !*noProgress && !*dryRun:
 		level = slog.LevelWarn // the bar shows progress; retries and failures are still logged
 	}
-	opts := runner.Options{Plan: p, DataRoot: *data, OutDir: *out, Scorers: scorers(),
+	opts := runner.Options{Plan: p, DataRoot: *data, PromptsDir: *prompts, OutDir: *out, Scorers: scorers(),
 		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
 
 	if *dryRun {

@@ -56,7 +56,7 @@ func TestSingleLLMPromptEqualsRecordedRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := LoadPrompts(root)
+	p, err := LoadPrompts(filepath.Join(root, PromptsDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestExtractCode(t *testing.T) {
 }
 
 func TestQAPromptWithThePublishedTemplate(t *testing.T) {
-	p, err := LoadPrompts(dataRoot(t))
+	p, err := LoadPrompts(filepath.Join(dataRoot(t), PromptsDir))
 	if err != nil {
 		t.Fatal(err)
 	}
