@@ -341,10 +341,14 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	defer j.close()
 
 	m := p.pr.Model
+	retries := *m.MaxRetries
+	if retries == 0 {
+		retries = llm.NoRetries // the plan's 0 means none; llm's 0 means its default
+	}
 	client, err := llm.New(llm.Config{
 		BaseURL: m.BaseURLFor(p.pr.Round), APIKey: e.o.APIKeys[m.APIKeyEnv], Model: m.Name,
 		Params:  llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed},
-		Timeout: m.Timeout.Duration, MaxRetries: *m.MaxRetries, RequestsPerMinute: m.RequestsPerMinute, HTTPClient: e.o.HTTPClient,
+		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, HTTPClient: e.o.HTTPClient,
 		OnRetry: func(attempt int, err error, delay time.Duration) {
 			e.log.Warn("retrying", "run", p.run.RunID, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
 		},
@@ -516,8 +520,8 @@ func (e *engine) assemble(p *prepared, j *journal, scorer Scorer) (*results.File
 			if row.PropertiesPassed != nil {
 				passed += int(*row.PropertiesPassed)
 			}
-			correct += b(row.Verdict == string(results.VerdictCorrect))
-			partial += b(row.Verdict == string(results.VerdictPartial))
+			correct += int(b2i(row.Verdict == string(results.VerdictCorrect)))
+			partial += int(b2i(row.Verdict == string(results.VerdictPartial)))
 		} else {
 			row := *l.QA
 			f.QAItems = append(f.QAItems, row)
@@ -568,13 +572,6 @@ func deref[T int32 | int64](p *T) T {
 		return 0
 	}
 	return *p
-}
-
-func b(v bool) int {
-	if v {
-		return 1
-	}
-	return 0
 }
 
 // recordedModules are the modules whose versions every run records.

@@ -612,3 +612,13 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Errorf("%s differs from the output (written to .got):\n%s", path, got)
 	}
 }
+
+func TestMaxRetriesZeroMeansNoRetry(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer, FaultRate: 1, Faults: []llmtest.Fault{llmtest.FaultServerError}})
+	_, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "max_retries = 0\n")), DataRoot: root, OutDir: t.TempDir(),
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	if err == nil || !strings.Contains(err.Error(), "1 attempt(s)") || len(srv.Requests()) > 4 {
+		t.Errorf("err %v after %d requests; want failure after one attempt per worker", err, len(srv.Requests()))
+	}
+}

@@ -58,6 +58,8 @@ const (
 	DefaultMaxRetries  = 5
 	DefaultBackoffBase = time.Second
 	DefaultBackoffMax  = time.Minute
+	// NoRetries as Config.MaxRetries disables retries.
+	NoRetries = -1
 	// DefaultMaxRetryAfter caps how long a server's Retry-After can make one retry wait.
 	DefaultMaxRetryAfter = 5 * time.Minute
 )
@@ -74,7 +76,7 @@ type Config struct {
 	Params Params
 
 	Timeout       time.Duration // per attempt, from sending the request to the decoded response
-	MaxRetries    int           // retries after the first attempt; negative means none
+	MaxRetries    int           // retries after the first attempt; 0 = DefaultMaxRetries, NoRetries = none
 	BackoffBase   time.Duration // first backoff; doubled per retry, with jitter
 	BackoffMax    time.Duration // cap of the exponential backoff
 	MaxRetryAfter time.Duration // cap of a server's Retry-After

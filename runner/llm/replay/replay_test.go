@@ -62,7 +62,7 @@ func newTestServer(t *testing.T) (*httptest.Server, *Server, string) {
 
 func complete(t *testing.T, baseURL, model, prompt string, temp float64) (*llm.Completion, error) {
 	t.Helper()
-	c, err := llm.New(llm.Config{BaseURL: baseURL, Model: model, Params: llm.Params{Temperature: &temp}, MaxRetries: -1})
+	c, err := llm.New(llm.Config{BaseURL: baseURL, Model: model, Params: llm.Params{Temperature: &temp}, MaxRetries: llm.NoRetries})
 	if err != nil {
 		t.Fatal(err)
 	}
