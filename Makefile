@@ -2,6 +2,7 @@
 #
 #   make site    import the published MatTools results (when MATTOOLS_DATA is set) and build the leaderboard
 #   make test    install what the tests need (see scripts/setup.sh) and run every test
+#   make replay  replay MatTools' recorded GPT answers through the runner (build/results/replay)
 #
 # MATTOOLS_DATA: a MatTools checkout or download (github.com/Grenzlinie/MatTools).
 
@@ -11,7 +12,7 @@ HUGO        := $(GO) tool -modfile=tools/go.mod hugo
 COMMIT      := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 LDFLAGS     := -X github.com/mattools-leaderboard/leaderboard/internal/version.Commit=$(COMMIT)
 
-.PHONY: all test setup vet site import clean
+.PHONY: all test setup vet site import replay clean
 
 all: site
 
@@ -33,6 +34,15 @@ import:
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/import-mattools -data "$$MATTOOLS_DATA" -out $(RESULTS_DIR)/imported
 
 site: import
+
+# replay serves the recorded single-LLM GPT batches (3 models × 3 rounds) with replay-llm on
+# 127.0.0.1:8765 and runs plans/replay.toml against it: 9 runs of 49 questions, no model called.
+replay:
+	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make replay: MATTOOLS_DATA is not set" >&2; exit 1; fi
+	$(GO) build -o build/bin/ ./cmd/replay-llm ./cmd/run-benchmark
+	@build/bin/replay-llm -addr 127.0.0.1:8765 -quiet > build/replay-llm.log 2>&1 & pid=$$!; \
+	  trap 'kill $$pid' EXIT; sleep 1; \
+	  build/bin/run-benchmark -plan plans/replay.toml -out $(RESULTS_DIR)/replay -no-progress
 
 clean:
 	rm -rf build public

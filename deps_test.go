@@ -24,6 +24,20 @@ var allowed = map[string][]string{
 	"results/check":         []string{"results", "datasets"},
 	"results/published":     []string{"results", "datasets", "internal/version"},
 	"cmd/import-mattools":   []string{"results", "results/published", "datasets"},
+	"internal/fakeroot":     []string{"datasets"},
+
+	// The runner: plan → configurations × rounds → runs. Systems get their
+	// LLM client from the runner; scoring never calls an LLM.
+	"runner":                []string{"datasets", "results", "internal/version", "runner/llm", "runner/plan", "runner/scoring", "runner/systems", "runner/sandbox"},
+	"runner/plan":           []string{"results"},
+	"runner/systems":        []string{"datasets", "results", "runner/internal/pystr", "runner/llm"},
+	"runner/scoring":        []string{"datasets", "results", "runner/internal/pystr", "runner/sandbox"},
+	"runner/llm":            []string{},
+	"runner/llm/llmtest":    []string{},
+	"runner/llm/replay":     []string{},
+	"runner/internal/pystr": []string{},
+	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "runner/sandbox"},
+	"cmd/replay-llm":        []string{"datasets", "runner/llm/replay"},
 }
 
 // TestDependencyGraph fails on any import between project packages that

@@ -1,0 +1,146 @@
+// Command run-benchmark executes a run plan: every configuration of the plan
+// (benchmark × system × retrieval source × model) in every round, against
+// OpenAI-compatible endpoints, into one results file per run (results format
+// v1, provenance "runner") in the output directory.
+//
+//	run-benchmark -plan plans/paper.toml -dry-run    # runs, model calls, estimated cost; no key needed
+//	run-benchmark -plan plans/paper.toml             # run (resumes whatever an earlier start left unfinished)
+//
+// API keys come from the environment variables the plan names (api_key_env);
+// they are read once and removed from the process environment before any run
+// starts, so no child process (a sandbox) inherits them. Ctrl-C stops at once
+// and resumably: run the same command again to continue.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/runner"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailed      = 1 // a run failed, or the plan or data is invalid
+	exitUsage       = 2
+	exitInterrupted = 130 // Ctrl-C; run again to resume
+)
+
+// environ is the process environment, replaceable in tests.
+type environ struct {
+	getenv   func(string) string
+	unsetenv func(string) error
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills the process at once
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ{os.Getenv, os.Unsetenv}))
+}
+
+// scorers returns the tool-usage scorers of this build, by protocol id.
+// None exists yet: tool-usage runs are written unscored (runner.ProtocolUnscored)
+// until runner/scoring's sandbox scorers are registered here.
+func scorers() map[string]runner.Scorer { return map[string]runner.Scorer{} }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, env environ) int {
+	fs := flag.NewFlagSet("run-benchmark", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	planPath := fs.String("plan", "", "the run plan (TOML); see plans/paper.toml")
+	data := fs.String("data", env.getenv(datasets.EnvVar), "the MatTools data root (default $"+datasets.EnvVar+")")
+	prompts := fs.String("prompts", "", "the prompt texts (default <data>/prompts)")
+	out := fs.String("out", "build/results/runner", "output directory: one <run id>.parquet per run, journals in .journal/")
+	dryRun := fs.Bool("dry-run", false, "print the runs with their model calls and estimated cost, and stop")
+	noProgress := fs.Bool("no-progress", false, "do not show the progress bar")
+	verbose := fs.Bool("v", false, "log debug details")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-out DIR] [-dry-run] [-no-progress] [-v]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *planPath == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	if *data == "" {
+		fmt.Fprintf(stderr, "run-benchmark: no data root: set %s or -data to a MatTools checkout (github.com/Grenzlinie/MatTools, commit %s)\n",
+			datasets.EnvVar, datasets.PinnedCommit)
+		return exitUsage
+	}
+	p, err := plan.Load(*planPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "run-benchmark:", err)
+		return exitFailed
+	}
+	level := slog.LevelInfo
+	switch {
+	case *verbose:
+		level = slog.LevelDebug
+	case !*noProgress && !*dryRun:
+		level = slog.LevelWarn // the bar shows progress; retries and failures are still logged
+	}
+	opts := runner.Options{Plan: p, DataRoot: *data, PromptsDir: *prompts, OutDir: *out, Scorers: scorers(),
+		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
+
+	if *dryRun {
+		ests, err := runner.EstimatePlan(opts)
+		if err != nil {
+			fmt.Fprintln(stderr, "run-benchmark:", err)
+			return exitFailed
+		}
+		if err := runner.WriteEstimates(stdout, ests, p.Estimate.BytesPerToken); err != nil {
+			return exitFailed
+		}
+		return exitOK
+	}
+
+	keys, err := runner.ReadAPIKeys(p, env.getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "run-benchmark:", err)
+		return exitFailed
+	}
+	for _, m := range p.Models {
+		if m.APIKeyEnv != "" {
+			env.unsetenv(m.APIKeyEnv) // no child process may inherit a key
+		}
+	}
+	opts.APIKeys = keys
+	if !*noProgress {
+		opts.Progress = stderr
+	}
+	results, err := runner.Run(ctx, opts)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "status\tdone\trun\tprompt tok\tcompletion tok\tcost USD\tfile")
+	for _, r := range results {
+		cost := "-"
+		if r.Usage.CostUSD != nil {
+			cost = fmt.Sprintf("%.4f", *r.Usage.CostUSD)
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%d\t%d\t%s\t%s\n", r.Status, r.Done, r.Items, r.RunID, r.Usage.PromptTokens, r.Usage.CompletionTokens, cost, r.Path)
+	}
+	tw.Flush()
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "run-benchmark: interrupted; every finished question is journaled: run the same command again to resume")
+		return exitInterrupted
+	case err != nil:
+		fmt.Fprintln(stderr, "run-benchmark:", err)
+		return exitFailed
+	}
+	return exitOK
+}

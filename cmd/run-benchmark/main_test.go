@@ -1,0 +1,343 @@
+package main
+
+// Tests of the run-benchmark command (issue 5): crash (SIGKILL) and resume,
+// Ctrl-C, the API key kept out of files, logs and child processes, usage
+// errors, --dry-run. The command runs as a child process: the test binary
+// re-executes itself with RUN_BENCHMARK_MAIN=1.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/fakeroot"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("RUN_BENCHMARK_MAIN") == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ{os.Getenv, os.Unsetenv})
+		stop()
+		// Stand-in for a sandbox started after the run: a child process
+		// inherits this process's environment at this point.
+		if dump := os.Getenv("RUN_BENCHMARK_ENV_DUMP"); dump != "" {
+			out, _ := exec.Command("/usr/bin/env").Output()
+			os.WriteFile(dump, out, 0o644)
+		}
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+const (
+	keyVar = "RB_TEST_API_KEY"
+	key    = "sk-rb-test-NEVER-IN-ANY-OUTPUT-7f3a"
+)
+
+var questionRE = regexp.MustCompile(`Question (\d+) \((\w+)\)`)
+
+func answer(r llmtest.Request) llmtest.Reply {
+	m := questionRE.FindStringSubmatch(r.Prompt())
+	i, _ := strconv.Atoi(m[1])
+	return llmtest.Reply{Content: fmt.Sprintf("<answer><code>```python\ndef f_%s():\n    return {'i': %d}\n```</code><name>f_%s</name></answer>", m[2], i, m[2]),
+		PromptTokens: 500 + i, CompletionTokens: 50 + i}
+}
+
+func writePlan(t *testing.T, baseURL string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "plan.toml")
+	err := os.WriteFile(p, []byte(fmt.Sprintf(`rounds = 1
+concurrency = 4
+[[models]]
+name = "fake-model"
+base_url = %q
+api_key_env = %q
+timeout = "2s"
+`, baseURL, keyVar)), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// child starts the command as a child process with the API key set.
+func child(t *testing.T, envDump string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "RUN_BENCHMARK_MAIN=1", keyVar+"="+key, "RUN_BENCHMARK_ENV_DUMP="+envDump)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &stdout, &stderr
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return -int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1000
+	}
+	return 0
+}
+
+func onlyRun(t *testing.T, out string) *results.File {
+	t.Helper()
+	fs, err := filepath.Glob(filepath.Join(out, "*.parquet"))
+	if err != nil || len(fs) != 1 {
+		t.Fatalf("results files %v, %v", fs, err)
+	}
+	f, err := results.Read(fs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// rowsExceptLatency renders every column but latency, sorted.
+func rowsExceptLatency(rows []results.QuestionRow) string {
+	var out []string
+	for _, r := range rows {
+		pt, ct := *r.PromptTokens, *r.CompletionTokens
+		if r.Runnable != nil || r.PropertiesPassed != nil || r.ErrorExcerpt != nil || r.StdoutExcerpt != nil || r.StderrExcerpt != nil {
+			return "unexpected scored columns in an unscored run"
+		}
+		r.LatencyMS, r.PromptTokens, r.CompletionTokens = nil, nil, nil
+		out = append(out, fmt.Sprintf("%+v|%d|%d", r, pt, ct))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+// TestCrashAndResume is the crash acceptance check of issue 5: the fake
+// server blocks after 17 answers, the command is killed with SIGKILL,
+// restarted, and finishes; its rows equal an uninterrupted run's on every
+// column except latency, and no finished question is asked again.
+func TestCrashAndResume(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: answer, BlockAfter: 17})
+	planPath := writePlan(t, srv.URL)
+	out := t.TempDir()
+	envDump := filepath.Join(t.TempDir(), "env.txt")
+	args := []string{"-plan", planPath, "-data", root, "-out", out}
+
+	cmd, _, stderr1 := child(t, envDump, args...)
+	waitFor(t, "17 answers and 4 blocked workers", func() bool { return srv.Answered() == 17 && srv.Blocked() == 4 })
+	journalPath := filepath.Join(out, runner.JournalDir, "runner__tool-usage__single-llm__s0__fake-model__unscored__r1.jsonl")
+	waitFor(t, "17 journaled questions", func() bool { n := countItems(journalPath); return n == 17 })
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	if code := exitCode(cmd.Wait()); code != -int(syscall.SIGKILL) {
+		t.Fatalf("first run ended with %d, want killed by SIGKILL", code)
+	}
+	finished := journaledIDs(t, journalPath)
+	if len(finished) != 17 {
+		t.Fatalf("%d questions journaled before the kill, want 17", len(finished))
+	}
+	before := len(srv.Requests())
+
+	srv.Unblock()
+	cmd, stdout2, stderr2 := child(t, envDump, append(args, "-no-progress")...)
+	if code := exitCode(cmd.Wait()); code != 0 {
+		t.Fatalf("resumed run exit %d\n%s", code, stderr2)
+	}
+	again := 0
+	for _, r := range srv.Requests()[before:] {
+		if finished[questionRE.FindStringSubmatch(r.Prompt())[2]] {
+			again++
+		}
+	}
+	resumed := len(srv.Requests()) - before
+	t.Logf("killed after %d journaled answers; the restart asked %d questions, %d of them already finished", len(finished), resumed, again)
+	if again != 0 || resumed != 49-17 {
+		t.Errorf("restart asked %d questions (%d finished ones), want 32 and 0", resumed, again)
+	}
+	if !strings.Contains(stdout2.String(), "written  49/49") {
+		t.Errorf("stdout:\n%s", stdout2)
+	}
+	got := onlyRun(t, out)
+	if len(got.Questions) != 49 || len(got.Run.Warnings) != 2 {
+		t.Errorf("%d rows, warnings %q", len(got.Questions), got.Run.Warnings)
+	}
+
+	// An uninterrupted run of the same plan.
+	srv2 := llmtest.New(t, llmtest.Options{Responder: answer})
+	out2 := t.TempDir()
+	cmd, _, stderr3 := child(t, "", "-plan", writePlan(t, srv2.URL), "-data", root, "-out", out2, "-no-progress")
+	if code := exitCode(cmd.Wait()); code != 0 {
+		t.Fatalf("uninterrupted run exit %d\n%s", code, stderr3)
+	}
+	if a, b := rowsExceptLatency(got.Questions), rowsExceptLatency(onlyRun(t, out2).Questions); a != b {
+		t.Errorf("rows of the resumed run differ from the uninterrupted run's:\n%s\n---\n%s", a, b)
+	}
+
+	// The key: sent to the server, but in no file, log line or child process.
+	for _, r := range srv.Requests() {
+		if r.Header.Get("Authorization") != "Bearer "+key {
+			t.Fatal("the key was not sent")
+		}
+	}
+	assertNoKey(t, out, stderr1.String()+stderr2.String()+stdout2.String())
+	dump, err := os.ReadFile(envDump)
+	if err != nil || !strings.Contains(string(dump), "RUN_BENCHMARK_MAIN=1") {
+		t.Fatalf("child environment not captured: %v", err)
+	}
+	if strings.Contains(string(dump), key) || strings.Contains(string(dump), keyVar+"=") {
+		t.Errorf("a process started by run-benchmark inherits the API key")
+	}
+}
+
+func countItems(path string) int {
+	data, _ := os.ReadFile(path)
+	return strings.Count(string(data), `"kind":"item"`)
+}
+
+func journaledIDs(t *testing.T, path string) map[string]bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, m := range regexp.MustCompile(`"kind":"item","index":\d+,"id":"(\w+)"`).FindAllStringSubmatch(string(data), -1) {
+		ids[m[1]] = true
+	}
+	return ids
+}
+
+func assertNoKey(t *testing.T, dir, text string) {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+			if data, _ := os.ReadFile(p); bytes.Contains(data, []byte(key)) {
+				t.Errorf("the API key appears in %s", p)
+			}
+		}
+		return err
+	})
+	if n < 2 {
+		t.Errorf("only %d output files checked", n)
+	}
+	if strings.Contains(text, key) {
+		t.Error("the API key appears in the command's output")
+	}
+}
+
+// TestCtrlCStopsResumably sends SIGINT while the server holds requests.
+func TestCtrlCStopsResumably(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: answer, BlockAfter: 9})
+	out := t.TempDir()
+	args := []string{"-plan", writePlan(t, srv.URL), "-data", root, "-out", out}
+	cmd, _, stderr := child(t, "", args...)
+	waitFor(t, "blocked workers", func() bool { return srv.Blocked() == 4 })
+	cmd.Process.Signal(os.Interrupt)
+	if code := exitCode(cmd.Wait()); code != exitInterrupted || !strings.Contains(stderr.String(), "run the same command again to resume") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	srv.Unblock()
+	cmd, _, stderr = child(t, "", append(args, "-no-progress")...)
+	if code := exitCode(cmd.Wait()); code != 0 {
+		t.Fatalf("resume exit %d\n%s", code, stderr)
+	}
+	if n := len(onlyRun(t, out).Questions); n != 49 {
+		t.Errorf("%d rows", n)
+	}
+}
+
+func TestUsageAndPlanErrors(t *testing.T) {
+	env := environ{func(string) string { return "" }, func(string) error { return nil }}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), nil, &stdout, &stderr, env); code != exitUsage || !strings.Contains(stderr.String(), "usage: run-benchmark -plan") {
+		t.Errorf("no args: exit %d, stderr %q", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(context.Background(), []string{"-plan", "x.toml"}, &stdout, &stderr, env); code != exitUsage || !strings.Contains(stderr.String(), datasets.EnvVar) {
+		t.Errorf("no data root: exit %d, stderr %q", code, stderr.String())
+	}
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(bad, []byte("rounds = 0\n[[models]]\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"), 0o644)
+	stderr.Reset()
+	if code := run(context.Background(), []string{"-plan", bad, "-data", t.TempDir()}, &stdout, &stderr, env); code != exitFailed ||
+		!strings.Contains(stderr.String(), bad+": rounds: is 0") {
+		t.Errorf("bad plan: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestMissingKeyAndKeyRemovalInProcess(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: answer})
+	planPath := writePlan(t, srv.URL)
+	var stdout, stderr bytes.Buffer
+	env := environ{func(string) string { return "" }, func(string) error { return nil }}
+	if code := run(context.Background(), []string{"-plan", planPath, "-data", root, "-out", t.TempDir()}, &stdout, &stderr, env); code != exitFailed ||
+		!strings.Contains(stderr.String(), keyVar+" (its api_key_env) is not set") {
+		t.Errorf("missing key: exit %d, stderr %q", code, stderr.String())
+	}
+	var unset []string
+	env = environ{func(n string) string {
+		if n == keyVar {
+			return key
+		}
+		return ""
+	}, func(n string) error { unset = append(unset, n); return nil }}
+	stderr.Reset()
+	if code := run(context.Background(), []string{"-plan", planPath, "-data", root, "-out", t.TempDir(), "-no-progress"}, &stdout, &stderr, env); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if len(unset) != 1 || unset[0] != keyVar {
+		t.Errorf("unset %v, want [%s]", unset, keyVar)
+	}
+}
+
+func TestDryRunNeedsNoKeyAndMakesNoRequest(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: answer})
+	var stdout, stderr bytes.Buffer
+	env := environ{func(string) string { return "" }, func(string) error { return nil }}
+	code := run(context.Background(), []string{"-plan", writePlan(t, srv.URL), "-data", root, "-out", t.TempDir(), "-dry-run"}, &stdout, &stderr, env)
+	if code != 0 || len(srv.Requests()) != 0 || !strings.Contains(stdout.String(), "1 runs, 49 model calls to make") {
+		t.Errorf("exit %d, %d requests, stdout:\n%s\nstderr:\n%s", code, len(srv.Requests()), stdout.String(), stderr.String())
+	}
+	// The example plan of the paper parses and estimates with the fake data too.
+	p, err := plan.Load("../../plans/paper.toml")
+	if err != nil || len(p.Runs()) != 15 {
+		t.Fatalf("paper plan: %v", err)
+	}
+}

@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/systems"
+)
+
+// Estimate is the forecast of one run for --dry-run.
+type Estimate struct {
+	RunID     string
+	Benchmark results.Benchmark
+	System    results.System
+	Source    int
+	Model     string
+	Round     int
+	Protocol  string // the protocol the run will record (ProtocolUnscored without a scorer)
+	Questions int
+	Done      int // already finished (results file exists: all)
+	// Calls, PromptTokens and CompletionTokens forecast the questions still
+	// to do: calls from the system, prompt tokens from the prompts' bytes
+	// (plan estimate.bytes_per_token), completion tokens per call from the
+	// plan's estimate section.
+	Calls                          int
+	PromptTokens, CompletionTokens int64
+	CostUSD                        *float64 // nil when the model has no price
+}
+
+// EstimatePlan forecasts every run of the plan without calling any model or
+// needing API keys: it loads the data, builds every prompt and counts the
+// questions already finished in existing results files and journals.
+func EstimatePlan(o Options) ([]Estimate, error) {
+	e, err := prepare(o)
+	if err != nil {
+		return nil, err
+	}
+	est := o.Plan.Estimate
+	var out []Estimate
+	for _, p := range e.runs {
+		x := Estimate{RunID: p.run.RunID, Benchmark: p.pr.Benchmark, System: p.pr.System, Source: p.pr.RetrievalSource,
+			Model: p.pr.Model.Name, Round: p.pr.Round, Protocol: p.run.ScoringProtocol, Questions: len(p.items), Done: p.done}
+		var sys systems.System
+		if p.pr.Benchmark == results.BenchmarkToolUsage {
+			if sys, err = systems.New(p.pr.System, systems.Params{RetrievalSource: p.pr.RetrievalSource}); err != nil {
+				return nil, err
+			}
+		}
+		var promptBytes int
+		// The questions still to do are approximated by the last Questions−Done
+		// (a journal finishes questions roughly in order); the counts are exact.
+		todo := p.items[min(p.done, len(p.items)):]
+		for _, it := range todo {
+			if it.q != nil {
+				se := sys.Estimate(it.q, e.prompts)
+				x.Calls += se.Calls
+				promptBytes += se.PromptBytes
+				x.CompletionTokens += int64(se.Calls * est.CompletionTokensToolUsage)
+			} else {
+				prompt, err := systems.QAPrompt(it.qa, e.prompts)
+				if err != nil {
+					return nil, err
+				}
+				x.Calls++
+				promptBytes += len(prompt)
+				x.CompletionTokens += int64(est.CompletionTokensQAQuestion)
+			}
+		}
+		x.PromptTokens = int64(math.Ceil(float64(promptBytes) / est.BytesPerToken))
+		if price := p.pr.Model.Price; price != nil {
+			x.CostUSD = ptr(price.Cost(x.PromptTokens, x.CompletionTokens))
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// WriteEstimates prints the estimates as a table with a total line.
+func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "round\tmodel\tbenchmark\tsystem\tsource\tprotocol\tquestions\tdone\tcalls\t~prompt tok\t~completion tok\t~cost USD\t")
+	var calls int
+	var pt, ct int64
+	var cost float64
+	unpriced := 0
+	for _, x := range ests {
+		c := "-"
+		if x.CostUSD != nil {
+			c = fmt.Sprintf("%.2f", *x.CostUSD)
+			if *x.CostUSD > 0 && *x.CostUSD < 0.005 {
+				c = "<0.01"
+			}
+			cost += *x.CostUSD
+		} else if x.Calls > 0 {
+			unpriced++
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t\n", x.Round, x.Model, x.Benchmark, x.System, x.Source,
+			x.Protocol, x.Questions, x.Done, x.Calls, x.PromptTokens, x.CompletionTokens, c)
+		calls += x.Calls
+		pt += x.PromptTokens
+		ct += x.CompletionTokens
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%d runs, %d model calls to make, ~%d prompt + ~%d completion tokens, estimated cost $%.2f", len(ests), calls, pt, ct, cost)
+	if unpriced > 0 {
+		fmt.Fprintf(w, " (priced models only; %d runs have no price)", unpriced)
+	}
+	fmt.Fprintf(w, ".\nEstimates: prompt tokens = prompt bytes / %g; completion tokens per call from the plan's [estimate] section.\n", bytesPerToken)
+	return nil
+}

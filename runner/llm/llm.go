@@ -1,0 +1,399 @@
+// Package llm is the runner's client for OpenAI-compatible chat-completion
+// endpoints (OpenAI, Gemini's OpenAI-compatible API, vLLM, Ollama, and this
+// project's fake and replay servers). It wraps github.com/sashabaranov/go-openai
+// with what a benchmark run needs: the sampling parameters sent exactly as
+// configured (temperature 0 included), retries with exponential backoff and
+// jitter on 429, 5xx, timeouts, transport errors and malformed responses,
+// honouring Retry-After, a per-request timeout, an optional request rate
+// limit, and the tokens and latency of every completion.
+//
+// The API key is used only for the Authorization header: it is redacted from
+// every error and every completion this package returns, so that it cannot
+// reach logs or results files through them.
+//
+// This is a leaf package: it imports no other package of the project.
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"golang.org/x/time/rate"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role    string // "system", "user" or "assistant"
+	Content string
+}
+
+// User returns a user message with the given content.
+func User(content string) Message { return Message{Role: openai.ChatMessageRoleUser, Content: content} }
+
+// Params are the sampling parameters of a model. A nil field is not sent, so
+// the server's default applies; a non-nil field is always sent, zero
+// included (go-openai alone would drop a temperature of 0: stack.md §5).
+type Params struct {
+	Temperature *float64
+	TopP        *float64
+	MaxTokens   *int // sent as max_tokens, which every compatible server honours
+	Seed        *int64
+}
+
+// Defaults of Config.
+const (
+	// DefaultTimeout is the per-request timeout, as MatTools' clients use (600 s).
+	DefaultTimeout     = 600 * time.Second
+	DefaultMaxRetries  = 5
+	DefaultBackoffBase = time.Second
+	DefaultBackoffMax  = time.Minute
+	// NoRetries as Config.MaxRetries disables retries.
+	NoRetries = -1
+	// DefaultMaxRetryAfter caps how long a server's Retry-After can make one retry wait.
+	DefaultMaxRetryAfter = 5 * time.Minute
+)
+
+// Config configures a Client. Zero durations and counts take the defaults above.
+type Config struct {
+	// BaseURL is the endpoint's base, e.g. "https://api.openai.com/v1" or
+	// "http://127.0.0.1:8000/v1"; "/chat/completions" is appended.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <key>" when non-empty. It never
+	// appears in an error or completion returned by the client.
+	APIKey string
+	Model  string // the model id sent in every request
+	Params Params
+
+	Timeout       time.Duration // per attempt, from sending the request to the decoded response
+	MaxRetries    int           // retries after the first attempt; 0 = DefaultMaxRetries, NoRetries = none
+	BackoffBase   time.Duration // first backoff; doubled per retry, with jitter
+	BackoffMax    time.Duration // cap of the exponential backoff
+	MaxRetryAfter time.Duration // cap of a server's Retry-After
+	// RequestsPerMinute limits the rate of attempts (0 = unlimited).
+	RequestsPerMinute float64
+	// HTTPClient sends the requests; nil means a new http.Client. Its own
+	// Timeout should be 0 or longer than Timeout.
+	HTTPClient *http.Client
+	// Sleep waits between attempts; nil means a timer honouring ctx. Tests
+	// replace it to observe the delays.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnRetry, if set, is called before each retry with the attempt number
+	// (1-based) that failed, its error (already redacted) and the delay.
+	OnRetry func(attempt int, err error, delay time.Duration)
+}
+
+// Completion is one answered chat completion.
+type Completion struct {
+	Content      string // the first choice's message content
+	FinishReason string
+	Model        string // the model id the server reports
+	// PromptTokens and CompletionTokens are the server's usage counts
+	// (0 when the server reports none).
+	PromptTokens     int64
+	CompletionTokens int64
+	Latency          time.Duration // of the successful attempt
+	Attempts         int           // attempts made, ≥ 1
+}
+
+// Client sends chat completions to one model of one endpoint. It is safe for
+// concurrent use.
+type Client struct {
+	cfg     Config
+	oa      *openai.Client
+	limiter *rate.Limiter
+	redact  *strings.Replacer
+}
+
+// New returns a client for cfg. It fails if the base URL is not an absolute
+// http(s) URL or the model is empty; it makes no request.
+func New(cfg Config) (*Client, error) {
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("llm: base URL %q is not an absolute http(s) URL", RedactURL(cfg.BaseURL))
+	}
+	if cfg.Model == "" {
+		return nil, errors.New("llm: empty model id")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = DefaultMaxRetries
+	} else if cfg.MaxRetries < 0 {
+		cfg.MaxRetries = 0
+	}
+	if cfg.BackoffBase <= 0 {
+		cfg.BackoffBase = DefaultBackoffBase
+	}
+	if cfg.BackoffMax <= 0 {
+		cfg.BackoffMax = DefaultBackoffMax
+	}
+	if cfg.MaxRetryAfter <= 0 {
+		cfg.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.HTTPClient = &doer{hc: hc, params: cfg.Params}
+	c := &Client{cfg: cfg, oa: openai.NewClientWithConfig(oc), redact: strings.NewReplacer()}
+	if cfg.APIKey != "" {
+		c.redact = strings.NewReplacer(cfg.APIKey, "[REDACTED]")
+	}
+	if cfg.RequestsPerMinute > 0 {
+		c.limiter = rate.NewLimiter(rate.Limit(cfg.RequestsPerMinute/60), 1)
+	}
+	return c, nil
+}
+
+// Model returns the model id the client sends.
+func (c *Client) Model() string { return c.cfg.Model }
+
+// Complete sends msgs and returns the first choice. Retryable failures (HTTP
+// 408, 429 and 5xx, a timeout of the attempt, a transport error, a response
+// that is not valid JSON or has no choice) are retried up to MaxRetries
+// times, waiting the server's Retry-After (retry-after-ms or Retry-After,
+// capped at MaxRetryAfter) when given, otherwise an exponential backoff with
+// jitter. Other HTTP errors are returned at once. When ctx ends, Complete
+// returns ctx's error. Errors are *Error.
+func (c *Client) Complete(ctx context.Context, msgs []Message) (*Completion, error) {
+	req := openai.ChatCompletionRequest{Model: c.cfg.Model}
+	for _, m := range msgs {
+		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+	}
+	for attempt := 1; ; attempt++ {
+		if c.limiter != nil {
+			if err := c.limiter.Wait(ctx); err != nil {
+				return nil, c.fail(attempt-1, ctx.Err(), 0, err)
+			}
+		}
+		comp, info, err := c.attempt(ctx, req)
+		if err == nil {
+			comp.Attempts = attempt
+			return comp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, c.fail(attempt, ctx.Err(), info.status, err)
+		}
+		if !info.retryable || attempt > c.cfg.MaxRetries {
+			return nil, c.fail(attempt, nil, info.status, err)
+		}
+		delay := c.backoff(attempt)
+		if info.retryAfter > 0 {
+			delay = min(info.retryAfter, c.cfg.MaxRetryAfter)
+		}
+		if c.cfg.OnRetry != nil {
+			c.cfg.OnRetry(attempt, c.fail(attempt, nil, info.status, err), delay)
+		}
+		if err := c.cfg.Sleep(ctx, delay); err != nil {
+			return nil, c.fail(attempt, ctx.Err(), info.status, err)
+		}
+	}
+}
+
+// attemptInfo is what one attempt learned about the failure, filled in by
+// doer through the request context.
+type attemptInfo struct {
+	status     int // HTTP status, 0 when no response arrived
+	retryAfter time.Duration
+	retryable  bool
+}
+
+type infoKey struct{}
+
+func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest) (*Completion, *attemptInfo, error) {
+	info := &attemptInfo{}
+	actx, cancel := context.WithTimeout(context.WithValue(ctx, infoKey{}, info), c.cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	resp, err := c.oa.CreateChatCompletion(actx, req)
+	latency := time.Since(start)
+	if err == nil && len(resp.Choices) == 0 {
+		err = errors.New("response has no choices")
+	}
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+		case errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil:
+			err = fmt.Errorf("no response within the request timeout of %s: %w", c.cfg.Timeout, err)
+			info.retryable = true
+		case info.status == 0:
+			info.retryable = true // transport error: connection refused or reset, EOF
+		case info.status == http.StatusRequestTimeout || info.status == http.StatusTooManyRequests || info.status >= 500:
+			info.retryable = true
+		case info.status >= 200 && info.status < 300:
+			err = fmt.Errorf("malformed response (HTTP %d): %w", info.status, err)
+			info.retryable = true
+		}
+		return nil, info, err
+	}
+	ch := resp.Choices[0]
+	return &Completion{
+		Content:          c.redact.Replace(ch.Message.Content),
+		FinishReason:     string(ch.FinishReason),
+		Model:            resp.Model,
+		PromptTokens:     int64(resp.Usage.PromptTokens),
+		CompletionTokens: int64(resp.Usage.CompletionTokens),
+		Latency:          latency,
+	}, info, nil
+}
+
+// backoff returns the delay before retry number attempt (1-based): an
+// exponential backoff base·2^(attempt−1), capped at BackoffMax, with "equal
+// jitter" (uniform in its upper half) so that parallel workers spread out.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.cfg.BackoffBase << min(attempt-1, 30)
+	if d <= 0 || d > c.cfg.BackoffMax {
+		d = c.cfg.BackoffMax
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Error is a failed completion: the last attempt's error after retries, or
+// the context's error when the caller gave up. Its text never contains the
+// API key.
+type Error struct {
+	Model    string
+	Attempts int
+	Status   int // HTTP status of the last attempt; 0 when none arrived
+	msg      string
+	ctxErr   error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("llm: model %s: %d attempt(s): %s", e.Model, e.Attempts, e.msg)
+}
+
+// Unwrap returns the context's error when the caller's context ended, so
+// that errors.Is(err, context.Canceled) works; otherwise nil.
+func (e *Error) Unwrap() error { return e.ctxErr }
+
+func (c *Client) fail(attempts int, ctxErr error, status int, err error) *Error {
+	return &Error{Model: c.cfg.Model, Attempts: attempts, Status: status,
+		msg: c.redact.Replace(err.Error()), ctxErr: ctxErr}
+}
+
+// doer is go-openai's HTTP client: it writes the configured sampling
+// parameters into the request body (go-openai omits zero values) and records
+// the response status and Retry-After for the retry loop.
+type doer struct {
+	hc     *http.Client
+	params Params
+}
+
+func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Method == http.MethodPost {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if body, err = d.params.patch(body); err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		req.ContentLength = int64(len(body))
+	}
+	resp, err := d.hc.Do(req)
+	if info, ok := req.Context().Value(infoKey{}).(*attemptInfo); ok && resp != nil {
+		info.status = resp.StatusCode
+		info.retryAfter = retryAfter(resp.Header, time.Now())
+	}
+	return resp, err
+}
+
+// patch sets the non-nil parameters in a JSON request body.
+func (p Params) patch(body []byte) ([]byte, error) {
+	set := map[string]any{}
+	if p.Temperature != nil {
+		set["temperature"] = *p.Temperature
+	}
+	if p.TopP != nil {
+		set["top_p"] = *p.TopP
+	}
+	if p.MaxTokens != nil {
+		set["max_tokens"] = *p.MaxTokens
+	}
+	if p.Seed != nil {
+		set["seed"] = *p.Seed
+	}
+	if len(set) == 0 {
+		return body, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, fmt.Errorf("llm: request body is not a JSON object: %w", err)
+	}
+	for k, v := range set {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = b
+	}
+	return json.Marshal(m)
+}
+
+// retryAfter reads a server's requested delay: OpenAI's retry-after-ms
+// (milliseconds) if present, else Retry-After in seconds or as an HTTP date
+// (RFC 9110 §10.2.3). It returns 0 when absent or unparseable.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// RedactURL returns u without user info, query or fragment, so that it can
+// be logged or recorded: some providers accept a key in the query string.
+func RedactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	p.User, p.RawQuery, p.Fragment, p.ForceQuery = nil, "", "", false
+	return p.String()
+}

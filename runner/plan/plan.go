@@ -1,0 +1,413 @@
+// Package plan reads a run plan: a TOML file listing the models (each an
+// OpenAI-compatible endpoint with its generation parameters and optional
+// prices), systems, retrieval sources, benchmarks and rounds to run, with
+// concurrency and rate limits. It expands a plan into configurations and
+// runs (configuration × round). It makes no request and reads no API key:
+// a plan only names the environment variable that holds each key.
+//
+// See plans/paper.toml in the repository for a documented example.
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+)
+
+// Defaults of a plan.
+const (
+	DefaultRounds      = 3                 // the paper's three rounds
+	DefaultConcurrency = 4                 // questions in flight per run
+	DefaultTemperature = 0.7               // MatTools' temperature everywhere (mattools-reference.md §5)
+	DefaultTimeout     = 600 * time.Second // per request, as MatTools' clients
+	DefaultMaxRetries  = 5
+	// Token estimates for --dry-run costs. 4 bytes per token over-estimates
+	// the recorded GPT usage slightly (gpt-4o: 3,477 bytes → 711 prompt
+	// tokens, 4.9 bytes/token); 800 completion tokens is the recorded
+	// gpt-4o single-LLM answer size (≈ 700–750 tokens).
+	DefaultBytesPerToken           = 4.0
+	DefaultCompletionTokensToolUse = 800
+	DefaultCompletionTokensQA      = 10
+)
+
+// Plan is a parsed and validated run plan.
+type Plan struct {
+	// Path is the file the plan was read from ("" when parsed from bytes).
+	Path string `toml:"-"`
+	// Rounds is how many times each configuration runs (rounds 1…Rounds).
+	Rounds int `toml:"rounds"`
+	// Concurrency is the number of questions in flight per run; a model's
+	// MaxConcurrency lowers it for that model.
+	Concurrency int `toml:"concurrency"`
+	// Benchmarks to run: "tool-usage", "qa-code", "qa-doc".
+	Benchmarks []results.Benchmark `toml:"benchmarks"`
+	// Systems to run on the tool-usage benchmark (QA runs use single-llm only,
+	// as the paper). Default ["single-llm"].
+	Systems []results.System `toml:"systems"`
+	// RetrievalSources (1–4) for the systems that retrieve; systems without
+	// retrieval run with source 0 regardless.
+	RetrievalSources []int          `toml:"retrieval_sources"`
+	ToolUsage        ToolUsage      `toml:"tool_usage"`
+	QASets           map[string]QA  `toml:"qa_sets"` // keyed by benchmark: "qa-code", "qa-doc"
+	Models           []Model        `toml:"models"`
+	Estimate         EstimateParams `toml:"estimate"`
+}
+
+// ToolUsage configures the tool-usage benchmark.
+type ToolUsage struct {
+	// ScoringProtocol is the protocol tool-usage runs are scored with:
+	// "mattools-v1" (default) or "mattools-v1-strict".
+	ScoringProtocol string `toml:"scoring_protocol"`
+}
+
+// QA is one QA question set.
+type QA struct {
+	// Path is the set in MatTools' upstream JSON format, plain or as the
+	// upstream .json.zip. Environment variables ($MATTOOLS_DATA) are
+	// expanded; a relative path is relative to the plan file.
+	Path string `toml:"path"`
+	// Name is the question-set name recorded on the runs: "all" for the
+	// whole upstream set (checked: 34,621 code / 34,604 doc questions),
+	// otherwise a short name of your own (e.g. "sample-20").
+	Name string `toml:"name"`
+}
+
+// Model is one model under test behind an OpenAI-compatible endpoint.
+type Model struct {
+	Name        string `toml:"name"`         // the model id sent to the endpoint, e.g. "gpt-4o-2024-08-06"
+	DisplayName string `toml:"display_name"` // optional, e.g. "GPT-4o"
+	Group       string `toml:"group"`        // optional, e.g. "closed-source"
+	// BaseURL is the endpoint, e.g. "https://api.openai.com/v1". "{round}"
+	// is replaced by the round number (for the replay server's /roundN/ paths).
+	BaseURL string `toml:"base_url"`
+	// APIKeyEnv is the NAME of the environment variable holding the API key
+	// ("" = send no key). The key itself never appears in a plan.
+	APIKeyEnv string `toml:"api_key_env"`
+
+	// Generation parameters. Temperature defaults to 0.7 (the paper); the
+	// others are sent only when set.
+	Temperature *float64 `toml:"temperature"`
+	TopP        *float64 `toml:"top_p"`
+	MaxTokens   *int     `toml:"max_tokens"`
+	Seed        *int64   `toml:"seed"`
+
+	Timeout           Duration `toml:"timeout"`             // per request; default 600s (MatTools)
+	MaxRetries        *int     `toml:"max_retries"`         // default 5
+	RequestsPerMinute float64  `toml:"requests_per_minute"` // 0 = unlimited
+	MaxConcurrency    int      `toml:"max_concurrency"`     // 0 = the plan's concurrency
+
+	// Price is in US dollars per million tokens; cost is reported only when set.
+	Price *Price `toml:"price"`
+}
+
+// Price is a model's price in US dollars per million tokens.
+type Price struct {
+	InputPerMillion  float64 `toml:"input_per_million"`
+	OutputPerMillion float64 `toml:"output_per_million"`
+}
+
+// Cost returns the cost in US dollars of the given token counts.
+func (p *Price) Cost(promptTokens, completionTokens int64) float64 {
+	return (float64(promptTokens)*p.InputPerMillion + float64(completionTokens)*p.OutputPerMillion) / 1e6
+}
+
+// EstimateParams tune the --dry-run token estimates.
+type EstimateParams struct {
+	BytesPerToken              float64 `toml:"bytes_per_token"`
+	CompletionTokensToolUsage  int     `toml:"completion_tokens_tool_usage"`
+	CompletionTokensQAQuestion int     `toml:"completion_tokens_qa"`
+}
+
+// Duration is a TOML string such as "600s" or "2m".
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	if v < 0 {
+		return errors.New("negative duration")
+	}
+	d.Duration = v
+	return nil
+}
+
+// BaseURLFor returns the model's base URL for round r ("{round}" replaced).
+func (m *Model) BaseURLFor(round int) string {
+	return strings.ReplaceAll(m.BaseURL, "{round}", strconv.Itoa(round))
+}
+
+// Error is a problem in a plan; it prints as "file: field: reason" or, for
+// TOML syntax errors, "file:line: reason".
+type Error struct {
+	File  string
+	Line  int
+	Field string
+	Err   error
+}
+
+func (e *Error) Error() string {
+	s := e.File
+	if s == "" {
+		s = "plan"
+	}
+	if e.Line > 0 {
+		s += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Field != "" {
+		s += ": " + e.Field
+	}
+	return s + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Load reads and validates the plan at path.
+func Load(path string) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path)
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Parse parses and validates a plan; name is used in errors and to resolve
+// relative QA paths. Unknown keys are errors (they are usually typos), as
+// are missing or invalid values; errors are *Error values, joined.
+func Parse(data []byte, name string) (*Plan, error) {
+	p := &Plan{Path: name}
+	md, err := toml.Decode(string(data), p)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &Error{File: name, Line: pe.Position.Line, Err: errors.New(pe.Message)}
+		}
+		return nil, &Error{File: name, Err: err}
+	}
+	var errs []error
+	add := func(field, format string, a ...any) {
+		errs = append(errs, &Error{File: name, Field: field, Err: fmt.Errorf(format, a...)})
+	}
+	for _, k := range md.Undecoded() {
+		if k[len(k)-1] == "api_key" {
+			add(k.String(), "API keys never go in a plan: put the key in an environment variable and name it in api_key_env")
+			continue
+		}
+		add(k.String(), "unknown key")
+	}
+	if !md.IsDefined("rounds") {
+		p.Rounds = DefaultRounds
+	}
+	if p.Rounds < 1 {
+		add("rounds", "is %d; want ≥ 1", p.Rounds)
+	}
+	if p.Concurrency == 0 {
+		p.Concurrency = DefaultConcurrency
+	}
+	if p.Concurrency < 1 {
+		add("concurrency", "is %d; want ≥ 1", p.Concurrency)
+	}
+	if len(p.Benchmarks) == 0 {
+		p.Benchmarks = []results.Benchmark{results.BenchmarkToolUsage}
+	}
+	for i, b := range p.Benchmarks {
+		if !slices.Contains(results.Benchmarks, b) {
+			add(fmt.Sprintf("benchmarks[%d]", i), "unknown benchmark %q; want one of %v", b, results.Benchmarks)
+		}
+		if b.IsQA() {
+			if qa, ok := p.QASets[string(b)]; !ok || qa.Path == "" {
+				add("qa_sets."+string(b)+".path", "is required to run the %s benchmark (the question set in MatTools' JSON format)", b)
+			}
+		}
+	}
+	for k, qa := range p.QASets {
+		if !results.Benchmark(k).IsQA() {
+			add("qa_sets."+k, "unknown QA benchmark; want qa-code or qa-doc")
+			continue
+		}
+		if qa.Name == "" {
+			qa.Name = results.QuestionSetAll
+		}
+		if qa.Path != "" {
+			qa.Path = os.ExpandEnv(qa.Path)
+			if !filepath.IsAbs(qa.Path) && name != "" {
+				qa.Path = filepath.Join(filepath.Dir(name), qa.Path)
+			}
+		}
+		p.QASets[k] = qa
+	}
+	if len(p.Systems) == 0 {
+		p.Systems = []results.System{results.SystemSingleLLM}
+	}
+	retrieves := false
+	for i, s := range p.Systems {
+		if !slices.Contains(results.Systems, s) {
+			add(fmt.Sprintf("systems[%d]", i), "unknown system %q; want one of %v", s, results.Systems)
+		}
+		retrieves = retrieves || UsesRetrieval(s)
+	}
+	for i, src := range p.RetrievalSources {
+		if src < 1 || src > 4 {
+			add(fmt.Sprintf("retrieval_sources[%d]", i), "is %d; want 1–4", src)
+		}
+	}
+	if retrieves && len(p.RetrievalSources) == 0 {
+		add("retrieval_sources", "is required by the retrieving systems in systems")
+	}
+	if p.ToolUsage.ScoringProtocol == "" {
+		p.ToolUsage.ScoringProtocol = results.ProtocolMatToolsV1
+	}
+	if sp := p.ToolUsage.ScoringProtocol; sp != results.ProtocolMatToolsV1 && sp != results.ProtocolMatToolsV1Strict {
+		add("tool_usage.scoring_protocol", "is %q; want %s or %s", sp, results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict)
+	}
+	if len(p.Models) == 0 {
+		add("models", "no [[models]] given")
+	}
+	seen := map[string]bool{}
+	for i := range p.Models {
+		m := &p.Models[i]
+		f := fmt.Sprintf("models[%d]", i)
+		if m.Name == "" {
+			add(f+".name", "is empty")
+		} else if seen[m.Name] {
+			add(f+".name", "%q appears twice", m.Name)
+		}
+		seen[m.Name] = true
+		if m.BaseURL == "" {
+			add(f+".base_url", "is empty")
+		} else if !strings.HasPrefix(m.BaseURL, "http://") && !strings.HasPrefix(m.BaseURL, "https://") {
+			add(f+".base_url", "must start with http:// or https://")
+		}
+		if m.APIKeyEnv != "" && !envName.MatchString(m.APIKeyEnv) {
+			// Never echo the value: it may be a key pasted by mistake.
+			add(f+".api_key_env", "must be the NAME of an environment variable (letters, digits, _), not the key itself")
+		}
+		if m.Temperature == nil {
+			t := DefaultTemperature
+			m.Temperature = &t
+		}
+		if *m.Temperature < 0 || *m.Temperature > 2 {
+			add(f+".temperature", "is %g; want 0–2", *m.Temperature)
+		}
+		if m.TopP != nil && (*m.TopP < 0 || *m.TopP > 1) {
+			add(f+".top_p", "is %g; want 0–1", *m.TopP)
+		}
+		if m.MaxTokens != nil && *m.MaxTokens < 1 {
+			add(f+".max_tokens", "is %d; want ≥ 1", *m.MaxTokens)
+		}
+		if m.Timeout.Duration == 0 {
+			m.Timeout.Duration = DefaultTimeout
+		}
+		if m.MaxRetries == nil {
+			n := DefaultMaxRetries
+			m.MaxRetries = &n
+		}
+		if *m.MaxRetries < 0 {
+			add(f+".max_retries", "is %d; want ≥ 0", *m.MaxRetries)
+		}
+		if m.RequestsPerMinute < 0 || m.MaxConcurrency < 0 {
+			add(f, "requests_per_minute and max_concurrency must be ≥ 0")
+		}
+		if m.Price != nil && (m.Price.InputPerMillion < 0 || m.Price.OutputPerMillion < 0) {
+			add(f+".price", "prices must be ≥ 0")
+		}
+	}
+	e := &p.Estimate
+	if e.BytesPerToken <= 0 {
+		e.BytesPerToken = DefaultBytesPerToken
+	}
+	if e.CompletionTokensToolUsage <= 0 {
+		e.CompletionTokensToolUsage = DefaultCompletionTokensToolUse
+	}
+	if e.CompletionTokensQAQuestion <= 0 {
+		e.CompletionTokensQAQuestion = DefaultCompletionTokensQA
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return p, nil
+}
+
+// UsesRetrieval reports whether system s retrieves from a retrieval source
+// (LLM-RAG, agentic RAG, self-reflection RAG); the others run with source 0.
+func UsesRetrieval(s results.System) bool {
+	return s == results.SystemLLMRAG || s == results.SystemAgenticRAG || s == results.SystemSelfReflectionRAG
+}
+
+// Configuration is one configuration of a plan: benchmark × system ×
+// retrieval source × model (the scoring protocol follows the benchmark).
+type Configuration struct {
+	Benchmark       results.Benchmark
+	System          results.System
+	RetrievalSource int
+	Model           *Model
+	// ScoringProtocol is the protocol the plan asks for: the plan's
+	// tool_usage.scoring_protocol, or mattools-qa-v1 for QA.
+	ScoringProtocol string
+	QA              *QA // the question set of a QA configuration
+}
+
+// Run is one configuration in one round (1-based).
+type Run struct {
+	Configuration
+	Round int
+}
+
+// Configurations expands the plan in a stable order: benchmarks, then
+// systems, then retrieval sources, then models, each in plan order. QA
+// benchmarks run with single-llm only (the paper's QA evaluation); systems
+// without retrieval get source 0 once.
+func (p *Plan) Configurations() []Configuration {
+	var out []Configuration
+	for _, b := range p.Benchmarks {
+		for _, s := range p.Systems {
+			if b.IsQA() && s != results.SystemSingleLLM {
+				continue
+			}
+			sources := []int{0}
+			if UsesRetrieval(s) {
+				sources = p.RetrievalSources
+			}
+			for _, src := range sources {
+				for i := range p.Models {
+					c := Configuration{Benchmark: b, System: s, RetrievalSource: src, Model: &p.Models[i],
+						ScoringProtocol: p.ToolUsage.ScoringProtocol}
+					if b.IsQA() {
+						qa := p.QASets[string(b)]
+						c.QA, c.ScoringProtocol = &qa, results.ProtocolQAV1
+					}
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Runs returns every run of the plan, round-major: round 1 of every
+// configuration, then round 2, and so on, so that a plan stopped half-way
+// has comparable rounds for all configurations.
+func (p *Plan) Runs() []Run {
+	var out []Run
+	cs := p.Configurations()
+	for r := 1; r <= p.Rounds; r++ {
+		for _, c := range cs {
+			out = append(out, Run{Configuration: c, Round: r})
+		}
+	}
+	return out
+}

@@ -1,0 +1,616 @@
+// Package runner executes a run plan: it expands the plan (runner/plan) into
+// runs (configuration × round), asks each question of each run to the
+// configured system (runner/systems) through an OpenAI-compatible client
+// (runner/llm), scores the answers (QA: runner/scoring; tool usage: a
+// Scorer, when one is given) and writes one results file per run (results
+// format v1, provenance "runner") into the output directory, atomically.
+//
+// Runs are resumable: every finished question is appended to the run's
+// checkpoint journal (OUT/.journal/<run id>.jsonl) and synced before the
+// next is counted, so a run that is interrupted (Ctrl-C, a crash, SIGKILL)
+// continues where it stopped when started again, without asking a finished
+// question twice or duplicating a row. A run whose results file exists is
+// skipped.
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+	"github.com/mattools-leaderboard/leaderboard/runner/systems"
+)
+
+// Options configure Run and Estimate.
+type Options struct {
+	Plan *plan.Plan
+	// DataRoot is the MatTools data root (MATTOOLS_DATA): questions and prompts.
+	DataRoot string
+	// PromptsDir holds the prompt texts; "" means DataRoot/prompts.
+	PromptsDir string
+	// OutDir receives one results file per run, <run id>.parquet, and the
+	// journals in OutDir/.journal.
+	OutDir string
+	// APIKeys maps the environment-variable names of the plan's api_key_env
+	// to the keys. The runner never reads the environment itself; see
+	// ReadAPIKeys.
+	APIKeys map[string]string
+	// Scorers holds the available tool-usage scorers by protocol id. A
+	// tool-usage run whose protocol has no scorer is written unscored
+	// (ProtocolUnscored).
+	Scorers map[string]Scorer
+	// Progress receives a progress bar with ETA; nil shows none.
+	Progress io.Writer
+	// Log receives one line per run and per retry; nil discards.
+	Log *slog.Logger
+	// HTTPClient sends the model requests; nil means a default client.
+	HTTPClient *http.Client
+	// Generator is recorded as the program that wrote the runs; default "run-benchmark".
+	Generator string
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Status is what happened to one run.
+type Status string
+
+// Statuses of a run.
+const (
+	StatusWritten     Status = "written"     // all questions answered, results file written
+	StatusExists      Status = "exists"      // the results file existed already: skipped
+	StatusFailed      Status = "failed"      // stopped by an error; the journal keeps what finished
+	StatusInterrupted Status = "interrupted" // stopped by the context (Ctrl-C); resumable
+)
+
+// RunResult reports one run of the plan.
+type RunResult struct {
+	RunID  string
+	Path   string // the results file
+	Status Status
+	Err    error // when Status is failed
+	Items  int   // questions in the run
+	Done   int   // questions journaled when the run stopped
+	Usage  results.Usage
+}
+
+// ErrInterrupted is returned (wrapped) by Run when its context ended before
+// the plan was complete; running the plan again resumes it.
+var ErrInterrupted = errors.New("run interrupted; run the same plan again to resume")
+
+// ReadAPIKeys returns the API keys the plan's models name, read with getenv
+// (os.Getenv), and the names it read. A model whose api_key_env is unset or
+// empty is an error naming the model and the variable.
+func ReadAPIKeys(p *plan.Plan, getenv func(string) string) (map[string]string, error) {
+	keys := map[string]string{}
+	var errs []error
+	for _, m := range p.Models {
+		if m.APIKeyEnv == "" {
+			continue
+		}
+		v := getenv(m.APIKeyEnv)
+		if v == "" {
+			errs = append(errs, fmt.Errorf("model %s: environment variable %s (its api_key_env) is not set", m.Name, m.APIKeyEnv))
+			continue
+		}
+		keys[m.APIKeyEnv] = v
+	}
+	return keys, errors.Join(errs...)
+}
+
+// item is one question of a run.
+type item struct {
+	index int
+	id    string
+	q     *datasets.Question   // tool usage
+	qa    *datasets.QAQuestion // QA
+}
+
+// prepared is a run ready to execute.
+type prepared struct {
+	pr          plan.Run
+	run         results.Run // the skeleton: everything but totals, usage and times
+	path        string
+	journalPath string
+	items       []item
+	fingerprint string
+	exists      bool
+	done        int // journaled items (from a peek at the journal)
+}
+
+type engine struct {
+	o       Options
+	log     *slog.Logger
+	bench   *datasets.Benchmark
+	prompts *systems.Prompts
+	qaSets  map[string]*datasets.QASet
+	runs    []*prepared
+}
+
+// prepare loads the data the plan needs and builds every run's skeleton.
+func prepare(o Options) (*engine, error) {
+	if o.Plan == nil {
+		return nil, errors.New("runner: no plan")
+	}
+	if o.Generator == "" {
+		o.Generator = "run-benchmark"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	var err error
+	if o.PromptsDir == "" {
+		o.PromptsDir = filepath.Join(o.DataRoot, systems.PromptsDir)
+	}
+	if e.prompts, err = systems.LoadPrompts(o.PromptsDir); err != nil {
+		return nil, err
+	}
+	for _, pr := range o.Plan.Runs() {
+		if pr.Benchmark == results.BenchmarkToolUsage && e.bench == nil {
+			if e.bench, err = datasets.Load(o.DataRoot); err != nil {
+				return nil, err
+			}
+		}
+		if pr.Benchmark.IsQA() && e.qaSets[pr.QA.Path] == nil {
+			set, err := datasets.LoadQA(pr.QA.Path)
+			if err != nil {
+				return nil, err
+			}
+			want := map[results.Benchmark]int{results.BenchmarkQACode: datasets.NumQACode, results.BenchmarkQADoc: datasets.NumQADoc}[pr.Benchmark]
+			if pr.QA.Name == results.QuestionSetAll && len(set.Questions) != want {
+				return nil, fmt.Errorf("%s: %d questions, but the whole %s set has %d; give the subset a name of its own in qa_sets.%s.name",
+					pr.QA.Path, len(set.Questions), pr.Benchmark, want, pr.Benchmark)
+			}
+			e.qaSets[pr.QA.Path] = set
+		}
+		p, err := e.prepareRun(pr)
+		if err != nil {
+			return nil, err
+		}
+		e.runs = append(e.runs, p)
+	}
+	return e, nil
+}
+
+func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
+	m := pr.Model
+	protocol := pr.ScoringProtocol
+	if pr.Benchmark == results.BenchmarkToolUsage && e.o.Scorers[protocol] == nil {
+		protocol = ProtocolUnscored
+	}
+	r := results.Run{
+		FormatVersion:    results.FormatVersion,
+		Benchmark:        pr.Benchmark,
+		BenchmarkVersion: results.BenchmarkVersion2025_05,
+		System:           pr.System,
+		RetrievalSource:  pr.RetrievalSource,
+		Model:            m.Name,
+		ModelDisplayName: m.DisplayName,
+		ModelGroup:       m.Group,
+		Round:            pr.Round,
+		ScoringProtocol:  protocol,
+		Generation: results.GenerationParams{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed,
+			Source: "plan"},
+		Provenance: results.Provenance{Kind: results.ProvenanceRunner, Source: append([]results.SourceFile(nil), e.prompts.Files...)},
+	}
+	p := &prepared{pr: pr}
+	h := sha256.New()
+	if pr.Benchmark == results.BenchmarkToolUsage {
+		r.UpstreamCommit = e.bench.Commit
+		r.QuestionSet = results.QuestionSet{Name: results.QuestionSetAll, Questions: len(e.bench.Questions), Properties: e.bench.Properties()}
+		for i := range e.bench.Questions {
+			q := &e.bench.Questions[i]
+			p.items = append(p.items, item{index: q.Index, id: q.ID, q: q})
+			h.Write([]byte(q.ID + "\x00" + q.Text + "\x00"))
+		}
+	} else {
+		set := e.qaSets[pr.QA.Path]
+		r.QuestionSet = results.QuestionSet{Name: pr.QA.Name, Questions: len(set.Questions)}
+		for i := range set.Questions {
+			q := &set.Questions[i]
+			p.items = append(p.items, item{index: q.Index, id: q.ID, qa: q})
+			if pr.QA.Name != results.QuestionSetAll {
+				r.QuestionSet.IDs = append(r.QuestionSet.IDs, q.ID)
+			}
+		}
+		r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: sourcePath(e.o.DataRoot, set.Path), SHA256: set.SHA256})
+	}
+	r.RunID = results.MakeRunID(&r)
+	// The fingerprint covers what must not change while a run is resumed.
+	fp, _ := json.Marshal(struct {
+		RunID      string
+		Generation results.GenerationParams
+		Set        results.QuestionSet
+		Sources    []results.SourceFile
+		Questions  string
+	}{r.RunID, r.Generation, r.QuestionSet, r.Provenance.Source, hex.EncodeToString(h.Sum(nil))})
+	sum := sha256.Sum256(fp)
+	p.fingerprint = hex.EncodeToString(sum[:])
+	r.Endpoint = llm.RedactURL(m.BaseURLFor(pr.Round))
+	p.run = r
+	p.path = filepath.Join(e.o.OutDir, r.RunID+results.Extension)
+	p.journalPath = filepath.Join(e.o.OutDir, JournalDir, r.RunID+".jsonl")
+	if _, err := os.Stat(p.path); err == nil {
+		p.exists, p.done = true, len(p.items)
+	} else if p.done, err = peekJournal(p.journalPath); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// sourcePath returns path relative to root when it lies inside it, else its base name.
+func sourcePath(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.Base(path)
+}
+
+// Run executes every run of the plan in plan order (round-major), each with
+// up to the plan's concurrency of questions in flight, and returns one
+// RunResult per run. A run that fails (the model stays unreachable after
+// retries, a scorer fails) is reported and the next run starts; the
+// returned error joins those failures. When ctx ends, the runs stop at once,
+// their journals keeping every finished question, and the error wraps
+// ErrInterrupted.
+func Run(ctx context.Context, o Options) ([]RunResult, error) {
+	e, err := prepare(o)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range e.runs {
+		m := p.pr.Model
+		if !p.exists && m.APIKeyEnv != "" && o.APIKeys[m.APIKeyEnv] == "" {
+			return nil, fmt.Errorf("model %s: no API key: environment variable %s is not set", m.Name, m.APIKeyEnv)
+		}
+	}
+	pending := 0
+	for _, p := range e.runs {
+		pending += len(p.items) - p.done
+	}
+	var bar *progressbar.ProgressBar
+	if o.Progress != nil && pending > 0 {
+		bar = progressbar.NewOptions64(int64(pending), progressbar.OptionSetWriter(o.Progress),
+			progressbar.OptionSetDescription("questions"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30),
+			progressbar.OptionShowElapsedTimeOnFinish())
+	}
+	var out []RunResult
+	var errs []error
+	for _, p := range e.runs {
+		if ctx.Err() != nil {
+			break
+		}
+		res := e.execute(ctx, p, bar)
+		out = append(out, res)
+		if res.Status == StatusFailed {
+			errs = append(errs, fmt.Errorf("run %s: %w", res.RunID, res.Err))
+		}
+	}
+	if bar != nil {
+		bar.Exit()
+		fmt.Fprintln(o.Progress)
+	}
+	if ctx.Err() != nil {
+		errs = append(errs, fmt.Errorf("%w (%v)", ErrInterrupted, context.Cause(ctx)))
+	}
+	return out, errors.Join(errs...)
+}
+
+// execute runs one prepared run to completion, failure or interruption.
+func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.ProgressBar) RunResult {
+	res := RunResult{RunID: p.run.RunID, Path: p.path, Items: len(p.items)}
+	if p.exists {
+		res.Status, res.Done = StatusExists, len(p.items)
+		e.log.Info("run exists, skipped", "run", p.run.RunID, "file", p.path)
+		return res
+	}
+	fail := func(err error) RunResult {
+		res.Status, res.Err = StatusFailed, err
+		e.log.Error("run failed; run the plan again to resume it", "run", p.run.RunID, "done", res.Done, "of", res.Items, "error", err)
+		return res
+	}
+	j, err := openJournal(p.journalPath, p.run.RunID, p.fingerprint, e.o.Now(), p.run.Endpoint)
+	if err != nil {
+		return fail(err)
+	}
+	defer j.close()
+
+	m := p.pr.Model
+	retries := *m.MaxRetries
+	if retries == 0 {
+		retries = llm.NoRetries // the plan's 0 means none; llm's 0 means its default
+	}
+	client, err := llm.New(llm.Config{
+		BaseURL: m.BaseURLFor(p.pr.Round), APIKey: e.o.APIKeys[m.APIKeyEnv], Model: m.Name,
+		Params:  llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed},
+		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, HTTPClient: e.o.HTTPClient,
+		OnRetry: func(attempt int, err error, delay time.Duration) {
+			e.log.Warn("retrying", "run", p.run.RunID, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
+		},
+	})
+	if err != nil {
+		return fail(err)
+	}
+	env := systems.Env{LLM: client, Prompts: e.prompts}
+	var sys systems.System
+	var scorer Scorer
+	if p.pr.Benchmark == results.BenchmarkToolUsage {
+		if sys, err = systems.New(p.pr.System, systems.Params{RetrievalSource: p.pr.RetrievalSource}); err != nil {
+			return fail(err)
+		}
+		scorer = e.o.Scorers[p.run.ScoringProtocol]
+	}
+
+	var todo []item
+	for _, it := range p.items {
+		if !j.done(it.index) {
+			todo = append(todo, it)
+		}
+	}
+	e.log.Info("run started", "run", p.run.RunID, "questions", len(p.items), "todo", len(todo))
+	workers := e.o.Plan.Concurrency
+	if m.MaxConcurrency > 0 {
+		workers = min(workers, m.MaxConcurrency)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+		jobs     = make(chan item)
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range jobs {
+				line, err := e.answer(rctx, p, it, sys, scorer, env)
+				if err == nil {
+					err = j.append(line)
+				}
+				if err != nil {
+					if rctx.Err() == nil || !errors.Is(err, context.Canceled) {
+						mu.Lock()
+						if firstErr == nil && ctx.Err() == nil {
+							firstErr = fmt.Errorf("question %s: %w", it.id, err)
+						}
+						mu.Unlock()
+					}
+					cancel()
+					continue
+				}
+				if bar != nil {
+					bar.Add(1)
+				}
+			}
+		}()
+	}
+feed:
+	for _, it := range todo {
+		select {
+		case jobs <- it:
+		case <-rctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	res.Done = len(j.items)
+	if ctx.Err() != nil {
+		res.Status = StatusInterrupted
+		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.run.RunID, "done", res.Done, "of", res.Items)
+		return res
+	}
+	if firstErr != nil {
+		return fail(firstErr)
+	}
+	f, err := e.assemble(p, j, scorer)
+	if err != nil {
+		return fail(err)
+	}
+	if err := results.Write(p.path, f); err != nil {
+		return fail(err)
+	}
+	res.Status, res.Usage = StatusWritten, *f.Run.Usage
+	e.log.Info("run written", "run", p.run.RunID, "file", p.path, "prompt_tokens", res.Usage.PromptTokens,
+		"completion_tokens", res.Usage.CompletionTokens)
+	return res
+}
+
+// answer asks one question and scores the answer, returning its journal line.
+func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.System, scorer Scorer, env systems.Env) (journalLine, error) {
+	l := journalLine{Kind: "item", Index: it.index, ID: it.id}
+	var u systems.Usage
+	if it.q != nil {
+		g, err := sys.Generate(ctx, it.q, env)
+		if err != nil {
+			return l, err
+		}
+		row := &results.QuestionRow{QuestionIndex: int32(it.q.Index), QuestionID: it.q.ID, PropertyCount: int32(len(it.q.Properties)),
+			Code: g.Code, FunctionName: g.FunctionName, Verdict: string(results.VerdictUnknown)}
+		if scorer != nil {
+			o, err := scorer.Score(ctx, it.q, g)
+			if err != nil {
+				return l, fmt.Errorf("scoring (%s): %w", scorer.Protocol(), err)
+			}
+			runnable, passed := o.Runnable, int32(o.PropertiesPassed)
+			row.Verdict, row.VerdictCause, row.Runnable, row.PropertiesPassed = string(o.Verdict), o.VerdictCause, &runnable, &passed
+			row.ErrorExcerpt, row.StdoutExcerpt, row.StdoutDroppedBytes = o.ErrorExcerpt, o.StdoutExcerpt, o.StdoutDroppedBytes
+			row.StderrExcerpt, row.StderrDroppedBytes = o.StderrExcerpt, o.StderrDroppedBytes
+		}
+		l.Question, l.Response, u = row, g.Response, g.Usage
+		row.PromptTokens, row.CompletionTokens, row.LatencyMS = &u.PromptTokens, &u.CompletionTokens, ptr(u.Latency.Milliseconds())
+	} else {
+		a, err := systems.AnswerQA(ctx, it.qa, env)
+		if err != nil {
+			return l, err
+		}
+		s := scoring.QAScoreAnswer(a.Response, it.qa.CorrectAnswer)
+		l.QA = &results.QAItem{ItemIndex: int32(it.qa.Index), Item: it.qa.ID, Questions: 1, Correct: b2i(s.Correct),
+			CorrectLenient: ptr(b2i(s.CorrectLenient)), AnswerText: &a.Response, ExtractedStrict: &s.Strict,
+			ExtractedLenient: &s.Lenient, CorrectAnswer: &it.qa.CorrectAnswer}
+		l.Response, u = a.Response, a.Usage
+		l.QA.PromptTokens, l.QA.CompletionTokens, l.QA.LatencyMS = &u.PromptTokens, &u.CompletionTokens, ptr(u.Latency.Milliseconds())
+	}
+	l.Calls, l.Attempts = u.Calls, u.Attempts
+	t := e.o.Now().UTC()
+	l.FinishedAt = &t
+	return l, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// assemble builds the results file of a complete run from its journal.
+func (e *engine) assemble(p *prepared, j *journal, scorer Scorer) (*results.File, error) {
+	f := &results.File{Run: p.run}
+	r := &f.Run
+	usage := &results.Usage{}
+	t := results.Totals{Questions: r.QuestionSet.Questions, Properties: r.QuestionSet.Properties}
+	var runnable, passed, correct, partial, qaCorrect, qaLenient int
+	for _, it := range p.items {
+		l, ok := j.items[it.index]
+		if !ok {
+			return nil, fmt.Errorf("journal %s: question %s is missing", j.path, it.id)
+		}
+		if l.ID != it.id || (it.q != nil) != (l.Question != nil) {
+			return nil, fmt.Errorf("journal %s: item %d is %q, but the run's question %d is %q", j.path, it.index, l.ID, it.index, it.id)
+		}
+		usage.Calls += int64(l.Calls)
+		if it.q != nil {
+			row := *l.Question
+			f.Questions = append(f.Questions, row)
+			usage.PromptTokens += deref(row.PromptTokens)
+			usage.CompletionTokens += deref(row.CompletionTokens)
+			if row.Runnable != nil && *row.Runnable {
+				runnable++
+			}
+			if row.PropertiesPassed != nil {
+				passed += int(*row.PropertiesPassed)
+			}
+			correct += int(b2i(row.Verdict == string(results.VerdictCorrect)))
+			partial += int(b2i(row.Verdict == string(results.VerdictPartial)))
+		} else {
+			row := *l.QA
+			f.QAItems = append(f.QAItems, row)
+			usage.PromptTokens += deref(row.PromptTokens)
+			usage.CompletionTokens += deref(row.CompletionTokens)
+			qaCorrect += int(row.Correct)
+			qaLenient += int(deref(row.CorrectLenient))
+		}
+	}
+	switch {
+	case r.Benchmark.IsQA():
+		t.Scored, t.Correct, t.CorrectLenient = true, &qaCorrect, &qaLenient
+	case scorer != nil:
+		t.Scored, t.Runnable, t.PropertiesPassed, t.QuestionsCorrect, t.QuestionsPartial = true, &runnable, &passed, &correct, &partial
+	default:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("not scored: generated code only; the plan asks for scoring protocol %s, "+
+			"which this runner build has no scorer for", p.pr.ScoringProtocol))
+	}
+	r.Totals = t
+	if price := p.pr.Model.Price; price != nil {
+		usage.CostUSD = ptr(price.Cost(usage.PromptTokens, usage.CompletionTokens))
+	}
+	r.Usage = usage
+	if len(j.sessions) > 0 {
+		r.StartedAt = j.sessions[0].StartedAt
+	}
+	if n := len(j.sessions); n > 1 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("resumed: the run was interrupted and written over %d sessions", n))
+	}
+	fin := e.o.Now().UTC()
+	r.FinishedAt = &fin
+	r.Environment = results.Environment{Generator: e.o.Generator, GeneratorVersion: generatorVersion(), GoVersion: runtime.Version(),
+		Libraries: libraryVersions()}
+	if scorer != nil {
+		se := scorer.Environment()
+		r.Environment.Sandbox = se.Sandbox
+		for k, v := range se.Libraries {
+			r.Environment.Libraries[k] = v
+		}
+	}
+	sort.Slice(f.Questions, func(a, b int) bool { return f.Questions[a].QuestionIndex < f.Questions[b].QuestionIndex })
+	sort.Slice(f.QAItems, func(a, b int) bool { return f.QAItems[a].ItemIndex < f.QAItems[b].ItemIndex })
+	return f, nil
+}
+
+func deref[T int32 | int64](p *T) T {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// recordedModules are the modules whose versions every run records.
+var recordedModules = []string{"github.com/sashabaranov/go-openai", "github.com/parquet-go/parquet-go", "github.com/BurntSushi/toml"}
+
+// libraryVersions returns the versions of recordedModules linked into this
+// binary ("unknown" when the build carries no module information).
+func libraryVersions() map[string]string {
+	out := map[string]string{}
+	for _, m := range recordedModules {
+		out[m] = "unknown"
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if _, want := out[d.Path]; want {
+				v := d.Version
+				if d.Replace != nil {
+					v = d.Replace.Version + " (replaces " + d.Version + ")"
+				}
+				out[d.Path] = v
+			}
+		}
+	}
+	return out
+}
+
+// generatorVersion returns the main module's version or VCS revision.
+func generatorVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			return s.Value
+		}
+	}
+	if bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}

@@ -1,0 +1,624 @@
+package runner
+
+// Tests of the run loop (issue 5): unscored tool-usage runs, fault
+// injection, interruption and resume, the journal, QA scoring, API keys,
+// the scorer hook, --dry-run estimates.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/fakeroot"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	"github.com/mattools-leaderboard/leaderboard/runner/systems"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+var questionRE = regexp.MustCompile(`Question (\d+) \((\w+)\)`)
+
+// toolAnswer is the fake model's deterministic answer to a fake-root
+// question: a function named after the question, tokens derived from it.
+func toolAnswer(r llmtest.Request) llmtest.Reply {
+	m := questionRE.FindStringSubmatch(r.Prompt())
+	if m == nil {
+		return llmtest.Reply{Content: "I cannot parse this question."}
+	}
+	i, _ := strconv.Atoi(m[1])
+	return llmtest.Reply{
+		Content:      fmt.Sprintf("<answer>\n<code>\n```python\ndef f_%s():\n    return {'n': %d}\n```\n</code>\n<name>f_%s</name>\n</answer>", m[2], i, m[2]),
+		PromptTokens: 700 + i, CompletionTokens: 100 + i,
+	}
+}
+
+func mustPlan(t *testing.T, text string) *plan.Plan {
+	t.Helper()
+	p, err := plan.Parse([]byte(text), filepath.Join(t.TempDir(), "plan.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func toolPlan(baseURL string, rounds int, extra string) string {
+	return fmt.Sprintf(`rounds = %d
+concurrency = 4
+[[models]]
+name = "fake-model"
+base_url = %q
+api_key_env = "FAKE_API_KEY"
+timeout = "1s"
+price = { input_per_million = 2.5, output_per_million = 10.0 }
+%s`, rounds, baseURL, extra)
+}
+
+const testKey = "sk-fake-THIS-MUST-NEVER-BE-WRITTEN-0042"
+
+func readRun(t *testing.T, path string) *results.File {
+	t.Helper()
+	f, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// comparable drops the columns that legitimately differ between two runs of
+// the same answers: latency (the issue allows timestamps and latency).
+func comparableRows(rows []results.QuestionRow) []string {
+	var out []string
+	for _, r := range rows {
+		r.LatencyMS = nil
+		out = append(out, fmt.Sprintf("%d|%s|%d|%q|%s|%v|%v|%s|%s|%d|%d", r.QuestionIndex, r.QuestionID, r.PropertyCount, r.Code, r.FunctionName,
+			r.Runnable, r.PropertiesPassed, r.Verdict, r.VerdictCause, deref(r.PromptTokens), deref(r.CompletionTokens)))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
+	out := t.TempDir()
+	var logs bytes.Buffer
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 2, "")), DataRoot: root, OutDir: out,
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || res[0].Status != StatusWritten || res[1].Status != StatusWritten {
+		t.Fatalf("results %+v", res)
+	}
+	if n := len(srv.Requests()); n != 98 {
+		t.Errorf("%d requests, want 49 questions × 2 rounds", n)
+	}
+	for round, rr := range res {
+		if want := fmt.Sprintf("runner__tool-usage__single-llm__s0__fake-model__unscored__r%d", round+1); rr.RunID != want {
+			t.Errorf("run id %s, want %s", rr.RunID, want)
+		}
+		f := readRun(t, rr.Path)
+		r := f.Run
+		if r.Provenance.Kind != results.ProvenanceRunner || r.ScoringProtocol != ProtocolUnscored || r.Totals.Scored ||
+			r.Totals.Questions != 49 || r.Totals.Properties != 138 || r.Round != round+1 || *r.Generation.Temperature != 0.7 ||
+			r.Generation.Source != "plan" || r.UpstreamCommit != "fake0000" || r.BenchmarkVersion != "2025-05" {
+			t.Errorf("run %+v", r)
+		}
+		if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "not scored") || !strings.Contains(r.Warnings[0], "mattools-v1") {
+			t.Errorf("warnings %q", r.Warnings)
+		}
+		if r.StartedAt == nil || r.FinishedAt == nil || r.FinishedAt.Before(*r.StartedAt) || r.Environment.Generator != "run-benchmark" ||
+			r.Environment.GoVersion == "" || r.Environment.Libraries["github.com/sashabaranov/go-openai"] == "" {
+			t.Errorf("environment/timestamps %+v %v %v", r.Environment, r.StartedAt, r.FinishedAt)
+		}
+		if len(r.Provenance.Source) != 2 || r.Provenance.Source[0].Path != "prompts/single_llm/answer_format.txt" || len(r.Provenance.Source[0].SHA256) != 64 {
+			t.Errorf("provenance sources %+v", r.Provenance.Source)
+		}
+		// Tokens: Σ(700+i) = 49·700 + 1176 = 35476 prompt, Σ(100+i) = 4900 + 1176 = 6076 completion;
+		// cost = (35476·2.5 + 6076·10)/1e6 = 0.14945 dollars.
+		if u := r.Usage; u.Calls != 49 || u.PromptTokens != 35476 || u.CompletionTokens != 6076 || u.CostUSD == nil || fmt.Sprintf("%.5f", *u.CostUSD) != "0.14945" {
+			t.Errorf("usage %+v", *r.Usage)
+		}
+		if len(f.Questions) != 49 {
+			t.Fatalf("%d rows", len(f.Questions))
+		}
+		for i, q := range f.Questions {
+			id := datasets.Order()[i]
+			if q.QuestionIndex != int32(i) || q.QuestionID != id || q.PropertyCount != int32(fakeroot.PropertyCounts[i]) ||
+				q.FunctionName != "f_"+id || q.Code != fmt.Sprintf("def f_%s():\n    return {'n': %d}", id, i) ||
+				q.Verdict != string(results.VerdictUnknown) || q.Runnable != nil || *q.PromptTokens != int64(700+i) || q.LatencyMS == nil {
+				t.Errorf("row %d = %+v", i, q)
+			}
+		}
+	}
+	// The prompt is question.txt stripped + "\n" + the answer format.
+	if got, want := srv.Requests()[0].Messages[0].Content, strings.TrimSpace(fakeroot.QuestionText(0, "test_vacancy"))+"\n"+fakeroot.AnswerFormat; !strings.Contains(got, "Question") || len(srv.Requests()[0].Messages) != 1 {
+		t.Errorf("first prompt %q", got)
+	} else {
+		found := false
+		for _, r := range srv.Requests() {
+			found = found || r.Prompt() == want
+		}
+		if !found {
+			t.Errorf("no request has the prompt %q", want)
+		}
+	}
+	// A second Run of the same plan skips the written runs.
+	res, err = Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 2, "")), DataRoot: root, OutDir: out,
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	if err != nil || res[0].Status != StatusExists || len(srv.Requests()) != 98 {
+		t.Errorf("rerun: %+v, %v, %d requests", res, err, len(srv.Requests()))
+	}
+	assertNoKey(t, out, logs.String())
+}
+
+// assertNoKey greps every file under dir and the log text for testKey.
+func assertNoKey(t *testing.T, dir, logText string) {
+	t.Helper()
+	files := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, _ := os.ReadFile(p)
+		files++
+		if bytes.Contains(data, []byte(testKey)) {
+			t.Errorf("the API key appears in %s", p)
+		}
+		return nil
+	})
+	if files == 0 {
+		t.Error("no output files to check")
+	}
+	if strings.Contains(logText, testKey) {
+		t.Error("the API key appears in the log")
+	}
+}
+
+// TestFaultInjectionAnswersEveryQuestionExactlyOnce is the fault-injection
+// acceptance check of issue 5: 20% of requests fail (429 with Retry-After,
+// 500, a hang past the 1 s timeout, malformed JSON); the run completes with
+// every question answered exactly once, no row lost or duplicated.
+func TestFaultInjectionAnswersEveryQuestionExactlyOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes a few seconds of Retry-After and timeouts")
+	}
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer, FaultRate: 0.2, RetryAfter: "1"})
+	out := t.TempDir()
+	var logs bytes.Buffer
+	start := time.Now()
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: out,
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults := srv.FaultCounts()
+	total := 0
+	for _, n := range faults {
+		total += n
+	}
+	reqs := srv.Requests()
+	t.Logf("%d requests, %d faults %v, run took %v", len(reqs), total, faults, time.Since(start).Round(time.Millisecond))
+	for _, f := range llmtest.AllFaults {
+		if faults[f] == 0 {
+			t.Errorf("no %s fault was injected", f)
+		}
+	}
+	if total != len(reqs)/5 {
+		t.Errorf("%d faults in %d requests, want every fifth", total, len(reqs))
+	}
+	// Every question was answered by the server exactly once.
+	answered := map[string]int{}
+	for _, r := range reqs {
+		if r.Fault == llmtest.FaultNone {
+			answered[questionRE.FindStringSubmatch(r.Prompt())[2]]++
+		}
+	}
+	for _, id := range datasets.Order() {
+		if answered[id] != 1 {
+			t.Errorf("question %s answered %d times", id, answered[id])
+		}
+	}
+	// The run has 49 rows, one per question, equal to a fault-free run's.
+	f := readRun(t, res[0].Path)
+	seen := map[string]int{}
+	for _, q := range f.Questions {
+		seen[q.QuestionID]++
+	}
+	if len(f.Questions) != 49 || len(seen) != 49 {
+		t.Errorf("%d rows for %d distinct questions, want 49 and 49", len(f.Questions), len(seen))
+	}
+	clean := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
+	out2 := t.TempDir()
+	res2, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(clean.URL, 1, "")), DataRoot: root, OutDir: out2,
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := comparableRows(f.Questions), comparableRows(readRun(t, res2[0].Path).Questions); strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Error("rows of the faulty run differ from a fault-free run's")
+	}
+	if n := strings.Count(logs.String(), "retrying"); n != total {
+		t.Errorf("%d retry log lines for %d faults", n, total)
+	}
+	assertNoKey(t, out, logs.String())
+}
+
+// TestInterruptedRunResumesWithoutRepeating cancels a run (as Ctrl-C does)
+// while the server holds requests after 20 answers, then resumes it.
+func TestInterruptedRunResumesWithoutRepeating(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer, BlockAfter: 20})
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for srv.Blocked() < 4 { // all four workers are stuck
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	pl := toolPlan(srv.URL, 1, "")
+	res, err := Run(ctx, Options{Plan: mustPlan(t, pl), DataRoot: root, OutDir: out, APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	if !errors.Is(err, ErrInterrupted) || res[0].Status != StatusInterrupted || res[0].Done != 20 {
+		t.Fatalf("first session: %+v, %v; want interrupted after 20", res, err)
+	}
+	if _, err := os.Stat(res[0].Path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("results file written for an interrupted run")
+	}
+	journaled := map[string]bool{}
+	n, _ := peekJournal(filepath.Join(out, JournalDir, res[0].RunID+".jsonl"))
+	if n != 20 {
+		t.Errorf("journal holds %d items, want 20", n)
+	}
+	for _, r := range srv.Requests()[:20] {
+		journaled[r.Prompt()] = true
+	}
+
+	srv2 := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
+	res, err = Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv2.URL, 1, "")), DataRoot: root, OutDir: out,
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	if err != nil || res[0].Status != StatusWritten {
+		t.Fatalf("second session: %+v, %v", res, err)
+	}
+	if n := len(srv2.Requests()); n != 29 {
+		t.Errorf("resumed run made %d requests, want the 29 unfinished", n)
+	}
+	for _, r := range srv2.Requests() {
+		if journaled[r.Prompt()] {
+			t.Errorf("finished question asked again: %.60q", r.Prompt())
+		}
+	}
+	f := readRun(t, res[0].Path)
+	if len(f.Run.Warnings) != 2 || !strings.Contains(f.Run.Warnings[1], "2 sessions") {
+		t.Errorf("warnings %q", f.Run.Warnings)
+	}
+	// Equal to an uninterrupted run, except latency.
+	srv3 := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
+	out3 := t.TempDir()
+	res3, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv3.URL, 1, "")), DataRoot: root, OutDir: out3,
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := comparableRows(f.Questions), comparableRows(readRun(t, res3[0].Path).Questions); strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Error("resumed rows differ from an uninterrupted run's")
+	}
+}
+
+func TestJournalDropsATruncatedLastLineAndRejectsChangedSettings(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := openJournal(p, "run1", "fp1", time.Now(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := j.append(journalLine{Kind: "item", Index: i, ID: "q" + strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.append(journalLine{Kind: "item", Index: 1, ID: "dup"}) // ignored: item 1 is done
+	j.close()
+	// A kill in the middle of a write leaves half a line.
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"kind":"item","index":3,"id":"q3","resp`)
+	f.Close()
+	j, err = openJournal(p, "run1", "fp1", time.Now(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.items) != 3 || j.items[1].ID != "q1" || len(j.sessions) != 2 || j.done(3) {
+		t.Errorf("items %v sessions %d", j.items, len(j.sessions))
+	}
+	j.close()
+	data, _ := os.ReadFile(p)
+	if bytes.Contains(data, []byte(`"resp`)) || strings.Count(string(data), "\n") != 5 {
+		t.Errorf("journal after reopening:\n%s", data)
+	}
+	if _, err := openJournal(p, "run1", "fp2", time.Now(), ""); err == nil || !strings.Contains(err.Error(), "other settings") {
+		t.Errorf("changed fingerprint: err = %v", err)
+	}
+	os.WriteFile(p, []byte("{\"kind\":\"session\",\"version\":1,\"run_id\":\"run1\",\"fingerprint\":\"fp1\"}\nnot json\n"), 0o644)
+	if _, err := openJournal(p, "run1", "fp1", time.Now(), ""); err == nil || !strings.Contains(err.Error(), p+":2") {
+		t.Errorf("malformed line: err = %v", err)
+	}
+}
+
+func TestChangedTemperatureCannotResumeAJournal(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer, BlockAfter: 5})
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for srv.Blocked() == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	Run(ctx, Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: out, APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "temperature = 0.2\n")), DataRoot: root, OutDir: out,
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	if err == nil || res[0].Status != StatusFailed || !strings.Contains(err.Error(), "other settings") {
+		t.Errorf("resume with another temperature: %v", err)
+	}
+}
+
+func TestPermanentErrorFailsTheRunAndKeepsGoing(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{}) // no responder: every request gets 404
+	out := t.TempDir()
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 2, "")), DataRoot: root, OutDir: out,
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	if err == nil || len(res) != 2 || res[0].Status != StatusFailed || res[1].Status != StatusFailed || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("results %+v, err %v", res, err)
+	}
+	if len(srv.Requests()) > 2*4 {
+		t.Errorf("%d requests: a permanent error should stop each run after the requests in flight", len(srv.Requests()))
+	}
+}
+
+func TestMissingAPIKeyIsAnErrorBeforeAnyRequest(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
+	_, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "FAKE_API_KEY") || len(srv.Requests()) != 0 {
+		t.Errorf("err = %v after %d requests", err, len(srv.Requests()))
+	}
+	keys, err := ReadAPIKeys(mustPlan(t, toolPlan(srv.URL, 1, "")), func(string) string { return "" })
+	if err == nil || len(keys) != 0 || !strings.Contains(err.Error(), "fake-model") {
+		t.Errorf("ReadAPIKeys: %v, %v", keys, err)
+	}
+}
+
+func TestAPIKeyIsSentAsBearerToken(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
+	if _, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir(),
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range srv.Requests() {
+		if r.Header.Get("Authorization") != "Bearer "+testKey {
+			t.Fatalf("Authorization %q", r.Header.Get("Authorization"))
+		}
+	}
+}
+
+// fakeScorer stands in for the sandbox scorer of runner/scoring: questions
+// with an even index pass all properties, odd ones are not runnable.
+type fakeScorer struct{ calls atomic.Int32 }
+
+func (s *fakeScorer) Protocol() string { return results.ProtocolMatToolsV1 }
+func (s *fakeScorer) Environment() ScorerEnvironment {
+	return ScorerEnvironment{Sandbox: &results.Sandbox{Backend: "fake", TimeoutSeconds: 60}, Libraries: map[string]string{"pymatgen": "2024.8.9"}}
+}
+func (s *fakeScorer) Score(_ context.Context, q *datasets.Question, g systems.Generation) (Outcome, error) {
+	s.calls.Add(1)
+	if g.FunctionName != "f_"+q.ID {
+		return Outcome{}, fmt.Errorf("scorer got the generation of another question")
+	}
+	if q.Index%2 == 0 {
+		return Outcome{Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: len(q.Properties)}, nil
+	}
+	cause := "exception:TypeError"
+	return Outcome{Verdict: results.VerdictNotRunnable, VerdictCause: cause, ErrorExcerpt: &cause}, nil
+}
+
+// TestScorerPlugsIntoTheRunLoop: with a Scorer for the plan's protocol,
+// tool-usage runs are scored, counted and recorded with its environment.
+func TestScorerPlugsIntoTheRunLoop(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
+	sc := &fakeScorer{}
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir(),
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Scorers: map[string]Scorer{sc.Protocol(): sc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := readRun(t, res[0].Path)
+	tot := f.Run.Totals
+	// 25 even-indexed questions (0, 2, …, 48) are correct; their properties:
+	// 10+1+18+4+1+1+1+3+2+2+1+1+1+1+1+11+4+2+1+4+1+2+3+3+2 = 81 of 138.
+	if !tot.Scored || *tot.Runnable != 25 || *tot.PropertiesPassed != 81 || *tot.QuestionsCorrect != 25 || *tot.QuestionsPartial != 0 ||
+		f.Run.ScoringProtocol != "mattools-v1" || sc.calls.Load() != 49 || len(f.Run.Warnings) != 0 {
+		t.Errorf("totals %+v, protocol %s, %d scorer calls, warnings %q", tot, f.Run.ScoringProtocol, sc.calls.Load(), f.Run.Warnings)
+	}
+	if f.Run.Environment.Sandbox.Backend != "fake" || f.Run.Environment.Libraries["pymatgen"] != "2024.8.9" {
+		t.Errorf("environment %+v", f.Run.Environment)
+	}
+	if q := f.Questions[1]; q.Verdict != "not-runnable" || q.VerdictCause != "exception:TypeError" || *q.Runnable || *q.ErrorExcerpt != "exception:TypeError" {
+		t.Errorf("row 1 %+v", q)
+	}
+}
+
+// qa20Replies are the scripted answers to runner/testdata/qa20.json, in its
+// order, with the correct letter and whether the strict and the lenient
+// extraction count them correct. The first seven rows are the table of
+// issue 5.
+var qa20Replies = []struct {
+	reply           string
+	correct         string
+	strict, lenient bool
+}{
+	{"A", "A", true, true},
+	{"<answer>B</answer>", "B", true, true},
+	{"Answer: C", "C", false, true},
+	{"<think>Lattice.abc gives the lengths, so D.</think><answer>D</answer>", "D", false, true},
+	{"A.", "A", false, true},
+	{"a", "A", false, true},
+	{"A or B", "A", false, false},
+	{"<answer>C</answer>", "C", true, true},
+	{"  D\n", "D", true, true},
+	{"<answer>A</answer>", "B", false, false},
+	{"B", "C", false, false},
+	{"B)", "B", false, true},
+	{"<answer> d </answer>", "D", false, true},
+	{"The answer is A because it stores the site.", "A", false, false},
+	{"<answer>C</answer>\n<answer>A</answer>", "C", false, false},
+	{"<think>maybe A</think>\n<answer>Answer: B.</answer>", "B", false, true},
+	{"<answer>D</answer>", "D", true, true},
+	{"", "A", false, false},
+	{"<answer>E</answer>", "C", false, false},
+	{"A", "A", true, true},
+}
+
+// TestQAOnTwentyQuestionsWithAScriptedModel is the QA acceptance check of
+// issue 5. Hand count: strict correct = rows 1, 2, 8, 9, 17, 20 = 6 of 20
+// (30.00%); lenient correct = rows 1–6, 8, 9, 12, 13, 16, 17, 20 = 13 of 20
+// (65.00%).
+func TestQAOnTwentyQuestionsWithAScriptedModel(t *testing.T) {
+	root := fakeroot.Write(t)
+	set, err := datasets.LoadQA("testdata/qa20.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompts, _ := systems.LoadPrompts(filepath.Join(root, "prompts"))
+	srv := llmtest.New(t, llmtest.Options{})
+	for i, q := range set.Questions {
+		if q.CorrectAnswer != qa20Replies[i].correct {
+			t.Fatalf("question %d: correct %s, table says %s", i, q.CorrectAnswer, qa20Replies[i].correct)
+		}
+		prompt, err := systems.QAPrompt(&q, prompts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Script(prompt, llmtest.Reply{Content: qa20Replies[i].reply, PromptTokens: 100, CompletionTokens: 3})
+	}
+	abs, _ := filepath.Abs("testdata/qa20.json")
+	p := mustPlan(t, fmt.Sprintf(`rounds = 1
+benchmarks = ["qa-code"]
+[qa_sets.qa-code]
+path = %q
+name = "sample-20"
+[[models]]
+name = "scripted"
+base_url = %q
+temperature = 0
+`, abs, srv.URL))
+	res, err := Run(context.Background(), Options{Plan: p, DataRoot: root, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Verify(t) // every scripted reply consumed: the runner sent exactly these 20 prompts
+	f := readRun(t, res[0].Path)
+	r := f.Run
+	if r.RunID != "runner__qa-code__single-llm__s0__scripted__mattools-qa-v1__set-sample-20__r1" || r.ScoringProtocol != results.ProtocolQAV1 ||
+		r.QuestionSet.Name != "sample-20" || len(r.QuestionSet.IDs) != 20 || *r.Generation.Temperature != 0 {
+		t.Errorf("run %+v", r)
+	}
+	for i, q := range f.QAItems {
+		w := qa20Replies[i]
+		if q.ItemIndex != int32(i) || q.Questions != 1 || (q.Correct == 1) != w.strict || (*q.CorrectLenient == 1) != w.lenient ||
+			*q.AnswerText != w.reply || *q.CorrectAnswer != w.correct || *q.PromptTokens != 100 {
+			t.Errorf("row %d (%q): correct %d lenient %d, want %v %v", i+1, w.reply, q.Correct, *q.CorrectLenient, w.strict, w.lenient)
+		}
+	}
+	strict, _ := r.Totals.Accuracy()
+	lenient, _ := r.Totals.AccuracyLenient()
+	t.Logf("QA sample: strict %d/20 = %.2f%%, lenient %d/20 = %.2f%%", *r.Totals.Correct, strict, *r.Totals.CorrectLenient, lenient)
+	if *r.Totals.Correct != 6 || *r.Totals.CorrectLenient != 13 || fmt.Sprintf("%.2f %.2f", strict, lenient) != "30.00 65.00" {
+		t.Errorf("totals %+v", r.Totals)
+	}
+	// The temperature 0 of the plan reached the server.
+	if !regexp.MustCompile(`"temperature":0[,}]`).Match(srv.Requests()[0].Body) {
+		t.Errorf("body %s lacks temperature 0", srv.Requests()[0].Body)
+	}
+}
+
+func TestDryRunEstimatesGolden(t *testing.T) {
+	root := fakeroot.Write(t)
+	abs, _ := filepath.Abs("testdata/qa20.json")
+	p := mustPlan(t, fmt.Sprintf(`rounds = 2
+benchmarks = ["tool-usage", "qa-code"]
+[qa_sets.qa-code]
+path = %q
+name = "sample-20"
+[[models]]
+name = "priced"
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "NOT_NEEDED_FOR_A_DRY_RUN"
+price = { input_per_million = 2.5, output_per_million = 10.0 }
+[[models]]
+name = "free"
+base_url = "http://127.0.0.1:9/round{round}/v1"
+`, abs))
+	ests, err := EstimatePlan(Options{Plan: p, DataRoot: root, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteEstimates(&buf, ests, p.Estimate.BytesPerToken); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/dry-run.golden", buf.Bytes())
+	// 2 benchmarks × 2 models × 2 rounds = 8 runs; calls 4 × 49 + 4 × 20 = 276.
+	if len(ests) != 8 || !strings.Contains(buf.String(), "8 runs, 276 model calls") {
+		t.Errorf("estimates:\n%s", buf.String())
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if os.Getenv("CI") != "" {
+			t.Fatal("-update refuses to run in CI")
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		os.WriteFile(strings.TrimSuffix(path, ".golden")+".got", got, 0o644)
+		t.Errorf("%s differs from the output (written to .got):\n%s", path, got)
+	}
+}
+
+func TestMaxRetriesZeroMeansNoRetry(t *testing.T) {
+	root := fakeroot.Write(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer, FaultRate: 1, Faults: []llmtest.Fault{llmtest.FaultServerError}})
+	_, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "max_retries = 0\n")), DataRoot: root, OutDir: t.TempDir(),
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	if err == nil || !strings.Contains(err.Error(), "1 attempt(s)") || len(srv.Requests()) > 4 {
+		t.Errorf("err %v after %d requests; want failure after one attempt per worker", err, len(srv.Requests()))
+	}
+}

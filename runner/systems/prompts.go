@@ -1,0 +1,55 @@
+package systems
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+)
+
+// PromptsDir is where the prompt texts live in the project's MatTools data
+// folder (MATTOOLS_DATA/prompts): the exact prompt texts of the published
+// systems, taken from the upstream source, placeholders in braces. An
+// upstream checkout has no such folder; give the runner its location instead.
+const PromptsDir = "prompts"
+
+// Prompt files, relative to the prompts directory.
+const (
+	PromptSingleLLMAnswerFormat = "single_llm/answer_format.txt" // ANSWER_FORMAT of pure_agent_test/build_agent.py
+	PromptQAAnswer              = "qa/qa_answer.txt"             // question_test_prompt of qa_benchmark files/prompt.py
+)
+
+// Prompts are the prompt texts the systems use, read from the data root.
+type Prompts struct {
+	// SingleLLMAnswerFormat is MatTools' ANSWER_FORMAT, appended to each
+	// question (pure_agent_test/build_agent.py).
+	SingleLLMAnswerFormat string
+	// QAAnswer is MatTools' question_test_prompt (qa_benchmark files/prompt.py)
+	// with the fields {question}, {first_choice} … {fourth_choice}.
+	QAAnswer string
+	// Files lists the files read, as "prompts/<file>", with their SHA-256,
+	// for the run's provenance.
+	Files []results.SourceFile
+}
+
+// LoadPrompts reads the prompt files from the prompts directory dir
+// (usually MATTOOLS_DATA/prompts). A missing file is an error naming it.
+func LoadPrompts(dir string) (*Prompts, error) {
+	p := &Prompts{}
+	for _, f := range []struct {
+		rel string
+		dst *string
+	}{{PromptSingleLLMAnswerFormat, &p.SingleLLMAnswerFormat}, {PromptQAAnswer, &p.QAAnswer}} {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.rel)))
+		if err != nil {
+			return nil, fmt.Errorf("reading the prompt texts (MatTools' prompts as in MATTOOLS_DATA/%s): %w", PromptsDir, err)
+		}
+		*f.dst = string(data)
+		sum := sha256.Sum256(data)
+		p.Files = append(p.Files, results.SourceFile{Path: PromptsDir + "/" + f.rel, SHA256: hex.EncodeToString(sum[:])})
+	}
+	return p, nil
+}

@@ -1,0 +1,119 @@
+// Package systems holds the LLM systems under test (the MatTools paper's
+// single LLM, LLM-RAG, agentic RAG, GraphRAG and self-reflection RAG) behind
+// one interface, System, and the prompts they build. A system turns one
+// tool-usage question into generated code and a function name; it gets its
+// model client (and later its retriever) from the runner through Env and
+// never constructs them. Scoring happens elsewhere (runner/scoring).
+//
+// To add a system, write one file that registers it in init (see single.go).
+package systems
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+)
+
+// Completer is the model client a system calls: *llm.Client, or a fake.
+type Completer interface {
+	Complete(ctx context.Context, msgs []llm.Message) (*llm.Completion, error)
+}
+
+// Env is what the runner gives a system for one question.
+type Env struct {
+	LLM     Completer
+	Prompts *Prompts
+}
+
+// Params configure a system.
+type Params struct {
+	RetrievalSource int // 0 = none, 1–4 as in the paper
+	TopK            int // documents per retrieval; 0 = the system's default
+}
+
+// Generation is a system's answer to one tool-usage question.
+type Generation struct {
+	// Code and FunctionName are the generated function and its name, ""
+	// when the answer could not be parsed (MatTools then scores "" as well).
+	Code, FunctionName string
+	Extracted          bool   // the answer format was found
+	Response           string // the final model answer, verbatim
+	Usage                     // over all model calls made for the question
+}
+
+// Usage is the model usage of one question.
+type Usage struct {
+	Calls                          int
+	PromptTokens, CompletionTokens int64
+	Latency                        time.Duration // sum of the calls' latencies
+	Attempts                       int           // HTTP attempts over all calls, retries included
+}
+
+func (u *Usage) add(c *llm.Completion) {
+	u.Calls++
+	u.PromptTokens += c.PromptTokens
+	u.CompletionTokens += c.CompletionTokens
+	u.Latency += c.Latency
+	u.Attempts += c.Attempts
+}
+
+// Estimate is a system's forecast of one question's model usage, for
+// --dry-run: the number of calls and the bytes of the prompts it will send.
+type Estimate struct {
+	Calls       int
+	PromptBytes int
+}
+
+// System is an LLM system under test.
+type System interface {
+	// Name returns the system's id.
+	Name() results.System
+	// Generate answers q. Errors are infrastructure failures only (the model
+	// could not be reached after retries, ctx ended); an unusable answer is
+	// a Generation with Extracted false, for scoring to judge.
+	Generate(ctx context.Context, q *datasets.Question, env Env) (Generation, error)
+	// Estimate forecasts the model usage of q without calling the model.
+	Estimate(q *datasets.Question, p *Prompts) Estimate
+}
+
+type factory func(Params) (System, error)
+
+var registry = map[results.System]factory{}
+
+// register adds a system; it is called from init only and panics on a duplicate.
+func register(name results.System, f factory) {
+	if _, dup := registry[name]; dup {
+		panic("systems: duplicate registration of " + string(name))
+	}
+	registry[name] = f
+}
+
+// Names returns the registered systems, sorted.
+func Names() []results.System {
+	var out []results.System
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// New returns the system called name configured with p. An unknown or not
+// yet implemented system is an error listing the available ones.
+func New(name results.System, p Params) (System, error) {
+	f, ok := registry[name]
+	if !ok {
+		known := "a system of the MatTools paper"
+		if !slices.Contains(results.Systems, name) {
+			known = "not a known system"
+		}
+		return nil, fmt.Errorf("system %q (%s) is not available in this runner; available: %v", name, known, Names())
+	}
+	return f(p)
+}
