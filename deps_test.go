@@ -24,7 +24,6 @@ var allowed = map[string][]string{
 	"results/check":         []string{"results", "datasets"},
 	"results/published":     []string{"results", "datasets", "internal/version"},
 	"cmd/import-mattools":   []string{"results", "results/published", "datasets"},
-	"internal/fakeroot":     []string{"datasets"},
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
 	// LLM client from the runner; scoring never calls an LLM.

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/internal/fakeroot"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
@@ -93,7 +93,7 @@ func comparableRows(rows []results.QuestionRow) []string {
 }
 
 func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
 	out := t.TempDir()
 	var logs bytes.Buffer
@@ -116,7 +116,7 @@ func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
 		r := f.Run
 		if r.Provenance.Kind != results.ProvenanceRunner || r.ScoringProtocol != ProtocolUnscored || r.Totals.Scored ||
 			r.Totals.Questions != 49 || r.Totals.Properties != 138 || r.Round != round+1 || *r.Generation.Temperature != 0.7 ||
-			r.Generation.Source != "plan" || r.UpstreamCommit != "fake0000" || r.BenchmarkVersion != "2025-05" {
+			r.Generation.Source != "plan" || r.UpstreamCommit != mattoolstest.Commit || r.BenchmarkVersion != "2025-05" {
 			t.Errorf("run %+v", r)
 		}
 		if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "not scored") || !strings.Contains(r.Warnings[0], "mattools-v1") {
@@ -139,7 +139,7 @@ func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
 		}
 		for i, q := range f.Questions {
 			id := datasets.Order()[i]
-			if q.QuestionIndex != int32(i) || q.QuestionID != id || q.PropertyCount != int32(fakeroot.PropertyCounts[i]) ||
+			if q.QuestionIndex != int32(i) || q.QuestionID != id || q.PropertyCount != int32(mattoolstest.PropertyCounts[i]) ||
 				q.FunctionName != "f_"+id || q.Code != fmt.Sprintf("def f_%s():\n    return {'n': %d}", id, i) ||
 				q.Verdict != string(results.VerdictUnknown) || q.Runnable != nil || *q.PromptTokens != int64(700+i) || q.LatencyMS == nil {
 				t.Errorf("row %d = %+v", i, q)
@@ -147,7 +147,7 @@ func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
 		}
 	}
 	// The prompt is question.txt stripped + "\n" + the answer format.
-	if got, want := srv.Requests()[0].Messages[0].Content, strings.TrimSpace(fakeroot.QuestionText(0, "test_vacancy"))+"\n"+fakeroot.AnswerFormat; !strings.Contains(got, "Question") || len(srv.Requests()[0].Messages) != 1 {
+	if got, want := srv.Requests()[0].Messages[0].Content, strings.TrimSpace(mattoolstest.QuestionText(0, "test_vacancy"))+"\n"+mattoolstest.AnswerFormat; !strings.Contains(got, "Question") || len(srv.Requests()[0].Messages) != 1 {
 		t.Errorf("first prompt %q", got)
 	} else {
 		found := false
@@ -198,7 +198,7 @@ func TestFaultInjectionAnswersEveryQuestionExactlyOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes a few seconds of Retry-After and timeouts")
 	}
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer, FaultRate: 0.2, RetryAfter: "1"})
 	out := t.TempDir()
 	var logs bytes.Buffer
@@ -263,7 +263,7 @@ func TestFaultInjectionAnswersEveryQuestionExactlyOnce(t *testing.T) {
 // TestInterruptedRunResumesWithoutRepeating cancels a run (as Ctrl-C does)
 // while the server holds requests after 20 answers, then resumes it.
 func TestInterruptedRunResumesWithoutRepeating(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer, BlockAfter: 20})
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -360,7 +360,7 @@ func TestJournalDropsATruncatedLastLineAndRejectsChangedSettings(t *testing.T) {
 }
 
 func TestChangedTemperatureCannotResumeAJournal(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer, BlockAfter: 5})
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -379,7 +379,7 @@ func TestChangedTemperatureCannotResumeAJournal(t *testing.T) {
 }
 
 func TestPermanentErrorFailsTheRunAndKeepsGoing(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{}) // no responder: every request gets 404
 	out := t.TempDir()
 	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 2, "")), DataRoot: root, OutDir: out,
@@ -393,7 +393,7 @@ func TestPermanentErrorFailsTheRunAndKeepsGoing(t *testing.T) {
 }
 
 func TestMissingAPIKeyIsAnErrorBeforeAnyRequest(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
 	_, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "FAKE_API_KEY") || len(srv.Requests()) != 0 {
@@ -406,7 +406,7 @@ func TestMissingAPIKeyIsAnErrorBeforeAnyRequest(t *testing.T) {
 }
 
 func TestAPIKeyIsSentAsBearerToken(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
 	if _, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir(),
 		APIKeys: map[string]string{"FAKE_API_KEY": testKey}}); err != nil {
@@ -442,7 +442,7 @@ func (s *fakeScorer) Score(_ context.Context, q *datasets.Question, g systems.Ge
 // TestScorerPlugsIntoTheRunLoop: with a Scorer for the plan's protocol,
 // tool-usage runs are scored, counted and recorded with its environment.
 func TestScorerPlugsIntoTheRunLoop(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
 	sc := &fakeScorer{}
 	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir(),
@@ -502,7 +502,7 @@ var qa20Replies = []struct {
 // (30.00%); lenient correct = rows 1–6, 8, 9, 12, 13, 16, 17, 20 = 13 of 20
 // (65.00%).
 func TestQAOnTwentyQuestionsWithAScriptedModel(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	set, err := datasets.LoadQA("testdata/qa20.json")
 	if err != nil {
 		t.Fatal(err)
@@ -561,7 +561,7 @@ temperature = 0
 }
 
 func TestDryRunEstimatesGolden(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	abs, _ := filepath.Abs("testdata/qa20.json")
 	p := mustPlan(t, fmt.Sprintf(`rounds = 2
 benchmarks = ["tool-usage", "qa-code"]
@@ -614,7 +614,7 @@ func golden(t *testing.T, path string, got []byte) {
 }
 
 func TestMaxRetriesZeroMeansNoRetry(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer, FaultRate: 1, Faults: []llmtest.Fault{llmtest.FaultServerError}})
 	_, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "max_retries = 0\n")), DataRoot: root, OutDir: t.TempDir(),
 		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})

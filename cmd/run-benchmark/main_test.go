@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/internal/fakeroot"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
@@ -148,7 +148,7 @@ func rowsExceptLatency(rows []results.QuestionRow) string {
 // restarted, and finishes; its rows equal an uninterrupted run's on every
 // column except latency, and no finished question is asked again.
 func TestCrashAndResume(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: answer, BlockAfter: 17})
 	planPath := writePlan(t, srv.URL)
 	out := t.TempDir()
@@ -261,7 +261,7 @@ func assertNoKey(t *testing.T, dir, text string) {
 
 // TestCtrlCStopsResumably sends SIGINT while the server holds requests.
 func TestCtrlCStopsResumably(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: answer, BlockAfter: 9})
 	out := t.TempDir()
 	args := []string{"-plan", writePlan(t, srv.URL), "-data", root, "-out", out}
@@ -301,7 +301,7 @@ func TestUsageAndPlanErrors(t *testing.T) {
 }
 
 func TestMissingKeyAndKeyRemovalInProcess(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: answer})
 	planPath := writePlan(t, srv.URL)
 	var stdout, stderr bytes.Buffer
@@ -327,7 +327,7 @@ func TestMissingKeyAndKeyRemovalInProcess(t *testing.T) {
 }
 
 func TestDryRunNeedsNoKeyAndMakesNoRequest(t *testing.T) {
-	root := fakeroot.Write(t)
+	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: answer})
 	var stdout, stderr bytes.Buffer
 	env := environ{func(string) string { return "" }, func(string) error { return nil }}

@@ -18,29 +18,54 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 )
 
+// PropertyCounts is MatTools' ref_sub_tasks_list: the property count of
+// each question in the published order (mattools-reference.md §2; 138 in
+// total). The fake questions have these counts.
+var PropertyCounts = []int{10, 4, 1, 2, 18, 3, 4, 1, 1, 3, 1, 1, 1, 2, 3, 1, 2, 2, 2, 1, 1, 2, 1, 9, 1, 3, 1, 2, 1, 2, 11, 2, 4, 2, 2, 2, 1, 2, 4, 2, 1, 3, 2, 1, 3, 2, 3, 3, 2}
+
+// AnswerFormat is the fake root's single-LLM answer format
+// (prompts/single_llm/answer_format.txt).
+const AnswerFormat = "**Answer format**: <answer><code>```python\n# code\n```</code><name>fn</name></answer>"
+
+// QATemplate is the fake root's QA prompt template (prompts/qa/qa_answer.txt),
+// with the published placeholders.
+const QATemplate = "Pick one.\n<question>{question}</question>\n{first_choice}\n{second_choice}\n{third_choice}\n{fourth_choice}\nAnswer as <answer>X</answer>."
+
+// Commit is the fake root's UPSTREAM_COMMIT.
+const Commit = "fake0000"
+
+// QuestionText returns the fake question.txt of question i (0-based),
+// with surrounding whitespace that the single-LLM prompt strips.
+func QuestionText(i int, id string) string {
+	return fmt.Sprintf("\n  Question %d (%s): write a function returning a dict of %d properties.\n\n", i, id, PropertyCounts[i])
+}
+
 // Root is a fake MatTools root.
 type Root struct {
 	t   testing.TB
 	Dir string
 }
 
-// NewRoot creates a root holding the 49 manifest questions (each with as
-// many properties as the manifest says) and an UPSTREAM_COMMIT file.
+// NewRoot creates a root holding the 49 manifest questions (made-up texts,
+// each with as many properties as the manifest says, and unit tests that
+// return "ok"), the two prompt templates, and an UPSTREAM_COMMIT file
+// holding Commit. Nothing in it is copied from the MatTools data.
 func NewRoot(t testing.TB) *Root {
 	t.Helper()
 	r := &Root{t: t, Dir: t.TempDir()}
 	for _, e := range datasets.Manifest() {
 		dir := filepath.Join(r.Dir, datasets.QuestionsDir, e.ID)
-		props := map[string]any{}
-		for i := 0; i < e.Properties; i++ {
-			props[fmt.Sprintf("p%d", i)] = map[string]string{"description": "a property", "format": "int", "value": fmt.Sprint(i)}
+		var props []string
+		for k := 0; k < e.Properties; k++ {
+			props = append(props, fmt.Sprintf(`"p%d": {"description": "property %d", "format": "int", "value": "%d"}`, k, k, k))
 		}
-		pj, _ := json.Marshal(map[string]any{"JSON_File_Name": e.ID, "properties": props})
-		r.Write(filepath.Join(dir, "properties.json"), pj)
-		r.Write(filepath.Join(dir, "question.txt"), []byte("Compute the properties of "+e.ID+".\n"))
+		r.Write(filepath.Join(dir, "properties.json"), []byte(`{"JSON_File_Name": "`+e.ID+`", "properties": {`+strings.Join(props, ", ")+`}}`))
+		r.Write(filepath.Join(dir, "question.txt"), []byte(QuestionText(e.Index, e.ID)))
 		r.Write(filepath.Join(dir, "new_unit_test.py"), []byte("def "+e.ID+"(properties):\n    return \"ok\"\n"))
 	}
-	r.Write(filepath.Join(r.Dir, "UPSTREAM_COMMIT"), []byte(datasets.PinnedCommit+"\n"))
+	r.Write("prompts/single_llm/answer_format.txt", []byte(AnswerFormat))
+	r.Write("prompts/qa/qa_answer.txt", []byte(QATemplate))
+	r.Write("UPSTREAM_COMMIT", []byte(Commit+"\n"))
 	return r
 }
 
