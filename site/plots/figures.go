@@ -115,7 +115,7 @@ func llmRAG(t *aggregate.Table) *Figure {
 		series[i] = "Retrieval source " + aggregate.SourceTitle(s)
 	}
 	fig := &Figure{ID: figureID("llm-rag", t), Title: "LLM-RAG (paper Figure 5 layout)",
-		Caption: caption(t, "LLM-RAG per model and retrieval source (1 pymatgen code, 2 official docs, 3 LLM docs chunked, 4 LLM docs per object)."),
+		Caption:     caption(t, "LLM-RAG per model and retrieval source (1 pymatgen code, 2 official docs, 3 LLM docs chunked, 4 LLM docs per object)."),
 		WidthInches: 11, HeightInches: 4.5}
 	for ci, col := range t.Columns {
 		pn := Panel{Title: col.Metric.Title(), YLabel: "%", Categories: models, Series: series}
