@@ -20,9 +20,9 @@ import (
 // this file (Hugo runs are slow-ish: issue 3 asks to keep them few).
 type fixtureSite struct {
 	dir, results, work string
-	report          *site.Report
-	releases        []site.Release
-	err             error
+	report             *site.Report
+	releases           []site.Release
+	err                error
 }
 
 var (
