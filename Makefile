@@ -8,6 +8,8 @@
 GO          ?= go
 RESULTS_DIR ?= build/results
 HUGO        := $(GO) tool -modfile=tools/go.mod hugo
+COMMIT      := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+LDFLAGS     := -X github.com/mattools-leaderboard/leaderboard/internal/version.Commit=$(COMMIT)
 
 .PHONY: all test setup vet site import clean
 
@@ -28,7 +30,7 @@ import:
 	  echo "make import: MATTOOLS_DATA is not set. Clone https://github.com/Grenzlinie/MatTools" \
 	       "(commit 44385630f2acf461512996468fc0b24f44ddcaaf) and run: MATTOOLS_DATA=/path/to/MatTools make site" >&2; \
 	  exit 1; fi
-	$(GO) run ./cmd/import-mattools -data "$$MATTOOLS_DATA" -out $(RESULTS_DIR)/imported
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/import-mattools -data "$$MATTOOLS_DATA" -out $(RESULTS_DIR)/imported
 
 site: import
 
