@@ -13,11 +13,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
@@ -57,12 +60,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cut := fl.String("cut-release", "", "record a new release `vX.Y` of the runs present in "+site.ReleasesFile+" instead of building")
 	date := fl.String("date", "", "release date YYYY-MM-DD (with -cut-release)")
 	title := fl.String("title", "", "release title (with -cut-release)")
+	serve := fl.String("serve", "", "serve -out on `addr` (e.g. 127.0.0.1:8080) instead of building")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
 	if fl.NArg() > 0 {
 		fmt.Fprintf(stderr, "build-site: unexpected arguments %q\n", fl.Args())
 		return exitUsage
+	}
+	if *serve != "" {
+		if err := serveDir(ctx, *serve, *out, stdout); err != nil {
+			fmt.Fprintln(stderr, "build-site:", err)
+			return exitError
+		}
+		return exitOK
 	}
 	root := *repo
 	if root == "" {
@@ -107,6 +118,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "built %s: %d pages, %d runs, editions %s, latest %s\n", *out, rep.Pages, rep.Runs,
 		strings.Join(rep.Editions, ", "), valueOr(rep.Latest, "none"))
 	return exitOK
+}
+
+// serveDir serves dir over HTTP on addr until ctx ends. Only loopback
+// addresses are accepted: this is a preview server, not a web server.
+func serveDir(ctx context.Context, addr, dir string, stdout io.Writer) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("-serve %s: only loopback addresses (127.0.0.1, ::1, localhost) are served", addr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
+		return fmt.Errorf("%s has no index.html: build the site first (make site)", dir)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: http.FileServer(http.Dir(dir)), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	fmt.Fprintf(stdout, "serving %s on http://%s/ (Ctrl-C to stop)\n", dir, ln.Addr())
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 func valueOr(s, def string) string {
