@@ -127,6 +127,7 @@ type figureView struct {
 type tableView struct {
 	ID               string       `json:"id"`
 	Board            string       `json:"board"`
+	Heading          string       `json:"heading"`
 	Caption          string       `json:"caption"`
 	BenchmarkVersion string       `json:"benchmark_version"`
 	Protocol         string       `json:"protocol"`
@@ -144,10 +145,19 @@ type tableView struct {
 
 func questionSetText(t *aggregate.Table) string {
 	if t.Board == aggregate.BoardQA {
-		if t.QuestionSet == results.QuestionSetAll {
-			return "all (code: 34,621 questions; doc: 34,604 when complete)"
+		// The code and doc sets differ in size: name each.
+		var parts []string
+		seen := map[results.Benchmark]bool{}
+		for _, r := range t.Rows {
+			for _, c := range r.Configurations {
+				if !seen[c.Key.Benchmark] {
+					seen[c.Key.Benchmark] = true
+					parts = append(parts, fmt.Sprintf("%s %d questions", strings.TrimPrefix(string(c.Key.Benchmark), "qa-"), c.QuestionSet().Questions))
+				}
+			}
 		}
-		return t.QuestionSet
+		slices.Sort(parts)
+		return fmt.Sprintf("%s (%s)", t.QuestionSet, strings.Join(parts, ", "))
 	}
 	name, size, _ := strings.Cut(t.QuestionSet, "/")
 	if len(t.Rows) > 0 {
@@ -157,12 +167,33 @@ func questionSetText(t *aggregate.Table) string {
 	return name
 }
 
+// paperLabel names what a paper-only value is of: system, model display
+// name, retrieval source, metric.
+func paperLabel(p paperonly.Value) string {
+	name := p.Model
+	if m, ok := aggregate.DefaultCatalog().Lookup(p.Model); ok {
+		name = m.DisplayName
+	}
+	l := aggregate.SystemTitle(p.System) + " · " + name
+	if p.Benchmark.IsQA() {
+		l = strings.ToUpper(strings.TrimPrefix(string(p.Benchmark), "qa-")) + " QA · " + name
+	}
+	if p.RetrievalSource > 0 {
+		l += fmt.Sprintf(" · source %d", p.RetrievalSource)
+	}
+	return l + " · " + aggregate.Metric(p.Metric).Title()
+}
+
 func (v *views) table(t *aggregate.Table) *tableView {
 	tv := &tableView{ID: t.ID, Board: string(t.Board), BenchmarkVersion: t.BenchmarkVersion, Protocol: t.ScoringProtocol,
 		QuestionSet: questionSetText(t), CSV: "downloads/tables/" + t.ID + ".csv",
 		ShowSystem: t.Board == aggregate.BoardAdvanced, ShowSource: t.Board == aggregate.BoardLLMRAG || t.Board == aggregate.BoardAdvanced,
 		ShowGroup: t.Board == aggregate.BoardQA}
 	tv.Caption = fmt.Sprintf("Benchmark version %s · scoring protocol %s · question set %s", t.BenchmarkVersion, t.ScoringProtocol, tv.QuestionSet)
+	tv.Heading = "Scoring protocol " + t.ScoringProtocol
+	if t.QuestionSet != results.QuestionSetAll && !strings.HasPrefix(t.QuestionSet, results.QuestionSetAll+"/") {
+		tv.Heading += ", question set " + t.QuestionSet
+	}
 	for _, c := range t.Columns {
 		tv.Columns = append(tv.Columns, c.Title())
 	}
