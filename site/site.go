@@ -273,7 +273,8 @@ func staleGenerator(repoRoot, current string, r Release) string {
 	if current == "" || r.GeneratorCommit == "" || current == r.GeneratorCommit {
 		return ""
 	}
-	cmd := exec.Command("git", "-C", repoRoot, "diff", "--quiet", r.GeneratorCommit, "--", "layouts", "content", "static", "site", "cmd/build-site")
+	cmd := exec.Command("git", "-C", repoRoot, "diff", "--quiet", r.GeneratorCommit, "--", "layouts", "content", "static", "site", "cmd/build-site",
+		":(exclude)"+ReleasesFile, ":(exclude)site/testdata", ":(exclude)*_test.go")
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 1 {
