@@ -176,7 +176,7 @@ func paperLabel(p paperonly.Value) string {
 	}
 	l := aggregate.SystemTitle(p.System) + " · " + name
 	if p.Benchmark.IsQA() {
-		l = strings.ToUpper(strings.TrimPrefix(string(p.Benchmark), "qa-")) + " QA · " + name
+		l = map[results.Benchmark]string{results.BenchmarkQACode: "Code QA", results.BenchmarkQADoc: "Doc QA"}[p.Benchmark] + " · " + name
 	}
 	if p.RetrievalSource > 0 {
 		l += fmt.Sprintf(" · source %d", p.RetrievalSource)
