@@ -23,3 +23,6 @@ if [ ! -d tools/duckdb/node_modules/@duckdb/node-api ]; then
   echo "setup: npm ci (tools/duckdb)"
   (cd tools/duckdb && npm ci --no-audit --no-fund --silent)
 fi
+
+# Hugo (a Go tool, tools/go.mod): build it once here, outside any test timeout (a cold build takes minutes).
+echo "setup: go tool hugo ($(go tool -modfile=tools/go.mod hugo version 2>&1 | cut -d' ' -f1-2))"
