@@ -25,4 +25,5 @@ if [ ! -d tools/duckdb/node_modules/@duckdb/node-api ]; then
 fi
 
 # Hugo (a Go tool, tools/go.mod): build it once here, outside any test timeout (a cold build takes minutes).
-echo "setup: go tool hugo ($(go tool -modfile=tools/go.mod hugo version 2>&1 | cut -d' ' -f1-2))"
+hugo_version=$(go tool -modfile=tools/go.mod hugo version)
+echo "setup: go tool hugo: ${hugo_version%% linux*}"
