@@ -159,6 +159,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	for _, e := range editions {
 		lb := aggregate.Build(e.Files, o.Catalog)
 		e.Leaderboard = lb
+		e.Catalog = o.Catalog
 		e.Figures = plots.All(lb, paper)
 		if err := content.Write(dirs, e); err != nil {
 			return nil, fmt.Errorf("edition %s: %w", e.Path, err)

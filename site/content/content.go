@@ -52,6 +52,8 @@ type Edition struct {
 	Figures     []*plots.Figure
 	Benchmark   *datasets.Benchmark // nil: no question pages
 	Paper       []paperonly.Value
+	// Catalog names models that have no run (paper-only rows); nil means aggregate.DefaultCatalog().
+	Catalog *aggregate.Catalog
 	// ResultsPaths maps run ids to their results files, copied as downloads.
 	ResultsPaths map[string]string
 	// DataHint says how to get the data when the edition has no runs.
@@ -199,6 +201,9 @@ func (w *writer) static(rel string, data []byte) {
 // Write writes every page and static file of the edition e into dirs. The
 // output depends only on e (no clock, no map order).
 func Write(dirs Dirs, e *Edition) error {
+	if e.Catalog == nil {
+		e.Catalog = aggregate.DefaultCatalog()
+	}
 	w := &writer{dirs: dirs, e: e}
 	w.ev = editionView{Path: e.Path, Version: e.Version, Title: e.Title, Date: e.Date, Commit: e.GeneratorCommit,
 		Frozen: e.Frozen, Notes: e.Notes, Switcher: e.Switcher, Missing: e.Missing, Runs: len(e.Files),

@@ -66,7 +66,7 @@ func (w *writer) writeBoards(v *views) {
 		var paper []*paperCell
 		for _, p := range w.e.Paper {
 			if boardHas(b, p) {
-				paper = append(paper, newPaperCell(p, paperLabel(p)))
+				paper = append(paper, newPaperCell(p, paperLabel(w.e.Catalog, p)))
 			}
 		}
 		w.page(string(b), b.Title(), "board", map[string]any{
@@ -306,7 +306,7 @@ func (w *writer) writeModels(v *views) {
 		var paper []*paperCell
 		for _, p := range w.e.Paper {
 			if p.Model == id {
-				paper = append(paper, newPaperCell(p, paperLabel(p)))
+				paper = append(paper, newPaperCell(p, paperLabel(w.e.Catalog, p)))
 			}
 		}
 		data["paper"] = paper
@@ -336,7 +336,7 @@ func (w *writer) writeSystems(v *views) {
 		var paper []*paperCell
 		for _, p := range w.e.Paper {
 			if p.System == s && p.Benchmark == results.BenchmarkToolUsage {
-				paper = append(paper, newPaperCell(p, paperLabel(p)))
+				paper = append(paper, newPaperCell(p, paperLabel(w.e.Catalog, p)))
 			}
 		}
 		items = append(items, systemItem{ID: string(s), Name: aggregate.SystemTitle(s), Href: systemHref(s), Configs: len(confs)})
@@ -462,7 +462,7 @@ func (w *writer) writeQuestions(v *views) {
 func (w *writer) writeMethodology(v *views) {
 	var paper []*paperCell
 	for _, p := range w.e.Paper {
-		paper = append(paper, newPaperCell(p, paperLabel(p)))
+		paper = append(paper, newPaperCell(p, paperLabel(w.e.Catalog, p)))
 	}
 	w.page("methodology", "Methodology", "methodology", map[string]any{
 		"paper": paper, "paper_mark": paperonly.Mark, "paper_file": paperonly.File, "std": StdConvention,

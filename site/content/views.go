@@ -29,13 +29,7 @@ func newViews(e *Edition) *views {
 		v.modelSlug[c.Key.Model] = aggregate.Slug(c.Key.Model)
 	}
 	for _, f := range e.Figures {
-		for _, b := range aggregate.Boards {
-			for _, t := range v.lb.Tables[b] {
-				if strings.HasSuffix(f.ID, t.ID) {
-					v.figure[t.ID] = f
-				}
-			}
-		}
+		v.figure[f.TableID] = f
 	}
 	return v
 }
@@ -169,9 +163,9 @@ func questionSetText(t *aggregate.Table) string {
 
 // paperLabel names what a paper-only value is of: system, model display
 // name, retrieval source, metric.
-func paperLabel(p paperonly.Value) string {
+func paperLabel(cat *aggregate.Catalog, p paperonly.Value) string {
 	name := p.Model
-	if m, ok := aggregate.DefaultCatalog().Lookup(p.Model); ok {
+	if m, ok := cat.Lookup(p.Model); ok {
 		name = m.DisplayName
 	}
 	l := aggregate.SystemTitle(p.System) + " · " + name
@@ -255,7 +249,7 @@ func matches(p paperonly.Value, r *aggregate.Row, col aggregate.Column) bool {
 // in Table 1, GraphRAG (LightRAG) in Figure 6) to a paper-comparable table:
 // their cells are paper cells with the mark, never computed cells.
 func (v *views) insertPaperRows(t *aggregate.Table, tv *tableView) {
-	cat := aggregate.DefaultCatalog()
+	cat := v.e.Catalog
 	type key struct {
 		model  string
 		system results.System

@@ -22,15 +22,19 @@ func ForTable(t *aggregate.Table, paper []paperonly.Value) *Figure {
 	if len(t.Rows) == 0 {
 		return nil
 	}
+	var f *Figure
 	switch t.Board {
 	case aggregate.BoardSingleLLM:
-		return singleLLM(t)
+		f = singleLLM(t)
 	case aggregate.BoardLLMRAG:
-		return llmRAG(t)
+		f = llmRAG(t)
 	case aggregate.BoardAdvanced:
-		return advanced(t, paper)
+		f = advanced(t, paper)
+	default:
+		return nil
 	}
-	return nil
+	f.TableID = t.ID
+	return f
 }
 
 func caption(t *aggregate.Table, what string) string {

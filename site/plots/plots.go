@@ -58,6 +58,7 @@ type Panel struct {
 // Figure is one figure: one or more panels side by side.
 type Figure struct {
 	ID      string // file base name, URL-safe
+	TableID string // the aggregate.Table the figure draws
 	Title   string
 	Caption string // what the figure shows, with the std convention
 	Panels  []Panel

@@ -7,7 +7,6 @@ package sitetest
 import (
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
@@ -177,6 +176,3 @@ func WriteRuns(dir string) ([]*results.File, error) {
 	}
 	return results.ReadDir(dir)
 }
-
-// ReleaseDate is the date of the fixture's release.
-var ReleaseDate = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
