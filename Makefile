@@ -2,17 +2,19 @@
 #
 #   make site    import the published MatTools results (when MATTOOLS_DATA is set) and build the leaderboard
 #   make test    install what the tests need (see scripts/setup.sh) and run every test
+#   make serve   serve the built site (public/) on http://127.0.0.1:$(PORT)/
 #   make replay  replay MatTools' recorded GPT answers through the runner (build/results/replay)
 #
 # MATTOOLS_DATA: a MatTools checkout or download (github.com/Grenzlinie/MatTools).
 
 GO          ?= go
 RESULTS_DIR ?= build/results
+PORT        ?= 8080
 HUGO        := $(GO) tool -modfile=tools/go.mod hugo
 COMMIT      := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 LDFLAGS     := -X github.com/mattools-leaderboard/leaderboard/internal/version.Commit=$(COMMIT)
 
-.PHONY: all test setup vet site import replay clean
+.PHONY: all test setup vet site import serve replay clean
 
 all: site
 
@@ -33,7 +35,18 @@ import:
 	  exit 1; fi
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/import-mattools -data "$$MATTOOLS_DATA" -out $(RESULTS_DIR)/imported
 
-site: import
+# site imports the published results when MATTOOLS_DATA is set, then builds public/ from every results
+# file under RESULTS_DIR. Without data it says how to get it and builds a valid, empty site.
+site:
+	@if [ -n "$$MATTOOLS_DATA" ]; then $(MAKE) --no-print-directory import; else \
+	  echo "make site: MATTOOLS_DATA is not set: building an empty site. To get the data: git clone https://github.com/Grenzlinie/MatTools" \
+	       "/path/to/MatTools && git -C /path/to/MatTools checkout 44385630f2acf461512996468fc0b24f44ddcaaf, then run:" \
+	       "MATTOOLS_DATA=/path/to/MatTools make site" >&2; fi
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/build-site -results $(RESULTS_DIR) -out public -work build/site
+
+# serve serves public/ on the loopback interface only.
+serve:
+	$(GO) run ./cmd/build-site -serve 127.0.0.1:$(PORT) -out public
 
 # replay serves the recorded single-LLM GPT batches (3 models × 3 rounds) with replay-llm on
 # 127.0.0.1:8765 and runs plans/replay.toml against it: 9 runs of 49 questions, no model called.

@@ -37,6 +37,16 @@ var allowed = map[string][]string{
 	"runner/internal/pystr": []string{},
 	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "runner/sandbox"},
 	"cmd/replay-llm":        []string{"datasets", "runner/llm/replay"},
+
+	// The site: results files → aggregate → plots, content → hugo (issue 3).
+	"site/paperonly": []string{"results"},
+	"site/aggregate": []string{"results", "results/stats"},
+	"site/plots":     []string{"results", "site/aggregate", "site/paperonly"},
+	"site/content":   []string{"datasets", "results", "results/stats", "site/aggregate", "site/paperonly", "site/plots"},
+	"site/hugo":      []string{},
+	"site/sitetest":  []string{"datasets", "results"},
+	"site":           []string{"datasets", "results", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots"},
+	"cmd/build-site": []string{"datasets", "results", "site"},
 }
 
 // TestDependencyGraph fails on any import between project packages that

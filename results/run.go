@@ -262,7 +262,7 @@ func (r *Run) Configuration() Configuration {
 }
 
 // settings writes the output-changing parameters canonically, e.g.
-// "temperature=0.7 top_k=5".
+// "temperature=0.7,top_k=5".
 func (r *Run) settings() string {
 	var parts []string
 	g := r.Generation
@@ -294,7 +294,7 @@ func (r *Run) settings() string {
 	for _, k := range keys {
 		parts = append(parts, k+"="+r.SystemParams[k])
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, ",")
 }
 
 // String returns a stable, human-readable key such as

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
+# Debian's chromium: the site's real-browser test (site/realsite_integration_test.go, chromedp).
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -21,3 +23,7 @@ if [ ! -d tools/duckdb/node_modules/@duckdb/node-api ]; then
   echo "setup: npm ci (tools/duckdb)"
   (cd tools/duckdb && npm ci --no-audit --no-fund --silent)
 fi
+
+# Hugo (a Go tool, tools/go.mod): build it once here, outside any test timeout (a cold build takes minutes).
+hugo_version=$(go tool -modfile=tools/go.mod hugo version)
+echo "setup: go tool hugo: ${hugo_version%% linux*}"

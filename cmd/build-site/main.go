@@ -1,0 +1,227 @@
+// Command build-site builds the static leaderboard from results files:
+//
+//	build-site [-results build/results] [-out public] [-data $MATTOOLS_DATA]
+//
+// With -cut-release vX.Y -date YYYY-MM-DD it instead records a new release in
+// site/releases.json: the runs present under -results and the current commit.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// dataHint says exactly how to get the benchmark data.
+func dataHint() string {
+	return fmt.Sprintf("To get the data: git clone https://github.com/Grenzlinie/MatTools /path/to/MatTools && "+
+		"git -C /path/to/MatTools checkout %s, then run: MATTOOLS_DATA=/path/to/MatTools make site", datasets.PinnedCommit)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("build-site", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	resultsDir := fl.String("results", "build/results", "directory searched recursively for results files (*.parquet)")
+	out := fl.String("out", "public", "output directory (replaced as a whole)")
+	work := fl.String("work", "build/site", "directory for the generated Hugo sources (rewritten)")
+	data := fl.String("data", os.Getenv(datasets.EnvVar), "MatTools data root for the question pages (default $"+datasets.EnvVar+")")
+	repo := fl.String("repo", "", "repository root (default: found from the working directory)")
+	commit := fl.String("commit", "", "commit of this build's code (default: git rev-parse HEAD)")
+	incomplete := fl.Bool("allow-incomplete", false, "build releases even when some of their runs are missing")
+	cut := fl.String("cut-release", "", "record a new release `vX.Y` of the runs present in "+site.ReleasesFile+" instead of building")
+	date := fl.String("date", "", "release date YYYY-MM-DD (with -cut-release)")
+	title := fl.String("title", "", "release title (with -cut-release)")
+	serve := fl.String("serve", "", "serve -out on `addr` (e.g. 127.0.0.1:8080) instead of building")
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "build-site: unexpected arguments %q\n", fl.Args())
+		return exitUsage
+	}
+	if *serve != "" {
+		if err := serveDir(ctx, *serve, *out, stdout); err != nil {
+			fmt.Fprintln(stderr, "build-site:", err)
+			return exitError
+		}
+		return exitOK
+	}
+	root := *repo
+	if root == "" {
+		var err error
+		if root, err = findRepoRoot(); err != nil {
+			fmt.Fprintln(stderr, "build-site:", err)
+			return exitError
+		}
+	}
+	if *commit == "" {
+		*commit = gitCommit(root)
+	}
+	if *cut != "" {
+		if err := cutRelease(root, *resultsDir, *cut, *date, *title, *commit, stdout); err != nil {
+			fmt.Fprintln(stderr, "build-site:", err)
+			return exitError
+		}
+		return exitOK
+	}
+	var bench *datasets.Benchmark
+	if *data == "" {
+		fmt.Fprintf(stderr, "build-site: %s is not set: building without question pages. %s\n", datasets.EnvVar, dataHint())
+	} else {
+		var err error
+		if bench, err = datasets.Load(*data); err != nil {
+			fmt.Fprintln(stderr, "build-site:", err)
+			return exitError
+		}
+	}
+	rep, err := site.Build(ctx, site.Options{ResultsDir: *resultsDir, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
+		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Log: stderr})
+	if err != nil {
+		fmt.Fprintln(stderr, "build-site:", err)
+		return exitError
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(stderr, "build-site: warning:", w)
+	}
+	if rep.Runs == 0 {
+		fmt.Fprintf(stderr, "build-site: no results files in %s: the site is empty. %s\n", *resultsDir, dataHint())
+	}
+	fmt.Fprintf(stdout, "built %s: %d pages, %d runs, editions %s, latest %s\n", *out, rep.Pages, rep.Runs,
+		strings.Join(rep.Editions, ", "), valueOr(rep.Latest, "none"))
+	return exitOK
+}
+
+// serveDir serves dir over HTTP on addr until ctx ends. Only loopback
+// addresses are accepted: this is a preview server, not a web server.
+func serveDir(ctx context.Context, addr, dir string, stdout io.Writer) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("-serve %s: only loopback addresses (127.0.0.1, ::1, localhost) are served", addr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
+		return fmt.Errorf("%s has no index.html: build the site first (make site)", dir)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: http.FileServer(http.Dir(dir)), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	fmt.Fprintf(stdout, "serving %s on http://%s/ (Ctrl-C to stop)\n", dir, ln.Addr())
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func valueOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// findRepoRoot walks up from the working directory to the directory holding tools/go.mod.
+func findRepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "tools", "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("repository root (with tools/go.mod) not found above the working directory; use -repo")
+		}
+		dir = parent
+	}
+}
+
+func gitCommit(root string) string {
+	out, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// cutRelease appends a release of every run present to site/releases.json.
+func cutRelease(root, resultsDir, version, date, title, commit string, stdout io.Writer) error {
+	if commit == "" {
+		return errors.New("-cut-release needs the commit of the generator (-commit, or run inside the git checkout)")
+	}
+	if out, _ := exec.Command("git", "-C", root, "status", "--porcelain", "--", "layouts", "content", "static", "site", "cmd").Output(); len(out) > 0 {
+		return fmt.Errorf("the generator has uncommitted changes; commit them first so that %s records the code that built the release:\n%s", commit, out)
+	}
+	files, err := results.ReadDir(resultsDir)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("no results files in %s", resultsDir)
+	}
+	path := filepath.Join(root, site.ReleasesFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	rs, err := site.ParseReleases(data)
+	if err != nil {
+		return err
+	}
+	r := site.Release{Version: version, Date: date, GeneratorCommit: commit, Title: title}
+	for _, f := range files {
+		r.Runs = append(r.Runs, f.Run.RunID)
+	}
+	rs = append(rs, r)
+	buf, err := json.MarshalIndent(map[string]any{"releases": rs}, "", "  ")
+	if err != nil {
+		return err
+	}
+	buf = append(buf, '\n')
+	if _, err := site.ParseReleases(buf); err != nil {
+		return err
+	}
+	if err := results.WriteFileAtomic(path, buf, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "recorded release %s (%s, commit %s, %d runs) in %s; commit that file\n", version, date, commit, len(r.Runs), site.ReleasesFile)
+	return nil
+}

@@ -1,0 +1,181 @@
+package aggregate_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
+
+func find(lb *aggregate.Leaderboard, sys results.System, model string, prov results.ProvenanceKind) *aggregate.Configuration {
+	for _, c := range lb.Configurations {
+		if c.Key.Benchmark == results.BenchmarkToolUsage && c.Key.System == sys && c.Key.Model == model && c.Key.Provenance == string(prov) {
+			return c
+		}
+	}
+	return nil
+}
+
+// TestBuildSummarisesRoundsWithPopulationStd checks mean ± population std and
+// the per-round values of one configuration (issue 3).
+func TestBuildSummarisesRoundsWithPopulationStd(t *testing.T) {
+	lb := aggregate.Build(sitetest.Runs(), aggregate.DefaultCatalog())
+	c := find(lb, results.SystemSingleLLM, sitetest.GPT4o, results.ProvenanceImported)
+	if c == nil {
+		t.Fatal("GPT-4o single-LLM configuration missing")
+	}
+	if c.Model.DisplayName != "GPT-4o" || c.Board != aggregate.BoardSingleLLM {
+		t.Errorf("model %+v board %s", c.Model, c.Board)
+	}
+	// runnable [2, 3, 1] of 3 → [66.67, 100, 33.33]: mean 66.67, population std
+	// sqrt(((0)²+(33.33)²+(33.33)²)/3) = 27.22 (sample std would be 33.33).
+	s := c.Summaries[aggregate.FunctionRunnableRate]
+	if s.N != 3 || !near(s.Mean, 66.6667) || !near(s.PopStd, 27.2166) || !near(s.SampleStd, 33.3333) {
+		t.Errorf("runnable summary = %+v", s)
+	}
+	// passed [5, 9, 3] of 15 → [33.33, 60, 20]: mean 37.78, population std 16.63.
+	s = c.Summaries[aggregate.TaskSuccessRate]
+	if !near(s.Mean, 37.7778) || !near(s.PopStd, 16.6296) {
+		t.Errorf("success summary = %+v", s)
+	}
+	rounds := c.Rounds[aggregate.TaskSuccessRate]
+	if len(rounds) != 3 || rounds[0].Count != 5 || rounds[1].Count != 9 || rounds[2].Count != 3 || rounds[0].Total != 15 {
+		t.Errorf("per-round values = %+v", rounds)
+	}
+}
+
+// TestBuildNeverMixesProtocolsOrProvenance: the hostile model has imported
+// (mattools-original) and runner (mattools-v1) runs of the single-LLM system;
+// they are two configurations in two tables.
+func TestBuildNeverMixesProtocolsOrProvenance(t *testing.T) {
+	lb := aggregate.Build(sitetest.Runs(), aggregate.DefaultCatalog())
+	imp := find(lb, results.SystemSingleLLM, sitetest.HostileModel, results.ProvenanceImported)
+	run := find(lb, results.SystemSingleLLM, sitetest.HostileModel, results.ProvenanceRunner)
+	if imp == nil || run == nil || imp == run {
+		t.Fatalf("configurations: imported %v, runner %v", imp, run)
+	}
+	if got := imp.Summaries[aggregate.FunctionRunnableRate]; got.N != 3 || !near(got.Mean, 33.3333) || got.PopStd != 0 {
+		t.Errorf("imported runnable = %+v", got)
+	}
+	if got := run.Summaries[aggregate.TaskSuccessRate]; got.N != 3 || !near(got.Mean, 80) {
+		t.Errorf("runner success = %+v (12/15 each round)", got)
+	}
+	tables := lb.Tables[aggregate.BoardSingleLLM]
+	if len(tables) != 2 || tables[0].ScoringProtocol != results.ProtocolMatToolsOriginal || tables[1].ScoringProtocol != results.ProtocolMatToolsV1 {
+		t.Fatalf("single-LLM tables: %d", len(tables))
+	}
+	if n := len(tables[0].Rows); n != 2 {
+		t.Errorf("mattools-original table has %d rows, want 2", n)
+	}
+	// Figure 4 order: GPT-4o is catalogued; the unknown hostile model comes after it.
+	if tables[0].Rows[0].Model.ID != sitetest.GPT4o {
+		t.Errorf("first row %s", tables[0].Rows[0].Model.ID)
+	}
+	if tables[0].Rows[1].Model.DisplayName != sitetest.HostileDisplayName {
+		t.Errorf("hostile display name not taken from the run: %q", tables[0].Rows[1].Model.DisplayName)
+	}
+}
+
+// TestBuildKeepsUnscoredAndRoundZeroRunsOutOfTables checks the statuses.
+func TestBuildKeepsUnscoredAndRoundZeroRunsOutOfTables(t *testing.T) {
+	lb := aggregate.Build(sitetest.Runs(), aggregate.DefaultCatalog())
+	na := lb.NotAggregated[aggregate.BoardAdvanced]
+	if len(na) != 2 {
+		t.Fatalf("advanced board: %d configurations not aggregated, want 2", len(na))
+	}
+	statuses := map[results.System]aggregate.RunStatus{}
+	for _, c := range na {
+		statuses[c.Key.System] = c.Runs[0].Status
+		if len(c.Summaries) != 0 {
+			t.Errorf("%s has summaries %v", c.Key, c.Summaries)
+		}
+	}
+	if statuses[results.SystemAgenticRAG] != aggregate.StatusUnscored || statuses[results.SystemSelfReflectionRAG] != aggregate.StatusOutsideRounds {
+		t.Errorf("statuses = %v", statuses)
+	}
+	if len(lb.Tables[aggregate.BoardAdvanced]) != 0 {
+		t.Errorf("advanced tables = %d, want 0", len(lb.Tables[aggregate.BoardAdvanced]))
+	}
+	// The round-0 run keeps its own values for display.
+	for _, c := range na {
+		if c.Key.System == results.SystemSelfReflectionRAG {
+			if v := c.Runs[0].Values[aggregate.TaskSuccessRate]; v.Count != 14 || v.Total != 15 {
+				t.Errorf("round-0 run value = %+v", v)
+			}
+		}
+	}
+}
+
+// TestBuildQATableJoinsCodeAndDocInTable1Order checks the QA board.
+func TestBuildQATableJoinsCodeAndDocInTable1Order(t *testing.T) {
+	lb := aggregate.Build(sitetest.Runs(), aggregate.DefaultCatalog())
+	tables := lb.Tables[aggregate.BoardQA]
+	if len(tables) != 1 {
+		t.Fatalf("QA tables = %d", len(tables))
+	}
+	tb := tables[0]
+	if len(tb.Columns) != 2 || tb.Columns[0].Benchmark != results.BenchmarkQACode || tb.Columns[1].Benchmark != results.BenchmarkQADoc {
+		t.Errorf("columns = %+v", tb.Columns)
+	}
+	if len(tb.Rows) != 2 || tb.Rows[0].Model.DisplayName != "Gemini-1.5-Flash" || tb.Rows[0].Model.Group != aggregate.GroupClosedSource {
+		t.Fatalf("rows = %+v", tb.Rows)
+	}
+	code, doc := tb.Rows[0].Cells[0], tb.Rows[0].Cells[1]
+	if code.Summary.N != 1 || code.Summary.Mean != 70 || doc.Summary.Mean != 80 {
+		t.Errorf("Gemini-1.5-Flash cells = %+v / %+v", code.Summary, doc.Summary)
+	}
+	groups := tb.Groups()
+	if len(groups) != 2 || groups[0].Group != aggregate.GroupClosedSource || groups[1].Group != "" {
+		t.Errorf("groups = %+v", groups)
+	}
+}
+
+func TestDuplicateRoundsAreWarned(t *testing.T) {
+	runs := sitetest.Runs()
+	var extra *results.File
+	for _, f := range runs {
+		if f.Run.Model == sitetest.GPT4o && f.Run.System == results.SystemSingleLLM && f.Run.Round == 2 {
+			dup := *f
+			dup.Run.RunID += "-rerun"
+			extra = &dup
+		}
+	}
+	lb := aggregate.Build(append(runs, extra), aggregate.DefaultCatalog())
+	c := find(lb, results.SystemSingleLLM, sitetest.GPT4o, results.ProvenanceImported)
+	if c.Summaries[aggregate.FunctionRunnableRate].N != 4 || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "round 2 has 2 runs") {
+		t.Errorf("N = %d, warnings = %q", c.Summaries[aggregate.FunctionRunnableRate].N, c.Warnings)
+	}
+}
+
+func TestSlugIsSafeAndUnique(t *testing.T) {
+	a, b := aggregate.Slug(sitetest.HostileModel), aggregate.Slug("evil-script-alert-1-script-amp")
+	if a == b {
+		t.Errorf("distinct keys share slug %s", a)
+	}
+	for _, s := range []string{a, b, aggregate.Slug(""), aggregate.Slug("../../etc")} {
+		if strings.ContainsAny(s, "<>&/\"' ") || strings.HasPrefix(s, ".") || s == "" {
+			t.Errorf("unsafe slug %q", s)
+		}
+	}
+}
+
+func TestCatalogCoversQAModelsInTable1Order(t *testing.T) {
+	cat := aggregate.DefaultCatalog()
+	want := []string{"Gemini-1.5-Flash", "Gemini-1.5-Pro", "Gemini-2.0-Flash", "Qwen2.5-7B-Instruct", "Qwen2.5-14B-Instruct",
+		"Qwen2.5-Coder-14B-Instruct", "Qwen2.5-32B-Instruct", "Qwen2.5-Coder-32B-Instruct", "Qwen2.5-72B-Instruct",
+		"ChemDFM-v1.5-8B", "ChemLLM-7B-Chat-1_5-DPO", "Darwin 1.5-7B"}
+	got := make([]string, len(want))
+	for _, m := range cat.Models() {
+		if m.QAOrder > 0 {
+			got[m.QAOrder-1] = m.DisplayName
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("Table 1 order = %v", got)
+	}
+}

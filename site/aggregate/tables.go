@@ -1,0 +1,198 @@
+package aggregate
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/stats"
+)
+
+// Table is one leaderboard table: configurations of one board that share the
+// benchmark version, the scoring protocol and the question set, so that their
+// rows are comparable. Each table states these three on the page.
+type Table struct {
+	ID               string // URL-safe, unique (used for the CSV download and anchors)
+	Board            Board
+	BenchmarkVersion string
+	ScoringProtocol  string
+	// QuestionSet is the question set name ("all" or a subset name); for
+	// tool usage with its size ("all/49").
+	QuestionSet string
+	Columns     []Column
+	Rows        []*Row
+}
+
+// Column is one metric of one benchmark.
+type Column struct {
+	Benchmark results.Benchmark
+	Metric    Metric
+}
+
+// Title returns the column heading, e.g. "Code accuracy (%)".
+func (c Column) Title() string {
+	switch c.Benchmark {
+	case results.BenchmarkQACode:
+		return "Code " + strings.ToLower(c.Metric.Title()) + " (%)"
+	case results.BenchmarkQADoc:
+		return "Doc " + strings.ToLower(c.Metric.Title()) + " (%)"
+	}
+	return c.Metric.Title() + " (%)"
+}
+
+// Row is one table row: one model × system × retrieval source × provenance.
+// For QA it joins the code and the doc configuration of the model.
+type Row struct {
+	Model           Model
+	System          results.System
+	RetrievalSource int
+	Provenance      string // results.Configuration.Provenance, e.g. "imported" or "rescored:imported"
+	Cells           []*Cell // aligned with the table's Columns; nil where no value exists
+	// Configurations behind the row (one for tool usage; up to one per QA benchmark).
+	Configurations []*Configuration
+}
+
+// Cell is one computed value: a metric of one configuration over its
+// aggregated rounds.
+type Cell struct {
+	Configuration *Configuration
+	Metric        Metric
+	Summary       stats.Summary // Mean ± PopStd, N
+	Rounds        []Value       // per aggregated run, in round order
+}
+
+func tableKey(c *Configuration) string {
+	qs := c.Key.QuestionSet
+	if c.Key.Benchmark.IsQA() {
+		qs = c.QuestionSetName()
+	}
+	return c.Key.BenchmarkVersion + "|" + c.Key.ScoringProtocol + "|" + qs
+}
+
+func buildTables(b Board, confs []*Configuration) []*Table {
+	byKey := map[string]*Table{}
+	var tables []*Table
+	rows := map[*Table]map[string]*Row{}
+	for _, c := range confs {
+		if c.Board != b || len(c.RunsWith(StatusAggregated)) == 0 {
+			continue
+		}
+		tk := tableKey(c)
+		t := byKey[tk]
+		if t == nil {
+			qs := c.Key.QuestionSet
+			if b == BoardQA {
+				qs = c.QuestionSetName()
+			}
+			t = &Table{ID: Slug(string(b) + "-" + tk), Board: b, BenchmarkVersion: c.Key.BenchmarkVersion,
+				ScoringProtocol: c.Key.ScoringProtocol, QuestionSet: qs}
+			byKey[tk] = t
+			tables = append(tables, t)
+			rows[t] = map[string]*Row{}
+		}
+		rk := strings.Join([]string{c.Key.Model, c.Key.Variant, c.Key.Settings, string(c.Key.System), strconv.Itoa(c.Key.RetrievalSource), c.Key.Provenance}, "|")
+		row := rows[t][rk]
+		if row == nil {
+			row = &Row{Model: c.Model, System: c.Key.System, RetrievalSource: c.Key.RetrievalSource, Provenance: c.Key.Provenance}
+			rows[t][rk] = row
+			t.Rows = append(t.Rows, row)
+		}
+		row.Configurations = append(row.Configurations, c)
+	}
+	for _, t := range tables {
+		t.Columns = columnsOf(b, t.Rows)
+		for _, row := range t.Rows {
+			slices.SortFunc(row.Configurations, func(x, y *Configuration) int {
+				return cmp.Compare(slices.Index(results.Benchmarks, x.Key.Benchmark), slices.Index(results.Benchmarks, y.Key.Benchmark))
+			})
+			row.Cells = make([]*Cell, len(t.Columns))
+			for i, col := range t.Columns {
+				for _, c := range row.Configurations {
+					if s, ok := c.Summaries[col.Metric]; ok && c.Key.Benchmark == col.Benchmark {
+						row.Cells[i] = &Cell{Configuration: c, Metric: col.Metric, Summary: s, Rounds: c.Rounds[col.Metric]}
+					}
+				}
+			}
+		}
+		slices.SortFunc(t.Rows, func(x, y *Row) int {
+			return compareConfigurations(b, x.Configurations[0], y.Configurations[0])
+		})
+	}
+	slices.SortFunc(tables, func(x, y *Table) int {
+		return cmp.Or(
+			cmp.Compare(protocolOrder(x.ScoringProtocol), protocolOrder(y.ScoringProtocol)),
+			strings.Compare(x.ScoringProtocol, y.ScoringProtocol),
+			cmp.Compare(questionSetOrder(x.QuestionSet), questionSetOrder(y.QuestionSet)),
+			strings.Compare(x.QuestionSet, y.QuestionSet),
+			strings.Compare(y.BenchmarkVersion, x.BenchmarkVersion), // newest benchmark version first
+		)
+	})
+	return tables
+}
+
+func columnsOf(b Board, rows []*Row) []Column {
+	has := map[Column]bool{}
+	for _, row := range rows {
+		for _, c := range row.Configurations {
+			for m := range c.Summaries {
+				has[Column{c.Key.Benchmark, m}] = true
+			}
+		}
+	}
+	var cols []Column
+	if b == BoardQA {
+		for _, m := range []Metric{Accuracy, AccuracyLenient} {
+			for _, bench := range []results.Benchmark{results.BenchmarkQACode, results.BenchmarkQADoc} {
+				// Strict accuracy columns are always shown (Table 1's layout).
+				if m == Accuracy || has[Column{bench, m}] {
+					cols = append(cols, Column{bench, m})
+				}
+			}
+		}
+		return cols
+	}
+	return []Column{{results.BenchmarkToolUsage, FunctionRunnableRate}, {results.BenchmarkToolUsage, TaskSuccessRate}}
+}
+
+func protocolOrder(p string) int {
+	switch p {
+	case results.ProtocolMatToolsOriginal:
+		return 0
+	case results.ProtocolMatToolsV1, results.ProtocolQAV1:
+		return 1
+	case results.ProtocolMatToolsV1Strict:
+		return 2
+	}
+	return 3
+}
+
+func questionSetOrder(qs string) int {
+	if qs == results.QuestionSetAll || strings.HasPrefix(qs, results.QuestionSetAll+"/") {
+		return 0
+	}
+	return 1
+}
+
+// Groups returns the table's rows grouped by model group, in Table 1's group
+// order (QA tables), or all rows as one group with an empty name.
+func (t *Table) Groups() []RowGroup {
+	if t.Board != BoardQA {
+		return []RowGroup{{Rows: t.Rows}}
+	}
+	var out []RowGroup
+	for _, row := range t.Rows {
+		if len(out) == 0 || out[len(out)-1].Group != row.Model.Group {
+			out = append(out, RowGroup{Group: row.Model.Group})
+		}
+		out[len(out)-1].Rows = append(out[len(out)-1].Rows, row)
+	}
+	return out
+}
+
+// RowGroup is a run of rows of one model group.
+type RowGroup struct {
+	Group string
+	Rows  []*Row
+}

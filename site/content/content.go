@@ -1,0 +1,243 @@
+// Package content writes the Hugo content and static files of the
+// leaderboard: one page file per page (JSON front matter holding the page's
+// data, rendered and escaped by the templates in layouts/), the figures, and
+// the downloads (results files, one CSV per leaderboard table, the data behind
+// each figure). It sits after site/aggregate and site/plots and before
+// site/hugo.
+//
+// Pages of an edition (a release or the preview) live under the edition's
+// path and link to each other with relative URLs, so that an edition's output
+// can be copied (/latest/) and stays byte-identical. Nothing written depends
+// on the clock: a frozen release shows its own date and generator commit.
+package content
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
+	"github.com/mattools-leaderboard/leaderboard/site/plots"
+)
+
+// Edition is one self-contained copy of the leaderboard: a frozen release
+// (/v1.0/) or the preview of every run present (/preview/).
+type Edition struct {
+	Path    string // URL path segment, e.g. "v1.0" or "preview"
+	Version string // e.g. "v1.0"; "preview" for the preview
+	Title   string
+	// Date is the release date (YYYY-MM-DD); "" for the preview.
+	Date string
+	// GeneratorCommit is the commit of this project that generated the
+	// release, as recorded when the release was cut ("" when unknown).
+	GeneratorCommit string
+	Frozen          bool
+	Notes           string
+	// Switcher lists the releases known to this edition (itself and older
+	// ones, newest first), for the static version switcher; newer releases
+	// are added in the browser from the site root's releases.js.
+	Switcher []Link
+	// Missing lists run ids of the release that were not found.
+	Missing []string
+
+	Leaderboard *aggregate.Leaderboard
+	Files       []*results.File
+	Figures     []*plots.Figure
+	Benchmark   *datasets.Benchmark // nil: no question pages
+	Paper       []paperonly.Value
+	// Catalog names models that have no run (paper-only rows); nil means aggregate.DefaultCatalog().
+	Catalog *aggregate.Catalog
+	// ResultsPaths maps run ids to their results files, copied as downloads.
+	ResultsPaths map[string]string
+	// DataHint says how to get the data when the edition has no runs.
+	DataHint string
+}
+
+// Link is a version switcher entry: a version and its edition path.
+type Link struct {
+	Version string `json:"version"`
+	Path    string `json:"path"`
+	Date    string `json:"date,omitempty"`
+	Commit  string `json:"commit,omitempty"`
+	Title   string `json:"title,omitempty"`
+}
+
+// WriteRoot writes the site's root page (the list of releases, newest
+// first, with a link to /latest/ and to the preview) and releases.js, which
+// every edition's version switcher reads to list releases newer than itself.
+// The root is not part of any release and changes with each new one.
+func WriteRoot(dirs Dirs, releases []Link, latest string, preview bool, dataHint string) error {
+	if releases == nil {
+		releases = []Link{}
+	}
+	err := writeJSONPage(filepath.Join(dirs.Content, "_index.md"), page{Title: "MatTools leaderboard", URL: "/", Layout: "home",
+		Params: map[string]any{"releases": releases, "latest": latest, "preview": preview, "data_hint": dataHint}})
+	if err != nil {
+		return err
+	}
+	all := append([]Link(nil), releases...)
+	if preview {
+		all = append(all, Link{Version: "preview", Path: "preview"})
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(true)
+	if err := enc.Encode(all); err != nil {
+		return err
+	}
+	js := "// Generated: every edition of the leaderboard, newest release first (read by assets/switcher.js).\n" +
+		"window.MATTOOLS_RELEASES = " + strings.TrimSpace(buf.String()) + ";\n"
+	return writeFile(filepath.Join(dirs.Static, "releases.js"), []byte(js))
+}
+
+// Dirs are the Hugo input directories content writes into.
+type Dirs struct {
+	Content string // mounted as Hugo content
+	Static  string // mounted as Hugo static
+}
+
+// page is one Hugo page file: JSON front matter, no body.
+type page struct {
+	Title  string `json:"title"`
+	URL    string `json:"url"`
+	Layout string `json:"layout"`
+	Params any    `json:"params"`
+}
+
+// common holds what every page of an edition gets.
+type common struct {
+	Root    string      `json:"root"` // relative URL of the edition root, e.g. "../../"
+	Edition editionView `json:"edition"`
+}
+
+type editionView struct {
+	Path              string   `json:"path"`
+	Version           string   `json:"version"`
+	Title             string   `json:"title"`
+	Date              string   `json:"date"`
+	Commit            string   `json:"commit"`
+	Frozen            bool     `json:"frozen"`
+	Notes             string   `json:"notes"`
+	Switcher          []Link   `json:"switcher"`
+	Missing           []string `json:"missing"`
+	BenchmarkVersions []string `json:"benchmark_versions"`
+	Protocols         []string `json:"protocols"`
+	Runs              int      `json:"runs"`
+	DataHint          string   `json:"data_hint"`
+	HasQuestions      bool     `json:"has_questions"`
+}
+
+// writer writes the pages of one edition.
+type writer struct {
+	dirs Dirs
+	e    *Edition
+	ev   editionView
+	err  error
+}
+
+// rootFor returns the relative URL from a page at rel (inside the edition,
+// "" for its home, "questions/x/" for a question) to the edition root.
+func rootFor(rel string) string {
+	depth := strings.Count(strings.Trim(rel, "/"), "/") + 1
+	if strings.Trim(rel, "/") == "" {
+		return "./"
+	}
+	return strings.Repeat("../", depth)
+}
+
+// page writes the page at rel (a directory-style path inside the edition,
+// "" for the edition home) with the given layout and data.
+func (w *writer) page(rel, title, layout string, data map[string]any) {
+	if w.err != nil {
+		return
+	}
+	rel = strings.Trim(rel, "/")
+	params := map[string]any{"root": rootFor(rel), "edition": w.ev}
+	for k, v := range data {
+		params[k] = v
+	}
+	url := "/" + w.e.Path + "/"
+	file := filepath.Join(w.dirs.Content, w.e.Path, "_index.md")
+	if rel != "" {
+		url += rel + "/"
+		file = filepath.Join(w.dirs.Content, w.e.Path, filepath.FromSlash(rel)+".md")
+	}
+	w.err = writeJSONPage(file, page{Title: title, URL: url, Layout: layout, Params: params})
+}
+
+func writeJSONPage(file string, p page) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(true) // "<" as \u003c: no front matter text can look like markup
+	enc.SetIndent("", " ")
+	if err := enc.Encode(p); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return writeFile(file, buf.Bytes())
+}
+
+func writeFile(file string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(file, data, 0o644)
+}
+
+// static writes a static file of the edition at rel (slash-separated).
+func (w *writer) static(rel string, data []byte) {
+	if w.err != nil {
+		return
+	}
+	w.err = writeFile(filepath.Join(w.dirs.Static, w.e.Path, filepath.FromSlash(rel)), data)
+}
+
+// Write writes every page and static file of the edition e into dirs. The
+// output depends only on e (no clock, no map order).
+func Write(dirs Dirs, e *Edition) error {
+	if e.Catalog == nil {
+		e.Catalog = aggregate.DefaultCatalog()
+	}
+	w := &writer{dirs: dirs, e: e}
+	w.ev = editionView{Path: e.Path, Version: e.Version, Title: e.Title, Date: e.Date, Commit: e.GeneratorCommit,
+		Frozen: e.Frozen, Notes: e.Notes, Switcher: e.Switcher, Missing: e.Missing, Runs: len(e.Files),
+		DataHint: e.DataHint, HasQuestions: e.Benchmark != nil}
+	if w.ev.Switcher == nil {
+		w.ev.Switcher = []Link{}
+	}
+	if w.ev.Missing == nil {
+		w.ev.Missing = []string{}
+	}
+	seenV, seenP := map[string]bool{}, map[string]bool{}
+	for _, f := range e.Files {
+		if !seenV[f.Run.BenchmarkVersion] {
+			seenV[f.Run.BenchmarkVersion] = true
+			w.ev.BenchmarkVersions = append(w.ev.BenchmarkVersions, f.Run.BenchmarkVersion)
+		}
+		if !seenP[f.Run.ScoringProtocol] {
+			seenP[f.Run.ScoringProtocol] = true
+			w.ev.Protocols = append(w.ev.Protocols, f.Run.ScoringProtocol)
+		}
+	}
+	sortStrings(w.ev.BenchmarkVersions)
+	sortStrings(w.ev.Protocols)
+	v := newViews(e)
+	w.writeBoards(v)
+	w.writeConfigurations(v)
+	w.writeModels(v)
+	w.writeSystems(v)
+	w.writeQuestions(v)
+	w.writeMethodology(v)
+	w.writeDownloads(v)
+	w.writeHome(v)
+	return w.err
+}
+
+// href joins edition-relative path parts into a directory URL ("qa/").
+func href(parts ...string) string { return path.Join(parts...) + "/" }

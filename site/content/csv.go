@@ -1,0 +1,58 @@
+package content
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strconv"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+)
+
+// TableCSVHeader is the header of every leaderboard table download.
+var TableCSVHeader = []string{"table", "benchmark", "benchmark_version", "scoring_protocol", "question_set", "provenance",
+	"system", "retrieval_source", "model", "display_name", "metric", "n", "mean_percent", "pop_std_percent",
+	"sample_std_percent", "rounds", "round_counts", "round_totals", "round_percents", "configuration"}
+
+// TableCSV returns a leaderboard table as CSV: one line per computed cell
+// (row × metric), in the table's row order, with the per-round counts behind
+// it. Percentages have 4 decimals; per-round lists are separated by ";".
+// Paper-only values are never in it (they are in paper-only-values.csv).
+// Untrusted text (model names) is defused against spreadsheet formulas.
+func TableCSV(t *aggregate.Table) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(TableCSVHeader)
+	f4 := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if c == nil {
+				continue
+			}
+			k := c.Configuration.Key
+			var rounds, counts, totals, pcts []string
+			for i, run := range c.Configuration.RunsWith(aggregate.StatusAggregated) {
+				v := c.Rounds[i]
+				rounds = append(rounds, strconv.Itoa(run.Round()))
+				counts = append(counts, strconv.Itoa(v.Count))
+				totals = append(totals, strconv.Itoa(v.Total))
+				pcts = append(pcts, f4(v.Percent))
+			}
+			w.Write([]string{t.ID, string(k.Benchmark), k.BenchmarkVersion, k.ScoringProtocol, k.QuestionSet, string(k.Provenance),
+				string(k.System), strconv.Itoa(k.RetrievalSource), csvSafe(k.Model), csvSafe(r.Model.DisplayName), string(c.Metric),
+				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), f4(c.Summary.SampleStd),
+				strings.Join(rounds, ";"), strings.Join(counts, ";"), strings.Join(totals, ";"), strings.Join(pcts, ";"), csvSafe(k.String())})
+		}
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// csvSafe defuses text that a spreadsheet would run as a formula: a leading
+// = + - @ tab or carriage return gets a leading apostrophe.
+func csvSafe(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

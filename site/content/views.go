@@ -1,0 +1,491 @@
+package content
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/stats"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
+	"github.com/mattools-leaderboard/leaderboard/site/plots"
+)
+
+// StdConvention is stated on every page that shows a "±".
+const StdConvention = "± is the population standard deviation (divisor n) over rounds, as in the MatTools paper's error bars; n is the number of rounds averaged."
+
+type views struct {
+	e         *Edition
+	lb        *aggregate.Leaderboard
+	modelSlug map[string]string
+	figure    map[string]*plots.Figure // table id → figure
+}
+
+func newViews(e *Edition) *views {
+	v := &views{e: e, lb: e.Leaderboard, modelSlug: map[string]string{}, figure: map[string]*plots.Figure{}}
+	for _, c := range v.lb.Configurations {
+		v.modelSlug[c.Key.Model] = aggregate.Slug(c.Key.Model)
+	}
+	for _, f := range e.Figures {
+		v.figure[f.TableID] = f
+	}
+	return v
+}
+
+func confHref(c *aggregate.Configuration) string { return href("configurations", c.Slug) }
+func (v *views) modelHref(id string) string      { return href("models", v.modelSlug[id]) }
+func systemHref(s results.System) string         { return href("systems", string(s)) }
+func questionHref(id string) string              { return href("questions", id) }
+
+// fmtPct formats a percentage as the paper does: 2 decimals.
+func fmtPct(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+// cellView is one computed cell: mean ± population std and n over the
+// aggregated rounds; the per-round values are in Rounds and on the
+// configuration page (Href).
+type cellView struct {
+	Mean   string `json:"mean"`
+	Std    string `json:"std"` // "" when n = 1 (no ± shown)
+	N      int    `json:"n"`
+	Sort   string `json:"sort"`
+	Rounds string `json:"rounds"`
+	Href   string `json:"href"`
+}
+
+func newCell(c *aggregate.Cell) *cellView {
+	if c == nil {
+		return nil
+	}
+	cv := &cellView{Mean: fmtPct(c.Summary.Mean), N: c.Summary.N, Sort: strconv.FormatFloat(c.Summary.Mean, 'f', 6, 64),
+		Href: confHref(c.Configuration)}
+	if c.Summary.N > 1 {
+		cv.Std = fmtPct(c.Summary.PopStd)
+	}
+	var parts []string
+	runs := c.Configuration.RunsWith(aggregate.StatusAggregated)
+	for i, r := range c.Rounds {
+		parts = append(parts, fmt.Sprintf("round %d: %s (%d/%d)", runs[i].Round(), fmtPct(r.Percent), r.Count, r.Total))
+	}
+	cv.Rounds = strings.Join(parts, "; ")
+	return cv
+}
+
+// paperCell is a value reported only in the paper, shown with the mark.
+type paperCell struct {
+	ID       string `json:"id"`
+	Text     string `json:"text"`
+	ErrorBar string `json:"error_bar"`
+	Mark     string `json:"mark"`
+	Note     string `json:"note"`
+	Citation string `json:"citation"`
+	Given    string `json:"given"` // what the published files give
+	Label    string `json:"label"` // what the value is of, e.g. "GPT-4o · Task success rate"
+}
+
+func newPaperCell(p paperonly.Value, label string) *paperCell {
+	return &paperCell{ID: p.ID, Text: p.Text, ErrorBar: p.ErrorBar, Mark: paperonly.Mark, Note: p.Note, Citation: p.Citation,
+		Given: p.RawFilesGive, Label: label}
+}
+
+type rowView struct {
+	Model      string       `json:"model"`
+	ModelID    string       `json:"model_id"`
+	ModelHref  string       `json:"model_href"`
+	Group      string       `json:"group"`
+	System     string       `json:"system"`
+	SystemHref string       `json:"system_href"`
+	Source     string       `json:"source"`
+	SourceN    int          `json:"source_n"`
+	Provenance string       `json:"provenance"`
+	Configs    []string     `json:"configs"` // configuration keys behind the row
+	Cells      []*cellView  `json:"cells"`
+	Paper      []*paperCell `json:"paper"` // paper-only row: one per column (nil where none)
+	PaperOnly  bool         `json:"paper_only"`
+	Notes      []string     `json:"notes"` // ids of paper footnotes about this row
+}
+
+type groupView struct {
+	Title string     `json:"title"`
+	Rows  []*rowView `json:"rows"`
+}
+
+type figureView struct {
+	SVG     string `json:"svg"`
+	CSV     string `json:"csv"`
+	Title   string `json:"title"`
+	Caption string `json:"caption"`
+}
+
+type tableView struct {
+	ID               string       `json:"id"`
+	Board            string       `json:"board"`
+	Heading          string       `json:"heading"`
+	Caption          string       `json:"caption"`
+	BenchmarkVersion string       `json:"benchmark_version"`
+	Protocol         string       `json:"protocol"`
+	QuestionSet      string       `json:"question_set"`
+	Columns          []string     `json:"columns"`
+	NCols            int          `json:"ncols"` // all columns of the HTML table
+	ShowSystem       bool         `json:"show_system"`
+	ShowSource       bool         `json:"show_source"`
+	ShowGroup        bool         `json:"show_group"`
+	Groups           []groupView  `json:"groups"`
+	CSV              string       `json:"csv"`
+	Figure           *figureView  `json:"figure"`
+	Footnotes        []*paperCell `json:"footnotes"` // paper labels that differ from the computed cells
+}
+
+func questionSetText(t *aggregate.Table) string {
+	if t.Board == aggregate.BoardQA {
+		// The code and doc sets differ in size: name each.
+		var parts []string
+		seen := map[results.Benchmark]bool{}
+		for _, r := range t.Rows {
+			for _, c := range r.Configurations {
+				if !seen[c.Key.Benchmark] {
+					seen[c.Key.Benchmark] = true
+					parts = append(parts, fmt.Sprintf("%s %d questions", strings.TrimPrefix(string(c.Key.Benchmark), "qa-"), c.QuestionSet().Questions))
+				}
+			}
+		}
+		slices.Sort(parts)
+		return fmt.Sprintf("%s (%s)", t.QuestionSet, strings.Join(parts, ", "))
+	}
+	name, size, _ := strings.Cut(t.QuestionSet, "/")
+	if len(t.Rows) > 0 {
+		qs := t.Rows[0].Configurations[0].QuestionSet()
+		return fmt.Sprintf("%s (%s questions, %d properties)", name, size, qs.Properties)
+	}
+	return name
+}
+
+// paperLabel names what a paper-only value is of: system, model display
+// name, retrieval source, metric.
+func paperLabel(cat *aggregate.Catalog, p paperonly.Value) string {
+	name := p.Model
+	if m, ok := cat.Lookup(p.Model); ok {
+		name = m.DisplayName
+	}
+	l := aggregate.SystemTitle(p.System) + " · " + name
+	if p.Benchmark.IsQA() {
+		l = map[results.Benchmark]string{results.BenchmarkQACode: "Code QA", results.BenchmarkQADoc: "Doc QA"}[p.Benchmark] + " · " + name
+	}
+	if p.RetrievalSource > 0 {
+		l += fmt.Sprintf(" · source %d", p.RetrievalSource)
+	}
+	return l + " · " + aggregate.Metric(p.Metric).Title()
+}
+
+func (v *views) table(t *aggregate.Table) *tableView {
+	tv := &tableView{ID: t.ID, Board: string(t.Board), BenchmarkVersion: t.BenchmarkVersion, Protocol: t.ScoringProtocol,
+		QuestionSet: questionSetText(t), CSV: "downloads/tables/" + t.ID + ".csv",
+		ShowSystem: t.Board == aggregate.BoardAdvanced, ShowSource: t.Board == aggregate.BoardLLMRAG || t.Board == aggregate.BoardAdvanced,
+		ShowGroup: t.Board == aggregate.BoardQA}
+	tv.Caption = fmt.Sprintf("Benchmark version %s · scoring protocol %s · question set %s", t.BenchmarkVersion, t.ScoringProtocol, tv.QuestionSet)
+	tv.Heading = "Scoring protocol " + t.ScoringProtocol
+	if t.QuestionSet != results.QuestionSetAll && !strings.HasPrefix(t.QuestionSet, results.QuestionSetAll+"/") {
+		tv.Heading += ", question set " + t.QuestionSet
+	}
+	for _, c := range t.Columns {
+		tv.Columns = append(tv.Columns, c.Title())
+	}
+	tv.NCols = 2 + len(tv.Columns)
+	for _, show := range []bool{tv.ShowGroup, tv.ShowSystem, tv.ShowSource} {
+		if show {
+			tv.NCols++
+		}
+	}
+	if f := v.figure[t.ID]; f != nil {
+		tv.Figure = &figureView{SVG: "figures/" + f.ID + ".svg", CSV: "figures/" + f.ID + ".csv", Title: f.Title, Caption: f.Caption}
+	}
+	paperHere := plots.PaperTable(t)
+	for _, g := range t.Groups() {
+		gv := groupView{Title: ""}
+		if t.Board == aggregate.BoardQA {
+			gv.Title = aggregate.GroupTitle(g.Group)
+		}
+		for _, r := range g.Rows {
+			rv := v.row(r)
+			for ci, c := range r.Cells {
+				rv.Cells = append(rv.Cells, newCell(c))
+				if paperHere && c != nil {
+					for _, p := range v.e.Paper {
+						if !p.NoRawData() && matches(p, r, t.Columns[ci]) {
+							fn := newPaperCell(p, r.Model.DisplayName+" · "+t.Columns[ci].Title())
+							tv.Footnotes = append(tv.Footnotes, fn)
+							rv.Notes = append(rv.Notes, p.ID)
+						}
+					}
+				}
+			}
+			gv.Rows = append(gv.Rows, rv)
+		}
+		tv.Groups = append(tv.Groups, gv)
+	}
+	if paperHere {
+		v.insertPaperRows(t, tv)
+	}
+	return tv
+}
+
+func (v *views) row(r *aggregate.Row) *rowView {
+	rv := &rowView{Model: r.Model.DisplayName, ModelID: r.Model.ID, ModelHref: v.modelHref(r.Model.ID), Group: r.Model.Group,
+		System: aggregate.SystemTitle(r.System), SystemHref: systemHref(r.System), Source: aggregate.SourceTitle(r.RetrievalSource),
+		SourceN: r.RetrievalSource, Provenance: string(r.Provenance), Notes: []string{}}
+	for _, c := range r.Configurations {
+		rv.Configs = append(rv.Configs, c.Key.String())
+	}
+	if v := r.Configurations[0].Key.Variant; v != "" {
+		rv.Model += " (" + v + ")"
+	}
+	return rv
+}
+
+func matches(p paperonly.Value, r *aggregate.Row, col aggregate.Column) bool {
+	return p.System == r.System && p.Model == r.Model.ID && p.RetrievalSource == r.RetrievalSource &&
+		p.Benchmark == col.Benchmark && string(col.Metric) == p.Metric
+}
+
+// insertPaperRows adds rows for paper-only values with no raw data (ChemLLM
+// in Table 1, GraphRAG (LightRAG) in Figure 6) to a paper-comparable table:
+// their cells are paper cells with the mark, never computed cells.
+func (v *views) insertPaperRows(t *aggregate.Table, tv *tableView) {
+	cat := v.e.Catalog
+	type key struct {
+		model  string
+		system results.System
+		source int
+	}
+	rows := map[key]*rowView{}
+	var order []key
+	for _, p := range v.e.Paper {
+		if !p.NoRawData() || !boardHas(t.Board, p) {
+			continue
+		}
+		k := key{p.Model, p.System, p.RetrievalSource}
+		rv := rows[k]
+		if rv == nil {
+			m, ok := cat.Lookup(p.Model)
+			if !ok {
+				m = aggregate.Model{ID: p.Model, DisplayName: p.Model}
+			}
+			rv = &rowView{Model: m.DisplayName, ModelID: p.Model, Group: m.Group, System: aggregate.SystemTitle(p.System),
+				SystemHref: systemHref(p.System), Source: aggregate.SourceTitle(p.RetrievalSource), SourceN: p.RetrievalSource,
+				Provenance: "paper", PaperOnly: true, Paper: make([]*paperCell, len(t.Columns)), Notes: []string{}, Configs: []string{}}
+			if _, has := v.modelSlug[p.Model]; has {
+				rv.ModelHref = v.modelHref(p.Model)
+			}
+			rows[k] = rv
+			order = append(order, k)
+		}
+		for ci, col := range t.Columns {
+			if col.Benchmark == p.Benchmark && string(col.Metric) == p.Metric {
+				rv.Paper[ci] = newPaperCell(p, rv.Model+" · "+col.Title())
+			}
+		}
+	}
+	for _, k := range order {
+		rv := rows[k]
+		m, _ := cat.Lookup(k.model)
+		// Find the group and the position by Table 1 order (QA) or system order (tool usage).
+		gi := len(tv.Groups) - 1
+		if t.Board == aggregate.BoardQA {
+			gi = -1
+			for i, g := range tv.Groups {
+				if g.Title == aggregate.GroupTitle(m.Group) {
+					gi = i
+				}
+			}
+			if gi < 0 {
+				tv.Groups = append(tv.Groups, groupView{Title: aggregate.GroupTitle(m.Group)})
+				gi = len(tv.Groups) - 1
+			}
+		}
+		g := &tv.Groups[gi]
+		pos := len(g.Rows)
+		for i, r := range g.Rows {
+			if t.Board == aggregate.BoardQA {
+				if om, ok := cat.Lookup(r.ModelID); ok && om.QAOrder > m.QAOrder {
+					pos = i
+					break
+				}
+			} else if systemIndex(r.System) > systemIndex(aggregate.SystemTitle(k.system)) {
+				pos = i
+				break
+			}
+		}
+		g.Rows = slices.Insert(g.Rows, pos, rv)
+	}
+}
+
+func boardHas(b aggregate.Board, p paperonly.Value) bool {
+	switch b {
+	case aggregate.BoardQA:
+		return p.Benchmark.IsQA()
+	case aggregate.BoardSingleLLM:
+		return p.Benchmark == results.BenchmarkToolUsage && p.System == results.SystemSingleLLM
+	case aggregate.BoardLLMRAG:
+		return p.Benchmark == results.BenchmarkToolUsage && p.System == results.SystemLLMRAG
+	}
+	return p.Benchmark == results.BenchmarkToolUsage && p.System != results.SystemSingleLLM && p.System != results.SystemLLMRAG
+}
+
+func systemIndex(title string) int {
+	for i, s := range results.Systems {
+		if aggregate.SystemTitle(s) == title {
+			return i
+		}
+	}
+	return len(results.Systems)
+}
+
+// runView is one run as listed on pages.
+type runView struct {
+	ID          string               `json:"id"`
+	Round       int                  `json:"round"`
+	Status      string               `json:"status"`
+	StatusText  string               `json:"status_text"`
+	Values      []string             `json:"values"` // per metric, "45.58 (23/49)"
+	Download    string               `json:"download"`
+	Provenance  string               `json:"provenance"`
+	Citation    string               `json:"citation"`
+	DerivedFrom string               `json:"derived_from"`
+	Sources     []results.SourceFile `json:"sources"`
+	Generator   string               `json:"generator"`
+	Generation  string               `json:"generation"`
+	Sandbox     string               `json:"sandbox"`
+	Libraries   string               `json:"libraries"`
+	Usage       string               `json:"usage"`
+	Warnings    []string             `json:"warnings"`
+}
+
+func statusText(s aggregate.RunStatus) string {
+	switch s {
+	case aggregate.StatusAggregated:
+		return "scored; averaged"
+	case aggregate.StatusUnscored:
+		return "unscored (code only): not averaged"
+	case aggregate.StatusOutsideRounds:
+		return "outside rounds (round 0): shown, not averaged"
+	}
+	return string(s)
+}
+
+func runValues(c *aggregate.Configuration, r *aggregate.Run) []string {
+	var out []string
+	for _, m := range []aggregate.Metric{aggregate.FunctionRunnableRate, aggregate.TaskSuccessRate, aggregate.Accuracy, aggregate.AccuracyLenient} {
+		if val, ok := r.Values[m]; ok {
+			out = append(out, fmt.Sprintf("%s: %s (%d/%d)", m.Title(), fmtPct(val.Percent), val.Count, val.Total))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "no scores")
+	}
+	return out
+}
+
+func (v *views) run(c *aggregate.Configuration, r *aggregate.Run) runView {
+	run := &r.File.Run
+	rv := runView{ID: r.ID(), Round: r.Round(), Status: string(r.Status), StatusText: statusText(r.Status),
+		Values: runValues(c, r), Provenance: string(run.Provenance.Kind), Citation: run.Provenance.Citation,
+		DerivedFrom: run.Provenance.DerivedFrom, Sources: run.Provenance.Source, Warnings: run.Warnings,
+		Generator: strings.TrimSpace(run.Environment.Generator + " " + run.Environment.GeneratorVersion)}
+	if rv.Sources == nil {
+		rv.Sources = []results.SourceFile{}
+	}
+	if rv.Warnings == nil {
+		rv.Warnings = []string{}
+	}
+	if _, ok := v.e.ResultsPaths[r.ID()]; ok {
+		rv.Download = "downloads/runs/" + r.ID() + results.Extension
+	}
+	g := run.Generation
+	var gp []string
+	if g.Temperature != nil {
+		gp = append(gp, "temperature "+strconv.FormatFloat(*g.Temperature, 'g', -1, 64))
+	}
+	if g.TopP != nil {
+		gp = append(gp, "top_p "+strconv.FormatFloat(*g.TopP, 'g', -1, 64))
+	}
+	if g.MaxTokens != nil {
+		gp = append(gp, "max_tokens "+strconv.Itoa(*g.MaxTokens))
+	}
+	if g.Seed != nil {
+		gp = append(gp, "seed "+strconv.FormatInt(*g.Seed, 10))
+	}
+	for _, k := range sortedKeys(g.Extra) {
+		gp = append(gp, k+" "+g.Extra[k])
+	}
+	if g.Source != "" {
+		gp = append(gp, "(from "+g.Source+")")
+	}
+	rv.Generation = strings.Join(gp, ", ")
+	if s := run.Environment.Sandbox; s != nil {
+		rv.Sandbox = strings.TrimSpace(s.Backend + " " + s.Version)
+		if s.TimeoutSeconds > 0 {
+			rv.Sandbox += fmt.Sprintf(", timeout %gs", s.TimeoutSeconds)
+		}
+	}
+	var libs []string
+	for _, k := range sortedKeys(run.Environment.Libraries) {
+		libs = append(libs, k+" "+run.Environment.Libraries[k])
+	}
+	rv.Libraries = strings.Join(libs, ", ")
+	if u := run.Usage; u != nil {
+		rv.Usage = fmt.Sprintf("%d calls, %d prompt + %d completion tokens", u.Calls, u.PromptTokens, u.CompletionTokens)
+		if u.CostUSD != nil {
+			rv.Usage += fmt.Sprintf(", $%.2f", *u.CostUSD)
+		}
+	}
+	return rv
+}
+
+// configView summarises a configuration for lists.
+type configView struct {
+	Key         string   `json:"key"`
+	Href        string   `json:"href"`
+	Model       string   `json:"model"`
+	ModelHref   string   `json:"model_href"`
+	Benchmark   string   `json:"benchmark"`
+	System      string   `json:"system"`
+	SystemHref  string   `json:"system_href"`
+	Source      string   `json:"source"`
+	Protocol    string   `json:"protocol"`
+	QuestionSet string   `json:"question_set"`
+	Provenance  string   `json:"provenance"`
+	Version     string   `json:"version"`
+	Board       string   `json:"board"`
+	BoardHref   string   `json:"board_href"`
+	Summary     []string `json:"summary"` // per metric "Function runnable rate: 45.58 ± 6.73 (n = 3)"
+	Runs        int      `json:"runs"`
+	Status      string   `json:"status"`
+}
+
+func summaryText(m aggregate.Metric, s stats.Summary) string {
+	if s.N > 1 {
+		return fmt.Sprintf("%s: %s ± %s (n = %d)", m.Title(), fmtPct(s.Mean), fmtPct(s.PopStd), s.N)
+	}
+	return fmt.Sprintf("%s: %s (n = %d)", m.Title(), fmtPct(s.Mean), s.N)
+}
+
+func (v *views) config(c *aggregate.Configuration) configView {
+	cv := configView{Key: c.Key.String(), Href: confHref(c), Model: c.Model.DisplayName, ModelHref: v.modelHref(c.Key.Model),
+		Benchmark: string(c.Key.Benchmark), System: aggregate.SystemTitle(c.Key.System), SystemHref: systemHref(c.Key.System),
+		Source: aggregate.SourceTitle(c.Key.RetrievalSource), Protocol: c.Key.ScoringProtocol, QuestionSet: c.Key.QuestionSet,
+		Provenance: string(c.Key.Provenance), Version: c.Key.BenchmarkVersion, Board: c.Board.Title(), BoardHref: href(string(c.Board)),
+		Runs: len(c.Runs), Summary: []string{}}
+	for _, m := range c.Metrics() {
+		cv.Summary = append(cv.Summary, summaryText(m, c.Summaries[m]))
+	}
+	switch {
+	case len(c.RunsWith(aggregate.StatusAggregated)) > 0:
+		cv.Status = "scored"
+	case len(c.RunsWith(aggregate.StatusUnscored)) > 0:
+		cv.Status = "unscored"
+	default:
+		cv.Status = "outside rounds"
+	}
+	return cv
+}

@@ -1,0 +1,319 @@
+// Package site builds the static leaderboard: results files → configurations
+// and tables (site/aggregate) → figures (site/plots) → Hugo content
+// (site/content) → Hugo (site/hugo) → the output directory, with one frozen
+// copy per release (/v1.0/, …), /latest/ equal to the newest release, and a
+// preview of every run present when it differs from the newest release.
+//
+// The site is built only from results files, the benchmark (datasets) and
+// the one committed file of paper-only values (site/paperonly).
+package site
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+	"github.com/mattools-leaderboard/leaderboard/site/content"
+	"github.com/mattools-leaderboard/leaderboard/site/hugo"
+	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
+	"github.com/mattools-leaderboard/leaderboard/site/plots"
+)
+
+// PreviewPath is the URL path of the preview edition.
+const PreviewPath = "preview"
+
+// LatestPath is the URL path of the copy of the newest release.
+const LatestPath = "latest"
+
+// Options configure a build.
+type Options struct {
+	// ResultsDir is searched recursively for results files (*.parquet).
+	ResultsDir string
+	// Benchmark gives the question pages; nil builds none.
+	Benchmark *datasets.Benchmark
+	// DataHint is shown when there is no data (how to get it).
+	DataHint string
+	// RepoRoot holds content/, layouts/, static/ and tools/go.mod.
+	RepoRoot string
+	// OutDir receives the site; it is replaced as a whole at the end of a
+	// successful build (the new site is built beside it first).
+	OutDir string
+	// WorkDir receives the generated Hugo sources; it is rewritten.
+	WorkDir string
+	// Releases; nil means the committed site/releases.json.
+	Releases []Release
+	// Catalog names and orders models; nil means aggregate.DefaultCatalog().
+	Catalog *aggregate.Catalog
+	// GeneratorCommit is the commit of the code running this build ("" if
+	// unknown): shown on the preview only, and compared with each release's.
+	GeneratorCommit string
+	// AllowIncomplete builds a release even when some of its runs are
+	// missing (its pages then list them); by default that is an error.
+	AllowIncomplete bool
+	// Log receives progress lines (nil: discarded).
+	Log io.Writer
+	// Go is the go command used to run Hugo (default "go").
+	Go string
+}
+
+// Report describes a finished build.
+type Report struct {
+	Editions []string // paths of the editions built, newest release first, then the preview
+	Latest   string   // the version /latest/ copies ("" when there is no release)
+	Runs     int      // results files read
+	Pages    int      // HTML pages written, /latest/ included
+	Warnings []string
+}
+
+// Build builds the site. Errors name the file or the release at fault.
+func Build(ctx context.Context, o Options) (*Report, error) {
+	logf := func(format string, a ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", a...)
+		}
+	}
+	if o.Catalog == nil {
+		o.Catalog = aggregate.DefaultCatalog()
+	}
+	if o.Releases == nil {
+		rs, err := DefaultReleases()
+		if err != nil {
+			return nil, err
+		}
+		o.Releases = rs
+	}
+	files, paths, err := readResults(o.ResultsDir)
+	if err != nil {
+		return nil, err
+	}
+	logf("site: %d results files in %s", len(files), o.ResultsDir)
+	rep := &Report{Runs: len(files)}
+	byID := map[string]*results.File{}
+	for _, f := range files {
+		byID[f.Run.RunID] = f
+	}
+	paper := paperonly.Values()
+
+	var editions []*content.Edition
+	var links []content.Link // newest first
+	for i := len(o.Releases) - 1; i >= 0; i-- {
+		r := o.Releases[i]
+		links = append(links, content.Link{Version: r.Version, Path: r.Version, Date: r.Date, Commit: r.GeneratorCommit, Title: r.Title})
+	}
+	for i := len(o.Releases) - 1; i >= 0; i-- {
+		r := o.Releases[i]
+		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
+			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
+			ResultsPaths: map[string]string{}}
+		for _, id := range r.Runs {
+			if f := byID[id]; f != nil {
+				e.Files = append(e.Files, f)
+				e.ResultsPaths[id] = paths[id]
+			} else {
+				e.Missing = append(e.Missing, id)
+			}
+		}
+		switch {
+		case len(e.Files) == 0 && len(r.Runs) > 0:
+			e.Missing = nil
+			e.DataHint = fmt.Sprintf("None of the %d results files of release %s are present, so its pages are empty. %s", len(r.Runs), r.Version, o.DataHint)
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: none of its %d runs is present; built empty", r.Version, len(r.Runs)))
+		case len(e.Missing) > 0 && !o.AllowIncomplete:
+			return nil, fmt.Errorf("release %s (%s): %d of its %d runs are missing from %s, e.g. %s; import them (make import) or build with -allow-incomplete",
+				r.Version, ReleasesFile, len(e.Missing), len(r.Runs), o.ResultsDir, e.Missing[0])
+		case len(e.Missing) > 0:
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %d runs missing", r.Version, len(e.Missing)))
+		}
+		if w := staleGenerator(o.RepoRoot, o.GeneratorCommit, r); w != "" {
+			rep.Warnings = append(rep.Warnings, w)
+		}
+		editions = append(editions, e)
+	}
+	if needPreview(o.Releases, files) {
+		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
+			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths}
+		if len(files) == 0 {
+			e.DataHint = o.DataHint
+		}
+		editions = append(editions, e)
+	}
+
+	// Generated Hugo sources: rewritten completely by every build.
+	dirs := content.Dirs{Content: filepath.Join(o.WorkDir, "content"), Static: filepath.Join(o.WorkDir, "static")}
+	for _, d := range []string{dirs.Content, dirs.Static} {
+		if err := os.RemoveAll(d); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range editions {
+		lb := aggregate.Build(e.Files, o.Catalog)
+		e.Leaderboard = lb
+		e.Catalog = o.Catalog
+		e.Figures = plots.All(lb, paper)
+		if err := content.Write(dirs, e); err != nil {
+			return nil, fmt.Errorf("edition %s: %w", e.Path, err)
+		}
+		if err := copyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, e.Path, "assets")); err != nil {
+			return nil, err
+		}
+		rep.Editions = append(rep.Editions, e.Path)
+		logf("site: edition %s: %d runs, %d configurations, %d figures", e.Path, len(e.Files), len(lb.Configurations), len(e.Figures))
+	}
+	if len(o.Releases) > 0 {
+		rep.Latest = o.Releases[len(o.Releases)-1].Version
+	}
+	dataHint := ""
+	if len(files) == 0 {
+		dataHint = o.DataHint
+	}
+	if err := content.WriteRoot(dirs, links, rep.Latest, needPreview(o.Releases, files), dataHint); err != nil {
+		return nil, err
+	}
+	if err := copyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, "assets")); err != nil {
+		return nil, err
+	}
+
+	tmp := strings.TrimRight(o.OutDir, string(filepath.Separator)) + ".tmp"
+	if err := os.RemoveAll(tmp); err != nil {
+		return nil, err
+	}
+	logf("site: running Hugo")
+	if err := hugo.Build(ctx, hugo.Options{RepoRoot: o.RepoRoot, WorkDir: o.WorkDir, Content: dirs.Content, Static: dirs.Static,
+		Destination: tmp, Go: o.Go}); err != nil {
+		return nil, err
+	}
+	if rep.Latest != "" {
+		if err := copyDir(filepath.Join(tmp, rep.Latest), filepath.Join(tmp, LatestPath)); err != nil {
+			return nil, err
+		}
+	}
+	if rep.Pages, err = countPages(tmp); err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(o.OutDir); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, o.OutDir); err != nil {
+		return nil, err
+	}
+	logf("site: %d pages in %s", rep.Pages, o.OutDir)
+	return rep, nil
+}
+
+// needPreview reports whether the runs present differ from the newest
+// release's runs (or there is no release): then a preview edition is built.
+func needPreview(rs []Release, files []*results.File) bool {
+	if len(rs) == 0 {
+		return true
+	}
+	want := slices.Clone(rs[len(rs)-1].Runs)
+	var have []string
+	for _, f := range files {
+		have = append(have, f.Run.RunID)
+	}
+	slices.Sort(want)
+	slices.Sort(have)
+	return len(have) > 0 && !slices.Equal(want, have)
+}
+
+// readResults reads every results file under dir (see results.ReadDir) and
+// returns them with the path of each, by run id.
+func readResults(dir string) ([]*results.File, map[string]string, error) {
+	var ps []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == dir {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, results.Extension) && !strings.HasPrefix(d.Name(), ".") {
+			ps = append(ps, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.Strings(ps)
+	var files []*results.File
+	paths := map[string]string{}
+	var errs []error
+	for _, p := range ps {
+		f, err := results.Read(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if prev, dup := paths[f.Run.RunID]; dup {
+			errs = append(errs, fmt.Errorf("%s: run_id %q already used by %s", p, f.Run.RunID, prev))
+			continue
+		}
+		paths[f.Run.RunID] = p
+		files = append(files, f)
+	}
+	return files, paths, errors.Join(errs...)
+}
+
+// staleGenerator warns when the site generator (layouts, hand-written
+// content, static assets, site/) changed since a release's generator commit:
+// its rebuilt pages may then differ from the published ones. It says nothing
+// when git or the commits are unavailable.
+func staleGenerator(repoRoot, current string, r Release) string {
+	if current == "" || r.GeneratorCommit == "" || current == r.GeneratorCommit {
+		return ""
+	}
+	cmd := exec.Command("git", "-C", repoRoot, "diff", "--quiet", r.GeneratorCommit, "--", "layouts", "content", "static", "site", "cmd/build-site",
+		":(exclude)"+ReleasesFile, ":(exclude)site/testdata", ":(exclude)*_test.go")
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return fmt.Sprintf("release %s was generated by commit %s and the generator has changed since: its rebuilt pages may differ from the published ones "+
+			"(to reproduce them exactly: git worktree add /tmp/%s %s, then build there)", r.Version, r.GeneratorCommit, r.Version, r.GeneratorCommit)
+	}
+	return ""
+}
+
+// copyDir copies the regular files of src into dst, recursively.
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+}
+
+func countPages(dir string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".html") {
+			n++
+		}
+		return err
+	})
+	return n, err
+}

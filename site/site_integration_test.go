@@ -1,0 +1,304 @@
+package site_test
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
+)
+
+// fixtureSite is one Hugo build of the fixture runs, shared by the tests of
+// this file (Hugo runs are slow-ish: issue 3 asks to keep them few).
+type fixtureSite struct {
+	dir, results, work string
+	report             *site.Report
+	releases           []site.Release
+	err                error
+}
+
+var (
+	fixtureOnce sync.Once
+	fixture     fixtureSite
+)
+
+// fixtureReleases: v1.0 holds the imported runs only, v1.1 every fixture run.
+func fixtureReleases(files []*results.File) []site.Release {
+	v10 := site.Release{Version: "v1.0", Date: "2026-12-01", GeneratorCommit: "1111111111111111111111111111111111111111", Title: "fixture: imported runs"}
+	v11 := site.Release{Version: "v1.1", Date: "2026-12-15", GeneratorCommit: "2222222222222222222222222222222222222222", Title: "fixture: all runs"}
+	for _, f := range files {
+		if f.Run.Provenance.Kind == results.ProvenanceImported {
+			v10.Runs = append(v10.Runs, f.Run.RunID)
+		}
+		v11.Runs = append(v11.Runs, f.Run.RunID)
+	}
+	return []site.Release{v10, v11}
+}
+
+func repoRoot(t testing.TB) string {
+	root, err := filepath.Abs(filepath.Join("..")) // this package is site/
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func buildFixture(t testing.TB, outDir, workDir string) (*site.Report, []site.Release, error) {
+	resultsDir := filepath.Join(filepath.Dir(workDir), "results")
+	files, err := sitetest.WriteRuns(resultsDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs := fixtureReleases(files)
+	rep, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, Benchmark: sitetest.Benchmark(),
+		DataHint: "fixture data hint", RepoRoot: repoRoot(t), OutDir: outDir, WorkDir: workDir, Releases: rs})
+	return rep, rs, err
+}
+
+// builtFixture returns the shared fixture build, skipping under -short.
+func builtFixture(t *testing.T) *fixtureSite {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a site with Hugo; skipped with -short")
+	}
+	fixtureOnce.Do(func() {
+		base, err := os.MkdirTemp("", "site-fixture-")
+		if err != nil {
+			fixture.err = err
+			return
+		}
+		fixture.dir = filepath.Join(base, "public")
+		fixture.work = filepath.Join(base, "work")
+		fixture.report, fixture.releases, fixture.err = buildFixture(t, fixture.dir, fixture.work)
+	})
+	if fixture.err != nil {
+		t.Fatal(fixture.err)
+	}
+	return &fixture
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixture.dir != "" && os.Getenv("SITE_KEEP") == "" {
+		os.RemoveAll(filepath.Dir(fixture.dir))
+	}
+	os.Exit(code)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// htmlFiles returns every .html file under dir, relative to it.
+func htmlFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".html") {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestFixtureSiteHasReleasesAndLatest: /v1.0/ and /v1.1/ exist, /latest/
+// equals the newest (v1.1) byte for byte, and the root lists both (issue 3).
+func TestFixtureSiteHasReleasesAndLatest(t *testing.T) {
+	fx := builtFixture(t)
+	if fx.report.Latest != "v1.1" || strings.Join(fx.report.Editions, ",") != "v1.1,v1.0" {
+		t.Errorf("report = %+v", fx.report)
+	}
+	newest, latest := filepath.Join(fx.dir, "v1.1"), filepath.Join(fx.dir, "latest")
+	n := 0
+	err := filepath.WalkDir(newest, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(newest, p)
+		a, _ := os.ReadFile(p)
+		b, err := os.ReadFile(filepath.Join(latest, rel))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("latest/%s differs from v1.1/%s (%v)", rel, rel, err)
+		}
+		n++
+		return nil
+	})
+	if err != nil || n < 20 {
+		t.Fatalf("walked %d files of v1.1: %v", n, err)
+	}
+	if len(htmlFiles(t, latest)) != len(htmlFiles(t, newest)) {
+		t.Error("latest has other pages than v1.1")
+	}
+	root := readFile(t, filepath.Join(fx.dir, "index.html"))
+	for _, want := range []string{`href="v1.0/"`, `href="v1.1/"`, `href="latest/"`, "2026-12-01", "1111111111111111111111111111111111111111"} {
+		if !strings.Contains(root, want) {
+			t.Errorf("root page lacks %q", want)
+		}
+	}
+	v10 := readFile(t, filepath.Join(fx.dir, "v1.0", "index.html"))
+	if !strings.Contains(v10, "2026-12-01") || !strings.Contains(v10, "1111111111111111111111111111111111111111") || strings.Contains(v10, "v1.1") {
+		t.Error("v1.0's home must show its own date and commit, and must not name the later v1.1 (frozen)")
+	}
+}
+
+var hrefRE = regexp.MustCompile(`(?:href|src)="([^"#?]*)(?:[#?][^"]*)?"`)
+
+// TestFixtureLinksResolve follows every relative link and image of every page
+// (switcher links included) and checks its target exists (issue 3).
+func TestFixtureLinksResolve(t *testing.T) {
+	fx := builtFixture(t)
+	checked, switcher := 0, 0
+	for _, rel := range htmlFiles(t, fx.dir) {
+		page := readFile(t, filepath.Join(fx.dir, rel))
+		if strings.Contains(page, `id="version-switcher"`) {
+			switcher++
+		}
+		for _, m := range hrefRE.FindAllStringSubmatch(page, -1) {
+			link := m[1]
+			if link == "" || strings.Contains(link, "://") || strings.HasPrefix(link, "mailto:") {
+				continue
+			}
+			if strings.HasPrefix(link, "/") {
+				t.Errorf("%s: absolute link %q (links must be relative so that releases can be copied)", rel, link)
+				continue
+			}
+			target := filepath.Join(fx.dir, filepath.Dir(rel), filepath.FromSlash(link))
+			if strings.HasSuffix(link, "/") || link == "." || link == "./" {
+				target = filepath.Join(target, "index.html")
+			}
+			if !strings.HasPrefix(target, fx.dir) {
+				t.Errorf("%s: link %q leaves the site", rel, link)
+				continue
+			}
+			if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s: link %q does not resolve (%s)", rel, link, target)
+			}
+			checked++
+		}
+	}
+	if checked < 500 {
+		t.Errorf("only %d links checked", checked)
+	}
+	edPages := len(htmlFiles(t, filepath.Join(fx.dir, "v1.0"))) + len(htmlFiles(t, filepath.Join(fx.dir, "v1.1"))) + len(htmlFiles(t, filepath.Join(fx.dir, "latest")))
+	if switcher != edPages {
+		t.Errorf("%d pages have the version switcher, want every edition page (%d)", switcher, edPages)
+	}
+}
+
+// TestHostileTextIsEscapedEverywhere: a model name and generated code with
+// <script> and HTML entities render as text on every page (issue 3).
+func TestHostileTextIsEscapedEverywhere(t *testing.T) {
+	fx := builtFixture(t)
+	sawName, sawCode := false, false
+	err := filepath.WalkDir(fx.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if !strings.HasSuffix(p, ".html") && !strings.HasSuffix(p, ".svg") && !strings.HasSuffix(p, ".js") {
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		s := string(data)
+		for _, bad := range []string{"<script>alert", `<script>alert("name")`, "</code></pre><script>", "<b>raw</b>", "<i>with</i>"} {
+			if strings.Contains(s, bad) {
+				t.Errorf("%s contains unescaped %q", p, bad)
+			}
+		}
+		if strings.Contains(s, "Evil &lt;script&gt;alert(&#34;name&#34;)&lt;/script&gt; &amp;amp; Co") ||
+			strings.Contains(s, "Evil &lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt; &amp;amp; Co") {
+			sawName = true
+		}
+		if strings.Contains(s, "&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(&#34;code&#34;)&lt;/script&gt; &amp;lt;b&amp;gt; &amp;amp;") {
+			sawCode = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sawName || !sawCode {
+		t.Errorf("escaped hostile name seen: %v, escaped hostile code seen: %v", sawName, sawCode)
+	}
+}
+
+// TestFixtureQuestionPagesListEveryRun: each question page lists every
+// tool-usage run of every configuration (issue 3).
+func TestFixtureQuestionPagesListEveryRun(t *testing.T) {
+	fx := builtFixture(t)
+	files, err := results.ReadDir(filepath.Join(filepath.Dir(fx.work), "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runRE := regexp.MustCompile(`<details class="run" data-run-id="([^"]+)"`)
+	for _, q := range sitetest.Questions {
+		page := readFile(t, filepath.Join(fx.dir, "v1.1", "questions", q.ID, "index.html"))
+		got := map[string]bool{}
+		for _, m := range runRE.FindAllStringSubmatch(page, -1) {
+			got[m[1]] = true
+		}
+		want := 0
+		for _, f := range files {
+			if f.Run.Benchmark == results.BenchmarkToolUsage {
+				want++
+				if !got[f.Run.RunID] {
+					t.Errorf("question %s does not list run %s", q.ID, f.Run.RunID)
+				}
+			}
+		}
+		if len(got) != want {
+			t.Errorf("question %s lists %d runs, want %d", q.ID, len(got), want)
+		}
+		if !strings.Contains(page, "<strong>"+q.ID+"</strong>") {
+			t.Errorf("question %s: statement not rendered from markdown", q.ID)
+		}
+	}
+}
+
+// TestRebuildGivesIdenticalFrozenPages builds the fixture a second time
+// (with the releases now one more build old) and compares v1.0 and v1.1
+// byte for byte.
+func TestRebuildGivesIdenticalFrozenPages(t *testing.T) {
+	fx := builtFixture(t)
+	base := t.TempDir()
+	if _, _, err := buildFixture(t, filepath.Join(base, "public"), filepath.Join(base, "work")); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"v1.0", "v1.1", "latest"} {
+		a, b := filepath.Join(fx.dir, v), filepath.Join(base, "public", v)
+		n := 0
+		filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(a, p)
+			x, _ := os.ReadFile(p)
+			y, err := os.ReadFile(filepath.Join(b, rel))
+			if err != nil || !bytes.Equal(x, y) {
+				t.Errorf("%s/%s differs between two builds", v, rel)
+			}
+			n++
+			return nil
+		})
+		if n == 0 {
+			t.Errorf("%s is empty", v)
+		}
+	}
+}
