@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"internal/version":      []string{},
 	"internal/mattoolstest": []string{"datasets"},
 	"results/check":         []string{"results", "datasets"},
-	"results/published":     []string{"results", "datasets", "internal/version"},
+	"results/published":     []string{"results", "datasets"},
 	"cmd/import-mattools":   []string{"results", "results/published", "datasets"},
 
 	// The runner: plan → configurations × rounds → runs. Systems get their

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Model is presentation information about a model: how the leaderboard
@@ -20,55 +21,46 @@ type Model struct {
 	Table1Order int
 }
 
-// Model groups, in Table 1 order.
-var ModelGroups = []string{"closed-source", "open-source", "materials-chemistry"}
-
 //go:embed models.csv
 var modelsCSV []byte
 
+// ModelsCSV returns models.csv: the committed table of model display
+// names, groups and orders (columns model, aliases, display_name, group,
+// qa_order, single_llm_order, llm_rag_order; see its header comment).
+func ModelsCSV() []byte { return bytes.Clone(modelsCSV) }
+
 var knownModels = mustParseModels()
 
-func mustParseModels() []Model {
+func mustParseModels() map[string]Model {
 	r := csv.NewReader(bytes.NewReader(modelsCSV))
 	r.Comment = '#'
 	recs, err := r.ReadAll()
 	if err != nil {
 		panic(fmt.Sprintf("results/models.csv: %v", err))
 	}
-	var out []Model
+	out := map[string]Model{}
 	for i, rec := range recs[1:] {
-		order, err := strconv.Atoi(rec[3])
-		if err != nil {
-			panic(fmt.Sprintf("results/models.csv:%d: table1_order: %v", i+2, err))
+		m := Model{ID: rec[0], DisplayName: rec[2], Group: rec[3]}
+		if rec[4] != "" {
+			if m.Table1Order, err = strconv.Atoi(rec[4]); err != nil {
+				panic(fmt.Sprintf("results/models.csv:%d: qa_order: %v", i+2, err))
+			}
 		}
-		out = append(out, Model{ID: rec[0], DisplayName: rec[1], Group: rec[2], Table1Order: order})
+		ids := []string{m.ID}
+		if rec[1] != "" {
+			ids = append(ids, strings.Split(rec[1], "|")...)
+		}
+		for _, id := range ids {
+			mm := m
+			mm.ID = id
+			out[id] = mm
+		}
 	}
 	return out
 }
 
-// KnownModels returns the models of results/models.csv, in file order. The
-// slice is a copy.
-func KnownModels() []Model { return append([]Model(nil), knownModels...) }
-
-// LookupModel returns the known model with the given id.
+// LookupModel returns the known model with the given id (or alias).
 func LookupModel(id string) (Model, bool) {
-	for _, m := range knownModels {
-		if m.ID == id {
-			return m, true
-		}
-	}
-	return Model{}, false
-}
-
-// ModelOf returns presentation information for a run's model: the known
-// model if there is one, else the run's own hints, else the bare id.
-func ModelOf(r *Run) Model {
-	if m, ok := LookupModel(r.Model); ok {
-		return m
-	}
-	m := Model{ID: r.Model, DisplayName: r.ModelDisplayName, Group: r.ModelGroup}
-	if m.DisplayName == "" {
-		m.DisplayName = r.Model
-	}
-	return m
+	m, ok := knownModels[id]
+	return m, ok
 }

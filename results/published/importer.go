@@ -27,12 +27,18 @@ import (
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
 // Generator is the name recorded as the generator of imported runs.
 const Generator = "import-mattools"
+
+// Version is the importer's output version, recorded as the generator
+// version of imported runs instead of a commit, so that the same published
+// files give byte-identical results files whatever commit imports them (a
+// frozen leaderboard release links to them). Bump it whenever the importer's
+// output changes.
+const Version = "1"
 
 // Options configure an import.
 type Options struct {
@@ -234,7 +240,7 @@ func (im *importer) citation(rel string) string {
 // environment describes the import itself and what MatTools says it scored with.
 func (im *importer) environment() results.Environment {
 	return results.Environment{
-		Generator: Generator, GeneratorVersion: version.String(), GoVersion: version.Go(),
+		Generator: Generator, GeneratorVersion: Version,
 		// As MatTools' README states ("How to reproduce"); the image itself was
 		// not inspected (each imported run carries a warning saying so).
 		Libraries: map[string]string{"pymatgen": "2024.8.9", "pymatgen-analysis-defects": "2024.7.19"},

@@ -11,7 +11,6 @@ import (
 	"strconv"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
@@ -146,7 +145,7 @@ func (im *importer) qaRun(dirName, fileName string, data []byte) (*results.File,
 		Generation:       results.GenerationParams{Temperature: &t, Source: "MatTools testing_script.py (mattools-reference.md §4)"},
 		QuestionSet:      results.QuestionSet{Name: results.QuestionSetAll, Questions: counts.questions},
 		Provenance:       results.Provenance{Kind: results.ProvenanceImported, Citation: im.citation(rel)},
-		Environment:      results.Environment{Generator: Generator, GeneratorVersion: version.String(), GoVersion: version.Go()},
+		Environment:      results.Environment{Generator: Generator, GeneratorVersion: Version},
 		Totals:           results.Totals{Scored: true, Questions: counts.questions, Correct: &correct},
 		Warnings: []string{"per-question answers were never published: counts per source item, from MatTools' cumulative CSV",
 			"scored with MatTools' strict extraction only (exact single letter after removing <answer> tags)"},

@@ -2,7 +2,6 @@ package aggregate
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/csv"
 	"fmt"
 	"strconv"
@@ -56,14 +55,11 @@ type Catalog struct {
 	aliases map[string]string
 }
 
-//go:embed models.csv
-var modelsCSV []byte
-
-// DefaultCatalog returns the committed catalog, models.csv: display names,
-// groups and Table 1 order taken from shared/reference/qa-models.csv (not its
-// numbers), and the bar order of the paper's Figures 4 and 5.
+// DefaultCatalog returns the committed catalog, results/models.csv: display
+// names, groups and Table 1 order taken from shared/reference/qa-models.csv
+// (not its numbers), and the bar order of the paper's Figures 4 and 5.
 func DefaultCatalog() *Catalog {
-	c, err := ParseCatalog(modelsCSV)
+	c, err := ParseCatalog(results.ModelsCSV())
 	if err != nil {
 		panic(err) // the embedded file is tested
 	}

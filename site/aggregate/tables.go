@@ -48,7 +48,7 @@ type Row struct {
 	Model           Model
 	System          results.System
 	RetrievalSource int
-	Provenance      string // results.Configuration.Provenance, e.g. "imported" or "rescored:imported"
+	Provenance      string  // results.Configuration.Provenance, e.g. "imported" or "rescored:imported"
 	Cells           []*Cell // aligned with the table's Columns; nil where no value exists
 	// Configurations behind the row (one for tool usage; up to one per QA benchmark).
 	Configurations []*Configuration
