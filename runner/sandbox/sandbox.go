@@ -45,21 +45,21 @@ type Spec struct {
 // Limits bounds one execution. Zero fields take the backend's defaults
 // (DefaultLimits).
 type Limits struct {
-	Wall          time.Duration // wall-clock timeout; every process of the task is killed when it expires
-	CPU           time.Duration // CPU time per process (RLIMIT_CPU soft; hard = soft + 1 s)
-	AddressSpace  int64         // bytes of virtual memory per process (RLIMIT_AS)
-	FileSize      int64         // bytes, largest file a process may write (RLIMIT_FSIZE)
-	TmpBytes      int64         // size of the /tmp tmpfs, bytes
-	WorkBytes     int64         // size of the /app tmpfs (the working directory), bytes
-	NProc         int           // processes and threads of the slot's uid (RLIMIT_NPROC)
-	NoFile        int           // open files per process (RLIMIT_NOFILE)
-	StdoutBytes   int           // bytes of stdout kept; the rest is counted in Result.StdoutDropped
-	StderrBytes   int           // bytes of stderr kept
-	ResultBytes   int           // bytes kept from the side channel (fd 3)
-	MemoryCgroup  int64         // bytes of memory for the whole task (cgroup); used only where a cgroup is available
-	PidsCgroup    int           // processes for the whole task (cgroup)
-	Memory        int64         // docker: container memory (and memory+swap) limit, bytes
-	NanoCPUs      int64         // docker: CPU quota in units of 1e-9 CPUs
+	Wall         time.Duration // wall-clock timeout; every process of the task is killed when it expires
+	CPU          time.Duration // CPU time per process (RLIMIT_CPU soft; hard = soft + 1 s)
+	AddressSpace int64         // bytes of virtual memory per process (RLIMIT_AS)
+	FileSize     int64         // bytes, largest file a process may write (RLIMIT_FSIZE)
+	TmpBytes     int64         // size of the /tmp tmpfs, bytes
+	WorkBytes    int64         // size of the /app tmpfs (the working directory), bytes
+	NProc        int           // processes and threads of the slot's uid (RLIMIT_NPROC)
+	NoFile       int           // open files per process (RLIMIT_NOFILE)
+	StdoutBytes  int           // bytes of stdout kept; the rest is counted in Result.StdoutDropped
+	StderrBytes  int           // bytes of stderr kept
+	ResultBytes  int           // bytes kept from the side channel (fd 3)
+	MemoryCgroup int64         // bytes of memory for the whole task (cgroup); used only where a cgroup is available
+	PidsCgroup   int           // processes for the whole task (cgroup)
+	Memory       int64         // docker: container memory (and memory+swap) limit, bytes
+	NanoCPUs     int64         // docker: CPU quota in units of 1e-9 CPUs
 }
 
 // DefaultLimits are the limits of sandbox.md §6: 60 s wall clock (MatTools
