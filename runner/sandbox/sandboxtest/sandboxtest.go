@@ -37,7 +37,13 @@ type Options struct {
 // Run runs every check against sb, each as a subtest.
 func Run(t *testing.T, sb sandbox.Sandbox, o Options) {
 	if o.DataDir == "" {
-		o.DataDir = t.TempDir()
+		// Not t.TempDir(): its parent is 0700, unreadable by a sandbox uid.
+		dir, err := os.MkdirTemp("", "sandboxtest-data-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		o.DataDir = dir
 		if err := os.WriteFile(o.DataDir+"/input.txt", []byte("hello-data"), 0o644); err != nil {
 			t.Fatal(err)
 		}
