@@ -11,6 +11,8 @@
 GO          ?= go
 RESULTS_DIR ?= build/results
 HUGO        := $(GO) tool -modfile=tools/go.mod hugo
+COMMIT      := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+LDFLAGS     := -X github.com/mattools-leaderboard/leaderboard/internal/version.Commit=$(COMMIT)
 
 SANDBOX_PYTHON ?= /opt/mattools-sandbox
 PAPER_RUNS     ?= ../shared/reference/paper-runs.csv
@@ -49,7 +51,7 @@ import:
 	  echo "make import: MATTOOLS_DATA is not set. Clone https://github.com/Grenzlinie/MatTools" \
 	       "(commit 44385630f2acf461512996468fc0b24f44ddcaaf) and run: MATTOOLS_DATA=/path/to/MatTools make site" >&2; \
 	  exit 1; fi
-	$(GO) run ./cmd/import-mattools -data "$$MATTOOLS_DATA" -out $(RESULTS_DIR)/imported
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/import-mattools -data "$$MATTOOLS_DATA" -out $(RESULTS_DIR)/imported
 
 site: import
 

@@ -137,12 +137,25 @@ func (e *FormatError) Unwrap() error { return e.Err }
 //go:embed manifest.csv
 var manifestCSV []byte
 
-type manifestEntry struct {
-	Index      int
-	ID         string
-	Properties int
-	DataFiles  []string
+// ManifestEntry is one question of the benchmark manifest (datasets/manifest.csv).
+type ManifestEntry struct {
+	Index      int      // 0-based position in the published evaluation order
+	ID         string   // question folder name
+	Properties int      // number of properties (MatTools' ref_sub_tasks_list)
+	DataFiles  []string // files the question reads, relative to the root's src/ folder
 }
+
+// Manifest returns the 49 questions of the benchmark manifest in the
+// published evaluation order. It needs no data root.
+func Manifest() []ManifestEntry {
+	m, err := manifest()
+	if err != nil {
+		panic(err) // the embedded manifest is tested
+	}
+	return m
+}
+
+type manifestEntry = ManifestEntry
 
 // manifest returns the embedded list of questions in the published order.
 func manifest() ([]manifestEntry, error) {
@@ -174,10 +187,7 @@ func manifest() ([]manifestEntry, error) {
 
 // Order returns the 49 question ids in the published evaluation order.
 func Order() []string {
-	m, err := manifest()
-	if err != nil {
-		panic(err) // the embedded manifest is tested
-	}
+	m := Manifest()
 	ids := make([]string, len(m))
 	for i, e := range m {
 		ids[i] = e.ID

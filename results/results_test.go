@@ -74,7 +74,7 @@ func TestQARoundTrip(t *testing.T) {
 		Model: "m", ScoringProtocol: ProtocolMatToolsOriginal,
 		QuestionSet: QuestionSet{Name: QuestionSetAll, Questions: 8},
 		Provenance:  Provenance{Kind: ProvenanceImported, Citation: "test"}, Environment: Environment{Generator: "t"},
-		Totals:      Totals{Scored: true, Questions: 8, Correct: ptr(6)}}
+		Totals: Totals{Scored: true, Questions: 8, Correct: ptr(6)}}
 	r.RunID = MakeRunID(&r)
 	f := &File{Run: r, QAItems: []QAItem{
 		{ItemIndex: 0, Item: "pymatgen/a.py/X", Questions: 5, Correct: 4},
