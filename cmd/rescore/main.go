@@ -253,7 +253,13 @@ feed:
 		}
 	}
 	if c.verdicts != "" {
-		if err := writeVerdicts(c.verdicts, files); err != nil {
+		seconds := map[string]float64{}
+		for i, r := range todo {
+			for j, q := range bench.Questions {
+				seconds[r.DerivedFrom+"/"+q.ID] = scored[i][j].TotalDuration.Seconds()
+			}
+		}
+		if err := writeVerdicts(c.verdicts, files, seconds); err != nil {
 			return err
 		}
 	}
@@ -397,8 +403,9 @@ func version() string {
 }
 
 // writeVerdicts writes one line per run × question: the protocol, verdict,
-// cause, runnable and properties passed.
-func writeVerdicts(path string, files []*results.File) error {
+// cause, runnable, properties passed and the seconds the question took to
+// score (run, parse and verify, both protocols together).
+func writeVerdicts(path string, files []*results.File, seconds map[string]float64) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -408,7 +415,7 @@ func writeVerdicts(path string, files []*results.File) error {
 	}
 	defer os.Remove(tmp.Name())
 	w := csv.NewWriter(tmp)
-	w.Write([]string{"derived_from", "protocol", "question_index", "question_id", "properties", "verdict", "cause", "runnable", "properties_passed"})
+	w.Write([]string{"derived_from", "protocol", "question_index", "question_id", "properties", "verdict", "cause", "runnable", "properties_passed", "seconds"})
 	for _, f := range files {
 		for _, q := range f.Questions {
 			rn, pp := "", ""
@@ -416,7 +423,8 @@ func writeVerdicts(path string, files []*results.File) error {
 				rn, pp = strconv.FormatBool(*q.Runnable), strconv.Itoa(int(*q.PropertiesPassed))
 			}
 			w.Write([]string{f.Run.Provenance.DerivedFrom, f.Run.ScoringProtocol, strconv.Itoa(int(q.QuestionIndex)), q.QuestionID,
-				strconv.Itoa(int(q.PropertyCount)), q.Verdict, q.VerdictCause, rn, pp})
+				strconv.Itoa(int(q.PropertyCount)), q.Verdict, q.VerdictCause, rn, pp,
+				strconv.FormatFloat(seconds[f.Run.Provenance.DerivedFrom+"/"+q.QuestionID], 'f', 3, 64)})
 		}
 	}
 	w.Flush()
