@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -242,6 +241,13 @@ func TestSelfConsistencyPerProperty(t *testing.T) {
 		if v1OK {
 			exact["v1"]++
 		}
+		if v1Got != v1Want {
+			// The tally must always be §2.4 E applied to the check's own output.
+			t.Errorf("%s %s %s: v1 %s, but §2.4 E on its output gives %s", j.q.ID, j.prop, j.label, v1Got, v1Want)
+		}
+		if !strictOK && st.Verdict == results.VerdictCorrect {
+			t.Errorf("%s %s %s: strict scores a dropped or wrong property as correct", j.q.ID, j.prop, j.label)
+		}
 		if !strictOK || !v1OK || len(v1.Errors) > 1 {
 			lines = append(lines, fmt.Sprintf("%s\t%s\t%s\tk=%d\tstrict=%s %s %d\tv1=%s (errors %d, §2.4E %s)\t%s",
 				j.q.ID, j.prop, j.label, k, st.Verdict, st.Cause, st.PropertiesPassed, v1Got, len(v1.Errors), v1Want,
@@ -255,5 +261,4 @@ func TestSelfConsistencyPerProperty(t *testing.T) {
 	if out := os.Getenv("MATTOOLS_SELFCHECK_OUT"); out != "" {
 		os.WriteFile(out, []byte(report), 0o644)
 	}
-	_ = strconv.Itoa
 }
