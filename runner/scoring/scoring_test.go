@@ -156,6 +156,12 @@ def f():
 `,
 			// v1 reads stdout and stderr together: the warning precedes the JSON list → not JSON → function error.
 			v1: want{results.VerdictVerificationCrash, scoring.CauseVerifyOutput, false, 0}, strict: want{results.VerdictPartial, "", true, 2}},
+		{name: "float128 array", fn: "f", code: `import numpy as np
+def f():
+    return {"a": 7, "b": "Ga site", "d": np.array([1.0, 2.0], dtype=np.longdouble)}
+`,
+			// repr says dtype=float128: both protocols read it as float64; c is missing.
+			v1: want{results.VerdictPartial, "", true, 3}, strict: want{results.VerdictPartial, "", true, 3}},
 		{name: "required parameters", fn: "f", code: `def f(path):
     return {"a": 7}
 `,

@@ -115,7 +115,8 @@ class StrictParser:
     """mattools-v1-strict's parser: the same literals, numpy arrays and
     pymatgen Elements, found by tokens so that text inside string literals is
     never touched ("Element Mg" in a string stays a string), "np.array(...)"
-    and "array(...)" are both understood, nan and inf are floats, and
+    and "array(...)" are both understood (dtype=float128 read as float64, as
+    in mattools-v1), nan and inf are floats, and
     placeholders (with a random nonce) are restored inside tuples, sets and
     frozensets too.
     """
@@ -125,6 +126,9 @@ class StrictParser:
     for _t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
                "float32", "float64", "complex64", "complex128", "bool_", "object_", "str_"):
         NAMES[_t] = getattr(np, _t)
+    # numpy prints long-double arrays with dtype=float128; mattools-v1 reads them as float64, and so do we.
+    NAMES["float128"] = np.float64
+    NAMES["longdouble"] = np.float64
 
     def __init__(self):
         self.nonce = secrets.token_hex(8)
