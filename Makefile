@@ -37,7 +37,7 @@ sandbox-env:
 # under mattools-v1 and mattools-v1-strict, without any model; per-question verdicts go to verdicts.csv.
 rescore-stored: sandbox-env
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make rescore-stored: MATTOOLS_DATA is not set" >&2; exit 1; fi
-	$(GO) run ./cmd/rescore -python $(SANDBOX_PYTHON) -out $(RESULTS_DIR)/rescored \
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -out $(RESULTS_DIR)/rescored \
 	  -verdicts $(RESULTS_DIR)/rescored/verdicts.csv $$( [ -f $(PAPER_RUNS) ] && echo -published $(PAPER_RUNS) ) \
 	  "$$MATTOOLS_DATA"/src/pure_agent_test/round*/*/
 

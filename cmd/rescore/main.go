@@ -25,7 +25,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,6 +35,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
@@ -238,7 +238,7 @@ feed:
 	}
 
 	info := sb.Info()
-	env := results.Environment{Generator: "rescore", GeneratorVersion: version(), GoVersion: runtime.Version(), Libraries: libs,
+	env := results.Environment{Generator: "rescore", GeneratorVersion: version.String(), GoVersion: runtime.Version(), Libraries: libs,
 		Sandbox: &results.Sandbox{Backend: info.Backend, Version: info.Version, TimeoutSeconds: info.TimeoutSeconds, Limits: info.Limits}}
 	var files []*results.File
 	for i, r := range todo {
@@ -386,20 +386,6 @@ func tailBytes(b []byte, n int) []byte {
 		return b[len(b)-n:]
 	}
 	return b
-}
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				return s.Value
-			}
-		}
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			return bi.Main.Version
-		}
-	}
-	return "dev"
 }
 
 // writeVerdicts writes one line per run × question: the protocol, verdict,
