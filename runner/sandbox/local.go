@@ -161,7 +161,7 @@ func (l *local) Info() Info {
 	} else {
 		lim["cgroup"] = "none (rlimits only)"
 	}
-	lim["uids"] = fmt.Sprintf("%d per slot from %d", 1, uidBase)
+	lim["uids"] = fmt.Sprintf("one per slot, from %d", uidBase)
 	return Info{Backend: "local", Version: l.version, TimeoutSeconds: l.limits.Wall.Seconds(), Limits: lim, Slots: len(l.uids)}
 }
 

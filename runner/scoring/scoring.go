@@ -328,10 +328,8 @@ func decide(p parsed, runCause string, v1 bool) ([]byte, string) {
 		return nil, CauseNoOutput
 	case "not-dict", "empty-dict":
 		return nil, CauseNoDict
-	case "absent":
-		return nil, CauseUnparseable
 	}
-	return nil, CauseUnparseable
+	return nil, CauseUnparseable // "unparseable", or no text at all ("absent")
 }
 
 // tallyV1 applies MatTools' tally (mattools-reference.md §2.4 E) to the
