@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests and the site build need on a fresh Debian 12 machine, idempotently:
-# Debian packages (as root) and the npm tools used by interoperability tests.
+# Debian packages (as root), the sandbox's Python environment and the npm tools used by interoperability tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +17,14 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: apt-get install ${need_apt[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# The sandbox's pinned Python environment (pymatgen 2024.8.9 …), world-readable under /opt:
+# a no-op when the installed lock matches (stamp), about 1 minute cold.
+if [ "$(id -u)" -eq 0 ]; then
+  scripts/sandbox-env.sh
+elif [ ! -f "${MATTOOLS_SANDBOX_PYTHON:-/opt/mattools-sandbox}/.mattools-lock.sha256" ]; then
+  echo "setup: the sandbox's Python environment is not installed; run 'make sandbox-env' as root" >&2
 fi
 
 if [ ! -d tools/duckdb/node_modules/@duckdb/node-api ]; then

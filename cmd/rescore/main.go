@@ -1,0 +1,468 @@
+// Command rescore re-executes stored generated code and scores it under
+// mattools-v1 and mattools-v1-strict, without calling any model. Inputs are
+// MatTools run folders (holding function_generation_results.jsonl) or this
+// project's tool-usage results files (.parquet). For each input and protocol
+// it writes one results file with provenance "rescored" into -out. Questions
+// whose data files are absent from MATTOOLS_DATA are data-missing, and the run
+// then records the question subset it was scored on.
+//
+//	rescore [flags] INPUT...
+//
+// Concurrency equals the sandbox's slots (-slots). Existing outputs are kept
+// (the command resumes) unless -force is given.
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/version"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+type config struct {
+	data, out, backend, python, verdicts, published string
+	slots                                           int
+	timeout                                         time.Duration
+	force, quiet                                    bool
+	only                                            map[string]bool
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rescore", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	var only string
+	fs.StringVar(&c.data, "data", os.Getenv(datasets.EnvVar), "MatTools data root (default $MATTOOLS_DATA)")
+	fs.StringVar(&c.out, "out", "build/results/rescored", "directory for the results files")
+	fs.StringVar(&c.backend, "sandbox", "auto", "sandbox backend: auto, local or docker")
+	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make sandbox-env)")
+	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
+	fs.DurationVar(&c.timeout, "timeout", sandbox.DefaultLimits.Wall, "wall-clock limit per execution")
+	fs.BoolVar(&c.force, "force", false, "rescore runs whose results files exist")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar")
+	fs.StringVar(&c.verdicts, "verdicts", "", "also write every question's verdicts to this CSV file")
+	fs.StringVar(&c.published, "published", "", "print each run next to its published totals from this paper-runs.csv")
+	fs.StringVar(&only, "questions", "", "comma-separated question ids to score (the others become data-missing; for tests)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: rescore [flags] INPUT...\n\nINPUT is a MatTools run folder (with function_generation_results.jsonl) or a tool-usage .parquet results file.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	if only != "" {
+		c.only = map[string]bool{}
+		for _, id := range strings.Split(only, ",") {
+			c.only[strings.TrimSpace(id)] = true
+		}
+	}
+	if c.data == "" {
+		_, err := datasets.RootFromEnv()
+		fmt.Fprintln(stderr, "rescore:", err)
+		return exitUsage
+	}
+	if err := rescore(ctx, c, fs.Args(), stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "rescore:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+type task struct {
+	run *storedRun
+	q   *datasets.Question
+	out **scoring.Scored
+}
+
+func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.Writer) error {
+	root, err := filepath.Abs(c.data)
+	if err != nil {
+		return err
+	}
+	bench, err := datasets.Load(root)
+	if err != nil {
+		return err
+	}
+	if c.only != nil {
+		for i := range bench.Questions {
+			q := &bench.Questions[i]
+			if !c.only[q.ID] {
+				q.DataFiles = append(q.DataFiles, datasets.DataFile{Path: "(left out with -questions)"})
+			}
+		}
+	}
+	var runs []*storedRun
+	for _, in := range inputs {
+		var r *storedRun
+		if strings.HasSuffix(in, results.Extension) {
+			r, err = readParquetRun(in)
+		} else {
+			r, err = readMatToolsRun(in, root)
+		}
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+
+	sb, err := sandbox.Open(ctx, c.backend, sandbox.Options{Slots: c.slots, Python: c.python,
+		DataDirs: []string{filepath.Join(root, "src", "tool_source_code")}, Limits: sandbox.Limits{Wall: c.timeout}})
+	if err != nil {
+		return err
+	}
+	defer sb.Close()
+	libs, err := scoring.Libraries(ctx, sb)
+	if err != nil {
+		return err
+	}
+	scorer := &scoring.Scorer{Sandbox: sb, Root: root}
+
+	// Skip runs whose outputs exist (resume), unless -force.
+	var todo []*storedRun
+	for _, r := range runs {
+		done := !c.force
+		for _, p := range scoring.Protocols {
+			if _, err := os.Stat(outPath(c.out, r, p, bench)); err != nil {
+				done = false
+			}
+		}
+		if done {
+			fmt.Fprintf(stderr, "rescore: %s: results exist, skipped (use -force to redo)\n", r.Label)
+			continue
+		}
+		todo = append(todo, r)
+	}
+
+	scored := make([][]*scoring.Scored, len(todo))
+	tasks := make(chan task)
+	var bar *progressbar.ProgressBar
+	total := len(todo) * len(bench.Questions)
+	if !c.quiet {
+		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true), progressbar.OptionSetDescription("rescoring"),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var errMu sync.Mutex
+	var firstErr error
+	for w := 0; w < sb.Info().Slots; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range tasks {
+				sub := t.run.Code[t.q.ID]
+				s, err := scorer.Score(ctx, t.q, scoring.Submission{Code: sub.Code, FunctionName: sub.FunctionName})
+				if err != nil {
+					errMu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("%s: %w", t.run.Label, err)
+					}
+					errMu.Unlock()
+					cancel()
+					continue
+				}
+				*t.out = s
+				if bar != nil {
+					bar.Add(1)
+				}
+			}
+		}()
+	}
+feed:
+	for i, r := range todo {
+		scored[i] = make([]*scoring.Scored, len(bench.Questions))
+		for j := range bench.Questions {
+			select {
+			case tasks <- task{run: r, q: &bench.Questions[j], out: &scored[i][j]}:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+	}
+	close(tasks)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+
+	info := sb.Info()
+	env := results.Environment{Generator: "rescore", GeneratorVersion: version.String(), GoVersion: runtime.Version(), Libraries: libs,
+		Sandbox: &results.Sandbox{Backend: info.Backend, Version: info.Version, TimeoutSeconds: info.TimeoutSeconds, Limits: info.Limits}}
+	var files []*results.File
+	for i, r := range todo {
+		for _, p := range scoring.Protocols {
+			f := buildFile(r, p, bench, scored[i], env)
+			path := outPath(c.out, r, p, bench)
+			if err := results.Write(path, f); err != nil {
+				return err
+			}
+			files = append(files, f)
+			fmt.Fprintf(stderr, "rescore: wrote %s\n", path)
+		}
+	}
+	if c.verdicts != "" {
+		seconds := map[string]float64{}
+		for i, r := range todo {
+			for j, q := range bench.Questions {
+				seconds[r.DerivedFrom+"/"+q.ID] = scored[i][j].TotalDuration.Seconds()
+			}
+		}
+		if err := writeVerdicts(c.verdicts, files, seconds); err != nil {
+			return err
+		}
+	}
+	return summarize(stdout, files, c.published)
+}
+
+// questionSet returns the questions scored (those whose data files are all
+// present) and the set's name: "all" when that is the whole benchmark,
+// otherwise "executable-" and 8 hex digits of the SHA-256 of the ids, so that
+// runs on different subsets are never aggregated together.
+func questionSet(b *datasets.Benchmark) results.QuestionSet {
+	qs := results.QuestionSet{}
+	var ids []string
+	for _, q := range b.Questions {
+		if q.Executable() {
+			ids = append(ids, q.ID)
+			qs.Properties += len(q.Properties)
+		}
+	}
+	qs.Questions = len(ids)
+	if len(ids) == len(b.Questions) {
+		qs.Name = results.QuestionSetAll
+		return qs
+	}
+	sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
+	qs.Name = "executable-" + hex.EncodeToString(sum[:4])
+	qs.IDs = ids
+	return qs
+}
+
+func baseRun(r *storedRun, protocol string, b *datasets.Benchmark) results.Run {
+	commit := b.Commit
+	if commit == "" {
+		commit = results.UpstreamCommit
+	}
+	run := results.Run{FormatVersion: results.FormatVersion, Benchmark: results.BenchmarkToolUsage,
+		BenchmarkVersion: results.BenchmarkVersion2025_05, UpstreamCommit: commit, System: r.System,
+		RetrievalSource: r.RetrievalSource, Model: r.Model, Round: r.Round, ScoringProtocol: protocol,
+		Generation:  results.GenerationParams{Source: "not re-generated: stored code rescored"},
+		QuestionSet: questionSet(b),
+		Provenance: results.Provenance{Kind: results.ProvenanceRescored, Origin: r.Origin, DerivedFrom: r.DerivedFrom,
+			Source: []results.SourceFile{r.Source}},
+	}
+	run.RunID = results.MakeRunID(&run)
+	return run
+}
+
+func outPath(dir string, r *storedRun, protocol string, b *datasets.Benchmark) string {
+	run := baseRun(r, protocol, b)
+	return filepath.Join(dir, run.RunID+results.Extension)
+}
+
+const excerptBytes = 4000
+
+func excerpt(b []byte, dropped int64) (*string, *int64) {
+	s := string(b)
+	if len(s) > excerptBytes {
+		dropped += int64(len(s) - excerptBytes)
+		s = s[:excerptBytes]
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return &s, &dropped
+}
+
+func buildFile(r *storedRun, protocol string, b *datasets.Benchmark, scored []*scoring.Scored, env results.Environment) *results.File {
+	run := baseRun(r, protocol, b)
+	run.Environment = env
+	now := time.Now().UTC().Truncate(time.Second)
+	run.FinishedAt = &now
+	f := &results.File{Run: run}
+	var runnable, correct, partial, passed int
+	var missing []string
+	for i, q := range b.Questions {
+		s := scored[i]
+		o := s.Outcome(protocol)
+		sub := r.Code[q.ID]
+		row := results.QuestionRow{QuestionIndex: int32(q.Index), QuestionID: q.ID, PropertyCount: int32(len(q.Properties)),
+			Code: sub.Code, FunctionName: sub.FunctionName, Verdict: string(o.Verdict), VerdictCause: o.Cause}
+		if o.Verdict == results.VerdictDataMissing {
+			missing = append(missing, q.ID)
+			f.Questions = append(f.Questions, row)
+			continue
+		}
+		rn, pp := o.Runnable, int32(o.PropertiesPassed)
+		row.Runnable, row.PropertiesPassed = &rn, &pp
+		if rn {
+			runnable++
+		}
+		switch o.Verdict {
+		case results.VerdictCorrect:
+			correct++
+		case results.VerdictPartial:
+			partial++
+		}
+		passed += o.PropertiesPassed
+		detail := o.Detail
+		if len(o.Errors) > 0 {
+			detail = strings.Join(o.Errors, "\n")
+		}
+		if s.RunError != "" && !o.Runnable {
+			detail = strings.TrimSpace(s.RunError + "\n" + detail)
+		}
+		if detail != "" {
+			row.ErrorExcerpt, _ = excerpt([]byte(detail), 0)
+		}
+		if s.Stdout != nil {
+			row.StdoutExcerpt, row.StdoutDroppedBytes = excerpt(s.Stdout, s.StdoutDropped)
+			row.StderrExcerpt, row.StderrDroppedBytes = excerpt(tailBytes(s.Stderr, excerptBytes), s.StderrDropped+int64(max(0, len(s.Stderr)-excerptBytes)))
+		}
+		f.Questions = append(f.Questions, row)
+	}
+	t := &f.Run.Totals
+	t.Scored, t.Questions, t.Properties = true, run.QuestionSet.Questions, run.QuestionSet.Properties
+	t.Runnable, t.QuestionsCorrect, t.QuestionsPartial, t.PropertiesPassed = &runnable, &correct, &partial, &passed
+	f.Run.Warnings = append(f.Run.Warnings, fmt.Sprintf("wall-clock limit %s per execution (MatTools had none); resource limits in environment.sandbox", time.Duration(env.Sandbox.TimeoutSeconds*float64(time.Second))))
+	if len(missing) > 0 {
+		f.Run.Warnings = append(f.Run.Warnings, fmt.Sprintf("scored on %d of %d questions (%d of %d properties): data files absent for %d questions (%s); never compare with full-set runs",
+			run.QuestionSet.Questions, len(b.Questions), run.QuestionSet.Properties, b.Properties(), len(missing), strings.Join(missing, ", ")))
+	}
+	return f
+}
+
+func tailBytes(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// writeVerdicts writes one line per run × question: the protocol, verdict,
+// cause, runnable, properties passed and the seconds the question took to
+// score (run, parse and verify, both protocols together).
+func writeVerdicts(path string, files []*results.File, seconds map[string]float64) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".verdicts-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := csv.NewWriter(tmp)
+	w.Write([]string{"derived_from", "protocol", "question_index", "question_id", "properties", "verdict", "cause", "runnable", "properties_passed", "seconds"})
+	for _, f := range files {
+		for _, q := range f.Questions {
+			rn, pp := "", ""
+			if q.Runnable != nil {
+				rn, pp = strconv.FormatBool(*q.Runnable), strconv.Itoa(int(*q.PropertiesPassed))
+			}
+			w.Write([]string{f.Run.Provenance.DerivedFrom, f.Run.ScoringProtocol, strconv.Itoa(int(q.QuestionIndex)), q.QuestionID,
+				strconv.Itoa(int(q.PropertyCount)), q.Verdict, q.VerdictCause, rn, pp,
+				strconv.FormatFloat(seconds[f.Run.Provenance.DerivedFrom+"/"+q.QuestionID], 'f', 3, 64)})
+		}
+	}
+	w.Flush()
+	if err := errors.Join(w.Error(), tmp.Close()); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// summarize prints one line per run: runnable and properties passed on the
+// scored subset, data-missing count and, with a paper-runs.csv, the
+// published totals (out of 49 / 138) of the run it derives from.
+func summarize(w io.Writer, files []*results.File, publishedCSV string) error {
+	published := map[string][2]string{}
+	if publishedCSV != "" {
+		fh, err := os.Open(publishedCSV)
+		if err != nil {
+			return err
+		}
+		recs, err := csv.NewReader(fh).ReadAll()
+		fh.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", publishedCSV, err)
+		}
+		for i, rec := range recs[1:] {
+			if len(rec) < 9 {
+				return fmt.Errorf("%s:%d: want 9 fields", publishedCSV, i+2)
+			}
+			// family,model,method,round,runnable,runnable_total,success,success_total,source
+			src := strings.TrimSuffix(rec[8], "accuracy_summary.xlsx") + "function_generation_results.jsonl"
+			published[src] = [2]string{rec[4], rec[6]}
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].Run.RunID < files[j].Run.RunID })
+	fmt.Fprintf(w, "%-70s %-18s %9s %9s %12s %14s\n", "run (derived from)", "protocol", "runnable", "passed", "data-missing", "published r/p")
+	for _, f := range files {
+		t := f.Run.Totals
+		missing := 0
+		for _, q := range f.Questions {
+			if q.Verdict == string(results.VerdictDataMissing) {
+				missing++
+			}
+		}
+		pub := "-"
+		if len(f.Run.Provenance.Source) > 0 {
+			if p, ok := published[f.Run.Provenance.Source[0].Path]; ok {
+				pub = p[0] + "/49 " + p[1] + "/138"
+			}
+		}
+		fmt.Fprintf(w, "%-70s %-18s %5d/%-3d %5d/%-3d %12d %14s\n", f.Run.Provenance.DerivedFrom, f.Run.ScoringProtocol,
+			*t.Runnable, t.Questions, *t.PropertiesPassed, t.Properties, missing, pub)
+	}
+	return nil
+}

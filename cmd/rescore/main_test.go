@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
+)
+
+// TestRescoreJSONLThenParquet rescores three real questions of MatTools'
+// single-LLM GPT-4o round 1 from its jsonl, then rescores our own Parquet
+// output, and checks both give the same verdicts and counts (issue 4).
+func TestRescoreJSONLThenParquet(t *testing.T) {
+	root := os.Getenv(datasets.EnvVar)
+	if root == "" {
+		t.Skipf("%s is not set: rescoring needs the MatTools runs", datasets.EnvVar)
+	}
+	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
+	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+	}
+	in := filepath.Join(root, "src", "pure_agent_test", "round1", "gpt-4o-2024-08-06")
+	out1, out2 := t.TempDir(), t.TempDir()
+	questions := "test_vacancy,test_pchip_eval,test_boltzmann"
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-quiet", "-slots", "2", "-out", out1, "-questions", questions, in}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("rescore jsonl: exit %d: %s", code, stderr.String())
+	}
+	files, err := filepath.Glob(filepath.Join(out1, "*.parquet"))
+	if err != nil || len(files) != 2 {
+		t.Fatalf("outputs %v (%v); want one file per protocol", files, err)
+	}
+	// want: test_vacancy gets 4 of 10 properties, test_boltzmann is correct
+	// (1 of 1), test_pchip_eval imports a name pymatgen-analysis-defects
+	// 2024.7.19 does not have: not runnable under both protocols.
+	want := map[string]string{
+		"test_vacancy":    "partial  true 4",
+		"test_boltzmann":  "correct  true 1",
+		"test_pchip_eval": "not-runnable exception:ImportError false 0",
+	}
+	first := map[string]string{}
+	for _, path := range files {
+		f, err := results.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := f.Run
+		if r.Provenance.Kind != results.ProvenanceRescored || r.Provenance.DerivedFrom != "imported__tool-usage__single-llm__s0__gpt-4o-2024-08-06__mattools-original__r1" ||
+			r.System != results.SystemSingleLLM || r.Model != "gpt-4o-2024-08-06" || r.Round != 1 {
+			t.Errorf("%s: run identity %+v", path, r)
+		}
+		if r.QuestionSet.Questions != 3 || r.QuestionSet.Properties != 12 || r.QuestionSet.Name == results.QuestionSetAll {
+			t.Errorf("%s: question set %+v; want the 3-question subset with 10+1+1 properties", path, r.QuestionSet)
+		}
+		if r.Environment.Libraries["pymatgen"] != "2024.8.9" || r.Environment.Sandbox == nil || r.Environment.Sandbox.TimeoutSeconds != 60 {
+			t.Errorf("%s: environment %+v", path, r.Environment)
+		}
+		if *r.Totals.Runnable != 2 || *r.Totals.PropertiesPassed != 5 {
+			t.Errorf("%s: runnable %d, passed %d; want 2 (vacancy, boltzmann) and 5 (4 + 1)", path, *r.Totals.Runnable, *r.Totals.PropertiesPassed)
+		}
+		for _, q := range f.Questions {
+			if q.Verdict == string(results.VerdictDataMissing) {
+				continue
+			}
+			got := q.Verdict + " " + q.VerdictCause + " " + boolText(*q.Runnable) + " " + itoa(int(*q.PropertiesPassed))
+			if got != want[q.QuestionID] {
+				t.Errorf("%s %s: %q, want %q", r.ScoringProtocol, q.QuestionID, got, want[q.QuestionID])
+			}
+			first[r.ScoringProtocol+"/"+q.QuestionID] = got
+		}
+	}
+	// Rescoring our own Parquet (the code it stores) gives the same verdicts.
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), []string{"-quiet", "-out", out2, "-questions", questions, files[0]}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("rescore parquet: exit %d: %s", code, stderr.String())
+	}
+	files2, _ := filepath.Glob(filepath.Join(out2, "*.parquet"))
+	for _, path := range files2 {
+		f, err := results.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range f.Questions {
+			if q.Runnable == nil {
+				continue
+			}
+			got := q.Verdict + " " + q.VerdictCause + " " + boolText(*q.Runnable) + " " + itoa(int(*q.PropertiesPassed))
+			if got != first[f.Run.ScoringProtocol+"/"+q.QuestionID] {
+				t.Errorf("parquet rescoring %s %s: %q; jsonl rescoring gave %q", f.Run.ScoringProtocol, q.QuestionID, got, first[f.Run.ScoringProtocol+"/"+q.QuestionID])
+			}
+		}
+	}
+	if !strings.Contains(stdout.String(), "mattools-v1-strict") {
+		t.Errorf("summary: %q", stdout.String())
+	}
+}
+
+// TestRescoreBadInputNamesTheFile: a jsonl with a wrong question order is
+// refused with the file, line and field.
+func TestRescoreBadInputNamesTheFile(t *testing.T) {
+	root := os.Getenv(datasets.EnvVar)
+	if root == "" {
+		t.Skipf("%s is not set", datasets.EnvVar)
+	}
+	dir := filepath.Join(t.TempDir(), "pure_agent_test", "round1", "fake-model")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "function_generation_results.jsonl"),
+		[]byte(`{"question_file_path": "test_pchip_eval", "function": "", "function_name": ""}`+"\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-quiet", "-out", t.TempDir(), dir}, &stdout, &stderr)
+	if code != exitError || !strings.Contains(stderr.String(), "function_generation_results.jsonl:1: question_file_path") {
+		t.Errorf("exit %d, stderr %q; want 1 and an error naming the file, line 1 and question_file_path", code, stderr.String())
+	}
+}
+
+func boolText(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,220 @@
+package sandbox
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// cgroups is the local backend's optional per-task memory and pids cgroup.
+// On these machines cgroup v2 has no usable controllers and v1 memory and
+// pids work as root (sandbox.md §2); so this uses v1, under the runner's own
+// v1 cgroups, and is skipped (rlimits only) where it cannot be written.
+type cgroups struct {
+	memory string // parent directory in the memory hierarchy, "" if unusable
+	pids   string // parent directory in the pids hierarchy, "" if unusable
+	memsw  bool   // memory.memsw.limit_in_bytes exists (swap accounting)
+}
+
+type cgroupTask struct {
+	dirs []string
+	mem  string
+}
+
+// probeCgroups finds writable v1 memory and pids hierarchies for the runner
+// and checks that a child cgroup can be made there; nil when neither works.
+func probeCgroups() *cgroups {
+	own := ownV1Cgroups()
+	cg := &cgroups{}
+	for _, ctl := range []string{"memory", "pids"} {
+		rel, ok := own[ctl]
+		if !ok {
+			continue
+		}
+		parent := filepath.Join("/sys/fs/cgroup", ctl, rel)
+		probe := filepath.Join(parent, fmt.Sprintf("mattools-sbx-probe-%d", os.Getpid()))
+		if err := os.Mkdir(probe, 0o755); err != nil {
+			continue
+		}
+		file, value := "pids.max", "64"
+		if ctl == "memory" {
+			file, value = "memory.limit_in_bytes", "67108864"
+		}
+		err := os.WriteFile(filepath.Join(probe, file), []byte(value), 0o644)
+		if ctl == "memory" {
+			if _, e := os.Stat(filepath.Join(probe, "memory.memsw.limit_in_bytes")); e == nil {
+				cg.memsw = true
+			}
+		}
+		os.Remove(probe)
+		if err != nil {
+			continue
+		}
+		sweepStale(parent)
+		if ctl == "memory" {
+			cg.memory = parent
+		} else {
+			cg.pids = parent
+		}
+	}
+	if cg.memory == "" && cg.pids == "" {
+		return nil
+	}
+	return cg
+}
+
+// ownV1Cgroups maps v1 controller names to this process's cgroup path.
+func ownV1Cgroups() map[string]string {
+	out := map[string]string{}
+	f, err := os.Open("/proc/self/cgroup")
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 || parts[1] == "" {
+			continue
+		}
+		for _, ctl := range strings.Split(parts[1], ",") {
+			out[ctl] = parts[2]
+		}
+	}
+	return out
+}
+
+// sweepStale removes task cgroups left by runners that no longer exist.
+func sweepStale(parent string) {
+	ents, _ := os.ReadDir(parent)
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "mattools-sbx-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || syscall.Kill(pid, 0) == nil {
+			continue
+		}
+		t := &cgroupTask{dirs: []string{filepath.Join(parent, e.Name())}}
+		t.killAll()
+		t.remove()
+	}
+}
+
+func (c *cgroups) describe(l Limits) string {
+	var parts []string
+	if c.memory != "" {
+		parts = append(parts, fmt.Sprintf("v1 memory %d bytes", l.MemoryCgroup))
+	}
+	if c.pids != "" {
+		parts = append(parts, fmt.Sprintf("v1 pids %d", l.PidsCgroup))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// create makes the task's cgroups with their limits.
+func (c *cgroups) create(name string, l Limits) (*cgroupTask, error) {
+	t := &cgroupTask{}
+	if c.memory != "" {
+		d := filepath.Join(c.memory, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return nil, err
+		}
+		t.dirs = append(t.dirs, d)
+		t.mem = d
+		lim := []byte(strconv.FormatInt(l.MemoryCgroup, 10))
+		if err := os.WriteFile(filepath.Join(d, "memory.limit_in_bytes"), lim, 0o644); err != nil {
+			t.remove()
+			return nil, err
+		}
+		if c.memsw {
+			// Equal limits: no swap beyond the memory limit.
+			if err := os.WriteFile(filepath.Join(d, "memory.memsw.limit_in_bytes"), lim, 0o644); err != nil {
+				t.remove()
+				return nil, err
+			}
+		}
+	}
+	if c.pids != "" {
+		d := filepath.Join(c.pids, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.remove()
+			return nil, err
+		}
+		t.dirs = append(t.dirs, d)
+		if err := os.WriteFile(filepath.Join(d, "pids.max"), []byte(strconv.Itoa(l.PidsCgroup)), 0o644); err != nil {
+			t.remove()
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func (t *cgroupTask) procsFiles() []string {
+	var out []string
+	for _, d := range t.dirs {
+		out = append(out, filepath.Join(d, "cgroup.procs"))
+	}
+	return out
+}
+
+// killAll SIGKILLs every process in the task's cgroups until they are empty
+// (at most ~2 s). Safe on a nil task.
+func (t *cgroupTask) killAll() {
+	if t == nil {
+		return
+	}
+	for i := 0; i < 100; i++ {
+		left := 0
+		for _, d := range t.dirs {
+			data, _ := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+			for _, f := range strings.Fields(string(data)) {
+				if pid, err := strconv.Atoi(f); err == nil {
+					syscall.Kill(pid, syscall.SIGKILL)
+					left++
+				}
+			}
+		}
+		if left == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// oomKilled reports whether the memory cgroup's OOM killer fired.
+func (t *cgroupTask) oomKilled() bool {
+	if t == nil || t.mem == "" {
+		return false
+	}
+	data, _ := os.ReadFile(filepath.Join(t.mem, "memory.oom_control"))
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "oom_kill "); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n > 0
+		}
+	}
+	return false
+}
+
+// remove deletes the task's cgroups (they must be empty). Safe on nil.
+func (t *cgroupTask) remove() {
+	if t == nil {
+		return
+	}
+	for _, d := range t.dirs {
+		for i := 0; i < 50; i++ {
+			if err := os.Remove(d); err == nil || os.IsNotExist(err) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}

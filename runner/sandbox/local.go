@@ -1,0 +1,594 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+func init() { register("local", openLocal) }
+
+// The local backend: bubblewrap (bwrap) started as an unprivileged uid per
+// concurrent slot, as measured in sandbox.md §1–2, §6.
+//
+// Process tree: runner (a child subreaper) → /bin/sh (root; joins the task's
+// cgroups, then execs) → prlimit (sets the rlimits) → setpriv (becomes the
+// slot uid, no new privileges, parent-death signal) → bwrap → the code, in
+// new user, pid, net, ipc, uts and cgroup namespaces. The runner starts sh in
+// its own process group; on timeout it kills the group, which takes bwrap and
+// with it the whole pid namespace (--die-with-parent, --unshare-pid), then
+// kills whatever is left in the task's cgroups and any process of the slot
+// uid, and reaps orphans re-parented to it.
+//
+// Each slot owns a uid in [uidBase, uidBase+uidRange) for the life of the
+// Sandbox, claimed with an flock under lockDir so that concurrent runners on
+// one machine (e.g. `go test ./...` running packages in parallel) never share
+// a uid: RLIMIT_NPROC counts per uid, and the clean-up kills by uid.
+const (
+	uidBase  = 60000
+	uidRange = 1000
+	lockDir  = "/run/mattools-sandbox"
+)
+
+type local struct {
+	opts    Options
+	limits  Limits
+	bwrap   string
+	version string
+	base    string // task directories live here (0755)
+	slots   chan int
+	uids    []int
+	locks   []*os.File
+	cg      *cgroups // nil when no cgroup is usable
+	seq     atomic.Int64
+	reapMu  sync.Mutex
+	closeMu sync.Once
+}
+
+func openLocal(ctx context.Context, o Options) (Sandbox, error) {
+	if runtime.GOOS != "linux" {
+		return nil, fmt.Errorf("%w: local backend needs Linux", ErrUnavailable)
+	}
+	if os.Geteuid() != 0 {
+		// Without root the runner cannot start bwrap as a per-slot uid, and
+		// RLIMIT_NPROC would then count the user's own processes.
+		return nil, fmt.Errorf("%w: local backend needs root to start bubblewrap as a per-slot uid (running as uid %d)", ErrUnavailable, os.Geteuid())
+	}
+	bw, err := exec.LookPath("bwrap")
+	if err != nil {
+		return nil, fmt.Errorf("%w: bubblewrap not installed (apt-get install bubblewrap): %v", ErrUnavailable, err)
+	}
+	for _, tool := range []string{"/usr/bin/prlimit", "/usr/bin/setpriv", "/bin/sh"} {
+		if _, err := os.Stat(tool); err != nil {
+			return nil, fmt.Errorf("%w: %s missing (util-linux)", ErrUnavailable, tool)
+		}
+	}
+	out, err := exec.CommandContext(ctx, bw, "--version").Output()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s --version: %v", ErrUnavailable, bw, err)
+	}
+	l := &local{opts: o, limits: o.Limits.merge(DefaultLimits), bwrap: bw, version: strings.TrimSpace(string(out))}
+	if o.Slots <= 0 {
+		l.opts.Slots = runtime.NumCPU()
+	}
+	if o.Python != "" {
+		if err := readableBySandbox(filepath.Join(o.Python, "bin", "python3")); err != nil {
+			return nil, fmt.Errorf("%w: the sandbox's Python environment %s: %v (install it with `make sandbox-env`)", ErrUnavailable, o.Python, err)
+		}
+		if err := readableBySandbox(filepath.Join(o.Python, "pyvenv.cfg")); err != nil {
+			return nil, fmt.Errorf("%w: the sandbox's Python environment %s: %v", ErrUnavailable, o.Python, err)
+		}
+	} else if err := readableBySandbox("/usr/bin/python3"); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	for _, d := range o.DataDirs {
+		if err := readableBySandbox(d); err != nil {
+			return nil, fmt.Errorf("%w: data directory: %v", ErrUnavailable, err)
+		}
+	}
+	if err := os.MkdirAll(lockDir, 0o700); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	if l.base, err = os.MkdirTemp("", "mattools-sandbox-"); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(l.base, 0o755); err != nil {
+		l.Close()
+		return nil, err
+	}
+	if err := readableBySandbox(l.base); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("%w: task folder: %v", ErrUnavailable, err)
+	}
+	if err := l.claimUIDs(); err != nil {
+		l.Close()
+		return nil, err
+	}
+	// Orphans of a sandbox (bwrap's pid-namespace init after a kill) are
+	// re-parented to us and reaped in reapOrphans.
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, 36 /* PR_SET_CHILD_SUBREAPER */, 1, 0); e != 0 {
+		l.Close()
+		return nil, fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %v", e)
+	}
+	l.cg = probeCgroups()
+	return l, nil
+}
+
+// claimUIDs locks one uid per slot.
+func (l *local) claimUIDs() error {
+	for uid := uidBase; uid < uidBase+uidRange && len(l.uids) < l.opts.Slots; uid++ {
+		f, err := os.OpenFile(filepath.Join(lockDir, "uid-"+strconv.Itoa(uid)+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o600)
+		if err != nil {
+			return err
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			continue
+		}
+		// A uid just released by a crashed runner may still own processes.
+		killUID(uid)
+		l.uids = append(l.uids, uid)
+		l.locks = append(l.locks, f)
+	}
+	if len(l.uids) < l.opts.Slots {
+		return fmt.Errorf("%w: only %d of %d sandbox uids free in %d–%d", ErrUnavailable, len(l.uids), l.opts.Slots, uidBase, uidBase+uidRange-1)
+	}
+	l.slots = make(chan int, len(l.uids))
+	for i := range l.uids {
+		l.slots <- i
+	}
+	return nil
+}
+
+func (l *local) Name() string { return "local" }
+
+func (l *local) Info() Info {
+	lim := limitsText(l.limits)
+	if l.cg != nil {
+		lim["cgroup"] = l.cg.describe(l.limits)
+	} else {
+		lim["cgroup"] = "none (rlimits only)"
+	}
+	lim["uids"] = fmt.Sprintf("one per slot, from %d", uidBase)
+	return Info{Backend: "local", Version: l.version, TimeoutSeconds: l.limits.Wall.Seconds(), Limits: lim, Slots: len(l.uids)}
+}
+
+// Check runs a probe in the sandbox: the interpreter starts, sees itself as
+// the slot uid, sees only the loopback interface and cannot write to /usr.
+func (l *local) Check(ctx context.Context) error {
+	probe := `import os, socket
+ifs = sorted(name for _, name in socket.if_nameindex())
+try:
+    open("/usr/.probe", "w"); usr = "writable"
+except OSError:
+    usr = "ro"
+print(os.getuid(), ",".join(ifs), usr, os.getcwd())
+`
+	res, err := l.Run(ctx, Spec{Files: map[string][]byte{"probe.py": []byte(probe)}, Argv: []string{"python3", "-I", "/sbx/probe.py"},
+		Limits: Limits{Wall: 30 * time.Second}})
+	if err != nil {
+		return err
+	}
+	got := strings.Fields(string(res.Stdout))
+	if res.ExitCode != 0 || len(got) != 4 {
+		return fmt.Errorf("probe failed: exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, tail(res.Stderr, 400))
+	}
+	if uid, _ := strconv.Atoi(got[0]); uid < uidBase || uid >= uidBase+uidRange {
+		return fmt.Errorf("probe ran as uid %s, not a sandbox uid", got[0])
+	}
+	if got[1] != "lo" || got[2] != "ro" || got[3] != "/app" {
+		return fmt.Errorf("probe: interfaces %s, /usr %s, cwd %s; want lo, ro, /app", got[1], got[2], got[3])
+	}
+	return nil
+}
+
+func (l *local) Close() error {
+	l.closeMu.Do(func() {
+		for _, uid := range l.uids {
+			killUID(uid)
+		}
+		l.reapOrphans(l.uids...)
+		for _, f := range l.locks {
+			f.Close()
+		}
+		if l.base != "" {
+			os.RemoveAll(l.base)
+		}
+	})
+	return nil
+}
+
+func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
+	if len(s.Argv) == 0 {
+		return nil, errors.New("sandbox: empty argv")
+	}
+	var slot int
+	select {
+	case slot = <-l.slots:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { l.slots <- slot }()
+	uid := l.uids[slot]
+	lim := s.Limits.merge(l.limits)
+
+	task, err := os.MkdirTemp(l.base, fmt.Sprintf("slot%d-", slot))
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(task)
+	sbxDir := filepath.Join(task, "sbx")
+	if err := os.Mkdir(sbxDir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(task, 0o755); err != nil {
+		return nil, err
+	}
+	for name, data := range s.Files {
+		if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
+			return nil, fmt.Errorf("sandbox: bad file name %q", name)
+		}
+		if err := os.WriteFile(filepath.Join(sbxDir, name), data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	passwd := fmt.Sprintf("sandbox:x:%d:%d:sandbox:/tmp:/bin/sh\n", uid, uid)
+	group := fmt.Sprintf("sandbox:x:%d:\n", uid)
+	if err := os.WriteFile(filepath.Join(task, "passwd"), []byte(passwd), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(task, "group"), []byte(group), 0o644); err != nil {
+		return nil, err
+	}
+
+	var cgFiles []string
+	var cgTask *cgroupTask
+	if l.cg != nil {
+		name := fmt.Sprintf("mattools-sbx-%d-%d-%d", os.Getpid(), slot, l.seq.Add(1))
+		if cgTask, err = l.cg.create(name, lim); err != nil {
+			return nil, fmt.Errorf("sandbox: cgroup: %w", err)
+		}
+		defer cgTask.remove()
+		cgFiles = cgTask.procsFiles()
+	}
+
+	argv := []string{"-c", `n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`, "sh", strconv.Itoa(len(cgFiles))}
+	argv = append(argv, cgFiles...)
+	cpu := int64((lim.CPU + time.Second - 1) / time.Second)
+	argv = append(argv, "/usr/bin/prlimit",
+		"--as="+strconv.FormatInt(lim.AddressSpace, 10),
+		"--nproc="+strconv.Itoa(lim.NProc),
+		"--fsize="+strconv.FormatInt(lim.FileSize, 10),
+		fmt.Sprintf("--cpu=%d:%d", cpu, cpu+1),
+		"--nofile="+strconv.Itoa(lim.NoFile),
+		"--core=0", "--",
+		"/usr/bin/setpriv", "--reuid="+strconv.Itoa(uid), "--regid="+strconv.Itoa(uid), "--clear-groups",
+		"--no-new-privs", "--pdeathsig=SIGKILL", "--",
+		l.bwrap)
+	argv = append(argv, l.bwrapArgs(task, s, lim)...)
+	argv = append(argv, "--")
+	argv = append(argv, s.Argv...)
+
+	cmd := exec.Command("/bin/sh", argv...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	cmd.Dir = "/"
+	stdout := &capWriter{max: lim.StdoutBytes}
+	stderr := &capWriter{max: lim.StderrBytes}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if len(s.Stdin) > 0 {
+		cmd.Stdin = bytes.NewReader(s.Stdin)
+	}
+	sideR, sideW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer sideR.Close()
+	cmd.ExtraFiles = []*os.File{sideW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = 2 * time.Second
+	side := &capWriter{max: lim.ResultBytes}
+	sideDone := make(chan struct{})
+
+	type outcome struct {
+		err      error
+		timedOut bool
+		ctxErr   error
+	}
+	started := make(chan error, 1)
+	done := make(chan outcome, 1)
+	start := time.Now()
+	go func() {
+		// Pdeathsig fires when the forking OS thread exits (golang/go#27505):
+		// keep this goroutine on its thread until the process is gone.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		sideW.Close()
+		go func() { io.Copy(side, sideR); close(sideDone) }()
+		wait := make(chan error, 1)
+		go func() { wait <- cmd.Wait() }()
+		timer := time.NewTimer(lim.Wall)
+		defer timer.Stop()
+		var o outcome
+		select {
+		case o.err = <-wait:
+		case <-timer.C:
+			o.timedOut = true
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cgTask.killAll()
+			o.err = <-wait
+		case <-ctx.Done():
+			o.ctxErr = ctx.Err()
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cgTask.killAll()
+			o.err = <-wait
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		done <- o
+	}()
+	if err := <-started; err != nil {
+		sideW.Close()
+		return nil, fmt.Errorf("sandbox: starting bwrap: %w", err)
+	}
+	o := <-done
+	dur := time.Since(start)
+
+	// Leave nothing behind: the task's cgroups, then every process of the slot uid.
+	cgTask.killAll()
+	killUID(uid)
+	l.reapOrphans(uid)
+	select {
+	case <-sideDone:
+	case <-time.After(2 * time.Second):
+		sideR.Close()
+		<-sideDone
+	}
+	if o.ctxErr != nil {
+		return nil, o.ctxErr
+	}
+
+	res := &Result{TimedOut: o.timedOut, Duration: dur,
+		Stdout: stdout.buf, Stderr: stderr.buf, StdoutDropped: stdout.dropped, StderrDropped: stderr.dropped,
+		Side: side.buf, SideDropped: side.dropped}
+	if res.Stdout == nil {
+		res.Stdout = []byte{}
+	}
+	if res.Stderr == nil {
+		res.Stderr = []byte{}
+	}
+	res.OOMKilled = cgTask.oomKilled()
+	if ps := cmd.ProcessState; ps != nil {
+		ws := ps.Sys().(syscall.WaitStatus)
+		switch {
+		case ws.Signaled():
+			res.ExitCode, res.Signal = -1, signalName(ws.Signal())
+		default:
+			res.ExitCode = ws.ExitStatus()
+			// bwrap reports a child killed by signal n as exit status 128+n.
+			if res.ExitCode > 128 && res.ExitCode < 128+65 {
+				res.Signal = signalName(syscall.Signal(res.ExitCode - 128))
+			}
+		}
+	} else if o.err != nil {
+		return nil, fmt.Errorf("sandbox: waiting for bwrap: %w", o.err)
+	}
+	if res.ExitCode == 125 && len(cgFiles) > 0 && bytes.Contains(res.Stderr, []byte("cgroup.procs")) {
+		return nil, fmt.Errorf("sandbox: joining the task cgroup failed: %s", tail(res.Stderr, 300))
+	}
+	if bytes.HasPrefix(res.Stderr, []byte("bwrap: ")) && res.ExitCode == 1 {
+		return nil, fmt.Errorf("sandbox: bubblewrap failed: %s", tail(res.Stderr, 300))
+	}
+	return res, nil
+}
+
+// bwrapArgs returns the flags of sandbox.md §6 for one task.
+func (l *local) bwrapArgs(task string, s Spec, lim Limits) []string {
+	a := []string{
+		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+		"--disable-userns", "--die-with-parent", "--new-session", "--clearenv",
+		"--ro-bind", "/usr", "/usr",
+		"--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+		"--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+		"--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
+		"--ro-bind", filepath.Join(task, "passwd"), "/etc/passwd",
+		"--ro-bind", filepath.Join(task, "group"), "/etc/group",
+		"--ro-bind-try", "/etc/matplotlibrc", "/etc/matplotlibrc",
+		"--ro-bind-try", "/etc/localtime", "/etc/localtime",
+	}
+	if p := l.opts.Python; p != "" && !strings.HasPrefix(p, "/usr/") {
+		a = append(a, "--ro-bind", p, p)
+	}
+	a = append(a,
+		"--ro-bind", filepath.Join(task, "sbx"), "/sbx",
+		"--size", strconv.FormatInt(lim.TmpBytes, 10), "--tmpfs", "/tmp",
+		"--size", strconv.FormatInt(lim.WorkBytes, 10), "--tmpfs", "/app")
+	if s.DataDir != "" {
+		a = append(a, "--ro-bind", s.DataDir, "/app/tool_source_code")
+	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", "/app")
+	env := append(baseEnv(l.opts.Python), s.Env...)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		a = append(a, "--setenv", k, v)
+	}
+	return a
+}
+
+// reapOrphans waits for zombie children of this process that ran as one of
+// uids: bwrap's pid-namespace init, re-parented to us (a child subreaper)
+// when bwrap is killed. Children started by os/exec are never touched: they
+// run as root until setpriv, and are waited for before this runs.
+func (l *local) reapOrphans(uids ...int) {
+	l.reapMu.Lock()
+	defer l.reapMu.Unlock()
+	want := map[int]bool{}
+	for _, u := range uids {
+		want[u] = true
+	}
+	me := os.Getpid()
+	for _, p := range listProcs() {
+		if p.ppid == me && p.state == 'Z' && want[p.uid] {
+			var ws syscall.WaitStatus
+			syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+		}
+	}
+}
+
+type procInfo struct {
+	pid, ppid, uid int
+	state          byte
+	cmdline        string
+}
+
+// listProcs reads /proc: pid, parent, real uid, state and argv of every process.
+func listProcs() []procInfo {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []procInfo
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		p := procInfo{pid: pid, uid: -1}
+		for _, line := range strings.Split(string(status), "\n") {
+			k, v, _ := strings.Cut(line, ":")
+			f := strings.Fields(v)
+			if len(f) == 0 {
+				continue
+			}
+			switch k {
+			case "State":
+				p.state = f[0][0]
+			case "PPid":
+				p.ppid, _ = strconv.Atoi(f[0])
+			case "Uid":
+				p.uid, _ = strconv.Atoi(f[0])
+			}
+		}
+		if cl, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil {
+			p.cmdline = strings.ReplaceAll(string(cl), "\x00", " ")
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// killUID SIGKILLs every process whose real or effective uid is uid, until
+// none is left (at most ~2 s): the slot uid is ours alone, so anything still
+// running as it after a task is a leftover.
+func killUID(uid int) {
+	for i := 0; i < 100; i++ {
+		left := 0
+		for _, p := range listProcs() {
+			if p.uid == uid && p.state != 'Z' {
+				syscall.Kill(p.pid, syscall.SIGKILL)
+				left++
+			}
+		}
+		if left == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// ProcessesOf returns the live (non-zombie) processes of the given uid, as
+// "pid argv" lines: used by tests and by callers that check that nothing was
+// left running.
+func ProcessesOf(uid int) []string {
+	var out []string
+	for _, p := range listProcs() {
+		if p.uid == uid && p.state != 'Z' {
+			out = append(out, strconv.Itoa(p.pid)+" "+p.cmdline)
+		}
+	}
+	return out
+}
+
+// UIDs returns the slot uids of a local sandbox (nil for other backends).
+func UIDs(sb Sandbox) []int {
+	if l, ok := sb.(*local); ok {
+		return append([]int(nil), l.uids...)
+	}
+	return nil
+}
+
+// readableBySandbox reports whether a process with a uid and gid that own
+// nothing (a slot uid, no groups) can reach and read path: every directory
+// on the way must be searchable by "other", the target readable by "other".
+func readableBySandbox(path string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	real, _ = filepath.Abs(real)
+	parts := strings.Split(strings.TrimPrefix(real, "/"), "/")
+	cur := "/"
+	for i := 0; i <= len(parts); i++ {
+		st, err := os.Stat(cur)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		m := st.Mode()
+		last := i == len(parts)
+		switch {
+		case m.IsDir() && m&0o001 == 0:
+			return fmt.Errorf("%s: directory %s is not searchable by the sandbox uid (mode %v); use a world-readable location such as /opt", path, cur, m.Perm())
+		case last && m&0o004 == 0:
+			return fmt.Errorf("%s: %s is not readable by the sandbox uid (mode %v)", path, cur, m.Perm())
+		}
+		if last {
+			break
+		}
+		cur = filepath.Join(cur, parts[i])
+	}
+	return nil
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGKILL:
+		return "killed"
+	case syscall.SIGXCPU:
+		return "cpu time limit exceeded"
+	case syscall.SIGXFSZ:
+		return "file size limit exceeded"
+	case syscall.SIGSEGV:
+		return "segmentation fault"
+	case syscall.SIGTERM:
+		return "terminated"
+	case syscall.SIGABRT:
+		return "aborted"
+	}
+	return s.String()
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

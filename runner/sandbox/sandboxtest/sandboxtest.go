@@ -1,0 +1,424 @@
+// Package sandboxtest is the conformance and hostile-code suite that every
+// sandbox backend must pass (issue 4): results and exit codes come back,
+// loopback on the host is unreachable and only "lo" exists, nothing outside
+// /app and /tmp is writable, neither root's home nor the runner's environment
+// is visible, and fork bombs, memory bombs, infinite loops, output floods,
+// setsid'd grandchildren and processes ignoring SIGTERM are all contained,
+// with no process left behind (checked in /proc).
+//
+// The programs need only Python's standard library.
+package sandboxtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+)
+
+// Options tune the suite for a backend.
+type Options struct {
+	// DataDir is a host directory to mount read-only at /app/tool_source_code;
+	// "" makes one with a single file.
+	DataDir string
+}
+
+// Run runs every check against sb, each as a subtest.
+func Run(t *testing.T, sb sandbox.Sandbox, o Options) {
+	if o.DataDir == "" {
+		// Not t.TempDir(): its parent is 0700, unreadable by a sandbox uid.
+		dir, err := os.MkdirTemp("", "sandboxtest-data-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		o.DataDir = dir
+		if err := os.WriteFile(o.DataDir+"/input.txt", []byte("hello-data"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(o.DataDir, 0o755)
+	}
+	s := &suite{sb: sb, o: o, marker: "mattools-hostile-" + nonce()}
+	tests := []struct {
+		name string
+		fn   func(t *testing.T)
+	}{
+		{"ResultExitCodeAndStreams", s.resultRoundTrip},
+		{"LoopbackRefusedOnlyLo", s.network},
+		{"WritesOutsideAppAndTmpRefused", s.writes},
+		{"SecretsAndRootHomeInvisible", s.secrets},
+		{"ForkBomb", s.forkBomb},
+		{"ForkingMemoryBomb", s.memoryBomb},
+		{"InfiniteLoop", s.infiniteLoop},
+		{"StdoutFlood100MB", s.flood},
+		{"SetsidSleepingGrandchild", s.setsidGrandchild},
+		{"SIGTERMIgnored", s.sigtermIgnored},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.fn(t)
+			s.nothingLeft(t)
+		})
+	}
+	t.Run("HealthyAfterwards", func(t *testing.T) {
+		res := s.run(t, "print('still fine')", sandbox.Limits{Wall: 30 * time.Second})
+		if res.ExitCode != 0 || strings.TrimSpace(string(res.Stdout)) != "still fine" {
+			t.Fatalf("after the hostile programs: exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+		}
+	})
+}
+
+type suite struct {
+	sb     sandbox.Sandbox
+	o      Options
+	marker string
+}
+
+func nonce() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// run executes a Python program (with the suite's marker in a comment, so it
+// appears in the sandbox's /sbx but not in argv) and returns its result.
+func (s *suite) run(t *testing.T, program string, lim sandbox.Limits) *sandbox.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := s.sb.Run(ctx, sandbox.Spec{
+		Files:   map[string][]byte{"main.py": []byte(program)},
+		Argv:    []string{"python3", "-I", "/sbx/main.py", s.marker},
+		DataDir: s.o.DataDir,
+		Limits:  lim,
+	})
+	if err != nil {
+		t.Fatalf("sandbox error: %v", err)
+	}
+	return res
+}
+
+// nothingLeft fails if any process on the host still carries the marker
+// (every hostile program passes it in argv, and so do their children that
+// re-exec Python with it), or, for the local backend, runs as a slot uid.
+func (s *suite) nothingLeft(t *testing.T) {
+	t.Helper()
+	var left []string
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		left = left[:0]
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			if _, err := strconv.Atoi(e.Name()); err != nil {
+				continue
+			}
+			cl, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if err != nil || !bytes.Contains(cl, []byte(s.marker)) {
+				continue
+			}
+			st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+			if i := bytes.LastIndexByte(st, ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
+				continue // a zombie holds no resources; reaping is checked below
+			}
+			left = append(left, e.Name()+" "+string(bytes.ReplaceAll(cl, []byte{0}, []byte{' '})))
+		}
+		for _, uid := range sandbox.UIDs(s.sb) {
+			left = append(left, sandbox.ProcessesOf(uid)...)
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Errorf("processes left behind after the task: %q", left)
+	}
+	if z := zombieChildren(); len(z) > 0 {
+		t.Errorf("unreaped zombie children of the runner: %v", z)
+	}
+}
+
+// zombieChildren lists zombies whose parent is this process.
+func zombieChildren() []string {
+	me := strconv.Itoa(os.Getpid())
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(st, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(st[i+1:]))
+		if len(f) > 1 && f[0] == "Z" && f[1] == me {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func (s *suite) resultRoundTrip(t *testing.T) {
+	res := s.run(t, `import os, sys
+print("hi")
+sys.stderr.write("warn\n")
+os.write(3, b'{"answer": "' + open("tool_source_code/input.txt").read().strip().encode() + b'"}')
+sys.exit(3)
+`, sandbox.Limits{Wall: 30 * time.Second})
+	if res.ExitCode != 3 || string(res.Stdout) != "hi\n" || string(res.Stderr) != "warn\n" || string(res.Side) != `{"answer": "hello-data"}` {
+		t.Errorf("got exit %d, stdout %q, stderr %q, side %q; want 3, \"hi\\n\", \"warn\\n\", the data file's text", res.ExitCode, res.Stdout, res.Stderr, res.Side)
+	}
+	if res.TimedOut {
+		t.Error("TimedOut set for a program that exited")
+	}
+}
+
+func (s *suite) network(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted int
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepted++
+			mu.Unlock()
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	res := s.run(t, fmt.Sprintf(`import socket
+try:
+    socket.create_connection(("127.0.0.1", %d), timeout=3)
+    print("connect: OK")
+except OSError as e:
+    print("connect:", type(e).__name__)
+print("interfaces:", ",".join(sorted(n for _, n in socket.if_nameindex())))
+`, port), sandbox.Limits{Wall: 30 * time.Second})
+	out := string(res.Stdout)
+	if !strings.Contains(out, "connect: ConnectionRefusedError") && !strings.Contains(out, "connect: OSError") {
+		t.Errorf("connecting to the host's 127.0.0.1:%d from the sandbox: %q; want refused", port, out)
+	}
+	if !strings.Contains(out, "interfaces: lo\n") {
+		t.Errorf("interfaces inside the sandbox: %q; want only lo", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if accepted != 0 {
+		t.Errorf("the host listener accepted %d connections from the sandbox", accepted)
+	}
+}
+
+func (s *suite) writes(t *testing.T) {
+	res := s.run(t, `import os
+for p in ["/etc/pwned", "/usr/pwned", "/pwned", "/sbx/pwned", "/app/tool_source_code/pwned", "/proc/sys/kernel/pwned", "/app/ok.txt", "/tmp/ok.txt"]:
+    try:
+        with open(p, "w") as f:
+            f.write("x")
+        print(p, "OK")
+    except OSError as e:
+        print(p, "refused", e.errno)
+`, sandbox.Limits{Wall: 30 * time.Second})
+	got := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(res.Stdout))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 2 {
+			got[f[0]] = f[1]
+		}
+	}
+	for _, p := range []string{"/etc/pwned", "/usr/pwned", "/pwned", "/sbx/pwned", "/app/tool_source_code/pwned", "/proc/sys/kernel/pwned"} {
+		if got[p] != "refused" {
+			t.Errorf("write %s: %q; want refused (stdout %q, stderr %q)", p, got[p], res.Stdout, res.Stderr)
+		}
+	}
+	for _, p := range []string{"/app/ok.txt", "/tmp/ok.txt"} {
+		if got[p] != "OK" {
+			t.Errorf("write %s: %q; want OK", p, got[p])
+		}
+	}
+	if _, err := os.Stat(s.o.DataDir + "/pwned"); err == nil {
+		t.Error("a file appeared in the host's data directory")
+	}
+}
+
+func (s *suite) secrets(t *testing.T) {
+	secret := "sk-test-" + nonce()
+	t.Setenv("OPENAI_API_KEY", secret)
+	os.WriteFile("/root/.mattools-sandbox-secret-probe", []byte(secret), 0o600)
+	defer os.Remove("/root/.mattools-sandbox-secret-probe")
+	res := s.run(t, `import os, glob
+print("ENV", dict(os.environ))
+for pid in os.listdir("/proc"):
+    if pid.isdigit():
+        try:
+            print("PROCENV", pid, open(f"/proc/{pid}/environ", "rb").read())
+        except OSError as e:
+            print("PROCENV", pid, "refused")
+try:
+    print("ROOT", os.listdir("/root"))
+    print("SECRET", open("/root/.mattools-sandbox-secret-probe").read())
+except OSError as e:
+    print("ROOT refused", type(e).__name__)
+`, sandbox.Limits{Wall: 30 * time.Second})
+	if res.ExitCode != 0 {
+		t.Fatalf("probe failed: %q", res.Stderr)
+	}
+	all := string(res.Stdout) + string(res.Stderr)
+	if strings.Contains(all, secret) {
+		t.Errorf("the runner's API key is visible in the sandbox: %q", all)
+	}
+	if strings.Contains(all, "OPENAI_API_KEY") {
+		t.Errorf("the runner's environment leaks into the sandbox: %q", all)
+	}
+	if !strings.Contains(all, "ROOT refused") {
+		t.Errorf("root's home is readable from the sandbox: %q", all)
+	}
+}
+
+func (s *suite) forkBomb(t *testing.T) {
+	res := s.run(t, `import os, time
+n = 0
+while True:
+    try:
+        os.fork()
+        n += 1
+    except OSError:
+        time.sleep(0.01)
+`, sandbox.Limits{Wall: 3 * time.Second})
+	if !res.TimedOut {
+		t.Errorf("fork bomb: TimedOut false (exit %d, stderr %q)", res.ExitCode, res.Stderr)
+	}
+}
+
+func memAvailable() int64 {
+	data, _ := os.ReadFile("/proc/meminfo")
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func (s *suite) memoryBomb(t *testing.T) {
+	before := memAvailable()
+	low := before
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				if m := memAvailable(); m < low {
+					low = m
+				}
+			}
+		}
+	}()
+	// Every process grabs memory in 64 MiB steps, touching it, and forks.
+	res := s.run(t, `import os, time
+hog = []
+while True:
+    try:
+        hog.append(bytearray(64 << 20))
+    except MemoryError:
+        pass
+    try:
+        os.fork()
+    except OSError:
+        time.sleep(0.01)
+`, sandbox.Limits{Wall: 4 * time.Second, AddressSpace: 512 << 20, NProc: 16, MemoryCgroup: 1 << 30, PidsCgroup: 16})
+	close(stop)
+	wg.Wait()
+	drop := before - low
+	t.Logf("forking memory bomb: timed out %v, OOM kill %v, exit %d; host MemAvailable fell by at most %d MiB", res.TimedOut, res.OOMKilled, res.ExitCode, drop>>20)
+	// Bounded by the limits: 16 processes × 512 MiB without a cgroup, 1 GiB with one.
+	if drop > 9<<30 {
+		t.Errorf("host MemAvailable fell by %d MiB during the memory bomb", drop>>20)
+	}
+}
+
+func (s *suite) infiniteLoop(t *testing.T) {
+	res := s.run(t, "while True:\n    pass\n", sandbox.Limits{Wall: 2 * time.Second})
+	if !res.TimedOut || res.Signal != "killed" {
+		t.Errorf("infinite loop: TimedOut %v, signal %q; want a timeout and a kill", res.TimedOut, res.Signal)
+	}
+	if res.Duration > 10*time.Second {
+		t.Errorf("a 2 s limit took %v to enforce", res.Duration)
+	}
+}
+
+func (s *suite) flood(t *testing.T) {
+	const total = 100 << 20
+	res := s.run(t, `import sys
+chunk = b"x" * (1 << 20)
+for _ in range(100):
+    sys.stdout.buffer.write(chunk)
+sys.stdout.flush()
+`, sandbox.Limits{Wall: 60 * time.Second, StdoutBytes: 64 << 10})
+	if res.ExitCode != 0 {
+		t.Fatalf("flood: exit %d, stderr %q", res.ExitCode, res.Stderr)
+	}
+	if len(res.Stdout) != 64<<10 || int64(len(res.Stdout))+res.StdoutDropped != total {
+		t.Errorf("flood: kept %d bytes, dropped %d; want %d kept and %d in all", len(res.Stdout), res.StdoutDropped, 64<<10, total)
+	}
+}
+
+func (s *suite) setsidGrandchild(t *testing.T) {
+	// The grandchild re-execs Python with the marker in argv so /proc shows it.
+	res := s.run(t, `import os, subprocess, sys
+subprocess.Popen(["setsid", sys.executable, "-c", "import time; time.sleep(4242)", sys.argv[1]],
+                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(4243)", sys.argv[1]])
+    os._exit(0)
+print("started")
+`, sandbox.Limits{Wall: 20 * time.Second})
+	if !strings.Contains(string(res.Stdout), "started") {
+		t.Errorf("setsid program: stdout %q, stderr %q", res.Stdout, res.Stderr)
+	}
+}
+
+func (s *suite) sigtermIgnored(t *testing.T) {
+	res := s.run(t, `import signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(4244)", sys.argv[1]])
+print("ignoring SIGTERM", flush=True)
+while True:
+    time.sleep(1)
+`, sandbox.Limits{Wall: 2 * time.Second})
+	if !res.TimedOut {
+		t.Errorf("SIGTERM-ignoring process: TimedOut false, exit %d", res.ExitCode)
+	}
+}

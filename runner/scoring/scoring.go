@@ -1,0 +1,396 @@
+// Package scoring turns generated code for a tool-usage question into a
+// verdict and a count of properties passed, under the scoring protocols
+// mattools-v1 (MatTools' scorer reimplemented, quirks included;
+// mattools-reference.md §2.4) and mattools-v1-strict (the quirks fixed). It
+// never calls a model and never evaluates untrusted text on the host: the
+// generated function runs in one sandbox, its output is parsed in a second
+// and verified by the question's unit test in a third, fed only the pickled
+// parsed objects. The Python harnesses are embedded (harness/*.py).
+//
+// # Verdicts and what they count
+//
+//	verdict             runnable  properties passed
+//	correct             yes       all k of the question's properties
+//	partial             yes       mattools-v1: L[-1] − L[-2] of the unit test's error list L
+//	                              (#expected − #error strings; may undercount, even go negative);
+//	                              strict: the properties whose checks raised no error
+//	not-runnable        no        0     (Cause says why; see the Cause constants)
+//	verification-crash  v1: no    0     (MatTools counts a crashed or unparseable check as a
+//	                    strict: yes      function error; strict: the function did return a dict)
+//	data-missing        —         —     (not scored: a data file the question reads is absent;
+//	                                     the run's question set leaves the question out)
+//
+// Function runnable rate = runnable questions / questions in the set;
+// task success rate = Σ properties passed / properties in the set.
+package scoring
+
+import (
+	"context"
+	"embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+)
+
+//go:embed harness/*.py
+var harness embed.FS
+
+func harnessFile(name string) []byte {
+	b, err := harness.ReadFile("harness/" + name)
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	return b
+}
+
+// Protocols are the tool-usage scoring protocols this package implements,
+// in display order (ids from results/vocab.go).
+var Protocols = []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict}
+
+// Causes refine not-runnable and verification-crash verdicts
+// (results.QuestionRow.VerdictCause).
+const (
+	CauseEmptyCode          = "empty-code"          // no code was extracted
+	CauseSyntaxError        = "syntax-error"        // the program does not compile (Python 3.11)
+	CauseMissingFunction    = "missing-function"    // the named function is not defined
+	CauseRequiredParameters = "required-parameters" // calling it with no arguments raised TypeError
+	CauseTimeout            = "timeout"             // the wall-clock limit expired
+	CauseNoOutput           = "no-output"           // v1: stdout was empty
+	CauseNoDict             = "no-dict"             // the value is not a dict, or an empty dict
+	CauseUnparseable        = "unparseable-output"  // the printed text (v1) or repr (strict) did not parse
+	CauseKilled             = "killed"              // ended by a signal without a status (e.g. a resource limit)
+	CauseVerifyOutput       = "verify-output"       // v1: the check printed neither "ok" nor a JSON list
+	CauseVerifyException    = "verify-exception"    // strict: the unit test could not be run at all
+	CauseVerifyMalformed    = "verify-malformed"    // v1: a list whose last two items are not counts
+	// "exception:<Type>" — the code raised <Type> (e.g. exception:FileNotFoundError).
+)
+
+// Submission is the stored output of a system for one question.
+type Submission struct {
+	Code         string // the generated code ("" when extraction failed)
+	FunctionName string // the function name, verbatim (MatTools' <name> tag)
+}
+
+// Outcome is one question's result under one protocol.
+type Outcome struct {
+	Protocol         string
+	Verdict          results.Verdict
+	Cause            string // see the Cause constants; "" for correct and partial
+	Runnable         bool
+	PropertiesPassed int      // out of the question's properties; v1 may be negative (see package doc)
+	Errors           []string // error strings of the check (v1: L without its two counts)
+	Detail           string   // the check's output text (v1) or crash text
+}
+
+// Scored is the outcome of one question under both protocols, with what the
+// generated code printed.
+type Scored struct {
+	QuestionID     string
+	PropertyCount  int
+	V1, Strict     Outcome
+	Stdout, Stderr []byte // the function run's output, capped (see the Dropped counts)
+	StdoutDropped  int64
+	StderrDropped  int64
+	RunError       string // the function's exception, "" if none
+	RunDuration    time.Duration
+	TotalDuration  time.Duration
+}
+
+// Outcome returns the outcome under protocol p.
+func (s *Scored) Outcome(p string) Outcome {
+	if p == results.ProtocolMatToolsV1Strict {
+		return s.Strict
+	}
+	return s.V1
+}
+
+// Scorer scores submissions in a sandbox.
+type Scorer struct {
+	Sandbox sandbox.Sandbox
+	// Root is the MatTools data root; its src/tool_source_code is mounted
+	// read-only at /app/tool_source_code.
+	Root string
+	// Limits for each of the three executions (zero fields: the sandbox's defaults).
+	Limits sandbox.Limits
+}
+
+// runStatus is what harness/run.py reports on the side channel.
+type runStatus struct {
+	Status  string  `json:"status"`
+	Type    string  `json:"type"`
+	Message string  `json:"message"`
+	Where   string  `json:"where"`
+	Repr    *string `json:"repr"`
+}
+
+type parsed struct {
+	Status string `json:"status"`
+	Error  string `json:"error"`
+	Type   string `json:"type"`
+	Pickle string `json:"pickle"`
+}
+
+type verified struct {
+	V1 *struct {
+		Decision string            `json:"decision"`
+		List     []json.RawMessage `json:"list"`
+		Text     string            `json:"text"`
+		Exit     int               `json:"exit"`
+	} `json:"v1"`
+	Strict *struct {
+		Names  []string `json:"names"`
+		Passed []bool   `json:"passed"`
+		Errors []string `json:"errors"`
+		Crash  string   `json:"crash"`
+	} `json:"strict"`
+}
+
+func notRunnable(p, cause string) Outcome {
+	return Outcome{Protocol: p, Verdict: results.VerdictNotRunnable, Cause: cause}
+}
+
+// Score scores one submission for question q under both protocols. A
+// question whose data files are absent from Root gets data-missing without
+// running anything, and so does empty code get not-runnable (empty-code).
+// Errors are failures of the sandbox, never of the code.
+func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission) (*Scored, error) {
+	start := time.Now()
+	k := len(q.Properties)
+	out := &Scored{QuestionID: q.ID, PropertyCount: k}
+	defer func() { out.TotalDuration = time.Since(start) }()
+	if !q.Executable() {
+		out.V1 = Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictDataMissing}
+		out.Strict = Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictDataMissing}
+		return out, nil
+	}
+	if strings.TrimSpace(sub.Code) == "" {
+		out.V1 = notRunnable(results.ProtocolMatToolsV1, CauseEmptyCode)
+		out.Strict = notRunnable(results.ProtocolMatToolsV1Strict, CauseEmptyCode)
+		return out, nil
+	}
+
+	// A. Run the function.
+	run, err := s.Sandbox.Run(ctx, sandbox.Spec{
+		Files: map[string][]byte{"run.py": harnessFile("run.py"), "function.py": []byte(sub.Code),
+			"name.txt": []byte(sub.FunctionName)},
+		Argv:    []string{"python3", "-I", "/sbx/run.py"},
+		DataDir: filepath.Join(s.Root, "src", "tool_source_code"),
+		Limits:  s.Limits,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("question %s: running the function: %w", q.ID, err)
+	}
+	out.Stdout, out.Stderr, out.StdoutDropped, out.StderrDropped = run.Stdout, run.Stderr, run.StdoutDropped, run.StderrDropped
+	out.RunDuration = run.Duration
+	var st runStatus
+	haveStatus := json.Unmarshal(run.Side, &st) == nil && st.Status != ""
+	runCause := ""
+	switch {
+	case run.TimedOut:
+		runCause = CauseTimeout
+	case !haveStatus && run.Signal != "":
+		runCause = CauseKilled
+	case !haveStatus:
+		runCause = "exception:SystemExit" // os._exit or a closed side channel: the program ended early
+	case st.Status == "syntax-error":
+		runCause = CauseSyntaxError
+	case st.Status == "missing-function":
+		runCause = CauseMissingFunction
+	case st.Status == "exception" && st.Where == "call-site" && st.Type == "TypeError":
+		runCause = CauseRequiredParameters
+	case st.Status == "exception" || st.Status == "exit":
+		runCause = "exception:" + st.Type
+	}
+	if runCause != "" && haveStatus {
+		out.RunError = st.Type + ": " + st.Message
+	}
+	if run.TimedOut {
+		// MatTools had no timeout; ours is a not-runnable verdict under both protocols.
+		out.V1 = notRunnable(results.ProtocolMatToolsV1, CauseTimeout)
+		out.Strict = notRunnable(results.ProtocolMatToolsV1Strict, CauseTimeout)
+		return out, nil
+	}
+
+	// B. Parse, in a fresh sandbox: v1 parses stdout whatever happened (only
+	// stdout counts in MatTools); strict parses the returned value's repr.
+	files := map[string][]byte{"parse.py": harnessFile("parse.py"), "stdout.txt": run.Stdout}
+	if runCause == "" && st.Repr != nil {
+		files["repr.txt"] = []byte(*st.Repr)
+	}
+	pr, err := s.Sandbox.Run(ctx, sandbox.Spec{Files: files, Argv: []string{"python3", "-I", "/sbx/parse.py"}, Limits: s.Limits})
+	if err != nil {
+		return nil, fmt.Errorf("question %s: parsing the output: %w", q.ID, err)
+	}
+	var ps struct{ V1, Strict parsed }
+	if err := json.Unmarshal(pr.Side, &ps); err != nil {
+		cause := CauseUnparseable
+		if pr.TimedOut {
+			cause = CauseTimeout
+		}
+		ps.V1 = parsed{Status: "harness:" + cause, Error: tail(pr.Stderr, 2000)}
+		ps.Strict = ps.V1
+	}
+
+	v1Pickle, v1Cause := decide(ps.V1, runCause, true)
+	strictPickle, strictCause := decide(ps.Strict, runCause, false)
+	if v1Cause != "" {
+		out.V1 = notRunnable(results.ProtocolMatToolsV1, v1Cause)
+		out.V1.Detail = ps.V1.Error
+	}
+	if strictCause != "" {
+		out.Strict = notRunnable(results.ProtocolMatToolsV1Strict, strictCause)
+		out.Strict.Detail = ps.Strict.Error
+	}
+	if v1Pickle == nil && strictPickle == nil {
+		return out, nil
+	}
+
+	// C–D. Verify, in a fresh sandbox fed only the pickled dicts.
+	files = map[string][]byte{"verify.py": harnessFile("verify.py"), "unit_test.py": []byte(q.UnitTest), "name.txt": []byte(q.ID)}
+	if v1Pickle != nil {
+		files["v1.pickle"] = v1Pickle
+	}
+	if strictPickle != nil {
+		files["strict.pickle"] = strictPickle
+	}
+	vr, err := s.Sandbox.Run(ctx, sandbox.Spec{Files: files, Argv: []string{"python3", "-I", "/sbx/verify.py"}, Limits: s.Limits})
+	if err != nil {
+		return nil, fmt.Errorf("question %s: verifying: %w", q.ID, err)
+	}
+	var v verified
+	vErr := json.Unmarshal(vr.Side, &v)
+	crash := func(p, cause, detail string, runnable bool) Outcome {
+		return Outcome{Protocol: p, Verdict: results.VerdictVerificationCrash, Cause: cause, Runnable: runnable, Detail: detail}
+	}
+	harnessCause := CauseVerifyOutput
+	if vr.TimedOut {
+		harnessCause = CauseTimeout
+	}
+	if v1Pickle != nil {
+		if vErr != nil || v.V1 == nil {
+			out.V1 = crash(results.ProtocolMatToolsV1, harnessCause, tail(vr.Stderr, 2000), false)
+		} else {
+			out.V1 = tallyV1(k, v.V1.Decision, v.V1.List, v.V1.Text)
+		}
+	}
+	if strictPickle != nil {
+		switch {
+		case vErr != nil || v.Strict == nil:
+			out.Strict = crash(results.ProtocolMatToolsV1Strict, harnessCause, tail(vr.Stderr, 2000), true)
+		case v.Strict.Crash != "" || len(v.Strict.Passed) != len(v.Strict.Names):
+			out.Strict = crash(results.ProtocolMatToolsV1Strict, CauseVerifyException, v.Strict.Crash, true)
+		default:
+			o := Outcome{Protocol: results.ProtocolMatToolsV1Strict, Runnable: true, Errors: v.Strict.Errors}
+			for _, p := range v.Strict.Passed {
+				if p {
+					o.PropertiesPassed++
+				}
+			}
+			o.Verdict = results.VerdictPartial
+			if o.PropertiesPassed == len(v.Strict.Names) {
+				o.Verdict = results.VerdictCorrect
+			}
+			if len(v.Strict.Names) != k {
+				// The unit test checks a different number of properties than
+				// properties.json lists; datasets.Load guarantees they agree.
+				return nil, fmt.Errorf("question %s: the unit test checks %d properties, the question has %d", q.ID, len(v.Strict.Names), k)
+			}
+			out.Strict = o
+		}
+	}
+	return out, nil
+}
+
+// decide returns the pickle to verify, or the not-runnable cause.
+func decide(p parsed, runCause string, v1 bool) ([]byte, string) {
+	if p.Status == "ok" {
+		if !v1 && runCause != "" {
+			return nil, runCause
+		}
+		b, err := base64.StdEncoding.DecodeString(p.Pickle)
+		if err != nil {
+			return nil, CauseUnparseable
+		}
+		return b, ""
+	}
+	if runCause != "" {
+		return nil, runCause
+	}
+	switch p.Status {
+	case "empty":
+		return nil, CauseNoOutput
+	case "not-dict", "empty-dict":
+		return nil, CauseNoDict
+	}
+	return nil, CauseUnparseable // "unparseable", or no text at all ("absent")
+}
+
+// tallyV1 applies MatTools' tally (mattools-reference.md §2.4 E) to the
+// check's decision: "ok" → correct with all k properties; a list L →
+// partial with L[-1] − L[-2]; anything else → a function error, which we
+// call a verification crash (not runnable, 0 properties).
+func tallyV1(k int, decision string, list []json.RawMessage, text string) Outcome {
+	o := Outcome{Protocol: results.ProtocolMatToolsV1, Detail: text}
+	switch decision {
+	case "ok":
+		o.Verdict, o.Runnable, o.PropertiesPassed = results.VerdictCorrect, true, k
+		return o
+	case "list":
+		n := len(list)
+		var last, prev float64
+		if n < 2 || json.Unmarshal(list[n-1], &last) != nil || json.Unmarshal(list[n-2], &prev) != nil ||
+			last != float64(int(last)) || prev != float64(int(prev)) {
+			o.Verdict, o.Cause = results.VerdictVerificationCrash, CauseVerifyMalformed
+			return o
+		}
+		for _, raw := range list[:n-2] {
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				s = string(raw)
+			}
+			o.Errors = append(o.Errors, s)
+		}
+		o.Verdict, o.Runnable, o.PropertiesPassed = results.VerdictPartial, true, int(last)-int(prev)
+		return o
+	}
+	o.Verdict, o.Cause = results.VerdictVerificationCrash, CauseVerifyOutput
+	return o
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// Libraries returns the versions of the sandbox's Python and of the
+// libraries generated code runs against (package name → version; absent
+// packages are left out), read inside the sandbox.
+func Libraries(ctx context.Context, sb sandbox.Sandbox) (map[string]string, error) {
+	probe := `import importlib.metadata as m, json, os, platform
+out = {"python": platform.python_version()}
+for p in ("pymatgen", "pymatgen-analysis-defects", "pydefect", "numpy", "scipy", "matplotlib", "pandas", "monty", "spglib"):
+    try:
+        out[p] = m.version(p)
+    except m.PackageNotFoundError:
+        pass
+os.write(3, json.dumps(out).encode())
+`
+	res, err := sb.Run(ctx, sandbox.Spec{Files: map[string][]byte{"libs.py": []byte(probe)}, Argv: []string{"python3", "-I", "/sbx/libs.py"}})
+	if err != nil {
+		return nil, err
+	}
+	libs := map[string]string{}
+	if err := json.Unmarshal(res.Side, &libs); err != nil {
+		return nil, fmt.Errorf("reading library versions: %v (stderr %q)", err, tail(res.Stderr, 500))
+	}
+	return libs, nil
+}

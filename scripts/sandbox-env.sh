@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the sandbox's Python environment (sandbox-env/requirements.lock) into a
+# world-readable venv, idempotently: a stamp file holds the lock file's SHA-256, and an
+# environment whose stamp matches and that imports pymatgen is left alone (≈0.1 s).
+#
+#   scripts/sandbox-env.sh            # into $MATTOOLS_SANDBOX_PYTHON or /opt/mattools-sandbox
+#
+# The venv is made from Debian's /usr/bin/python3 (python3-venv): the python3 on PATH may live
+# in root's home, which the sandbox uid cannot read.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix="${MATTOOLS_SANDBOX_PYTHON:-/opt/mattools-sandbox}"
+lock=sandbox-env/requirements.lock
+stamp="$prefix/.mattools-lock.sha256"
+want="$(sha256sum "$lock" | cut -d' ' -f1)"
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
+   "$prefix/bin/python3" -I -c 'import pymatgen.core, pymatgen.analysis.defects, pydefect' >/dev/null 2>&1; then
+  exit 0
+fi
+if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  echo "sandbox-env: needs Debian's python3 and python3-venv (apt-get install python3-venv)" >&2
+  exit 1
+fi
+echo "sandbox-env: installing $lock into $prefix"
+start=$(date +%s)
+umask 022
+rm -rf "$prefix"
+/usr/bin/python3 -m venv "$prefix"
+"$prefix/bin/python3" -m pip install --quiet --disable-pip-version-check --no-deps --prefer-binary --use-pep517 -r "$lock"
+"$prefix/bin/python3" -m pip check --disable-pip-version-check >/dev/null
+# Compile the bytecode now: the sandbox's view of the venv is read-only.
+"$prefix/bin/python3" -m compileall -q -j 0 "$prefix/lib" >/dev/null 2>&1 || true
+chmod -R a+rX "$prefix"
+echo "$want" > "$stamp"
+echo "sandbox-env: done in $(( $(date +%s) - start )) s"
