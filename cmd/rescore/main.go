@@ -14,9 +14,7 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -60,7 +58,7 @@ type config struct {
 	slots                                           int
 	timeout                                         time.Duration
 	force, quiet                                    bool
-	only                                            map[string]bool
+	only                                            []string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -91,9 +89,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if only != "" {
-		c.only = map[string]bool{}
 		for _, id := range strings.Split(only, ",") {
-			c.only[strings.TrimSpace(id)] = true
+			c.only = append(c.only, strings.TrimSpace(id))
 		}
 	}
 	if c.data == "" {
@@ -131,11 +128,8 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 		return err
 	}
 	if c.only != nil {
-		for i := range bench.Questions {
-			q := &bench.Questions[i]
-			if !c.only[q.ID] {
-				q.DataFiles = append(q.DataFiles, datasets.DataFile{Path: "(left out with -questions)"})
-			}
+		if err := scoring.Restrict(bench, c.only); err != nil {
+			return fmt.Errorf("-questions: %w", err)
 		}
 	}
 	var runs []*storedRun
@@ -152,17 +146,11 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 		runs = append(runs, r)
 	}
 
-	sb, err := sandbox.Open(ctx, c.backend, sandbox.Options{Slots: c.slots, Python: c.python,
-		DataDirs: []string{filepath.Join(root, "src", "tool_source_code")}, Limits: sandbox.Limits{Wall: c.timeout}})
+	scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python, Limits: sandbox.Limits{Wall: c.timeout}})
 	if err != nil {
 		return err
 	}
-	defer sb.Close()
-	libs, err := scoring.Libraries(ctx, sb)
-	if err != nil {
-		return err
-	}
-	scorer := &scoring.Scorer{Sandbox: sb, Root: root}
+	defer scorer.Close()
 
 	// Skip runs whose outputs exist (resume), unless -force.
 	var todo []*storedRun
@@ -194,7 +182,7 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 	var wg sync.WaitGroup
 	var errMu sync.Mutex
 	var firstErr error
-	for w := 0; w < sb.Info().Slots; w++ {
+	for w := 0; w < scorer.Sandbox.Info().Slots; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -237,9 +225,9 @@ feed:
 		return err
 	}
 
-	info := sb.Info()
-	env := results.Environment{Generator: "rescore", GeneratorVersion: version.String(), GoVersion: runtime.Version(), Libraries: libs,
-		Sandbox: &results.Sandbox{Backend: info.Backend, Version: info.Version, TimeoutSeconds: info.TimeoutSeconds, Limits: info.Limits}}
+	se := scorer.Environment()
+	env := results.Environment{Generator: "rescore", GeneratorVersion: version.String(), GoVersion: runtime.Version(), Libraries: se.Libraries,
+		Sandbox: &se.Sandbox}
 	var files []*results.File
 	for i, r := range todo {
 		for _, p := range scoring.Protocols {
@@ -266,30 +254,6 @@ feed:
 	return summarize(stdout, files, c.published)
 }
 
-// questionSet returns the questions scored (those whose data files are all
-// present) and the set's name: "all" when that is the whole benchmark,
-// otherwise "executable-" and 8 hex digits of the SHA-256 of the ids, so that
-// runs on different subsets are never aggregated together.
-func questionSet(b *datasets.Benchmark) results.QuestionSet {
-	qs := results.QuestionSet{}
-	var ids []string
-	for _, q := range b.Questions {
-		if q.Executable() {
-			ids = append(ids, q.ID)
-			qs.Properties += len(q.Properties)
-		}
-	}
-	qs.Questions = len(ids)
-	if len(ids) == len(b.Questions) {
-		qs.Name = results.QuestionSetAll
-		return qs
-	}
-	sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
-	qs.Name = "executable-" + hex.EncodeToString(sum[:4])
-	qs.IDs = ids
-	return qs
-}
-
 func baseRun(r *storedRun, protocol string, b *datasets.Benchmark) results.Run {
 	commit := b.Commit
 	if commit == "" {
@@ -299,7 +263,7 @@ func baseRun(r *storedRun, protocol string, b *datasets.Benchmark) results.Run {
 		BenchmarkVersion: results.BenchmarkVersion2025_05, UpstreamCommit: commit, System: r.System,
 		RetrievalSource: r.RetrievalSource, Model: r.Model, Round: r.Round, ScoringProtocol: protocol,
 		Generation:  results.GenerationParams{Source: "not re-generated: stored code rescored"},
-		QuestionSet: questionSet(b),
+		QuestionSet: scoring.QuestionSet(b),
 		Provenance: results.Provenance{Kind: results.ProvenanceRescored, Origin: r.Origin, DerivedFrom: r.DerivedFrom,
 			Source: []results.SourceFile{r.Source}},
 	}
@@ -312,81 +276,23 @@ func outPath(dir string, r *storedRun, protocol string, b *datasets.Benchmark) s
 	return filepath.Join(dir, run.RunID+results.Extension)
 }
 
-const excerptBytes = 4000
-
-func excerpt(b []byte, dropped int64) (*string, *int64) {
-	s := string(b)
-	if len(s) > excerptBytes {
-		dropped += int64(len(s) - excerptBytes)
-		s = s[:excerptBytes]
-	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	return &s, &dropped
-}
-
 func buildFile(r *storedRun, protocol string, b *datasets.Benchmark, scored []*scoring.Scored, env results.Environment) *results.File {
 	run := baseRun(r, protocol, b)
 	run.Environment = env
 	now := time.Now().UTC().Truncate(time.Second)
 	run.FinishedAt = &now
 	f := &results.File{Run: run}
-	var runnable, correct, partial, passed int
-	var missing []string
 	for i, q := range b.Questions {
-		s := scored[i]
-		o := s.Outcome(protocol)
 		sub := r.Code[q.ID]
 		row := results.QuestionRow{QuestionIndex: int32(q.Index), QuestionID: q.ID, PropertyCount: int32(len(q.Properties)),
-			Code: sub.Code, FunctionName: sub.FunctionName, Verdict: string(o.Verdict), VerdictCause: o.Cause}
-		if o.Verdict == results.VerdictDataMissing {
-			missing = append(missing, q.ID)
-			f.Questions = append(f.Questions, row)
-			continue
-		}
-		rn, pp := o.Runnable, int32(o.PropertiesPassed)
-		row.Runnable, row.PropertiesPassed = &rn, &pp
-		if rn {
-			runnable++
-		}
-		switch o.Verdict {
-		case results.VerdictCorrect:
-			correct++
-		case results.VerdictPartial:
-			partial++
-		}
-		passed += o.PropertiesPassed
-		detail := o.Detail
-		if len(o.Errors) > 0 {
-			detail = strings.Join(o.Errors, "\n")
-		}
-		if s.RunError != "" && !o.Runnable {
-			detail = strings.TrimSpace(s.RunError + "\n" + detail)
-		}
-		if detail != "" {
-			row.ErrorExcerpt, _ = excerpt([]byte(detail), 0)
-		}
-		if s.Stdout != nil {
-			row.StdoutExcerpt, row.StdoutDroppedBytes = excerpt(s.Stdout, s.StdoutDropped)
-			row.StderrExcerpt, row.StderrDroppedBytes = excerpt(tailBytes(s.Stderr, excerptBytes), s.StderrDropped+int64(max(0, len(s.Stderr)-excerptBytes)))
-		}
+			Code: sub.Code, FunctionName: sub.FunctionName}
+		scored[i].FillRow(&row, protocol)
 		f.Questions = append(f.Questions, row)
 	}
-	t := &f.Run.Totals
-	t.Scored, t.Questions, t.Properties = true, run.QuestionSet.Questions, run.QuestionSet.Properties
-	t.Runnable, t.QuestionsCorrect, t.QuestionsPartial, t.PropertiesPassed = &runnable, &correct, &partial, &passed
-	f.Run.Warnings = append(f.Run.Warnings, fmt.Sprintf("wall-clock limit %s per execution (MatTools had none); resource limits in environment.sandbox", time.Duration(env.Sandbox.TimeoutSeconds*float64(time.Second))))
-	if len(missing) > 0 {
-		f.Run.Warnings = append(f.Run.Warnings, fmt.Sprintf("scored on %d of %d questions (%d of %d properties): data files absent for %d questions (%s); never compare with full-set runs",
-			run.QuestionSet.Questions, len(b.Questions), run.QuestionSet.Properties, b.Properties(), len(missing), strings.Join(missing, ", ")))
-	}
+	var missing []string
+	f.Run.Totals, missing = scoring.Tally(f.Questions, run.QuestionSet)
+	f.Run.Warnings = append(f.Run.Warnings, scoring.Warnings(env.Sandbox, b, run.QuestionSet, missing)...)
 	return f
-}
-
-func tailBytes(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
 }
 
 // writeVerdicts writes one line per run × question: the protocol, verdict,

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -58,8 +60,9 @@ func TestRescoreJSONLThenParquet(t *testing.T) {
 		if r.QuestionSet.Questions != 3 || r.QuestionSet.Properties != 12 || r.QuestionSet.Name == results.QuestionSetAll {
 			t.Errorf("%s: question set %+v; want the 3-question subset with 10+1+1 properties", path, r.QuestionSet)
 		}
-		if r.Environment.Libraries["pymatgen"] != "2024.8.9" || r.Environment.Sandbox == nil || r.Environment.Sandbox.TimeoutSeconds != 60 {
-			t.Errorf("%s: environment %+v", path, r.Environment)
+		if r.Environment.Libraries["pymatgen"] != "2024.8.9" || r.Environment.Sandbox == nil || r.Environment.Sandbox.TimeoutSeconds != 60 ||
+			r.Environment.Sandbox.LockSHA256 != lockSHA256(t) {
+			t.Errorf("%s: environment %+v; want the lock stamp %s", path, r.Environment, lockSHA256(t))
 		}
 		if *r.Totals.Runnable != 2 || *r.Totals.PropertiesPassed != 5 {
 			t.Errorf("%s: runnable %d, passed %d; want 2 (vacancy, boltzmann) and 5 (4 + 1)", path, *r.Totals.Runnable, *r.Totals.PropertiesPassed)
@@ -73,6 +76,27 @@ func TestRescoreJSONLThenParquet(t *testing.T) {
 				t.Errorf("%s %s: %q, want %q", r.ScoringProtocol, q.QuestionID, got, want[q.QuestionID])
 			}
 			first[r.ScoringProtocol+"/"+q.QuestionID] = got
+			if q.ExecMS == nil || *q.ExecMS <= 0 || q.StdoutExcerpt == nil {
+				t.Errorf("%s %s: exec_ms %v, stdout excerpt %v; want both (the code ran)", r.ScoringProtocol, q.QuestionID, q.ExecMS, q.StdoutExcerpt)
+			}
+			// The check's output is recorded under mattools-v1 ("ok" for the
+			// correct question, as json.dumps prints it: "ok" quoted; the JSON list of errors and counts for the
+			// partial one); strict names the failed properties instead.
+			switch {
+			case q.QuestionID == "test_pchip_eval":
+				if q.VerificationOutput != nil || len(q.FailedProperties) != 0 || q.ErrorExcerpt == nil || !strings.Contains(*q.ErrorExcerpt, "ImportError") {
+					t.Errorf("%s %s: not runnable, but verification %v, failed %q, error %v", r.ScoringProtocol, q.QuestionID, q.VerificationOutput, q.FailedProperties, q.ErrorExcerpt)
+				}
+			case r.ScoringProtocol == results.ProtocolMatToolsV1:
+				if q.VerificationOutput == nil || (q.QuestionID == "test_boltzmann") != (*q.VerificationOutput == `"ok"`) ||
+					q.QuestionID == "test_vacancy" && !strings.HasSuffix(*q.VerificationOutput, ", 6, 10]") || len(q.FailedProperties) != 0 {
+					t.Errorf("v1 %s: verification output %q, failed %q; want \"ok\" or a list ending in 6, 10 (6 errors of 10)", q.QuestionID, deref(q.VerificationOutput), q.FailedProperties)
+				}
+			default:
+				if q.VerificationOutput != nil || len(q.FailedProperties) != int(q.PropertyCount-*q.PropertiesPassed) {
+					t.Errorf("strict %s: verification output %v, failed %q; want none and %d names", q.QuestionID, q.VerificationOutput, q.FailedProperties, q.PropertyCount-*q.PropertiesPassed)
+				}
+			}
 		}
 	}
 	// Rescoring our own Parquet (the code it stores) gives the same verdicts.
@@ -120,6 +144,18 @@ func TestRescoreBadInputNamesTheFile(t *testing.T) {
 	}
 }
 
+// lockSHA256 is the SHA-256 of sandbox-env/requirements.lock, which
+// scripts/sandbox-env.sh stamps into the sandbox's Python environment.
+func lockSHA256(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../../sandbox-env/requirements.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
 func boolText(b bool) string {
 	if b {
 		return "true"
@@ -128,3 +164,10 @@ func boolText(b bool) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}

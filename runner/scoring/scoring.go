@@ -86,7 +86,15 @@ type Outcome struct {
 	Runnable         bool
 	PropertiesPassed int      // out of the question's properties; v1 may be negative (see package doc)
 	Errors           []string // error strings of the check (v1: L without its two counts)
-	Detail           string   // the check's output text (v1) or crash text
+	// FailedProperties names the properties whose checks failed (strict
+	// only: mattools-v1 cannot attribute errors to properties), in the
+	// unit test's order.
+	FailedProperties []string
+	// VerificationOutput is what MatTools' check printed (v1: "ok", a JSON
+	// list of errors and counts, or an error text); "" when no check ran
+	// and under strict, whose per-property calls print nothing.
+	VerificationOutput string
+	Detail             string // why the code is not runnable or the check crashed (parse error, crash text, harness stderr)
 }
 
 // Scored is the outcome of one question under both protocols, with what the
@@ -100,7 +108,10 @@ type Scored struct {
 	StderrDropped  int64
 	RunError       string // the function's exception, "" if none
 	RunDuration    time.Duration
-	TotalDuration  time.Duration
+	// ExecDuration is the sandbox wall time of all executions (run, parse,
+	// verify); TotalDuration adds the scorer's own work.
+	ExecDuration  time.Duration
+	TotalDuration time.Duration
 }
 
 // Outcome returns the outcome under protocol p.
@@ -119,6 +130,8 @@ type Scorer struct {
 	Root string
 	// Limits for each of the three executions (zero fields: the sandbox's defaults).
 	Limits sandbox.Limits
+	// Env is the environment recorded on the runs it scores (see Open).
+	Env Environment
 }
 
 // runStatus is what harness/run.py reports on the side channel.
@@ -188,7 +201,7 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 		return nil, fmt.Errorf("question %s: running the function: %w", q.ID, err)
 	}
 	out.Stdout, out.Stderr, out.StdoutDropped, out.StderrDropped = run.Stdout, run.Stderr, run.StdoutDropped, run.StderrDropped
-	out.RunDuration = run.Duration
+	out.RunDuration, out.ExecDuration = run.Duration, run.Duration
 	var st runStatus
 	haveStatus := json.Unmarshal(run.Side, &st) == nil && st.Status != ""
 	runCause := ""
@@ -228,6 +241,7 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 	if err != nil {
 		return nil, fmt.Errorf("question %s: parsing the output: %w", q.ID, err)
 	}
+	out.ExecDuration += pr.Duration
 	var ps struct{ V1, Strict parsed }
 	if err := json.Unmarshal(pr.Side, &ps); err != nil {
 		cause := CauseUnparseable
@@ -264,6 +278,7 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 	if err != nil {
 		return nil, fmt.Errorf("question %s: verifying: %w", q.ID, err)
 	}
+	out.ExecDuration += vr.Duration
 	var v verified
 	vErr := json.Unmarshal(vr.Side, &v)
 	crash := func(p, cause, detail string, runnable bool) Outcome {
@@ -288,9 +303,11 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 			out.Strict = crash(results.ProtocolMatToolsV1Strict, CauseVerifyException, v.Strict.Crash, true)
 		default:
 			o := Outcome{Protocol: results.ProtocolMatToolsV1Strict, Runnable: true, Errors: v.Strict.Errors}
-			for _, p := range v.Strict.Passed {
+			for i, p := range v.Strict.Passed {
 				if p {
 					o.PropertiesPassed++
+				} else {
+					o.FailedProperties = append(o.FailedProperties, v.Strict.Names[i])
 				}
 			}
 			o.Verdict = results.VerdictPartial
@@ -337,7 +354,7 @@ func decide(p parsed, runCause string, v1 bool) ([]byte, string) {
 // partial with L[-1] − L[-2]; anything else → a function error, which we
 // call a verification crash (not runnable, 0 properties).
 func tallyV1(k int, decision string, list []json.RawMessage, text string) Outcome {
-	o := Outcome{Protocol: results.ProtocolMatToolsV1, Detail: text}
+	o := Outcome{Protocol: results.ProtocolMatToolsV1, VerificationOutput: text}
 	switch decision {
 	case "ok":
 		o.Verdict, o.Runnable, o.PropertiesPassed = results.VerdictCorrect, true, k
@@ -347,7 +364,7 @@ func tallyV1(k int, decision string, list []json.RawMessage, text string) Outcom
 		var last, prev float64
 		if n < 2 || json.Unmarshal(list[n-1], &last) != nil || json.Unmarshal(list[n-2], &prev) != nil ||
 			last != float64(int(last)) || prev != float64(int(prev)) {
-			o.Verdict, o.Cause = results.VerdictVerificationCrash, CauseVerifyMalformed
+			o.Verdict, o.Cause, o.Detail = results.VerdictVerificationCrash, CauseVerifyMalformed, text
 			return o
 		}
 		for _, raw := range list[:n-2] {
@@ -360,7 +377,7 @@ func tallyV1(k int, decision string, list []json.RawMessage, text string) Outcom
 		o.Verdict, o.Runnable, o.PropertiesPassed = results.VerdictPartial, true, int(last)-int(prev)
 		return o
 	}
-	o.Verdict, o.Cause = results.VerdictVerificationCrash, CauseVerifyOutput
+	o.Verdict, o.Cause, o.Detail = results.VerdictVerificationCrash, CauseVerifyOutput, text
 	return o
 }
 
@@ -369,28 +386,4 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
-}
-
-// Libraries returns the versions of the sandbox's Python and of the
-// libraries generated code runs against (package name → version; absent
-// packages are left out), read inside the sandbox.
-func Libraries(ctx context.Context, sb sandbox.Sandbox) (map[string]string, error) {
-	probe := `import importlib.metadata as m, json, os, platform
-out = {"python": platform.python_version()}
-for p in ("pymatgen", "pymatgen-analysis-defects", "pydefect", "numpy", "scipy", "matplotlib", "pandas", "monty", "spglib"):
-    try:
-        out[p] = m.version(p)
-    except m.PackageNotFoundError:
-        pass
-os.write(3, json.dumps(out).encode())
-`
-	res, err := sb.Run(ctx, sandbox.Spec{Files: map[string][]byte{"libs.py": []byte(probe)}, Argv: []string{"python3", "-I", "/sbx/libs.py"}})
-	if err != nil {
-		return nil, err
-	}
-	libs := map[string]string{}
-	if err := json.Unmarshal(res.Side, &libs); err != nil {
-		return nil, fmt.Errorf("reading library versions: %v (stderr %q)", err, tail(res.Stderr, 500))
-	}
-	return libs, nil
 }

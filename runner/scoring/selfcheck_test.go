@@ -186,7 +186,7 @@ func TestSelfConsistency(t *testing.T) {
 			d, ok := defects[j.q.ID+"/"+o.Protocol]
 			if !ok || !strings.HasPrefix(d, got+" ") && d != got {
 				t.Errorf("%s %s: %s (%s) with %d of %d properties; not listed as such in benchmark-defects.csv (listed: %q)\n  detail: %s\n  errors: %q",
-					j.q.ID, o.Protocol, o.Verdict, o.Cause, o.PropertiesPassed, k, d, tailString([]byte(o.Detail), 600), o.Errors)
+					j.q.ID, o.Protocol, o.Verdict, o.Cause, o.PropertiesPassed, k, d, tailString([]byte(o.Detail+o.VerificationOutput), 600), o.Errors)
 			}
 		}
 	}
@@ -227,7 +227,7 @@ func TestSelfConsistencyPerProperty(t *testing.T) {
 		}
 		// §2.4 E: "ok" anywhere in the check's output → all k; else L[-1] − L[-2].
 		v1Want := fmt.Sprintf("partial %d", k-len(v1.Errors))
-		if strings.Contains(v1.Detail, "ok") {
+		if strings.Contains(v1.VerificationOutput, "ok") {
 			v1Want = fmt.Sprintf("correct %d", k)
 		}
 		if k == 1 && j.label == "drop" {

@@ -1,0 +1,106 @@
+package scoring_test
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+)
+
+// TestQuestionSetOfTheSharedData: on the project's copy of the MatTools data
+// (../shared/mattools), 28 of the 49 questions have all their data files,
+// with 93 of the 138 properties; on a full checkout the set is "all".
+// Restrict narrows it to the questions asked for.
+func TestQuestionSetOfTheSharedData(t *testing.T) {
+	b := loadBenchmark(t)
+	qs := scoring.QuestionSet(b)
+	want := "executable-85659656 28 93 28"
+	if b.Questions[38].Executable() { // test_HarmonicDefect reads vasprun.xml files the shared copy lacks
+		want = "all 49 138 0"
+	}
+	if got := fmt.Sprintf("%s %d %d %d", qs.Name, qs.Questions, qs.Properties, len(qs.IDs)); got != want {
+		t.Errorf("question set (name, questions, properties, ids) %q; want %q", got, want)
+	}
+	// test_vacancy (10 properties), test_boltzmann (1), test_pchip_eval (1).
+	if err := scoring.Restrict(b, []string{"test_vacancy", "test_boltzmann", "test_pchip_eval"}); err != nil {
+		t.Fatal(err)
+	}
+	qs = scoring.QuestionSet(b)
+	if qs.Questions != 3 || qs.Properties != 12 || strings.Join(qs.IDs, ",") != "test_vacancy,test_pchip_eval,test_boltzmann" {
+		t.Errorf("restricted set %+v; want the 3 questions in the published order, 12 properties", qs)
+	}
+	if err := scoring.Restrict(b, []string{"test_nothing"}); err == nil || !strings.Contains(err.Error(), "test_nothing") {
+		t.Errorf("unknown id: %v", err)
+	}
+}
+
+// TestFillRowFromATrimmedScoredIsTheSame: the runner journals a Scored cut
+// to what FillRow keeps; the rows it fills are those of the whole output.
+func TestFillRowFromATrimmedScoredIsTheSame(t *testing.T) {
+	s := &scoring.Scored{
+		V1: scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 2,
+			Errors: []string{"b: wrong"}, VerificationOutput: `["b: wrong", 1, 3]`},
+		Strict: scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 2,
+			Errors: []string{"b: wrong"}, FailedProperties: []string{"b"}},
+		Stdout: []byte(strings.Repeat("o", 9000) + "é"), StdoutDropped: 5, // 9,002 bytes: 5,002 cut, 5 dropped by the sandbox
+		Stderr: []byte("é" + strings.Repeat("e", 6000)), StderrDropped: 1, // 6,002 bytes: the first 2,002 cut
+		ExecDuration: 1500 * time.Millisecond,
+	}
+	trimmed := *s
+	trimmed.Stdout, trimmed.Stderr = append([]byte(nil), s.Stdout...), append([]byte(nil), s.Stderr...)
+	trimmed.Trim()
+	if len(trimmed.Stdout) != scoring.ExcerptBytes || trimmed.StdoutDropped != 5+5002 || len(trimmed.Stderr) != scoring.ExcerptBytes || trimmed.StderrDropped != 1+2002 {
+		t.Fatalf("trimmed: %d bytes (+%d), %d bytes (+%d)", len(trimmed.Stdout), trimmed.StdoutDropped, len(trimmed.Stderr), trimmed.StderrDropped)
+	}
+	for _, p := range scoring.Protocols {
+		var a, b results.QuestionRow
+		s.FillRow(&a, p)
+		trimmed.FillRow(&b, p)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: rows differ:\n%s\n%s", p, rowText(a), rowText(b))
+		}
+		if *a.StdoutDroppedBytes != 5007 || *a.StderrDroppedBytes != 2003 || *a.ExecMS != 1500 || *a.PropertiesPassed != 2 || *a.ErrorExcerpt != "b: wrong" {
+			t.Errorf("%s: row %s", p, rowText(a))
+		}
+	}
+}
+
+// TestTallyCountsRowsAsResultAnalysis: totals are sums over the rows that
+// are not data-missing; partial credit counts as runnable.
+func TestTallyCountsRowsAsResultAnalysis(t *testing.T) {
+	row := func(id string, v results.Verdict, runnable bool, passed int32) results.QuestionRow {
+		r := results.QuestionRow{QuestionID: id, Verdict: string(v)}
+		if v != results.VerdictDataMissing {
+			r.Runnable, r.PropertiesPassed = &runnable, &passed
+		}
+		return r
+	}
+	rows := []results.QuestionRow{
+		row("a", results.VerdictCorrect, true, 3),
+		row("b", results.VerdictPartial, true, -1), // v1 arithmetic may go negative
+		row("c", results.VerdictNotRunnable, false, 0),
+		row("d", results.VerdictDataMissing, false, 0),
+		row("e", results.VerdictVerificationCrash, true, 0), // strict: runnable
+	}
+	tot, missing := scoring.Tally(rows, results.QuestionSet{Questions: 4, Properties: 9})
+	// runnable a, b, e = 3; passed 3 − 1 + 0 + 0 = 2; correct 1, partial 1.
+	got := fmt.Sprintf("%d %d %d %d %d/%d %v", *tot.Runnable, *tot.PropertiesPassed, *tot.QuestionsCorrect, *tot.QuestionsPartial, tot.Questions, tot.Properties, missing)
+	if got != "3 2 1 1 4/9 [d]" || !tot.Scored {
+		t.Errorf("tally %q", got)
+	}
+}
+
+func rowText(r results.QuestionRow) string {
+	s := func(p *string) string {
+		if p == nil {
+			return "<nil>"
+		}
+		return fmt.Sprintf("%q", *p)
+	}
+	return fmt.Sprintf("%s %s %s out=%d %s err=%d %s v=%s failed=%q", r.Verdict, r.VerdictCause, s(r.ErrorExcerpt), len(*r.StdoutExcerpt),
+		fmt.Sprint(*r.StdoutDroppedBytes), len(*r.StderrExcerpt), fmt.Sprint(*r.StderrDroppedBytes), s(r.VerificationOutput), r.FailedProperties)
+}
