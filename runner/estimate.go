@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 )
 
-// Estimate is the forecast of one run for --dry-run.
+// Estimate is the forecast of one configuration × round for --dry-run: one
+// generation of answers, written as one run per scoring protocol.
 type Estimate struct {
 	RunID     string
 	Benchmark results.Benchmark
@@ -18,7 +20,7 @@ type Estimate struct {
 	Source    int
 	Model     string
 	Round     int
-	Protocol  string // the protocol the run will record (ProtocolUnscored without a scorer)
+	Protocols []string // the protocols, one run each (ProtocolUnscored when not scored)
 	Questions int
 	Done      int // already finished (results file exists: all)
 	// Calls, PromptTokens and CompletionTokens forecast the questions still
@@ -41,8 +43,11 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 	est := o.Plan.Estimate
 	var out []Estimate
 	for _, p := range e.runs {
-		x := Estimate{RunID: p.run.RunID, Benchmark: p.pr.Benchmark, System: p.pr.System, Source: p.pr.RetrievalSource,
-			Model: p.pr.Model.Name, Round: p.pr.Round, Protocol: p.run.ScoringProtocol, Questions: len(p.items), Done: p.done}
+		x := Estimate{RunID: p.journalID, Benchmark: p.pr.Benchmark, System: p.pr.System, Source: p.pr.RetrievalSource,
+			Model: p.pr.Model.Name, Round: p.pr.Round, Questions: len(p.items), Done: p.done}
+		for _, out := range p.outs {
+			x.Protocols = append(x.Protocols, out.run.ScoringProtocol)
+		}
 		var sys systems.System
 		if p.pr.Benchmark == results.BenchmarkToolUsage {
 			if sys, err = systems.New(p.pr.System, systems.Params{RetrievalSource: p.pr.RetrievalSource}); err != nil {
@@ -81,8 +86,8 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 // WriteEstimates prints the estimates as a table with a total line.
 func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "round\tmodel\tbenchmark\tsystem\tsource\tprotocol\tquestions\tdone\tcalls\t~prompt tok\t~completion tok\t~cost USD\t")
-	var calls int
+	fmt.Fprintln(tw, "round\tmodel\tbenchmark\tsystem\tsource\tprotocols\tquestions\tdone\tcalls\t~prompt tok\t~completion tok\t~cost USD\t")
+	var calls, runs int
 	var pt, ct int64
 	var cost float64
 	unpriced := 0
@@ -97,8 +102,9 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 		} else if x.Calls > 0 {
 			unpriced++
 		}
+		runs += len(x.Protocols)
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t\n", x.Round, x.Model, x.Benchmark, x.System, x.Source,
-			x.Protocol, x.Questions, x.Done, x.Calls, x.PromptTokens, x.CompletionTokens, c)
+			strings.Join(x.Protocols, "+"), x.Questions, x.Done, x.Calls, x.PromptTokens, x.CompletionTokens, c)
 		calls += x.Calls
 		pt += x.PromptTokens
 		ct += x.CompletionTokens
@@ -106,9 +112,9 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%d runs, %d model calls to make, ~%d prompt + ~%d completion tokens, estimated cost $%.2f", len(ests), calls, pt, ct, cost)
+	fmt.Fprintf(w, "\n%d runs (results files), %d model calls to make, ~%d prompt + ~%d completion tokens, estimated cost $%.2f", runs, calls, pt, ct, cost)
 	if unpriced > 0 {
-		fmt.Fprintf(w, " (priced models only; %d runs have no price)", unpriced)
+		fmt.Fprintf(w, " (priced models only; %d rows have no price)", unpriced)
 	}
 	fmt.Fprintf(w, ".\nEstimates: prompt tokens = prompt bytes / %g; completion tokens per call from the plan's [estimate] section.\n", bytesPerToken)
 	return nil

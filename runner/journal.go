@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
 // JournalDir is the directory, inside the output directory, that holds the
@@ -22,12 +23,14 @@ const JournalDir = ".journal"
 // journalVersion is the version of the journal line format.
 const journalVersion = 1
 
-// A journal is a run's checkpoint: a JSON-lines file with one "session"
-// line per start of the run and one "item" line per finished question,
-// appended and synced as each question finishes. A killed run resumes from
-// it without repeating a finished question; a line cut short by the kill is
-// discarded. After the results file is written the journal stays, as the
-// record of the raw model answers.
+// A journal is the checkpoint of one configuration × round: a JSON-lines
+// file with one "session" line per start and one "item" line per finished
+// question (the answer, and for scored tool-usage runs the outcome under
+// every protocol), appended and synced as each question finishes. A killed
+// run resumes from it without asking or executing a finished question again;
+// a line cut short by the kill is discarded. After the results files are
+// written the journal stays, as the record of the raw model answers, and
+// serves a protocol asked for later without any model call or execution.
 type journal struct {
 	path     string
 	mu       sync.Mutex
@@ -46,13 +49,16 @@ type journalLine struct {
 	Fingerprint string     `json:"fingerprint,omitempty"`
 	StartedAt   *time.Time `json:"started_at,omitempty"`
 	BaseURL     string     `json:"base_url,omitempty"` // without credentials
+	// Scoring is where the session's code ran (scored runs only); a
+	// journal is resumed only in the same environment.
+	Scoring *scoring.Environment `json:"scoring,omitempty"`
 
 	// item
 	Index      int                  `json:"index"`
 	ID         string               `json:"id,omitempty"`
-	Question   *results.QuestionRow `json:"question,omitempty"`
+	Question   *results.QuestionRow `json:"question,omitempty"` // the answer (response included), unscored
+	Scored     *scoring.Scored      `json:"scored,omitempty"`   // its outcome under every protocol, trimmed (Scored.Trim)
 	QA         *results.QAItem      `json:"qa,omitempty"`
-	Response   string               `json:"response,omitempty"` // the final model answer, verbatim
 	Calls      int                  `json:"calls,omitempty"`
 	Attempts   int                  `json:"attempts,omitempty"`
 	FinishedAt *time.Time           `json:"finished_at,omitempty"`
@@ -61,10 +67,11 @@ type journalLine struct {
 // openJournal opens (creating if needed) the journal at path for the run
 // with the given id and fingerprint and appends a session line. A journal
 // written for another fingerprint (the plan's parameters, prompts or
-// question set changed) is an error: resuming would mix two configurations.
-// A truncated last line is cut off; any other malformed line is an error
-// naming the file and line.
-func openJournal(path, runID, fingerprint string, now time.Time, baseURL string) (*journal, error) {
+// question set changed), or scored in another environment than senv (the
+// sandbox, its limits or its Python libraries changed), is an error:
+// resuming would mix two configurations. A truncated last line is cut off;
+// any other malformed line is an error naming the file and line.
+func openJournal(path, runID, fingerprint string, now time.Time, baseURL string, senv *scoring.Environment) (*journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -77,7 +84,7 @@ func openJournal(path, runID, fingerprint string, now time.Time, baseURL string)
 		return nil, fmt.Errorf("journal %s is in use by another runner: %w", path, err)
 	}
 	j := &journal{path: path, f: f, items: map[int]journalLine{}}
-	if err := j.load(runID, fingerprint); err != nil {
+	if err := j.load(runID, fingerprint, senv); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -87,14 +94,15 @@ func openJournal(path, runID, fingerprint string, now time.Time, baseURL string)
 	}
 	t := now.UTC()
 	if err := j.append(journalLine{Kind: "session", Version: journalVersion, RunID: runID, Fingerprint: fingerprint,
-		StartedAt: &t, BaseURL: baseURL}); err != nil {
+		StartedAt: &t, BaseURL: baseURL, Scoring: senv}); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return j, nil
 }
 
-func (j *journal) load(runID, fingerprint string) error {
+func (j *journal) load(runID, fingerprint string, senv *scoring.Environment) error {
+	want, _ := json.Marshal(senv)
 	data, err := io.ReadAll(j.f)
 	if err != nil {
 		return err
@@ -122,6 +130,10 @@ func (j *journal) load(runID, fingerprint string) error {
 			if l.Fingerprint != fingerprint {
 				return fmt.Errorf("journal %s:%d: written with other settings (model parameters, prompts, question set or "+
 					"protocol changed); delete the journal to start the run over, or restore the settings", j.path, line)
+			}
+			if got, _ := json.Marshal(l.Scoring); !bytes.Equal(got, want) {
+				return fmt.Errorf("journal %s:%d: its questions were scored in another sandbox environment (%s), not the current one (%s); "+
+					"restore it, or delete the journal to start the run over", j.path, line, got, want)
 			}
 			j.sessions = append(j.sessions, l)
 		case "item":

@@ -1,16 +1,18 @@
 // Package runner executes a run plan: it expands the plan (runner/plan) into
-// runs (configuration × round), asks each question of each run to the
-// configured system (runner/systems) through an OpenAI-compatible client
-// (runner/llm), scores the answers (QA: runner/scoring; tool usage: a
-// Scorer, when one is given) and writes one results file per run (results
-// format v1, provenance "runner") into the output directory, atomically.
+// configurations × rounds, asks each question to the configured system
+// (runner/systems) through an OpenAI-compatible client (runner/llm), scores
+// the answers (QA: runner/scoring; tool usage: a Scorer, which runs the code
+// in a sandbox and yields the verdicts of every scoring protocol at once)
+// and writes one results file per run (results format v1, provenance
+// "runner") into the output directory, atomically: one per scoring protocol
+// the plan asks for, all from the same answers and executions.
 //
-// Runs are resumable: every finished question is appended to the run's
-// checkpoint journal (OUT/.journal/<run id>.jsonl) and synced before the
-// next is counted, so a run that is interrupted (Ctrl-C, a crash, SIGKILL)
-// continues where it stopped when started again, without asking a finished
-// question twice or duplicating a row. A run whose results file exists is
-// skipped.
+// Runs are resumable: every finished question (answer and outcome) is
+// appended to the checkpoint journal (OUT/.journal/<id>.jsonl) and synced
+// before the next is counted, so a run that is interrupted (Ctrl-C, a
+// crash, SIGKILL) continues where it stopped when started again, without
+// asking or executing a finished question twice or duplicating a row. A run
+// whose results file exists is skipped.
 package runner
 
 import (
@@ -56,10 +58,18 @@ type Options struct {
 	// to the keys. The runner never reads the environment itself; see
 	// ReadAPIKeys.
 	APIKeys map[string]string
-	// Scorers holds the available tool-usage scorers by protocol id. A
-	// tool-usage run whose protocol has no scorer is written unscored
-	// (ProtocolUnscored).
-	Scorers map[string]Scorer
+	// Scorer scores the tool-usage answers (every protocol of the plan from
+	// one execution). Run refuses a plan with tool-usage runs and no Scorer
+	// unless Unscored is set.
+	Scorer Scorer
+	// Unscored writes tool-usage runs unscored (ProtocolUnscored: generated
+	// code only, for rescoring elsewhere) instead of scoring them.
+	Unscored bool
+	// Benchmark is the tool-usage benchmark to run; nil means
+	// datasets.Load(DataRoot). Questions that are not Executable (their
+	// data files are absent, or scoring.Restrict left them out) are asked
+	// but not executed: data-missing, outside the runs' question set.
+	Benchmark *datasets.Benchmark
 	// Progress receives a progress bar with ETA; nil shows none.
 	Progress io.Writer
 	// Log receives one line per run and per retry; nil discards.
@@ -83,7 +93,7 @@ const (
 	StatusInterrupted Status = "interrupted" // stopped by the context (Ctrl-C); resumable
 )
 
-// RunResult reports one run of the plan.
+// RunResult reports one run of the plan (one results file).
 type RunResult struct {
 	RunID  string
 	Path   string // the results file
@@ -126,16 +136,29 @@ type item struct {
 	qa    *datasets.QAQuestion // QA
 }
 
-// prepared is a run ready to execute.
+// prepared is one configuration × round ready to execute: one generation
+// of answers (one journal), written as one run per scoring protocol.
 type prepared struct {
 	pr          plan.Run
-	run         results.Run // the skeleton: everything but totals, usage and times
-	path        string
+	outs        []*output
+	journalID   string
 	journalPath string
 	items       []item
 	fingerprint string
-	exists      bool
-	done        int // journaled items (from a peek at the journal)
+	exists      bool // every output exists
+	done        int  // journaled items (from a peek at the journal)
+}
+
+// output is one run of a prepared configuration × round: one protocol.
+type output struct {
+	run    results.Run // the skeleton: everything but totals, usage and times
+	path   string
+	exists bool
+}
+
+// scored reports whether p's tool-usage answers are scored.
+func (p *prepared) scored() bool {
+	return p.pr.Benchmark == results.BenchmarkToolUsage && p.outs[0].run.ScoringProtocol != ProtocolUnscored
 }
 
 type engine struct {
@@ -169,6 +192,7 @@ func prepare(o Options) (*engine, error) {
 	if e.prompts, err = systems.LoadPrompts(o.PromptsDir); err != nil {
 		return nil, err
 	}
+	e.bench = o.Benchmark
 	for _, pr := range o.Plan.Runs() {
 		if pr.Benchmark == results.BenchmarkToolUsage && e.bench == nil {
 			if e.bench, err = datasets.Load(o.DataRoot); err != nil {
@@ -198,9 +222,9 @@ func prepare(o Options) (*engine, error) {
 
 func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 	m := pr.Model
-	protocol := pr.ScoringProtocol
-	if pr.Benchmark == results.BenchmarkToolUsage && e.o.Scorers[protocol] == nil {
-		protocol = ProtocolUnscored
+	protocols := pr.ScoringProtocols
+	if pr.Benchmark == results.BenchmarkToolUsage && e.o.Unscored {
+		protocols = []string{ProtocolUnscored}
 	}
 	r := results.Run{
 		FormatVersion:    results.FormatVersion,
@@ -212,16 +236,21 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		ModelDisplayName: m.DisplayName,
 		ModelGroup:       m.Group,
 		Round:            pr.Round,
-		ScoringProtocol:  protocol,
 		Generation: results.GenerationParams{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed,
 			Source: "plan"},
 		Provenance: results.Provenance{Kind: results.ProvenanceRunner, Source: append([]results.SourceFile(nil), e.prompts.Files...)},
+		Endpoint:   llm.RedactURL(m.BaseURLFor(pr.Round)),
 	}
 	p := &prepared{pr: pr}
 	h := sha256.New()
 	if pr.Benchmark == results.BenchmarkToolUsage {
 		r.UpstreamCommit = e.bench.Commit
 		r.QuestionSet = results.QuestionSet{Name: results.QuestionSetAll, Questions: len(e.bench.Questions), Properties: e.bench.Properties()}
+		if protocols[0] != ProtocolUnscored {
+			// Every question is asked (its code is kept for a later
+			// rescoring); those whose data files are absent are data-missing.
+			r.QuestionSet = scoring.QuestionSet(e.bench)
+		}
 		for i := range e.bench.Questions {
 			q := &e.bench.Questions[i]
 			p.items = append(p.items, item{index: q.Index, id: q.ID, q: q})
@@ -239,7 +268,26 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		}
 		r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: sourcePath(e.o.DataRoot, set.Path), SHA256: set.SHA256})
 	}
-	r.RunID = results.MakeRunID(&r)
+	p.exists = true
+	for _, protocol := range protocols {
+		out := &output{run: r}
+		out.run.ScoringProtocol = protocol
+		out.run.RunID = results.MakeRunID(&out.run)
+		out.path = filepath.Join(e.o.OutDir, out.run.RunID+results.Extension)
+		if _, err := os.Stat(out.path); err == nil {
+			out.exists = true
+		}
+		p.exists = p.exists && out.exists
+		p.outs = append(p.outs, out)
+	}
+	// One journal per configuration × round: a scored one holds the
+	// outcomes of every protocol, so it serves any of them.
+	p.journalID = p.outs[0].run.RunID
+	if p.scored() {
+		j := r
+		j.ScoringProtocol = "scored"
+		p.journalID = results.MakeRunID(&j)
+	}
 	// The fingerprint covers what must not change while a run is resumed.
 	fp, _ := json.Marshal(struct {
 		RunID      string
@@ -247,17 +295,17 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		Set        results.QuestionSet
 		Sources    []results.SourceFile
 		Questions  string
-	}{r.RunID, r.Generation, r.QuestionSet, r.Provenance.Source, hex.EncodeToString(h.Sum(nil))})
+	}{p.journalID, r.Generation, r.QuestionSet, r.Provenance.Source, hex.EncodeToString(h.Sum(nil))})
 	sum := sha256.Sum256(fp)
 	p.fingerprint = hex.EncodeToString(sum[:])
-	r.Endpoint = llm.RedactURL(m.BaseURLFor(pr.Round))
-	p.run = r
-	p.path = filepath.Join(e.o.OutDir, r.RunID+results.Extension)
-	p.journalPath = filepath.Join(e.o.OutDir, JournalDir, r.RunID+".jsonl")
-	if _, err := os.Stat(p.path); err == nil {
-		p.exists, p.done = true, len(p.items)
-	} else if p.done, err = peekJournal(p.journalPath); err != nil {
-		return nil, err
+	p.journalPath = filepath.Join(e.o.OutDir, JournalDir, p.journalID+".jsonl")
+	if p.exists {
+		p.done = len(p.items)
+	} else {
+		var err error
+		if p.done, err = peekJournal(p.journalPath); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -287,6 +335,9 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 		if !p.exists && m.APIKeyEnv != "" && o.APIKeys[m.APIKeyEnv] == "" {
 			return nil, fmt.Errorf("model %s: no API key: environment variable %s is not set", m.Name, m.APIKeyEnv)
 		}
+		if !p.exists && p.scored() && o.Scorer == nil {
+			return nil, errors.New("runner: tool-usage runs need a Scorer (a sandbox) to be scored; set Unscored to write them unscored")
+		}
 	}
 	pending := 0
 	for _, p := range e.runs {
@@ -306,9 +357,9 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 			break
 		}
 		res := e.execute(ctx, p, bar)
-		out = append(out, res)
-		if res.Status == StatusFailed {
-			errs = append(errs, fmt.Errorf("run %s: %w", res.RunID, res.Err))
+		out = append(out, res...)
+		if res[0].Status == StatusFailed {
+			errs = append(errs, fmt.Errorf("run %s: %w", res[0].RunID, res[0].Err))
 		}
 	}
 	if bar != nil {
@@ -321,22 +372,46 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 	return out, errors.Join(errs...)
 }
 
-// execute runs one prepared run to completion, failure or interruption.
-func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.ProgressBar) RunResult {
-	res := RunResult{RunID: p.run.RunID, Path: p.path, Items: len(p.items)}
+// execute runs one prepared configuration × round to completion, failure
+// or interruption, and reports each of its runs. A failed or interrupted
+// configuration × round reports every run that is not written with the
+// same status and error.
+func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.ProgressBar) []RunResult {
+	res := make([]RunResult, len(p.outs))
+	for i, out := range p.outs {
+		res[i] = RunResult{RunID: out.run.RunID, Path: out.path, Items: len(p.items)}
+		if out.exists {
+			res[i].Status, res[i].Done = StatusExists, len(p.items)
+		}
+	}
 	if p.exists {
-		res.Status, res.Done = StatusExists, len(p.items)
-		e.log.Info("run exists, skipped", "run", p.run.RunID, "file", p.path)
+		for _, out := range p.outs {
+			e.log.Info("run exists, skipped", "run", out.run.RunID, "file", out.path)
+		}
 		return res
 	}
-	fail := func(err error) RunResult {
-		res.Status, res.Err = StatusFailed, err
-		e.log.Error("run failed; run the plan again to resume it", "run", p.run.RunID, "done", res.Done, "of", res.Items, "error", err)
+	set := func(status Status, err error, done int) []RunResult {
+		for i := range res {
+			if res[i].Status == "" {
+				res[i].Status, res[i].Err, res[i].Done = status, err, done
+			}
+		}
 		return res
 	}
-	j, err := openJournal(p.journalPath, p.run.RunID, p.fingerprint, e.o.Now(), p.run.Endpoint)
+	fail := func(err error, done int) []RunResult {
+		e.log.Error("run failed; run the plan again to resume it", "run", p.journalID, "done", done, "of", len(p.items), "error", err)
+		return set(StatusFailed, err, done)
+	}
+	var scorer Scorer
+	var senv *scoring.Environment
+	if p.scored() {
+		scorer = e.o.Scorer
+		se := scorer.Environment()
+		senv = &se
+	}
+	j, err := openJournal(p.journalPath, p.journalID, p.fingerprint, e.o.Now(), p.outs[0].run.Endpoint, senv)
 	if err != nil {
-		return fail(err)
+		return fail(err, 0)
 	}
 	defer j.close()
 
@@ -350,20 +425,18 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		Params:  llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed},
 		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, HTTPClient: e.o.HTTPClient,
 		OnRetry: func(attempt int, err error, delay time.Duration) {
-			e.log.Warn("retrying", "run", p.run.RunID, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
+			e.log.Warn("retrying", "run", p.journalID, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
 		},
 	})
 	if err != nil {
-		return fail(err)
+		return fail(err, len(j.items))
 	}
 	env := systems.Env{LLM: client, Prompts: e.prompts}
 	var sys systems.System
-	var scorer Scorer
 	if p.pr.Benchmark == results.BenchmarkToolUsage {
 		if sys, err = systems.New(p.pr.System, systems.Params{RetrievalSource: p.pr.RetrievalSource}); err != nil {
-			return fail(err)
+			return fail(err, len(j.items))
 		}
-		scorer = e.o.Scorers[p.run.ScoringProtocol]
 	}
 
 	var todo []item
@@ -372,7 +445,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 			todo = append(todo, it)
 		}
 	}
-	e.log.Info("run started", "run", p.run.RunID, "questions", len(p.items), "todo", len(todo))
+	e.log.Info("run started", "run", p.journalID, "questions", len(p.items), "todo", len(todo))
 	workers := e.o.Plan.Concurrency
 	if m.MaxConcurrency > 0 {
 		workers = min(workers, m.MaxConcurrency)
@@ -421,25 +494,29 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
-	res.Done = len(j.items)
+	done := len(j.items)
 	if ctx.Err() != nil {
-		res.Status = StatusInterrupted
-		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.run.RunID, "done", res.Done, "of", res.Items)
-		return res
+		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.journalID, "done", done, "of", len(p.items))
+		return set(StatusInterrupted, nil, done)
 	}
 	if firstErr != nil {
-		return fail(firstErr)
+		return fail(firstErr, done)
 	}
-	f, err := e.assemble(p, j, scorer)
-	if err != nil {
-		return fail(err)
+	for i, out := range p.outs {
+		if out.exists {
+			continue
+		}
+		f, err := e.assemble(p, out, j, senv)
+		if err == nil {
+			err = results.Write(out.path, f)
+		}
+		if err != nil {
+			return fail(err, done)
+		}
+		res[i].Status, res[i].Done, res[i].Usage = StatusWritten, done, *f.Run.Usage
+		e.log.Info("run written", "run", out.run.RunID, "file", out.path, "prompt_tokens", res[i].Usage.PromptTokens,
+			"completion_tokens", res[i].Usage.CompletionTokens)
 	}
-	if err := results.Write(p.path, f); err != nil {
-		return fail(err)
-	}
-	res.Status, res.Usage = StatusWritten, *f.Run.Usage
-	e.log.Info("run written", "run", p.run.RunID, "file", p.path, "prompt_tokens", res.Usage.PromptTokens,
-		"completion_tokens", res.Usage.CompletionTokens)
 	return res
 }
 
@@ -452,20 +529,19 @@ func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.S
 		if err != nil {
 			return l, err
 		}
-		row := &results.QuestionRow{QuestionIndex: int32(it.q.Index), QuestionID: it.q.ID, PropertyCount: int32(len(it.q.Properties)),
-			Code: g.Code, FunctionName: g.FunctionName, Verdict: string(results.VerdictUnknown)}
+		u = g.Usage
+		l.Question = &results.QuestionRow{QuestionIndex: int32(it.q.Index), QuestionID: it.q.ID, PropertyCount: int32(len(it.q.Properties)),
+			Code: g.Code, FunctionName: g.FunctionName, Verdict: string(results.VerdictUnknown), Response: &g.Response,
+			FinishReason: &g.FinishReason, Attempts: ptr(int32(u.Attempts)), PromptTokens: &u.PromptTokens,
+			CompletionTokens: &u.CompletionTokens, LatencyMS: ptr(u.Latency.Milliseconds())}
 		if scorer != nil {
-			o, err := scorer.Score(ctx, it.q, g)
+			s, err := scorer.Score(ctx, it.q, scoring.Submission{Code: g.Code, FunctionName: g.FunctionName})
 			if err != nil {
-				return l, fmt.Errorf("scoring (%s): %w", scorer.Protocol(), err)
+				return l, fmt.Errorf("scoring: %w", err)
 			}
-			runnable, passed := o.Runnable, int32(o.PropertiesPassed)
-			row.Verdict, row.VerdictCause, row.Runnable, row.PropertiesPassed = string(o.Verdict), o.VerdictCause, &runnable, &passed
-			row.ErrorExcerpt, row.StdoutExcerpt, row.StdoutDroppedBytes = o.ErrorExcerpt, o.StdoutExcerpt, o.StdoutDroppedBytes
-			row.StderrExcerpt, row.StderrDroppedBytes = o.StderrExcerpt, o.StderrDroppedBytes
+			s.Trim()
+			l.Scored = s
 		}
-		l.Question, l.Response, u = row, g.Response, g.Usage
-		row.PromptTokens, row.CompletionTokens, row.LatencyMS = &u.PromptTokens, &u.CompletionTokens, ptr(u.Latency.Milliseconds())
 	} else {
 		a, err := systems.AnswerQA(ctx, it.qa, env)
 		if err != nil {
@@ -475,7 +551,7 @@ func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.S
 		l.QA = &results.QAItem{ItemIndex: int32(it.qa.Index), Item: it.qa.ID, Questions: 1, Correct: b2i(s.Correct),
 			CorrectLenient: ptr(b2i(s.CorrectLenient)), AnswerText: &a.Response, ExtractedStrict: &s.Strict,
 			ExtractedLenient: &s.Lenient, CorrectAnswer: &it.qa.CorrectAnswer}
-		l.Response, u = a.Response, a.Usage
+		u = a.Usage
 		l.QA.PromptTokens, l.QA.CompletionTokens, l.QA.LatencyMS = &u.PromptTokens, &u.CompletionTokens, ptr(u.Latency.Milliseconds())
 	}
 	l.Calls, l.Attempts = u.Calls, u.Attempts
@@ -493,13 +569,13 @@ func b2i(b bool) int32 {
 	return 0
 }
 
-// assemble builds the results file of a complete run from its journal.
-func (e *engine) assemble(p *prepared, j *journal, scorer Scorer) (*results.File, error) {
-	f := &results.File{Run: p.run}
+// assemble builds the results file of run out, complete, from the journal;
+// senv is the scorer's environment for a scored run.
+func (e *engine) assemble(p *prepared, out *output, j *journal, senv *scoring.Environment) (*results.File, error) {
+	f := &results.File{Run: out.run}
 	r := &f.Run
 	usage := &results.Usage{}
-	t := results.Totals{Questions: r.QuestionSet.Questions, Properties: r.QuestionSet.Properties}
-	var runnable, passed, correct, partial, qaCorrect, qaLenient int
+	var qaCorrect, qaLenient int
 	for _, it := range p.items {
 		l, ok := j.items[it.index]
 		if !ok {
@@ -511,17 +587,15 @@ func (e *engine) assemble(p *prepared, j *journal, scorer Scorer) (*results.File
 		usage.Calls += int64(l.Calls)
 		if it.q != nil {
 			row := *l.Question
+			if senv != nil {
+				if l.Scored == nil {
+					return nil, fmt.Errorf("journal %s: question %s has no scoring outcome; delete the journal to run it again", j.path, it.id)
+				}
+				l.Scored.FillRow(&row, r.ScoringProtocol)
+			}
 			f.Questions = append(f.Questions, row)
 			usage.PromptTokens += deref(row.PromptTokens)
 			usage.CompletionTokens += deref(row.CompletionTokens)
-			if row.Runnable != nil && *row.Runnable {
-				runnable++
-			}
-			if row.PropertiesPassed != nil {
-				passed += int(*row.PropertiesPassed)
-			}
-			correct += int(b2i(row.Verdict == string(results.VerdictCorrect)))
-			partial += int(b2i(row.Verdict == string(results.VerdictPartial)))
 		} else {
 			row := *l.QA
 			f.QAItems = append(f.QAItems, row)
@@ -531,16 +605,27 @@ func (e *engine) assemble(p *prepared, j *journal, scorer Scorer) (*results.File
 			qaLenient += int(deref(row.CorrectLenient))
 		}
 	}
+	sort.Slice(f.Questions, func(a, b int) bool { return f.Questions[a].QuestionIndex < f.Questions[b].QuestionIndex })
+	sort.Slice(f.QAItems, func(a, b int) bool { return f.QAItems[a].ItemIndex < f.QAItems[b].ItemIndex })
+	r.Environment = results.Environment{Generator: e.o.Generator, GeneratorVersion: generatorVersion(), GoVersion: runtime.Version(),
+		Libraries: libraryVersions()}
 	switch {
 	case r.Benchmark.IsQA():
-		t.Scored, t.Correct, t.CorrectLenient = true, &qaCorrect, &qaLenient
-	case scorer != nil:
-		t.Scored, t.Runnable, t.PropertiesPassed, t.QuestionsCorrect, t.QuestionsPartial = true, &runnable, &passed, &correct, &partial
+		r.Totals = results.Totals{Scored: true, Questions: r.QuestionSet.Questions, Correct: &qaCorrect, CorrectLenient: &qaLenient}
+	case senv != nil:
+		sb := senv.Sandbox
+		r.Environment.Sandbox = &sb
+		for k, v := range senv.Libraries {
+			r.Environment.Libraries[k] = v
+		}
+		var missing []string
+		r.Totals, missing = scoring.Tally(f.Questions, r.QuestionSet)
+		r.Warnings = append(r.Warnings, scoring.Warnings(&sb, e.bench, r.QuestionSet, missing)...)
 	default:
-		r.Warnings = append(r.Warnings, fmt.Sprintf("not scored: generated code only; the plan asks for scoring protocol %s, "+
-			"which this runner build has no scorer for", p.pr.ScoringProtocol))
+		r.Totals = results.Totals{Questions: r.QuestionSet.Questions, Properties: r.QuestionSet.Properties}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("not scored: generated code only (run with scoring off); the plan asks for %s",
+			strings.Join(p.pr.ScoringProtocols, " and ")))
 	}
-	r.Totals = t
 	if price := p.pr.Model.Price; price != nil {
 		usage.CostUSD = ptr(price.Cost(usage.PromptTokens, usage.CompletionTokens))
 	}
@@ -553,17 +638,6 @@ func (e *engine) assemble(p *prepared, j *journal, scorer Scorer) (*results.File
 	}
 	fin := e.o.Now().UTC()
 	r.FinishedAt = &fin
-	r.Environment = results.Environment{Generator: e.o.Generator, GeneratorVersion: generatorVersion(), GoVersion: runtime.Version(),
-		Libraries: libraryVersions()}
-	if scorer != nil {
-		se := scorer.Environment()
-		r.Environment.Sandbox = se.Sandbox
-		for k, v := range se.Libraries {
-			r.Environment.Libraries[k] = v
-		}
-	}
-	sort.Slice(f.Questions, func(a, b int) bool { return f.Questions[a].QuestionIndex < f.Questions[b].QuestionIndex })
-	sort.Slice(f.QAItems, func(a, b int) bool { return f.QAItems[a].ItemIndex < f.QAItems[b].ItemIndex })
 	return f, nil
 }
 

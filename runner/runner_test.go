@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 )
 
@@ -85,11 +87,20 @@ func comparableRows(rows []results.QuestionRow) []string {
 	var out []string
 	for _, r := range rows {
 		r.LatencyMS = nil
-		out = append(out, fmt.Sprintf("%d|%s|%d|%q|%s|%v|%v|%s|%s|%d|%d", r.QuestionIndex, r.QuestionID, r.PropertyCount, r.Code, r.FunctionName,
-			r.Runnable, r.PropertiesPassed, r.Verdict, r.VerdictCause, deref(r.PromptTokens), deref(r.CompletionTokens)))
+		out = append(out, fmt.Sprintf("%d|%s|%d|%q|%s|%s|%s|%s|%s|%q|%s|%d|%d", r.QuestionIndex, r.QuestionID, r.PropertyCount, r.Code, r.FunctionName,
+			text(r.Runnable), text(r.PropertiesPassed), r.Verdict, r.VerdictCause, r.FailedProperties, text(r.ErrorExcerpt),
+			deref(r.PromptTokens), deref(r.CompletionTokens)))
 	}
 	sort.Strings(out)
 	return out
+}
+
+// text renders an optional column.
+func text[T any](p *T) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
 }
 
 func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
@@ -97,7 +108,7 @@ func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
 	out := t.TempDir()
 	var logs bytes.Buffer
-	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 2, "")), DataRoot: root, OutDir: out,
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 2, "")), DataRoot: root, OutDir: out, Unscored: true,
 		APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +130,7 @@ func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
 			r.Generation.Source != "plan" || r.UpstreamCommit != mattoolstest.Commit || r.BenchmarkVersion != "2025-05" {
 			t.Errorf("run %+v", r)
 		}
-		if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "not scored") || !strings.Contains(r.Warnings[0], "mattools-v1") {
+		if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "not scored") || !strings.Contains(r.Warnings[0], "mattools-v1 and mattools-v1-strict") {
 			t.Errorf("warnings %q", r.Warnings)
 		}
 		if r.StartedAt == nil || r.FinishedAt == nil || r.FinishedAt.Before(*r.StartedAt) || r.Environment.Generator != "run-benchmark" ||
@@ -141,7 +152,8 @@ func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
 			id := datasets.Order()[i]
 			if q.QuestionIndex != int32(i) || q.QuestionID != id || q.PropertyCount != int32(mattoolstest.PropertyCounts[i]) ||
 				q.FunctionName != "f_"+id || q.Code != fmt.Sprintf("def f_%s():\n    return {'n': %d}", id, i) ||
-				q.Verdict != string(results.VerdictUnknown) || q.Runnable != nil || *q.PromptTokens != int64(700+i) || q.LatencyMS == nil {
+				q.Verdict != string(results.VerdictUnknown) || q.Runnable != nil || *q.PromptTokens != int64(700+i) || q.LatencyMS == nil ||
+				q.Response == nil || !strings.Contains(*q.Response, "<name>f_"+id+"</name>") || *q.FinishReason != "stop" || *q.Attempts != 1 {
 				t.Errorf("row %d = %+v", i, q)
 			}
 		}
@@ -159,7 +171,7 @@ func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
 		}
 	}
 	// A second Run of the same plan skips the written runs.
-	res, err = Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 2, "")), DataRoot: root, OutDir: out,
+	res, err = Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 2, "")), DataRoot: root, OutDir: out, Unscored: true,
 		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
 	if err != nil || res[0].Status != StatusExists || len(srv.Requests()) != 98 {
 		t.Errorf("rerun: %+v, %v, %d requests", res, err, len(srv.Requests()))
@@ -203,7 +215,7 @@ func TestFaultInjectionAnswersEveryQuestionExactlyOnce(t *testing.T) {
 	out := t.TempDir()
 	var logs bytes.Buffer
 	start := time.Now()
-	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: out,
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: out, Unscored: true,
 		APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +258,7 @@ func TestFaultInjectionAnswersEveryQuestionExactlyOnce(t *testing.T) {
 	}
 	clean := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
 	out2 := t.TempDir()
-	res2, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(clean.URL, 1, "")), DataRoot: root, OutDir: out2,
+	res2, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(clean.URL, 1, "")), DataRoot: root, OutDir: out2, Unscored: true,
 		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
 	if err != nil {
 		t.Fatal(err)
@@ -274,17 +286,23 @@ func TestInterruptedRunResumesWithoutRepeating(t *testing.T) {
 		cancel()
 	}()
 	pl := toolPlan(srv.URL, 1, "")
-	res, err := Run(ctx, Options{Plan: mustPlan(t, pl), DataRoot: root, OutDir: out, APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
-	if !errors.Is(err, ErrInterrupted) || res[0].Status != StatusInterrupted || res[0].Done != 20 {
-		t.Fatalf("first session: %+v, %v; want interrupted after 20", res, err)
+	sc := &fakeScorer{}
+	res, err := Run(ctx, Options{Plan: mustPlan(t, pl), DataRoot: root, OutDir: out, APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Scorer: sc})
+	if !errors.Is(err, ErrInterrupted) || len(res) != 2 || res[0].Status != StatusInterrupted || res[0].Done != 20 || res[1].Status != StatusInterrupted {
+		t.Fatalf("first session: %+v, %v; want both protocols' runs interrupted after 20", res, err)
 	}
 	if _, err := os.Stat(res[0].Path); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("results file written for an interrupted run")
 	}
 	journaled := map[string]bool{}
-	n, _ := peekJournal(filepath.Join(out, JournalDir, res[0].RunID+".jsonl"))
-	if n != 20 {
-		t.Errorf("journal holds %d items, want 20", n)
+	// One journal serves both protocols' runs.
+	journals, _ := filepath.Glob(filepath.Join(out, JournalDir, "*.jsonl"))
+	if len(journals) != 1 || !strings.HasSuffix(journals[0], "/runner__tool-usage__single-llm__s0__fake-model__scored__set-executable-92166d74__r1.jsonl") {
+		t.Errorf("journals %q; want one for both protocols", journals)
+	}
+	n, _ := peekJournal(journals[0])
+	if n != 20 || sc.calls.Load() != 20 {
+		t.Errorf("journal holds %d items, the scorer ran %d times; want 20 and 20", n, sc.calls.Load())
 	}
 	for _, r := range srv.Requests()[:20] {
 		journaled[r.Prompt()] = true
@@ -292,12 +310,16 @@ func TestInterruptedRunResumesWithoutRepeating(t *testing.T) {
 
 	srv2 := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
 	res, err = Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv2.URL, 1, "")), DataRoot: root, OutDir: out,
-		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
-	if err != nil || res[0].Status != StatusWritten {
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Scorer: sc})
+	if err != nil || res[0].Status != StatusWritten || res[1].Status != StatusWritten {
 		t.Fatalf("second session: %+v, %v", res, err)
 	}
 	if n := len(srv2.Requests()); n != 29 {
 		t.Errorf("resumed run made %d requests, want the 29 unfinished", n)
+	}
+	if sc.calls.Load() != 49 || sc.maxPerQuestion() != 1 {
+		t.Errorf("the scorer ran %d times, at most %d times for one question; want 49 and 1: a journaled outcome is not executed again",
+			sc.calls.Load(), sc.maxPerQuestion())
 	}
 	for _, r := range srv2.Requests() {
 		if journaled[r.Prompt()] {
@@ -305,25 +327,27 @@ func TestInterruptedRunResumesWithoutRepeating(t *testing.T) {
 		}
 	}
 	f := readRun(t, res[0].Path)
-	if len(f.Run.Warnings) != 2 || !strings.Contains(f.Run.Warnings[1], "2 sessions") {
+	if len(f.Run.Warnings) != 3 || !strings.Contains(f.Run.Warnings[2], "2 sessions") {
 		t.Errorf("warnings %q", f.Run.Warnings)
 	}
 	// Equal to an uninterrupted run, except latency.
 	srv3 := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
 	out3 := t.TempDir()
 	res3, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv3.URL, 1, "")), DataRoot: root, OutDir: out3,
-		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Scorer: &fakeScorer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := comparableRows(f.Questions), comparableRows(readRun(t, res3[0].Path).Questions); strings.Join(a, "\n") != strings.Join(b, "\n") {
-		t.Error("resumed rows differ from an uninterrupted run's")
+	for i := range res3 {
+		if a, b := comparableRows(readRun(t, res[i].Path).Questions), comparableRows(readRun(t, res3[i].Path).Questions); strings.Join(a, "\n") != strings.Join(b, "\n") {
+			t.Errorf("%s: resumed rows differ from an uninterrupted run's", res[i].RunID)
+		}
 	}
 }
 
 func TestJournalDropsATruncatedLastLineAndRejectsChangedSettings(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := openJournal(p, "run1", "fp1", time.Now(), "")
+	j, err := openJournal(p, "run1", "fp1", time.Now(), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +362,7 @@ func TestJournalDropsATruncatedLastLineAndRejectsChangedSettings(t *testing.T) {
 	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"kind":"item","index":3,"id":"q3","resp`)
 	f.Close()
-	j, err = openJournal(p, "run1", "fp1", time.Now(), "")
+	j, err = openJournal(p, "run1", "fp1", time.Now(), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,11 +374,11 @@ func TestJournalDropsATruncatedLastLineAndRejectsChangedSettings(t *testing.T) {
 	if bytes.Contains(data, []byte(`"resp`)) || strings.Count(string(data), "\n") != 5 {
 		t.Errorf("journal after reopening:\n%s", data)
 	}
-	if _, err := openJournal(p, "run1", "fp2", time.Now(), ""); err == nil || !strings.Contains(err.Error(), "other settings") {
+	if _, err := openJournal(p, "run1", "fp2", time.Now(), "", nil); err == nil || !strings.Contains(err.Error(), "other settings") {
 		t.Errorf("changed fingerprint: err = %v", err)
 	}
 	os.WriteFile(p, []byte("{\"kind\":\"session\",\"version\":1,\"run_id\":\"run1\",\"fingerprint\":\"fp1\"}\nnot json\n"), 0o644)
-	if _, err := openJournal(p, "run1", "fp1", time.Now(), ""); err == nil || !strings.Contains(err.Error(), p+":2") {
+	if _, err := openJournal(p, "run1", "fp1", time.Now(), "", nil); err == nil || !strings.Contains(err.Error(), p+":2") {
 		t.Errorf("malformed line: err = %v", err)
 	}
 }
@@ -370,8 +394,8 @@ func TestChangedTemperatureCannotResumeAJournal(t *testing.T) {
 		}
 		cancel()
 	}()
-	Run(ctx, Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: out, APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
-	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "temperature = 0.2\n")), DataRoot: root, OutDir: out,
+	Run(ctx, Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: out, Unscored: true, APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "temperature = 0.2\n")), DataRoot: root, OutDir: out, Unscored: true,
 		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
 	if err == nil || res[0].Status != StatusFailed || !strings.Contains(err.Error(), "other settings") {
 		t.Errorf("resume with another temperature: %v", err)
@@ -382,7 +406,7 @@ func TestPermanentErrorFailsTheRunAndKeepsGoing(t *testing.T) {
 	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{}) // no responder: every request gets 404
 	out := t.TempDir()
-	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 2, "")), DataRoot: root, OutDir: out,
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 2, "")), DataRoot: root, OutDir: out, Unscored: true,
 		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
 	if err == nil || len(res) != 2 || res[0].Status != StatusFailed || res[1].Status != StatusFailed || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("results %+v, err %v", res, err)
@@ -395,7 +419,7 @@ func TestPermanentErrorFailsTheRunAndKeepsGoing(t *testing.T) {
 func TestMissingAPIKeyIsAnErrorBeforeAnyRequest(t *testing.T) {
 	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
-	_, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir()})
+	_, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir(), Unscored: true})
 	if err == nil || !strings.Contains(err.Error(), "FAKE_API_KEY") || len(srv.Requests()) != 0 {
 		t.Errorf("err = %v after %d requests", err, len(srv.Requests()))
 	}
@@ -408,7 +432,7 @@ func TestMissingAPIKeyIsAnErrorBeforeAnyRequest(t *testing.T) {
 func TestAPIKeyIsSentAsBearerToken(t *testing.T) {
 	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
-	if _, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir(),
+	if _, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir(), Unscored: true,
 		APIKeys: map[string]string{"FAKE_API_KEY": testKey}}); err != nil {
 		t.Fatal(err)
 	}
@@ -419,50 +443,186 @@ func TestAPIKeyIsSentAsBearerToken(t *testing.T) {
 	}
 }
 
-// fakeScorer stands in for the sandbox scorer of runner/scoring: questions
-// with an even index pass all properties, odd ones are not runnable.
-type fakeScorer struct{ calls atomic.Int32 }
-
-func (s *fakeScorer) Protocol() string { return results.ProtocolMatToolsV1 }
-func (s *fakeScorer) Environment() ScorerEnvironment {
-	return ScorerEnvironment{Sandbox: &results.Sandbox{Backend: "fake", TimeoutSeconds: 60}, Libraries: map[string]string{"pymatgen": "2024.8.9"}}
+// fakeScorer stands in for the sandbox scorer of runner/scoring, with
+// made-up outcomes: questions with an even index pass all properties under
+// both protocols; odd ones are not runnable under mattools-v1
+// (exception:TypeError) and, under mattools-v1-strict, partial with their
+// first property failed. Questions without their data files are
+// data-missing, as the real scorer makes them.
+type fakeScorer struct {
+	calls atomic.Int32
+	mu    sync.Mutex
+	per   map[string]int
 }
-func (s *fakeScorer) Score(_ context.Context, q *datasets.Question, g systems.Generation) (Outcome, error) {
+
+func (s *fakeScorer) Environment() scoring.Environment {
+	return scoring.Environment{Sandbox: results.Sandbox{Backend: "fake", TimeoutSeconds: 60, LockSHA256: "0123"},
+		Libraries: map[string]string{"pymatgen": "2024.8.9"}}
+}
+
+func (s *fakeScorer) Score(_ context.Context, q *datasets.Question, sub scoring.Submission) (*scoring.Scored, error) {
 	s.calls.Add(1)
-	if g.FunctionName != "f_"+q.ID {
-		return Outcome{}, fmt.Errorf("scorer got the generation of another question")
+	s.mu.Lock()
+	if s.per == nil {
+		s.per = map[string]int{}
 	}
-	if q.Index%2 == 0 {
-		return Outcome{Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: len(q.Properties)}, nil
+	s.per[q.ID]++
+	s.mu.Unlock()
+	if sub.FunctionName != "f_"+q.ID {
+		return nil, fmt.Errorf("scorer got the generation of another question")
 	}
-	cause := "exception:TypeError"
-	return Outcome{Verdict: results.VerdictNotRunnable, VerdictCause: cause, ErrorExcerpt: &cause}, nil
+	out := &scoring.Scored{QuestionID: q.ID, PropertyCount: len(q.Properties)}
+	k := len(q.Properties)
+	switch {
+	case !q.Executable():
+		out.V1 = scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictDataMissing}
+		out.Strict = scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictDataMissing}
+		return out, nil
+	case q.Index%2 == 0:
+		out.V1 = scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: k,
+			VerificationOutput: `"ok"`}
+		out.Strict = scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: k}
+	default:
+		out.V1 = scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictNotRunnable, Cause: "exception:TypeError"}
+		out.Strict = scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictPartial, Runnable: true,
+			PropertiesPassed: k - 1, FailedProperties: []string{q.Properties[0].Name}, Errors: []string{q.Properties[0].Name + ": wrong"}}
+		out.RunError = "TypeError: f() missing 1 required positional argument"
+	}
+	out.Stdout, out.ExecDuration = []byte(strings.Repeat("x", 5000)), 1500*time.Millisecond
+	return out, nil
 }
 
-// TestScorerPlugsIntoTheRunLoop: with a Scorer for the plan's protocol,
-// tool-usage runs are scored, counted and recorded with its environment.
-func TestScorerPlugsIntoTheRunLoop(t *testing.T) {
-	root := mattoolstest.NewRoot(t).Dir
+// maxPerQuestion is the largest number of times one question was scored.
+func (s *fakeScorer) maxPerQuestion() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := 0
+	for _, n := range s.per {
+		m = max(m, n)
+	}
+	return m
+}
+
+// TestScoredRunsOnePerProtocol: a plan asking for both protocols gets two
+// runs of each configuration × round from one generation and one scoring
+// of each question; totals, rows and the environment follow the scorer.
+func TestScoredRunsOnePerProtocol(t *testing.T) {
+	r := mattoolstest.NewRoot(t)
+	r.AddDataFiles() // all 49 questions executable: question set "all"
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
 	sc := &fakeScorer{}
-	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir(),
-		APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Scorers: map[string]Scorer{sc.Protocol(): sc}})
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: r.Dir, OutDir: t.TempDir(),
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Scorer: sc})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := readRun(t, res[0].Path)
-	tot := f.Run.Totals
+	if len(res) != 2 || len(srv.Requests()) != 49 || sc.calls.Load() != 49 {
+		t.Fatalf("%d runs, %d requests, %d scorings; want 2 runs from 49 requests and 49 scorings", len(res), len(srv.Requests()), sc.calls.Load())
+	}
 	// 25 even-indexed questions (0, 2, …, 48) are correct; their properties:
 	// 10+1+18+4+1+1+1+3+2+2+1+1+1+1+1+11+4+2+1+4+1+2+3+3+2 = 81 of 138.
-	if !tot.Scored || *tot.Runnable != 25 || *tot.PropertiesPassed != 81 || *tot.QuestionsCorrect != 25 || *tot.QuestionsPartial != 0 ||
-		f.Run.ScoringProtocol != "mattools-v1" || sc.calls.Load() != 49 || len(f.Run.Warnings) != 0 {
-		t.Errorf("totals %+v, protocol %s, %d scorer calls, warnings %q", tot, f.Run.ScoringProtocol, sc.calls.Load(), f.Run.Warnings)
+	// Strict: the 24 odd ones are partial with k − 1: 138 − 24 = 114.
+	want := map[string]string{
+		"runner__tool-usage__single-llm__s0__fake-model__mattools-v1__r1":        "mattools-v1 runnable 25/49 passed 81/138 correct 25 partial 0",
+		"runner__tool-usage__single-llm__s0__fake-model__mattools-v1-strict__r1": "mattools-v1-strict runnable 49/49 passed 114/138 correct 25 partial 24",
 	}
-	if f.Run.Environment.Sandbox.Backend != "fake" || f.Run.Environment.Libraries["pymatgen"] != "2024.8.9" {
-		t.Errorf("environment %+v", f.Run.Environment)
+	for _, rr := range res {
+		f := readRun(t, rr.Path)
+		tot := f.Run.Totals
+		got := fmt.Sprintf("%s runnable %d/%d passed %d/%d correct %d partial %d", f.Run.ScoringProtocol, *tot.Runnable, tot.Questions,
+			*tot.PropertiesPassed, tot.Properties, *tot.QuestionsCorrect, *tot.QuestionsPartial)
+		if rr.Status != StatusWritten || got != want[rr.RunID] || !tot.Scored || f.Run.QuestionSet.Name != "all" {
+			t.Errorf("%s: %s %q; want %q", rr.RunID, rr.Status, got, want[rr.RunID])
+		}
+		env := f.Run.Environment
+		if env.Sandbox.Backend != "fake" || env.Sandbox.LockSHA256 != "0123" || env.Libraries["pymatgen"] != "2024.8.9" ||
+			env.Libraries["github.com/sashabaranov/go-openai"] == "" {
+			t.Errorf("environment %+v", env)
+		}
+		if len(f.Run.Warnings) != 1 || !strings.Contains(f.Run.Warnings[0], "wall-clock limit 1m0s") {
+			t.Errorf("warnings %q", f.Run.Warnings)
+		}
+		q := f.Questions[1] // test_parsing_and_grouping_NamedDefects, 4 properties
+		row := fmt.Sprintf("%s %s %s %s %q %s %s/%s %s", q.Verdict, q.VerdictCause, text(q.Runnable), text(q.PropertiesPassed), q.FailedProperties,
+			text(q.ErrorExcerpt), text(q.StdoutDroppedBytes), text(q.ExecMS), text(q.FinishReason))
+		wantRow := map[string]string{
+			results.ProtocolMatToolsV1:       `not-runnable exception:TypeError false 0 [] TypeError: f() missing 1 required positional argument 1000/1500 stop`,
+			results.ProtocolMatToolsV1Strict: `partial  true 3 ["p0"] p0: wrong 1000/1500 stop`,
+		}[f.Run.ScoringProtocol]
+		if row != wantRow {
+			t.Errorf("%s row 1: %s\n want %s", f.Run.ScoringProtocol, row, wantRow)
+		}
 	}
-	if q := f.Questions[1]; q.Verdict != "not-runnable" || q.VerdictCause != "exception:TypeError" || *q.Runnable || *q.ErrorExcerpt != "exception:TypeError" {
-		t.Errorf("row 1 %+v", q)
+}
+
+// TestAProtocolAskedForLaterComesFromTheJournal: a plan first asking for
+// mattools-v1 only, then for both, writes the strict run from the journal
+// without asking the model or executing code again.
+func TestAProtocolAskedForLaterComesFromTheJournal(t *testing.T) {
+	root := mattoolstest.NewRoot(t).Dir // 7 questions (9 properties) read no data file: the others are data-missing
+	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
+	sc := &fakeScorer{}
+	out := t.TempDir()
+	opts := Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "[tool_usage]\nscoring_protocols = [\"mattools-v1\"]\n")), DataRoot: root, OutDir: out,
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Scorer: sc}
+	res, err := Run(context.Background(), opts)
+	if err != nil || len(res) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	f := readRun(t, res[0].Path)
+	// Executable: test_pchip_eval (2), test_get_SRH_coef (8), test_lower_envelope (16, 2 properties),
+	// test_get_vibronic_matrix_elements (22), test_get_Rad_coef (24), test_boltzmann (43),
+	// test_wswq_slope (48, 2 properties); even indices except 43: 6 correct with 8 properties.
+	tot := f.Run.Totals
+	if qs := f.Run.QuestionSet; qs.Questions != 7 || qs.Properties != 9 || len(qs.IDs) != 7 || *tot.Runnable != 6 || *tot.PropertiesPassed != 8 ||
+		len(f.Questions) != 49 || f.Questions[0].Verdict != "data-missing" || f.Questions[0].Code == "" || len(f.Run.Warnings) != 2 {
+		t.Errorf("question set %+v, totals %+v, warnings %q", qs, tot, f.Run.Warnings)
+	}
+	opts.Plan = mustPlan(t, toolPlan(srv.URL, 1, ""))
+	res, err = Run(context.Background(), opts)
+	if err != nil || len(res) != 2 || res[0].Status != StatusExists || res[1].Status != StatusWritten {
+		t.Fatalf("second plan: %+v %v", res, err)
+	}
+	if len(srv.Requests()) != 49 || sc.calls.Load() != 49 {
+		t.Errorf("%d requests, %d scorings in all; want 49 and 49", len(srv.Requests()), sc.calls.Load())
+	}
+	if tot := readRun(t, res[1].Path).Run.Totals; *tot.Runnable != 7 || *tot.PropertiesPassed != 8 {
+		t.Errorf("strict totals %+v; want 7 runnable, 8 + 0 (test_boltzmann: 1 − 1) properties", tot)
+	}
+}
+
+// TestScoringNeedsAScorerOrUnscored: a plan with tool-usage runs and no
+// Scorer is refused before any request, unless Unscored is set.
+func TestScoringNeedsAScorerOrUnscored(t *testing.T) {
+	root := mattoolstest.NewRoot(t).Dir
+	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer})
+	_, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: t.TempDir(),
+		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
+	if err == nil || !strings.Contains(err.Error(), "need a Scorer") || len(srv.Requests()) != 0 {
+		t.Errorf("err %v after %d requests", err, len(srv.Requests()))
+	}
+}
+
+// TestJournalScoredElsewhereCannotBeResumed: a journal whose questions were
+// scored in another sandbox environment (here: another lock hash) is not
+// resumed.
+func TestJournalScoredElsewhereCannotBeResumed(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	env := (&fakeScorer{}).Environment()
+	j, err := openJournal(p, "run1", "fp1", time.Now(), "", &env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	if j, err = openJournal(p, "run1", "fp1", time.Now(), "", &env); err != nil {
+		t.Fatalf("same environment: %v", err)
+	}
+	j.close()
+	other := env
+	other.Sandbox.LockSHA256 = "4567"
+	if _, err := openJournal(p, "run1", "fp1", time.Now(), "", &other); err == nil || !strings.Contains(err.Error(), "another sandbox environment") ||
+		!strings.Contains(err.Error(), "4567") {
+		t.Errorf("other environment: %v", err)
 	}
 }
 
@@ -586,8 +746,9 @@ base_url = "http://127.0.0.1:9/round{round}/v1"
 		t.Fatal(err)
 	}
 	golden(t, "testdata/dry-run.golden", buf.Bytes())
-	// 2 benchmarks × 2 models × 2 rounds = 8 runs; calls 4 × 49 + 4 × 20 = 276.
-	if len(ests) != 8 || !strings.Contains(buf.String(), "8 runs, 276 model calls") {
+	// tool usage: 2 models × 2 rounds × 2 protocols = 8 runs, QA: 2 × 2 = 4 runs;
+	// calls 4 × 49 + 4 × 20 = 276 (one generation serves both protocols).
+	if len(ests) != 8 || !strings.Contains(buf.String(), "12 runs (results files), 276 model calls") {
 		t.Errorf("estimates:\n%s", buf.String())
 	}
 }
@@ -616,7 +777,7 @@ func golden(t *testing.T, path string, got []byte) {
 func TestMaxRetriesZeroMeansNoRetry(t *testing.T) {
 	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: toolAnswer, FaultRate: 1, Faults: []llmtest.Fault{llmtest.FaultServerError}})
-	_, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "max_retries = 0\n")), DataRoot: root, OutDir: t.TempDir(),
+	_, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "max_retries = 0\n")), DataRoot: root, OutDir: t.TempDir(), Unscored: true,
 		APIKeys: map[string]string{"FAKE_API_KEY": testKey}})
 	if err == nil || !strings.Contains(err.Error(), "1 attempt(s)") || len(srv.Requests()) > 4 {
 		t.Errorf("err %v after %d requests; want failure after one attempt per worker", err, len(srv.Requests()))

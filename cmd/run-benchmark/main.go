@@ -6,10 +6,17 @@
 //	run-benchmark -plan plans/paper.toml -dry-run    # runs, model calls, estimated cost; no key needed
 //	run-benchmark -plan plans/paper.toml             # run (resumes whatever an earlier start left unfinished)
 //
+// Tool-usage answers are scored in a sandbox (the plan's [sandbox] backend,
+// or -sandbox: auto, local or docker; never unsandboxed: when no backend
+// works the command stops with an error before any model call) under the
+// plan's scoring protocols, one run each; -unscored writes them unscored
+// instead (generated code only, for cmd/rescore elsewhere).
+//
 // API keys come from the environment variables the plan names (api_key_env);
 // they are read once and removed from the process environment before any run
-// starts, so no child process (a sandbox) inherits them. Ctrl-C stops at once
-// and resumably: run the same command again to continue.
+// starts and before the sandbox opens, so no child process (a sandbox)
+// inherits them. Ctrl-C stops at once and resumably: run the same command
+// again to continue.
 package main
 
 import (
@@ -20,12 +27,16 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"text/tabwriter"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
 // Exit codes.
@@ -51,10 +62,20 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ{os.Getenv, os.Unsetenv}))
 }
 
-// scorers returns the tool-usage scorers of this build, by protocol id.
-// None exists yet: tool-usage runs are written unscored (runner.ProtocolUnscored)
-// until runner/scoring's sandbox scorers are registered here.
-func scorers() map[string]runner.Scorer { return map[string]runner.Scorer{} }
+// openScorer opens the sandbox scorer for the plan's tool-usage runs:
+// backend "" means the plan's sandbox.backend.
+func openScorer(ctx context.Context, p *plan.Plan, data, backend, python string) (*scoring.Scorer, error) {
+	if backend == "" {
+		backend = p.Sandbox.Backend
+	}
+	sc, err := scoring.Open(ctx, backend, data, sandbox.Options{Slots: p.Sandbox.Slots, Python: python,
+		Limits: sandbox.Limits{Wall: p.Sandbox.Timeout.Duration}})
+	if err != nil {
+		return nil, fmt.Errorf("opening the sandbox to score tool-usage answers: %w\n"+
+			"(install the sandbox with `make sandbox-env` as root, choose a backend with -sandbox, or write the runs unscored with -unscored)", err)
+	}
+	return sc, nil
+}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, env environ) int {
 	fs := flag.NewFlagSet("run-benchmark", flag.ContinueOnError)
@@ -66,8 +87,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	dryRun := fs.Bool("dry-run", false, "print the runs with their model calls and estimated cost, and stop")
 	noProgress := fs.Bool("no-progress", false, "do not show the progress bar")
 	verbose := fs.Bool("v", false, "log debug details")
+	backend := fs.String("sandbox", "", "sandbox backend for scoring: auto, local or docker (default: the plan's sandbox.backend, auto)")
+	python := fs.String("sandbox-python", envOr(env.getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"),
+		"the sandbox's Python environment (make sandbox-env; default $MATTOOLS_SANDBOX_PYTHON or /opt/mattools-sandbox)")
+	unscored := fs.Bool("unscored", false, "write tool-usage runs unscored (generated code only; score them later with cmd/rescore)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-out DIR] [-dry-run] [-no-progress] [-v]")
+		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-out DIR] [-sandbox auto|local|docker] [-sandbox-python DIR] [-unscored] [-dry-run] [-no-progress] [-v]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -75,6 +100,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	}
 	if *planPath == "" || fs.NArg() > 0 {
 		fs.Usage()
+		return exitUsage
+	}
+	if *backend != "" && !slices.Contains(plan.SandboxBackends, *backend) {
+		fmt.Fprintf(stderr, "run-benchmark: -sandbox %q: want one of %v\n", *backend, plan.SandboxBackends)
 		return exitUsage
 	}
 	if *data == "" {
@@ -94,7 +123,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	case !*noProgress && !*dryRun:
 		level = slog.LevelWarn // the bar shows progress; retries and failures are still logged
 	}
-	opts := runner.Options{Plan: p, DataRoot: *data, PromptsDir: *prompts, OutDir: *out, Scorers: scorers(),
+	opts := runner.Options{Plan: p, DataRoot: *data, PromptsDir: *prompts, OutDir: *out, Unscored: *unscored,
 		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
 
 	if *dryRun {
@@ -120,13 +149,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		}
 	}
 	opts.APIKeys = keys
+	if !*unscored && slices.Contains(p.Benchmarks, results.BenchmarkToolUsage) {
+		sc, err := openScorer(ctx, p, *data, *backend, *python)
+		if err != nil {
+			fmt.Fprintln(stderr, "run-benchmark:", err)
+			return exitFailed
+		}
+		defer sc.Close()
+		se := sc.Environment()
+		opts.Scorer = sc
+		opts.Log.Info("sandbox opened", "backend", se.Sandbox.Backend, "version", se.Sandbox.Version, "slots", sc.Sandbox.Info().Slots,
+			"timeout_s", se.Sandbox.TimeoutSeconds, "pymatgen", se.Libraries["pymatgen"], "lock_sha256", se.Sandbox.LockSHA256)
+	}
 	if !*noProgress {
 		opts.Progress = stderr
 	}
-	results, err := runner.Run(ctx, opts)
+	runs, err := runner.Run(ctx, opts)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "status\tdone\trun\tprompt tok\tcompletion tok\tcost USD\tfile")
-	for _, r := range results {
+	for _, r := range runs {
 		cost := "-"
 		if r.Usage.CostUSD != nil {
 			cost = fmt.Sprintf("%.4f", *r.Usage.CostUSD)
@@ -143,4 +184,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		return exitFailed
 	}
 	return exitOK
+}
+
+// envOr returns the variable k from getenv, or def when it is unset or empty.
+func envOr(getenv func(string) string, k, def string) string {
+	if v := getenv(k); v != "" {
+		return v
+	}
+	return def
 }

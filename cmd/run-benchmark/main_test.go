@@ -80,8 +80,15 @@ timeout = "2s"
 // child starts the command as a child process with the API key set.
 func child(t *testing.T, envDump string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
+	return childEnv(t, []string{"RUN_BENCHMARK_ENV_DUMP=" + envDump}, args...)
+}
+
+// childEnv starts the command as a child process with the API key and the
+// variables env set.
+func childEnv(t *testing.T, env []string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "RUN_BENCHMARK_MAIN=1", keyVar+"="+key, "RUN_BENCHMARK_ENV_DUMP="+envDump)
+	cmd.Env = append(append(os.Environ(), "RUN_BENCHMARK_MAIN=1", keyVar+"="+key), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -133,11 +140,13 @@ func rowsExceptLatency(rows []results.QuestionRow) string {
 	var out []string
 	for _, r := range rows {
 		pt, ct := *r.PromptTokens, *r.CompletionTokens
-		if r.Runnable != nil || r.PropertiesPassed != nil || r.ErrorExcerpt != nil || r.StdoutExcerpt != nil || r.StderrExcerpt != nil {
+		if r.Runnable != nil || r.PropertiesPassed != nil || r.ErrorExcerpt != nil || r.StdoutExcerpt != nil || r.StderrExcerpt != nil ||
+			r.ExecMS != nil || r.VerificationOutput != nil {
 			return "unexpected scored columns in an unscored run"
 		}
-		r.LatencyMS, r.PromptTokens, r.CompletionTokens = nil, nil, nil
-		out = append(out, fmt.Sprintf("%+v|%d|%d", r, pt, ct))
+		resp, fin, att := *r.Response, *r.FinishReason, *r.Attempts
+		r.LatencyMS, r.PromptTokens, r.CompletionTokens, r.Response, r.FinishReason, r.Attempts = nil, nil, nil, nil, nil, nil
+		out = append(out, fmt.Sprintf("%+v|%d|%d|%q|%s|%d", r, pt, ct, resp, fin, att))
 	}
 	sort.Strings(out)
 	return strings.Join(out, "\n")
@@ -153,7 +162,7 @@ func TestCrashAndResume(t *testing.T) {
 	planPath := writePlan(t, srv.URL)
 	out := t.TempDir()
 	envDump := filepath.Join(t.TempDir(), "env.txt")
-	args := []string{"-plan", planPath, "-data", root, "-out", out}
+	args := []string{"-plan", planPath, "-data", root, "-out", out, "-unscored"}
 
 	cmd, _, stderr1 := child(t, envDump, args...)
 	waitFor(t, "17 answers and 4 blocked workers", func() bool { return srv.Answered() == 17 && srv.Blocked() == 4 })
@@ -198,7 +207,7 @@ func TestCrashAndResume(t *testing.T) {
 	// An uninterrupted run of the same plan.
 	srv2 := llmtest.New(t, llmtest.Options{Responder: answer})
 	out2 := t.TempDir()
-	cmd, _, stderr3 := child(t, "", "-plan", writePlan(t, srv2.URL), "-data", root, "-out", out2, "-no-progress")
+	cmd, _, stderr3 := child(t, "", "-plan", writePlan(t, srv2.URL), "-data", root, "-out", out2, "-no-progress", "-unscored")
 	if code := exitCode(cmd.Wait()); code != 0 {
 		t.Fatalf("uninterrupted run exit %d\n%s", code, stderr3)
 	}
@@ -264,7 +273,7 @@ func TestCtrlCStopsResumably(t *testing.T) {
 	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: answer, BlockAfter: 9})
 	out := t.TempDir()
-	args := []string{"-plan", writePlan(t, srv.URL), "-data", root, "-out", out}
+	args := []string{"-plan", writePlan(t, srv.URL), "-data", root, "-out", out, "-unscored"}
 	cmd, _, stderr := child(t, "", args...)
 	waitFor(t, "blocked workers", func() bool { return srv.Blocked() == 4 })
 	cmd.Process.Signal(os.Interrupt)
@@ -318,7 +327,7 @@ func TestMissingKeyAndKeyRemovalInProcess(t *testing.T) {
 		return ""
 	}, func(n string) error { unset = append(unset, n); return nil }}
 	stderr.Reset()
-	if code := run(context.Background(), []string{"-plan", planPath, "-data", root, "-out", t.TempDir(), "-no-progress"}, &stdout, &stderr, env); code != 0 {
+	if code := run(context.Background(), []string{"-plan", planPath, "-data", root, "-out", t.TempDir(), "-no-progress", "-unscored"}, &stdout, &stderr, env); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if len(unset) != 1 || unset[0] != keyVar {
@@ -332,12 +341,122 @@ func TestDryRunNeedsNoKeyAndMakesNoRequest(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	env := environ{func(string) string { return "" }, func(string) error { return nil }}
 	code := run(context.Background(), []string{"-plan", writePlan(t, srv.URL), "-data", root, "-out", t.TempDir(), "-dry-run"}, &stdout, &stderr, env)
-	if code != 0 || len(srv.Requests()) != 0 || !strings.Contains(stdout.String(), "1 runs, 49 model calls to make") {
+	// One configuration × round: 49 model calls, one run per scoring protocol.
+	if code != 0 || len(srv.Requests()) != 0 || !strings.Contains(stdout.String(), "2 runs (results files), 49 model calls to make") ||
+		!strings.Contains(stdout.String(), "mattools-v1+mattools-v1-strict") {
 		t.Errorf("exit %d, %d requests, stdout:\n%s\nstderr:\n%s", code, len(srv.Requests()), stdout.String(), stderr.String())
 	}
 	// The example plan of the paper parses and estimates with the fake data too.
 	p, err := plan.Load("../../plans/paper.toml")
 	if err != nil || len(p.Runs()) != 15 {
 		t.Fatalf("paper plan: %v", err)
+	}
+}
+
+// sandboxReadableRoot returns a fake MatTools root the sandbox uid can read
+// (t.TempDir's parent is private to root).
+func sandboxReadableRoot(t *testing.T) *mattoolstest.Root {
+	t.Helper()
+	r := mattoolstest.NewRoot(t)
+	for d := r.Dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Write("src/tool_source_code/README", []byte("fake\n"))
+	return r
+}
+
+// envAnswer answers every question with code that prints what a sandboxed
+// program can see of environments: its own and every /proc/*/environ.
+func envAnswer(r llmtest.Request) llmtest.Reply {
+	m := questionRE.FindStringSubmatch(r.Prompt())
+	code := fmt.Sprintf(`def f_%s():
+    import glob, os
+    print("ENV-DUMP", sorted(os.environ.items()))
+    for p in glob.glob("/proc/*/environ"):
+        try:
+            print(p, open(p, "rb").read())
+        except OSError as e:
+            print(p, e)
+    return {"p0": 0}`, m[2])
+	return llmtest.Reply{Content: "<answer><code>```python\n" + code + "\n```</code><name>f_" + m[2] + "</name></answer>"}
+}
+
+// TestScoredRunKeepsTheKeyOutOfTheSandbox runs the command with scoring in
+// the real sandbox (issue 5): the generated code dumps every environment it
+// can see; the API key is in none of them, nor in any output file or log,
+// and the scored runs record the sandbox.
+func TestScoredRunKeepsTheKeyOutOfTheSandbox(t *testing.T) {
+	python := envOr(os.Getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
+	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+	}
+	root := sandboxReadableRoot(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: envAnswer})
+	out := t.TempDir()
+	cmd, stdout, stderr := child(t, "", "-plan", writePlan(t, srv.URL), "-data", root.Dir, "-out", out, "-no-progress", "-v")
+	if code := exitCode(cmd.Wait()); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.parquet"))
+	if len(files) != 2 {
+		t.Fatalf("results files %q; want one per protocol", files)
+	}
+	dumps := 0
+	for _, path := range files {
+		f, err := results.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := f.Run
+		if !r.Totals.Scored || r.Environment.Sandbox == nil || r.Environment.Sandbox.Backend != "local" || r.Environment.Libraries["pymatgen"] != "2024.8.9" {
+			t.Errorf("%s: totals %+v, environment %+v", r.RunID, r.Totals, r.Environment)
+		}
+		// The fake root's 7 questions without data files ran; their code
+		// printed the sandbox's environments, which mattools-v1 then fails
+		// to parse as the function's value (MatTools parses all of stdout);
+		// strict reads the returned value itself.
+		want := map[string]int{results.ProtocolMatToolsV1: 0, results.ProtocolMatToolsV1Strict: 7}[r.ScoringProtocol]
+		if r.QuestionSet.Questions != 7 || *r.Totals.Runnable != want {
+			t.Errorf("%s: question set %+v, runnable %d; want the 7 questions without data files, %d runnable", r.RunID, r.QuestionSet, *r.Totals.Runnable, want)
+		}
+		for _, q := range f.Questions {
+			if q.StdoutExcerpt != nil && strings.Contains(*q.StdoutExcerpt, "ENV-DUMP") && strings.Contains(*q.StdoutExcerpt, "/proc/1/environ") {
+				dumps++
+				if strings.Contains(*q.StdoutExcerpt, keyVar) {
+					t.Errorf("%s %s: the sandbox sees the variable %s", r.RunID, q.QuestionID, keyVar)
+				}
+			}
+		}
+	}
+	if dumps != 14 {
+		t.Errorf("%d rows hold the environment dump; want 7 questions × 2 protocols", dumps)
+	}
+	assertNoKey(t, out, stdout.String()+stderr.String())
+	if !strings.Contains(stderr.String(), "sandbox opened") {
+		t.Errorf("log does not name the sandbox:\n%s", stderr)
+	}
+}
+
+// TestNoSandboxNoRun: when no sandbox backend works the command stops with an
+// error saying so, before any model call, and writes nothing: it never runs
+// code unsandboxed.
+func TestNoSandboxNoRun(t *testing.T) {
+	root := sandboxReadableRoot(t)
+	srv := llmtest.New(t, llmtest.Options{Responder: answer})
+	out := t.TempDir()
+	// local: no Python environment there; docker: no engine behind the socket.
+	cmd, _, stderr := childEnv(t, []string{"DOCKER_HOST=unix:///nonexistent/docker.sock"},
+		"-plan", writePlan(t, srv.URL), "-data", root.Dir, "-out", out, "-no-progress", "-sandbox-python", "/nonexistent/python")
+	if code := exitCode(cmd.Wait()); code != exitFailed || !strings.Contains(stderr.String(), "refusing to run code unsandboxed") ||
+		!strings.Contains(stderr.String(), "-unscored") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d model requests before the sandbox was refused", n)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("output written: %v", entries)
 	}
 }

@@ -58,6 +58,7 @@ type Plan struct {
 	// retrieval run with source 0 regardless.
 	RetrievalSources []int          `toml:"retrieval_sources"`
 	ToolUsage        ToolUsage      `toml:"tool_usage"`
+	Sandbox          Sandbox        `toml:"sandbox"`
 	QASets           map[string]QA  `toml:"qa_sets"` // keyed by benchmark: "qa-code", "qa-doc"
 	Models           []Model        `toml:"models"`
 	Estimate         EstimateParams `toml:"estimate"`
@@ -65,10 +66,31 @@ type Plan struct {
 
 // ToolUsage configures the tool-usage benchmark.
 type ToolUsage struct {
-	// ScoringProtocol is the protocol tool-usage runs are scored with:
-	// "mattools-v1" (default) or "mattools-v1-strict".
-	ScoringProtocol string `toml:"scoring_protocol"`
+	// ScoringProtocols are the protocols tool-usage runs are scored with,
+	// each written as a run of its own: "mattools-v1", "mattools-v1-strict"
+	// or both (the default). One execution of the generated code in the
+	// sandbox yields the verdicts of both, so asking for both costs no more
+	// model calls or executions than asking for one.
+	ScoringProtocols []string `toml:"scoring_protocols"`
 }
+
+// Sandbox configures where generated code runs (runner/sandbox).
+type Sandbox struct {
+	// Backend is "auto" (the default: local, else docker, else an error;
+	// never unsandboxed), "local" (bubblewrap) or "docker".
+	Backend string `toml:"backend"`
+	// Timeout is the wall-clock limit of each execution; default 60s
+	// (sandbox.DefaultLimits; MatTools had none).
+	Timeout Duration `toml:"timeout"`
+	// Slots is the number of executions at once; 0 = the number of CPUs.
+	Slots int `toml:"slots"`
+}
+
+// Sandbox backends a plan may name (runner/sandbox).
+var SandboxBackends = []string{"auto", "local", "docker"}
+
+// DefaultSandboxTimeout is the default wall-clock limit of one execution.
+const DefaultSandboxTimeout = 60 * time.Second
 
 // QA is one QA question set.
 type QA struct {
@@ -207,6 +229,10 @@ func Parse(data []byte, name string) (*Plan, error) {
 			add(k.String(), "API keys never go in a plan: put the key in an environment variable and name it in api_key_env")
 			continue
 		}
+		if k.String() == "tool_usage.scoring_protocol" {
+			add(k.String(), "is now a list: scoring_protocols = [\"%s\"] (or both protocols, the default)", results.ProtocolMatToolsV1)
+			continue
+		}
 		add(k.String(), "unknown key")
 	}
 	if !md.IsDefined("rounds") {
@@ -268,11 +294,30 @@ func Parse(data []byte, name string) (*Plan, error) {
 	if retrieves && len(p.RetrievalSources) == 0 {
 		add("retrieval_sources", "is required by the retrieving systems in systems")
 	}
-	if p.ToolUsage.ScoringProtocol == "" {
-		p.ToolUsage.ScoringProtocol = results.ProtocolMatToolsV1
+	if !md.IsDefined("tool_usage", "scoring_protocols") {
+		p.ToolUsage.ScoringProtocols = []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict}
 	}
-	if sp := p.ToolUsage.ScoringProtocol; sp != results.ProtocolMatToolsV1 && sp != results.ProtocolMatToolsV1Strict {
-		add("tool_usage.scoring_protocol", "is %q; want %s or %s", sp, results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict)
+	if len(p.ToolUsage.ScoringProtocols) == 0 {
+		add("tool_usage.scoring_protocols", "is empty; want %s, %s or both", results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict)
+	}
+	for i, sp := range p.ToolUsage.ScoringProtocols {
+		if sp != results.ProtocolMatToolsV1 && sp != results.ProtocolMatToolsV1Strict {
+			add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "is %q; want %s or %s", sp, results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict)
+		} else if slices.Index(p.ToolUsage.ScoringProtocols, sp) != i {
+			add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "%q appears twice", sp)
+		}
+	}
+	if p.Sandbox.Backend == "" {
+		p.Sandbox.Backend = "auto"
+	}
+	if !slices.Contains(SandboxBackends, p.Sandbox.Backend) {
+		add("sandbox.backend", "is %q; want one of %v", p.Sandbox.Backend, SandboxBackends)
+	}
+	if p.Sandbox.Timeout.Duration == 0 {
+		p.Sandbox.Timeout.Duration = DefaultSandboxTimeout
+	}
+	if p.Sandbox.Slots < 0 {
+		add("sandbox.slots", "is %d; want ≥ 0 (0 = the number of CPUs)", p.Sandbox.Slots)
 	}
 	if len(p.Models) == 0 {
 		add("models", "no [[models]] given")
@@ -348,17 +393,19 @@ func UsesRetrieval(s results.System) bool {
 	return s == results.SystemLLMRAG || s == results.SystemAgenticRAG || s == results.SystemSelfReflectionRAG
 }
 
-// Configuration is one configuration of a plan: benchmark × system ×
-// retrieval source × model (the scoring protocol follows the benchmark).
+// Configuration is one configuration of a plan before scoring: benchmark ×
+// system × retrieval source × model. Each of its ScoringProtocols makes a
+// configuration of the results of its own (results.Configuration), all
+// from the same generated answers.
 type Configuration struct {
 	Benchmark       results.Benchmark
 	System          results.System
 	RetrievalSource int
 	Model           *Model
-	// ScoringProtocol is the protocol the plan asks for: the plan's
-	// tool_usage.scoring_protocol, or mattools-qa-v1 for QA.
-	ScoringProtocol string
-	QA              *QA // the question set of a QA configuration
+	// ScoringProtocols are the protocols the plan asks for, one run each:
+	// the plan's tool_usage.scoring_protocols, or mattools-qa-v1 for QA.
+	ScoringProtocols []string
+	QA               *QA // the question set of a QA configuration
 }
 
 // Run is one configuration in one round (1-based).
@@ -385,10 +432,10 @@ func (p *Plan) Configurations() []Configuration {
 			for _, src := range sources {
 				for i := range p.Models {
 					c := Configuration{Benchmark: b, System: s, RetrievalSource: src, Model: &p.Models[i],
-						ScoringProtocol: p.ToolUsage.ScoringProtocol}
+						ScoringProtocols: p.ToolUsage.ScoringProtocols}
 					if b.IsQA() {
 						qa := p.QASets[string(b)]
-						c.QA, c.ScoringProtocol = &qa, results.ProtocolQAV1
+						c.QA, c.ScoringProtocols = &qa, []string{results.ProtocolQAV1}
 					}
 					out = append(out, c)
 				}

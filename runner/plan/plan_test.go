@@ -41,7 +41,7 @@ func TestPaperPlanExpandsToFiveModelsTimesThreeRounds(t *testing.T) {
 	}
 	m := runs[2].Model
 	if m.Name != "gpt-4o-2024-08-06" || *m.Temperature != 0.7 || m.Price.InputPerMillion != 2.5 || m.APIKeyEnv != "OPENAI_API_KEY" ||
-		m.Timeout.Duration.Seconds() != 600 || runs[2].ScoringProtocol != results.ProtocolMatToolsV1 {
+		m.Timeout.Duration.Seconds() != 600 || strings.Join(runs[2].ScoringProtocols, " ") != "mattools-v1 mattools-v1-strict" {
 		t.Errorf("model 3 = %+v", m)
 	}
 	// 1M prompt + 1M completion tokens of gpt-4o cost 2.50 + 10.00 dollars.
@@ -63,7 +63,8 @@ base_url = "http://127.0.0.1:8000/v1"
 	}
 	if p.Rounds != 3 || p.Concurrency != 4 || *p.Models[0].Temperature != 0.7 || p.Models[0].TopP != nil ||
 		p.Benchmarks[0] != results.BenchmarkToolUsage || p.Systems[0] != results.SystemSingleLLM ||
-		p.ToolUsage.ScoringProtocol != results.ProtocolMatToolsV1 || p.Estimate.BytesPerToken != 4 {
+		strings.Join(p.ToolUsage.ScoringProtocols, " ") != "mattools-v1 mattools-v1-strict" || p.Estimate.BytesPerToken != 4 ||
+		p.Sandbox.Backend != "auto" || p.Sandbox.Timeout.Seconds() != 60 || p.Sandbox.Slots != 0 {
 		t.Errorf("defaults: %+v", p)
 	}
 	if got := p.Models[0].BaseURLFor(2); got != "http://127.0.0.1:8000/v1" {
@@ -81,6 +82,7 @@ func TestTemperatureZeroIsKept(t *testing.T) {
 func TestRetrievalSystemsExpandOverSources(t *testing.T) {
 	p, err := Parse([]byte(`rounds = 2
 systems = ["single-llm", "llm-rag"]
+tool_usage = { scoring_protocols = ["mattools-v1-strict"] }
 retrieval_sources = [1, 4]
 benchmarks = ["tool-usage", "qa-doc"]
 [qa_sets.qa-doc]
@@ -97,10 +99,10 @@ base_url = "http://127.0.0.1:1/v1"
 	}
 	var got []string
 	for _, c := range p.Configurations() {
-		got = append(got, string(c.Benchmark)+"/"+string(c.System)+"/"+string(rune('0'+c.RetrievalSource))+"/"+c.Model.Name+"/"+c.ScoringProtocol)
+		got = append(got, string(c.Benchmark)+"/"+string(c.System)+"/"+string(rune('0'+c.RetrievalSource))+"/"+c.Model.Name+"/"+strings.Join(c.ScoringProtocols, "+"))
 	}
-	want := "tool-usage/single-llm/0/a/mattools-v1 tool-usage/single-llm/0/b/mattools-v1 " +
-		"tool-usage/llm-rag/1/a/mattools-v1 tool-usage/llm-rag/1/b/mattools-v1 tool-usage/llm-rag/4/a/mattools-v1 tool-usage/llm-rag/4/b/mattools-v1 " +
+	want := "tool-usage/single-llm/0/a/mattools-v1-strict tool-usage/single-llm/0/b/mattools-v1-strict " +
+		"tool-usage/llm-rag/1/a/mattools-v1-strict tool-usage/llm-rag/1/b/mattools-v1-strict tool-usage/llm-rag/4/a/mattools-v1-strict tool-usage/llm-rag/4/b/mattools-v1-strict " +
 		"qa-doc/single-llm/0/a/mattools-qa-v1 qa-doc/single-llm/0/b/mattools-qa-v1"
 	if strings.Join(got, " ") != want {
 		t.Errorf("configurations\n%s\nwant\n%s", strings.Join(got, " "), want)
@@ -147,7 +149,12 @@ func TestParseErrorsNameFileAndField(t *testing.T) {
 		{"QA without set", "benchmarks = [\"qa-code\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "qa_sets.qa-code.path: is required"},
 		{"rag without sources", "systems = [\"llm-rag\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "retrieval_sources: is required"},
 		{"zero rounds", "rounds = 0\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "rounds: is 0"},
-		{"bad protocol", "[tool_usage]\nscoring_protocol = \"x\"\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocol"},
+		{"bad protocol", "[tool_usage]\nscoring_protocols = [\"x\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocols[0]: is \"x\""},
+		{"no protocol", "[tool_usage]\nscoring_protocols = []\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocols: is empty"},
+		{"protocol twice", "[tool_usage]\nscoring_protocols = [\"mattools-v1\", \"mattools-v1\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "scoring_protocols[1]: \"mattools-v1\" appears twice"},
+		{"old protocol key", "[tool_usage]\nscoring_protocol = \"mattools-v1\"\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocol: is now a list: scoring_protocols = [\"mattools-v1\"]"},
+		{"bad sandbox", "[sandbox]\nbackend = \"none\"\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "sandbox.backend: is \"none\"; want one of [auto local docker]"},
+		{"negative slots", "[sandbox]\nslots = -1\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "sandbox.slots: is -1"},
 		{"bad temperature", "[[models]]\nname = \"m\"\nbase_url = \"http://h\"\ntemperature = 3", "models[0].temperature: is 3"},
 		{"bad timeout", "[[models]]\nname = \"m\"\nbase_url = \"http://h\"\ntimeout = \"ten\"", "p.toml"},
 	}

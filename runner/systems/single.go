@@ -40,7 +40,7 @@ func (singleLLM) Generate(ctx context.Context, q *datasets.Question, env Env) (G
 		return g, err
 	}
 	g.add(c)
-	g.Response = c.Content
+	g.Response, g.FinishReason = c.Content, c.FinishReason
 	g.Code, g.FunctionName, g.Extracted = ExtractCode(c.Content)
 	return g, nil
 }

@@ -44,6 +44,7 @@ type Generation struct {
 	Code, FunctionName string
 	Extracted          bool   // the answer format was found
 	Response           string // the final model answer, verbatim
+	FinishReason       string // the final answer's finish reason ("stop", "length", …)
 	Usage                     // over all model calls made for the question
 }
 
