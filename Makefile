@@ -3,7 +3,8 @@
 #   make site    import the published MatTools results (when MATTOOLS_DATA is set) and build the leaderboard
 #   make test    install what the tests need (see scripts/setup.sh) and run every test
 #   make serve           serve the built site (public/) on http://127.0.0.1:$(PORT)/
-#   make replay          replay MatTools' recorded GPT answers through the runner (build/results/replay)
+#   make replay          replay MatTools' recorded GPT answers through the runner, scored in the sandbox (build/results/replay)
+#   make replay-check    make replay, rescore the same 9 published runs, compare verdicts question by question (heavy)
 #   make sandbox-env     install the sandbox's pinned Python environment (sandbox-env/requirements.lock)
 #   make rescore-stored  rescore the 15 stored single-LLM runs of MatTools (heavy; not part of make test)
 #   make selfcheck       per-property self-consistency of the 138 properties (heavy; not part of make test)
@@ -20,7 +21,7 @@ LDFLAGS     := -X github.com/mattools-leaderboard/leaderboard/internal/version.C
 SANDBOX_PYTHON ?= /opt/mattools-sandbox
 PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 
-.PHONY: all test setup vet site import serve replay clean sandbox-env rescore-stored selfcheck
+.PHONY: all test setup vet site import serve replay replay-check clean sandbox-env rescore-stored selfcheck
 
 all: site
 
@@ -70,13 +71,26 @@ serve:
 	$(GO) run ./cmd/build-site -serve 127.0.0.1:$(PORT) -out public
 
 # replay serves the recorded single-LLM GPT batches (3 models × 3 rounds) with replay-llm on
-# 127.0.0.1:8765 and runs plans/replay.toml against it: 9 runs of 49 questions, no model called.
-replay:
+# 127.0.0.1:8765 and runs plans/replay.toml against it: 9 configuration × round of 49 questions, no model
+# called, each scored in the sandbox under mattools-v1 and mattools-v1-strict (18 results files; about
+# 15 minutes on 2 cores). Resumable: run it again after an interruption.
+replay: sandbox-env
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make replay: MATTOOLS_DATA is not set" >&2; exit 1; fi
 	$(GO) build -o build/bin/ ./cmd/replay-llm ./cmd/run-benchmark
 	@build/bin/replay-llm -addr 127.0.0.1:8765 -quiet > build/replay-llm.log 2>&1 & pid=$$!; \
 	  trap 'kill $$pid' EXIT; sleep 1; \
-	  build/bin/run-benchmark -plan plans/replay.toml -out $(RESULTS_DIR)/replay -no-progress
+	  build/bin/run-benchmark -plan plans/replay.toml -out $(RESULTS_DIR)/replay -sandbox-python $(SANDBOX_PYTHON) -no-progress
+
+# replay-check is the scoring acceptance check of the runner (issue 5): after make replay it rescores
+# the same 9 published jsonl with cmd/rescore (into RESULTS_DIR/rescored; runs already rescored there,
+# e.g. by rescore-stored, are kept) and checks, question by question and under both protocols, that the
+# replayed runs' verdicts equal rescore's. The per-run table goes to build/replay-check.txt.
+replay-check: replay
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -quiet -out $(RESULTS_DIR)/rescored \
+	  "$$MATTOOLS_DATA"/src/pure_agent_test/round*/gpt-*/
+	@MATTOOLS_REPLAY_DIR=$(abspath $(RESULTS_DIR))/replay MATTOOLS_RESCORED_DIR=$(abspath $(RESULTS_DIR))/rescored \
+	  $(GO) test -count=1 -run 'TestReplayedRunsScoreAsRescore' -v ./cmd/rescore/ > build/replay-check.txt 2>&1; \
+	  st=$$?; cat build/replay-check.txt; exit $$st
 
 clean:
 	rm -rf build public
