@@ -358,8 +358,11 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 		}
 		res := e.execute(ctx, p, bar)
 		out = append(out, res...)
-		if res[0].Status == StatusFailed {
-			errs = append(errs, fmt.Errorf("run %s: %w", res[0].RunID, res[0].Err))
+		for _, r := range res {
+			if r.Status == StatusFailed {
+				errs = append(errs, fmt.Errorf("run %s: %w", r.RunID, r.Err))
+				break // the runs of one configuration × round fail together
+			}
 		}
 	}
 	if bar != nil {
