@@ -29,6 +29,10 @@ type cgroupTask struct {
 
 // probeCgroups finds writable v1 memory and pids hierarchies for the runner
 // and checks that a child cgroup can be made there; nil when neither works.
+// probeCgroupsFunc is probeCgroups; tests replace it to simulate a machine
+// without usable cgroups.
+var probeCgroupsFunc = probeCgroups
+
 func probeCgroups() *cgroups {
 	own := ownV1Cgroups()
 	cg := &cgroups{}

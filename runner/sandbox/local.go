@@ -122,7 +122,12 @@ func openLocal(ctx context.Context, o Options) (Sandbox, error) {
 		l.Close()
 		return nil, fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %v", e)
 	}
-	l.cg = probeCgroups()
+	l.cg = probeCgroupsFunc()
+	if (l.cg == nil || l.cg.memory == "" || l.cg.pids == "") && !o.AllowNoCgroup {
+		l.Close()
+		return nil, fmt.Errorf("%w: no writable memory and pids cgroup (cgroup v1 as root): a task's total memory and process count "+
+			"would be bounded by rlimits only; allow that explicitly (sandbox.Options.AllowNoCgroup, flag -sandbox-no-cgroup)", ErrUnavailable)
+	}
 	return l, nil
 }
 
