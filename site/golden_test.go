@@ -161,14 +161,14 @@ func TestRealDownloadsGolden(t *testing.T) {
 	checkGoldenDir(t, "mattools", goldenSet(lb))
 }
 
-// readCSV reads a CSV file of the reference folder (expected values only:
-// the site itself never reads these files).
+// readRefCSV reads one of the committed expected-value files of the
+// reference study (results/published/testdata: paper-runs.csv,
+// qa-models.csv); the site itself never reads these files.
 func readRefCSV(t *testing.T, name string) []map[string]string {
 	t.Helper()
-	path := filepath.Join("..", "..", "shared", "reference", name)
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(filepath.Join("..", "results", "published", "testdata", name))
 	if err != nil {
-		t.Skipf("reference file %s not found (%v): it sits in ../shared/reference beside the project", name, err)
+		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil {
@@ -213,7 +213,7 @@ var familySystem = map[string]results.System{
 }
 
 // TestRealNumbersEqualThePaper checks every number of the golden table and
-// figure files against shared/reference/paper-runs.csv (tool usage: per-round
+// figure files against the reference study's paper-runs.csv (tool usage: per-round
 // counts, mean and population std) and qa-models.csv (QA: Table 1), for every
 // configuration present, and that every reference configuration whose files
 // are present appears.

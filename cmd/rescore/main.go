@@ -55,6 +55,7 @@ func main() {
 
 type config struct {
 	data, out, backend, python, verdicts, published string
+	noCgroup                                        bool
 	slots                                           int
 	timeout                                         time.Duration
 	force, quiet                                    bool
@@ -69,6 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.data, "data", os.Getenv(datasets.EnvVar), "MatTools data root (default $MATTOOLS_DATA)")
 	fs.StringVar(&c.out, "out", "build/results/rescored", "directory for the results files")
 	fs.StringVar(&c.backend, "sandbox", "auto", "sandbox backend: auto, local or docker")
+	fs.BoolVar(&c.noCgroup, "sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
 	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make sandbox-env)")
 	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
 	fs.DurationVar(&c.timeout, "timeout", sandbox.DefaultLimits.Wall, "wall-clock limit per execution")
@@ -146,7 +148,8 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 		runs = append(runs, r)
 	}
 
-	scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python, Limits: sandbox.Limits{Wall: c.timeout}})
+	scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python, Limits: sandbox.Limits{Wall: c.timeout},
+		AllowNoCgroup: c.noCgroup})
 	if err != nil {
 		return err
 	}

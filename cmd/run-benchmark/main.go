@@ -64,12 +64,14 @@ func main() {
 
 // openScorer opens the sandbox scorer for the plan's tool-usage runs:
 // backend "" means the plan's sandbox.backend.
-func openScorer(ctx context.Context, p *plan.Plan, data, backend, python string) (*scoring.Scorer, error) {
+// noCgroup lets the local backend run with rlimits only (sandbox.Options
+// AllowNoCgroup).
+func openScorer(ctx context.Context, p *plan.Plan, data, backend, python string, noCgroup bool) (*scoring.Scorer, error) {
 	if backend == "" {
 		backend = p.Sandbox.Backend
 	}
 	sc, err := scoring.Open(ctx, backend, data, sandbox.Options{Slots: p.Sandbox.Slots, Python: python,
-		Limits: sandbox.Limits{Wall: p.Sandbox.Timeout.Duration}})
+		Limits: sandbox.Limits{Wall: p.Sandbox.Timeout.Duration}, AllowNoCgroup: noCgroup})
 	if err != nil {
 		return nil, fmt.Errorf("opening the sandbox to score tool-usage answers: %w\n"+
 			"(install the sandbox with `make sandbox-env` as root, choose a backend with -sandbox, or write the runs unscored with -unscored)", err)
@@ -90,9 +92,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	backend := fs.String("sandbox", "", "sandbox backend for scoring: auto, local or docker (default: the plan's sandbox.backend, auto)")
 	python := fs.String("sandbox-python", envOr(env.getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"),
 		"the sandbox's Python environment (make sandbox-env; default $MATTOOLS_SANDBOX_PYTHON or /opt/mattools-sandbox)")
+	noCgroup := fs.Bool("sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
 	unscored := fs.Bool("unscored", false, "write tool-usage runs unscored (generated code only; score them later with cmd/rescore)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-out DIR] [-sandbox auto|local|docker] [-sandbox-python DIR] [-unscored] [-dry-run] [-no-progress] [-v]")
+		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-out DIR] [-sandbox auto|local|docker] [-sandbox-python DIR] [-sandbox-no-cgroup] [-unscored] [-dry-run] [-no-progress] [-v]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -150,7 +153,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	}
 	opts.APIKeys = keys
 	if !*unscored && slices.Contains(p.Benchmarks, results.BenchmarkToolUsage) {
-		sc, err := openScorer(ctx, p, *data, *backend, *python)
+		sc, err := openScorer(ctx, p, *data, *backend, *python, *noCgroup)
 		if err != nil {
 			fmt.Fprintln(stderr, "run-benchmark:", err)
 			return exitFailed

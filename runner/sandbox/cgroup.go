@@ -18,6 +18,7 @@ import (
 type cgroups struct {
 	memory string // parent directory in the memory hierarchy, "" if unusable
 	pids   string // parent directory in the pids hierarchy, "" if unusable
+	cpu    string // parent directory in the cpu hierarchy, "" if unusable
 	memsw  bool   // memory.memsw.limit_in_bytes exists (swap accounting)
 }
 
@@ -28,10 +29,14 @@ type cgroupTask struct {
 
 // probeCgroups finds writable v1 memory and pids hierarchies for the runner
 // and checks that a child cgroup can be made there; nil when neither works.
+// probeCgroupsFunc is probeCgroups; tests replace it to simulate a machine
+// without usable cgroups.
+var probeCgroupsFunc = probeCgroups
+
 func probeCgroups() *cgroups {
 	own := ownV1Cgroups()
 	cg := &cgroups{}
-	for _, ctl := range []string{"memory", "pids"} {
+	for _, ctl := range []string{"memory", "pids", "cpu"} {
 		rel, ok := own[ctl]
 		if !ok {
 			continue
@@ -42,8 +47,11 @@ func probeCgroups() *cgroups {
 			continue
 		}
 		file, value := "pids.max", "64"
-		if ctl == "memory" {
+		switch ctl {
+		case "memory":
 			file, value = "memory.limit_in_bytes", "67108864"
+		case "cpu":
+			file, value = "cpu.cfs_quota_us", "100000"
 		}
 		err := os.WriteFile(filepath.Join(probe, file), []byte(value), 0o644)
 		if ctl == "memory" {
@@ -56,13 +64,16 @@ func probeCgroups() *cgroups {
 			continue
 		}
 		sweepStale(parent)
-		if ctl == "memory" {
+		switch ctl {
+		case "memory":
 			cg.memory = parent
-		} else {
+		case "pids":
 			cg.pids = parent
+		default:
+			cg.cpu = parent
 		}
 	}
-	if cg.memory == "" && cg.pids == "" {
+	if cg.memory == "" && cg.pids == "" && cg.cpu == "" {
 		return nil
 	}
 	return cg
@@ -150,6 +161,21 @@ func (c *cgroups) create(name string, l Limits) (*cgroupTask, error) {
 		}
 		t.dirs = append(t.dirs, d)
 		if err := os.WriteFile(filepath.Join(d, "pids.max"), []byte(strconv.Itoa(l.PidsCgroup)), 0o644); err != nil {
+			t.remove()
+			return nil, err
+		}
+	}
+	if c.cpu != "" {
+		// One CPU per task: a task's processes cannot starve a concurrent slot
+		// (each setsid'd process would otherwise get its own autogroup share).
+		d := filepath.Join(c.cpu, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.remove()
+			return nil, err
+		}
+		t.dirs = append(t.dirs, d)
+		os.WriteFile(filepath.Join(d, "cpu.cfs_period_us"), []byte("100000"), 0o644)
+		if err := os.WriteFile(filepath.Join(d, "cpu.cfs_quota_us"), []byte("100000"), 0o644); err != nil {
 			t.remove()
 			return nil, err
 		}

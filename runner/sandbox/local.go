@@ -122,7 +122,12 @@ func openLocal(ctx context.Context, o Options) (Sandbox, error) {
 		l.Close()
 		return nil, fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %v", e)
 	}
-	l.cg = probeCgroups()
+	l.cg = probeCgroupsFunc()
+	if (l.cg == nil || l.cg.memory == "" || l.cg.pids == "") && !o.AllowNoCgroup {
+		l.Close()
+		return nil, fmt.Errorf("%w: no writable memory and pids cgroup (cgroup v1 as root): a task's total memory and process count "+
+			"would be bounded by rlimits only; allow that explicitly (sandbox.Options.AllowNoCgroup, flag -sandbox-no-cgroup)", ErrUnavailable)
+	}
 	return l, nil
 }
 
@@ -281,6 +286,7 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 	argv = append(argv, "--")
 	argv = append(argv, s.Argv...)
 
+	closeInheritedFDs()
 	cmd := exec.Command("/bin/sh", argv...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	cmd.Dir = "/"
@@ -421,7 +427,10 @@ func (l *local) bwrapArgs(task string, s Spec, lim Limits) []string {
 	if s.DataDir != "" {
 		a = append(a, "--ro-bind", s.DataDir, "/app/tool_source_code")
 	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", "/app")
+	a = append(a, "--proc", "/proc", "--dev", "/dev",
+		// bwrap's /dev is an unsized tmpfs and /dev/shm a writable directory on it.
+		"--size", strconv.FormatInt(lim.TmpBytes, 10), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+		"--remount-ro", "/", "--chdir", "/app")
 	env := append(baseEnv(l.opts.Python), s.Env...)
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -591,4 +600,21 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// closeInheritedFDs marks every descriptor above stderr close-on-exec. Go opens
+// its own files with O_CLOEXEC, but descriptors inherited from the runner's
+// parent (a shell's `exec 7>file`, a CI agent's socket, make's jobserver) are
+// not, and would otherwise reach the sandboxed code through sh, prlimit,
+// setpriv and bwrap. ExtraFiles are dup2'd after this, so fd 3 still works.
+func closeInheritedFDs() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }

@@ -181,6 +181,12 @@ type Options struct {
 	DataDirs []string
 	// Limits override DefaultLimits field by field.
 	Limits Limits
+	// AllowNoCgroup lets the local backend run with rlimits only when no
+	// writable memory and pids cgroup exists. Without a memory cgroup a task's
+	// total memory (tmpfs contents, kernel objects such as millions of
+	// inodes, all its processes together) is unbounded, so by default the
+	// local backend then refuses (ErrUnavailable).
+	AllowNoCgroup bool
 	// Docker: the image (with the pinned Python stack) and the engine host
 	// ("" = DOCKER_HOST or the default socket).
 	Image      string
