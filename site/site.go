@@ -274,8 +274,13 @@ func staleGenerator(repoRoot, current string, r Release) string {
 	if current == "" || r.GeneratorCommit == "" || current == r.GeneratorCommit {
 		return ""
 	}
+	// Everything the pages depend on besides the results files: templates,
+	// prose, assets, the builder, the results reader and model table, the
+	// benchmark loader, and the library versions (Hugo's in tools/go.mod).
 	cmd := exec.Command("git", "-C", repoRoot, "diff", "--quiet", r.GeneratorCommit, "--", "layouts", "content", "static", "site", "cmd/build-site",
-		":(exclude)"+ReleasesFile, ":(exclude)site/testdata", ":(exclude)*_test.go")
+		"results", "datasets", "go.mod", "go.sum", "tools/go.mod", "tools/go.sum",
+		":(exclude)"+ReleasesFile, ":(exclude)site/testdata", ":(exclude)results/published", ":(exclude)results/FORMAT.md",
+		":(exclude)*_test.go", ":(exclude)*/testdata/*")
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 1 {
