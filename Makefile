@@ -19,6 +19,8 @@ COMMIT      := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet H
 LDFLAGS     := -X github.com/mattools-leaderboard/leaderboard/internal/version.Commit=$(COMMIT)
 
 SANDBOX_PYTHON ?= /opt/mattools-sandbox
+# PROMPTS: the prompt texts (default $MATTOOLS_DATA/prompts; a bare upstream checkout has none, see docs/runner.md).
+PROMPTS        ?=
 PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 
 .PHONY: all test setup vet site import serve replay replay-check clean sandbox-env rescore-stored selfcheck
@@ -79,7 +81,8 @@ replay: sandbox-env
 	$(GO) build -o build/bin/ ./cmd/replay-llm ./cmd/run-benchmark
 	@build/bin/replay-llm -addr 127.0.0.1:8765 -quiet > build/replay-llm.log 2>&1 & pid=$$!; \
 	  trap 'kill $$pid' EXIT; sleep 1; \
-	  build/bin/run-benchmark -plan plans/replay.toml -out $(RESULTS_DIR)/replay -sandbox-python $(SANDBOX_PYTHON) -no-progress
+	  build/bin/run-benchmark -plan plans/replay.toml -out $(RESULTS_DIR)/replay -sandbox-python $(SANDBOX_PYTHON) -no-progress \
+	    $(if $(PROMPTS),-prompts $(PROMPTS))
 
 # replay-check is the scoring acceptance check of the runner (issue 5): after make replay it rescores
 # the same 9 published jsonl with cmd/rescore (into RESULTS_DIR/rescored; runs already rescored there,
