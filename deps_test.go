@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"site/content":   []string{"datasets", "results", "results/stats", "site/aggregate", "site/paperonly", "site/plots"},
 	"site/hugo":      []string{},
 	"site/sitetest":  []string{"datasets", "results"},
-	"site":           []string{"datasets", "results", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots"},
+	"site":           []string{"datasets", "results", "results/check", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots"},
 	"cmd/build-site": []string{"datasets", "results", "site"},
 
 	// issue 4: the sandbox is a leaf; scoring runs code only through it.

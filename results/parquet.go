@@ -146,6 +146,7 @@ func Read(path string) (*File, error) {
 	if err != nil {
 		return nil, withFile(path, err)
 	}
+	f.Path = path
 	return f, nil
 }
 

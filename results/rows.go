@@ -91,6 +91,8 @@ type File struct {
 	Run       Run
 	Questions []QuestionRow
 	QAItems   []QAItem
+	// Path is the file Read read it from ("" otherwise); Write ignores it.
+	Path string
 }
 
 // fillIdentity fills the identity columns of every row from f.Run.

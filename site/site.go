@@ -18,11 +18,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/check"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/content"
 	"github.com/mattools-leaderboard/leaderboard/site/hugo"
@@ -227,41 +227,22 @@ func needPreview(rs []Release, files []*results.File) bool {
 	return len(have) > 0 && !slices.Equal(want, have)
 }
 
-// readResults reads every results file under dir (see results.ReadDir) and
-// returns them with the path of each, by run id.
+// readResults reads every results file under dir (see results.ReadDir),
+// checks tool-usage rows against the benchmark manifest
+// (results/check.AgainstManifest), and returns the files with the path of
+// each, by run id.
 func readResults(dir string) ([]*results.File, map[string]string, error) {
-	var ps []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == dir {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, results.Extension) && !strings.HasPrefix(d.Name(), ".") {
-			ps = append(ps, p)
-		}
-		return nil
-	})
+	files, err := results.ReadDir(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	sort.Strings(ps)
-	var files []*results.File
 	paths := map[string]string{}
 	var errs []error
-	for _, p := range ps {
-		f, err := results.Read(p)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+	for _, f := range files {
+		paths[f.Run.RunID] = f.Path
+		if err := check.AgainstManifest(f); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", f.Path, err))
 		}
-		if prev, dup := paths[f.Run.RunID]; dup {
-			errs = append(errs, fmt.Errorf("%s: run_id %q already used by %s", p, f.Run.RunID, prev))
-			continue
-		}
-		paths[f.Run.RunID] = p
-		files = append(files, f)
 	}
 	return files, paths, errors.Join(errs...)
 }
