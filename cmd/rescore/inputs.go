@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/published"
 )
 
 // storedRun is generated code to rescore: one stored run, in the published
@@ -34,99 +30,16 @@ type storedRun struct {
 
 type submission struct{ Code, FunctionName string }
 
-// familySystems maps MatTools' run folders to systems (mattools-reference.md §3.1).
-var familySystems = map[string]results.System{
-	"pure_agent_test":  results.SystemSingleLLM,
-	"RAG_agent_test":   results.SystemLLMRAG,
-	"agentic_RAG_test": results.SystemAgenticRAG,
-	"mtr_rag_test":     results.SystemSelfReflectionRAG,
-}
-
-var (
-	roundDir  = regexp.MustCompile(`^round([0-9]+)$`)
-	methodDir = regexp.MustCompile(`^(.*?)(?:_method([1-4])|_([1-4]))$`)
-)
-
-// readMatToolsRun reads <dir>/function_generation_results.jsonl: exactly 49
-// lines with keys question_file_path, function, function_name, in the
-// published evaluation order. The system, model, retrieval source and round
-// come from the path (src/<family>/roundN/<model>[_methodK|_K]).
+// readMatToolsRun reads a MatTools run folder (its
+// function_generation_results.jsonl, in the published evaluation order) as
+// the importer does (results/published.ReadRunFolder), so that rescoring the
+// folder and rescoring its imported results file are the same input.
 func readMatToolsRun(dir, root string) (*storedRun, error) {
-	path := filepath.Join(dir, "function_generation_results.jsonl")
-	data, err := os.ReadFile(path)
+	f, err := published.ReadRunFolder(root, dir)
 	if err != nil {
 		return nil, err
 	}
-	abs, _ := filepath.Abs(dir)
-	r := &storedRun{Label: path, Code: map[string]submission{}}
-	model := filepath.Base(abs)
-	parent := filepath.Base(filepath.Dir(abs))
-	family := parent
-	if m := roundDir.FindStringSubmatch(parent); m != nil {
-		r.Round, _ = strconv.Atoi(m[1])
-		family = filepath.Base(filepath.Dir(filepath.Dir(abs)))
-	}
-	sys, ok := familySystems[family]
-	if !ok {
-		return nil, fmt.Errorf("%s: cannot tell the system: %q is not a MatTools run family (%v)", path, family, keys(familySystems))
-	}
-	r.System = sys
-	if sys != results.SystemSingleLLM {
-		if m := methodDir.FindStringSubmatch(model); m != nil {
-			model = m[1]
-			r.RetrievalSource, _ = strconv.Atoi(m[2] + m[3])
-		}
-	}
-	r.Model = model
-	rel, err := filepath.Rel(root, path)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		rel = path
-	}
-	sum := sha256.Sum256(data)
-	r.Source = results.SourceFile{Path: filepath.ToSlash(rel), SHA256: hex.EncodeToString(sum[:])}
-	imported := results.Run{Provenance: results.Provenance{Kind: results.ProvenanceImported}, Benchmark: results.BenchmarkToolUsage,
-		System: r.System, RetrievalSource: r.RetrievalSource, Model: r.Model, ScoringProtocol: results.ProtocolMatToolsOriginal,
-		QuestionSet: results.QuestionSet{Name: results.QuestionSetAll}, Round: r.Round}
-	r.DerivedFrom = results.MakeRunID(&imported)
-	r.Origin = results.ProvenanceImported
-
-	order := datasets.Order()
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		line++
-		var row struct {
-			Question *string `json:"question_file_path"`
-			Function *string `json:"function"`
-			Name     *string `json:"function_name"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		for field, v := range map[string]*string{"question_file_path": row.Question, "function": row.Function, "function_name": row.Name} {
-			if v == nil {
-				return nil, fmt.Errorf("%s:%d: %s: missing", path, line, field)
-			}
-		}
-		if line > len(order) {
-			return nil, fmt.Errorf("%s:%d: more than %d rows", path, line, len(order))
-		}
-		if *row.Question != order[line-1] {
-			return nil, fmt.Errorf("%s:%d: question_file_path: %q, but the published evaluation order has %q here", path, line, *row.Question, order[line-1])
-		}
-		r.Code[*row.Question] = submission{Code: *row.Function, FunctionName: *row.Name}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if line != len(order) {
-		return nil, fmt.Errorf("%s: %d rows; MatTools' scorer requires exactly %d", path, line, len(order))
-	}
-	return r, nil
+	return storedFromFile(f, filepath.Join(dir, published.GenerationFile), f.Run.Provenance.Source[0])
 }
 
 // readParquetRun reads the generated code of a tool-usage results file.
@@ -143,9 +56,15 @@ func readParquetRun(path string) (*storedRun, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	r := &storedRun{Label: path, System: f.Run.System, RetrievalSource: f.Run.RetrievalSource, Model: f.Run.Model,
-		Round: f.Run.Round, DerivedFrom: f.Run.RunID, Origin: originOf(&f.Run), Code: map[string]submission{},
-		Source: results.SourceFile{Path: filepath.ToSlash(path), SHA256: hex.EncodeToString(sum[:])}}
+	return storedFromFile(f, path, results.SourceFile{Path: filepath.ToSlash(path), SHA256: hex.EncodeToString(sum[:])})
+}
+
+// storedFromFile collects the generated code of a tool-usage results file;
+// label names the input in messages and source is the file rescoring read.
+func storedFromFile(f *results.File, label string, source results.SourceFile) (*storedRun, error) {
+	path := label
+	r := &storedRun{Label: label, System: f.Run.System, RetrievalSource: f.Run.RetrievalSource, Model: f.Run.Model,
+		Round: f.Run.Round, DerivedFrom: f.Run.RunID, Origin: originOf(&f.Run), Code: map[string]submission{}, Source: source}
 	for i, q := range f.Questions {
 		if _, dup := r.Code[q.QuestionID]; dup {
 			return nil, fmt.Errorf("%s: row %d: question_id: %s appears twice", path, i+1, q.QuestionID)
@@ -158,14 +77,6 @@ func readParquetRun(path string) (*storedRun, error) {
 		}
 	}
 	return r, nil
-}
-
-func keys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // originOf returns where the code of a stored run came from: for a rescored

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
@@ -129,16 +130,12 @@ func TestRescoreJSONLThenParquet(t *testing.T) {
 // TestRescoreBadInputNamesTheFile: a jsonl with a wrong question order is
 // refused with the file, line and field.
 func TestRescoreBadInputNamesTheFile(t *testing.T) {
-	root := os.Getenv(datasets.EnvVar)
-	if root == "" {
-		t.Skipf("%s is not set", datasets.EnvVar)
-	}
-	dir := filepath.Join(t.TempDir(), "pure_agent_test", "round1", "fake-model")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "function_generation_results.jsonl"),
-		[]byte(`{"question_file_path": "test_pchip_eval", "function": "", "function_name": ""}`+"\n"), 0o644)
+	root := mattoolstest.NewRoot(t)
+	root.Write("src/pure_agent_test/round1/fake-model/function_generation_results.jsonl",
+		[]byte(`{"question_file_path": "test_pchip_eval", "function": "", "function_name": ""}`+"\n"))
+	dir := filepath.Join(root.Dir, "src/pure_agent_test/round1/fake-model")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-quiet", "-out", t.TempDir(), dir}, &stdout, &stderr)
+	code := run(context.Background(), []string{"-quiet", "-data", root.Dir, "-out", t.TempDir(), dir}, &stdout, &stderr)
 	if code != exitError || !strings.Contains(stderr.String(), "function_generation_results.jsonl:1: question_file_path") {
 		t.Errorf("exit %d, stderr %q; want 1 and an error naming the file, line 1 and question_file_path", code, stderr.String())
 	}

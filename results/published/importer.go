@@ -121,6 +121,50 @@ func Read(root string, opts Options) (*Import, error) {
 	return out, nil
 }
 
+// ReadRunFolder imports one tool-usage run folder of root (a folder holding
+// function_generation_results.jsonl under src/<family>/[roundN/]), exactly
+// as Read imports it: same system, model, retrieval source, round, run id,
+// totals and checks. The folder may be absolute or relative to root; a
+// folder outside root's src/ is an error.
+func ReadRunFolder(root, folder string) (*results.File, error) {
+	bench, err := datasets.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	im := &importer{root: root, bench: bench, commit: bench.Commit}
+	for _, q := range bench.Questions {
+		im.order = append(im.order, q.ID)
+	}
+	abs, err := filepath.Abs(folder)
+	if err != nil {
+		return nil, err
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(absRoot, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return nil, fmt.Errorf("%s: not inside the MatTools data root %s", folder, root)
+	}
+	rf, err := parseRunFolder(filepath.ToSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(abs, GenerationFile))
+	if err != nil {
+		return nil, err
+	}
+	f, err := im.toolUsageRun(rf, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := results.Validate(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", rf.rel, err)
+	}
+	return f, nil
+}
+
 func (im *importer) readToolUsage() ([]*results.File, []Duplicate, error) {
 	src := filepath.Join(im.root, "src")
 	var folders []string
