@@ -15,17 +15,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/replay"
 )
 
 var gptModels = []string{"gpt-3.5-turbo-0125", "gpt-4o-mini-2024-07-18", "gpt-4o-2024-08-06"}
 
 func TestReplayThroughTheRunnerReproducesPublishedFunctions(t *testing.T) {
-	root := os.Getenv(datasets.EnvVar)
-	if root == "" {
-		t.Skipf("%s is not set: set it to a MatTools checkout (CI: ../shared/mattools) to replay the recorded GPT runs", datasets.EnvVar)
-	}
+	root := mattoolstest.DataRoot(t, "to replay the recorded GPT runs")
 	batches, err := replay.LoadRecorded(root, []int{1, 2, 3}, gptModels)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
@@ -137,10 +138,7 @@ var realImport = sync.OnceValues(func() (string, error) {
 
 func realData(t *testing.T) (root, resultsDir string, files []*results.File) {
 	t.Helper()
-	root = os.Getenv(datasets.EnvVar)
-	if root == "" {
-		t.Skipf("%s is not set: set it to a MatTools checkout (CI: ../shared/mattools) to test the site on the published results", datasets.EnvVar)
-	}
+	root = mattoolstest.DataRoot(t, "to test the site on the published results")
 	dir, err := realImport()
 	if err != nil {
 		t.Fatal(err)

@@ -7,18 +7,14 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 )
 
 func TestServesRecordedAnswersAndStops(t *testing.T) {
-	root := os.Getenv(datasets.EnvVar)
-	if root == "" {
-		t.Skipf("%s is not set: set it to a MatTools checkout (CI: ../shared/mattools) to serve the recorded batches", datasets.EnvVar)
-	}
+	root := mattoolstest.DataRoot(t, "to serve the recorded batches")
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	var stdout, stderr bytes.Buffer

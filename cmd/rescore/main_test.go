@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
@@ -20,10 +19,7 @@ import (
 // single-LLM GPT-4o round 1 from its jsonl, then rescores our own Parquet
 // output, and checks both give the same verdicts and counts (issue 4).
 func TestRescoreJSONLThenParquet(t *testing.T) {
-	root := os.Getenv(datasets.EnvVar)
-	if root == "" {
-		t.Skipf("%s is not set: rescoring needs the MatTools runs", datasets.EnvVar)
-	}
+	root := mattoolstest.DataRoot(t, "to rescore the MatTools runs")
 	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
 		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)

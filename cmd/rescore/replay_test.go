@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/replay"
@@ -34,10 +35,7 @@ import (
 )
 
 func TestReplayedRunsScoreAsRescore(t *testing.T) {
-	root := os.Getenv(datasets.EnvVar)
-	if root == "" {
-		t.Skipf("%s is not set: the replay needs MatTools' recorded GPT batches", datasets.EnvVar)
-	}
+	root := mattoolstest.DataRoot(t, "to replay MatTools' recorded GPT batches")
 	replayDir, rescoredDir := os.Getenv("MATTOOLS_REPLAY_DIR"), os.Getenv("MATTOOLS_RESCORED_DIR")
 	if replayDir != "" && rescoredDir != "" {
 		pairs := compareDirs(t, replayDir, rescoredDir)

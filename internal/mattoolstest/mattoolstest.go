@@ -189,3 +189,15 @@ func QACSV(items [][3]any) []byte {
 	row("Overall", tot.t, tot.k)
 	return []byte(b.String())
 }
+
+// DataRoot returns the MatTools data root named by MATTOOLS_DATA, or skips
+// the test with a message that names the variable and says what the test
+// needs the data for.
+func DataRoot(t testing.TB, need string) string {
+	t.Helper()
+	root := os.Getenv(datasets.EnvVar)
+	if root == "" {
+		t.Skipf("%s is not set: set it to a MatTools checkout (CI: ../shared/mattools) %s", datasets.EnvVar, need)
+	}
+	return root
+}

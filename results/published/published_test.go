@@ -13,16 +13,14 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
 )
 
 func dataRoot(t *testing.T) string {
 	t.Helper()
-	root := os.Getenv(datasets.EnvVar)
-	if root == "" {
-		t.Skipf("%s is not set: set it to a MatTools checkout (CI: ../shared/mattools) to import the published results", datasets.EnvVar)
-	}
+	root := mattoolstest.DataRoot(t, "to import the published results")
 	return root
 }
 

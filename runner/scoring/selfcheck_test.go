@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
@@ -89,10 +90,7 @@ func indent(s string) string {
 
 func loadBenchmark(t *testing.T) *datasets.Benchmark {
 	t.Helper()
-	root := os.Getenv(datasets.EnvVar)
-	if root == "" {
-		t.Skipf("%s is not set: the self-consistency checks need the MatTools questions", datasets.EnvVar)
-	}
+	root := mattoolstest.DataRoot(t, "to check self-consistency on the MatTools questions")
 	b, err := datasets.Load(root)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
@@ -19,10 +20,7 @@ import (
 
 func dataRoot(t *testing.T) string {
 	t.Helper()
-	root := os.Getenv(datasets.EnvVar)
-	if root == "" {
-		t.Skipf("%s is not set: set it to a MatTools checkout (CI: ../shared/mattools) to run tests on the real benchmark", datasets.EnvVar)
-	}
+	root := mattoolstest.DataRoot(t, "to run tests on the real benchmark")
 	return root
 }
 
