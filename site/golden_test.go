@@ -163,29 +163,17 @@ func TestRealDownloadsGolden(t *testing.T) {
 // reference study (results/published/testdata: paper-runs.csv,
 // qa-models.csv); the site itself never reads these files.
 func readRefCSV(t *testing.T, name string) []map[string]string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "results", "published", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]string
-	for _, rec := range recs[1:] {
-		m := map[string]string{}
-		for i, h := range recs[0] {
-			m[h] = rec[i]
-		}
-		out = append(out, m)
-	}
-	return out
+	return csvRecords(t, filepath.Join("..", "results", "published", "testdata", name))
 }
 
 func goldenRecords(t *testing.T, name string) []map[string]string {
+	return csvRecords(t, filepath.Join("testdata", "golden", "mattools", name))
+}
+
+// csvRecords reads a CSV file with a header row into one map per row.
+func csvRecords(t *testing.T, path string) []map[string]string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "golden", "mattools", name))
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
