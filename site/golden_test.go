@@ -18,6 +18,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
+	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/content"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
@@ -150,12 +151,42 @@ func realData(t *testing.T) (root, resultsDir string, files []*results.File) {
 	return root, dir, files
 }
 
+// releaseFiles returns the files of the runs the newest committed release
+// lists. Their numbers are fixed by the release (not by how many published
+// runs a data root holds), so their downloads can be golden on any MatTools
+// root that holds them: this copy or an upstream checkout. It skips the test
+// when the root lacks some of them.
+func releaseFiles(t *testing.T, files []*results.File) []*results.File {
+	t.Helper()
+	rs, err := site.DefaultReleases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) == 0 {
+		t.Skip("no release is cut yet")
+	}
+	byID := map[string]*results.File{}
+	for _, f := range files {
+		byID[f.Run.RunID] = f
+	}
+	var out []*results.File
+	for _, id := range rs[len(rs)-1].Runs {
+		f := byID[id]
+		if f == nil {
+			t.Skipf("MATTOOLS_DATA lacks run %s of release %s", id, rs[len(rs)-1].Version)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 // TestRealDownloadsGolden: the CSV downloads and figure data built from the
-// published MatTools results (goldens in testdata/golden/mattools), whose
-// numbers TestRealNumbersEqualThePaper checks against the reference files.
+// published MatTools runs of the newest release (goldens in
+// testdata/golden/mattools), whose numbers TestRealNumbersEqualThePaper
+// checks against the reference files.
 func TestRealDownloadsGolden(t *testing.T) {
 	_, _, files := realData(t)
-	lb := aggregate.Build(files, aggregate.DefaultCatalog())
+	lb := aggregate.Build(releaseFiles(t, files), aggregate.DefaultCatalog())
 	checkGoldenDir(t, "mattools", goldenSet(lb))
 }
 
@@ -166,8 +197,10 @@ func readRefCSV(t *testing.T, name string) []map[string]string {
 	return csvRecords(t, filepath.Join("..", "results", "published", "testdata", name))
 }
 
-func goldenRecords(t *testing.T, name string) []map[string]string {
-	return csvRecords(t, filepath.Join("testdata", "golden", "mattools", name))
+// downloadRecords parses a download (table or figure CSV) into one map per row.
+func downloadRecords(t *testing.T, data []byte) []map[string]string {
+	t.Helper()
+	return parseCSV(t, "download", data)
 }
 
 // csvRecords reads a CSV file with a header row into one map per row.
@@ -177,9 +210,14 @@ func csvRecords(t *testing.T, path string) []map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return parseCSV(t, path, data)
+}
+
+func parseCSV(t *testing.T, name string, data []byte) []map[string]string {
+	t.Helper()
 	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	var out []map[string]string
 	for _, rec := range recs[1:] {
@@ -198,8 +236,8 @@ var familySystem = map[string]results.System{
 	"agentic_RAG_test": results.SystemAgenticRAG, "mtr_rag_test": results.SystemSelfReflectionRAG,
 }
 
-// TestRealNumbersEqualThePaper checks every number of the golden table and
-// figure files against the reference study's paper-runs.csv (tool usage: per-round
+// TestRealNumbersEqualThePaper checks every number of the table and figure
+// downloads built from every published run the data root holds against the reference study's paper-runs.csv (tool usage: per-round
 // counts, mean and population std) and qa-models.csv (QA: Table 1), for every
 // configuration present, and that every reference configuration whose files
 // are present appears.
@@ -245,7 +283,7 @@ func TestRealNumbersEqualThePaper(t *testing.T) {
 	checkedTables, checkedFigures := 0, 0
 	for _, b := range aggregate.Boards {
 		for _, tb := range lb.Tables[b] {
-			for _, rec := range goldenRecords(t, "tables/"+tb.ID+".csv") {
+			for _, rec := range downloadRecords(t, content.TableCSV(tb)) {
 				if rec["benchmark"] != string(results.BenchmarkToolUsage) {
 					continue
 				}
@@ -281,7 +319,7 @@ func TestRealNumbersEqualThePaper(t *testing.T) {
 		byKey[c.Key.String()] = c
 	}
 	for _, f := range plots.All(lb, paperonly.Values()) {
-		for _, rec := range goldenRecords(t, "figures/"+f.ID+".csv") {
+		for _, rec := range downloadRecords(t, f.CSV()) {
 			if rec["source"] != "computed" {
 				continue
 			}
@@ -313,7 +351,7 @@ func TestRealNumbersEqualThePaper(t *testing.T) {
 		}
 		found := false
 		for _, tb := range lb.Tables[aggregate.BoardQA] {
-			for _, rec := range goldenRecords(t, "tables/"+tb.ID+".csv") {
+			for _, rec := range downloadRecords(t, content.TableCSV(tb)) {
 				if rec["model"] != m["directory"] {
 					continue
 				}
