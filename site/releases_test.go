@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"os/exec"
 	"strings"
 	"testing"
@@ -40,10 +41,27 @@ func TestStaleGeneratorWarns(t *testing.T) {
 		t.Skip("shallow clone: no older commit to compare with")
 	}
 	w := staleGenerator("..", "HEAD", Release{Version: "v9.9", GeneratorCommit: first})
-	if !strings.Contains(w, "v9.9") || !strings.Contains(w, "git worktree add") {
+	if !strings.Contains(w, "v9.9") || !strings.Contains(w, "Frozen") {
 		t.Errorf("warning = %q", w)
 	}
 	if w := staleGenerator("..", first, Release{Version: "v9.9", GeneratorCommit: first}); w != "" {
 		t.Errorf("same commit: warning %q", w)
+	}
+}
+
+// TestUnavailableGeneratorCommitIsNamed: a release whose generator commit is
+// not in the clone (a shallow clone) cannot be rebuilt; the error says so.
+func TestUnavailableGeneratorCommitIsNamed(t *testing.T) {
+	if err := exec.Command("git", "-C", "..", "rev-parse", "HEAD").Run(); err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	const missing = "0123456789abcdef0123456789abcdef01234567"
+	_, err := generatorChanged(context.Background(), "..", missing)
+	if err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "is not in the clone") {
+		t.Errorf("error = %v, want one naming %s as not in the clone", err, missing)
+	}
+	head, _ := exec.Command("git", "-C", "..", "rev-parse", "HEAD").Output()
+	if _, err := generatorChanged(context.Background(), "..", strings.TrimSpace(string(head))); err != nil {
+		t.Errorf("HEAD: %v", err)
 	}
 }

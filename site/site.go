@@ -65,6 +65,21 @@ type Options struct {
 	Log io.Writer
 	// Go is the go command used to run Hugo (default "go").
 	Go string
+	// Frozen builds every release as it was cut: when the generator (the
+	// paths generatorPaths lists) in RepoRoot differs from the release's
+	// generator commit, the release's pages are built by that commit's own
+	// importer and build-site in a temporary extraction of it (git archive;
+	// its results come from Benchmark.Root and, for runs its importer does
+	// not produce, from ResultsDir), else in-process; then, when the build
+	// has the release's data (Benchmark and all its runs), its pages are
+	// checked against its committed manifest (ManifestDir): a difference is
+	// an error naming the first differing file. False builds every release
+	// with the running code, unchecked (tests with made-up releases).
+	Frozen bool
+	// Strict makes an invalid results file an error even when no release
+	// lists its run; by default such a file is skipped and reported
+	// (Report.Skipped). An invalid file of a run a release lists is always an error.
+	Strict bool
 }
 
 // Report describes a finished build.
@@ -73,6 +88,11 @@ type Report struct {
 	Latest   string   // the version /latest/ copies ("" when there is no release)
 	Runs     int      // results files read
 	Pages    int      // HTML pages written, /latest/ included
+	// Skipped are the invalid results files that no release lists, left out
+	// of the build (each also has a line in Warnings).
+	Skipped []results.Invalid
+	// Verified are the releases whose pages matched their manifest.
+	Verified []string
 	Warnings []string
 }
 
@@ -93,12 +113,35 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 		o.Releases = rs
 	}
-	files, paths, err := readResults(o.ResultsDir)
+	files, paths, invalid, err := readResults(o.ResultsDir)
 	if err != nil {
 		return nil, err
 	}
 	logf("site: %d results files in %s", len(files), o.ResultsDir)
 	rep := &Report{Runs: len(files)}
+	listed := map[string]string{} // run id → the newest release listing it
+	for _, r := range o.Releases {
+		for _, id := range r.Runs {
+			listed[id] = r.Version
+		}
+	}
+	var errs []error
+	for _, iv := range invalid {
+		switch v, ok := listed[iv.RunID]; {
+		case ok:
+			errs = append(errs, fmt.Errorf("run %s, listed by release %s (%s), is invalid: %w", iv.RunID, v, ReleasesFile, iv.Err))
+		case o.Strict:
+			errs = append(errs, iv.Err)
+		default:
+			rep.Skipped = append(rep.Skipped, iv)
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("skipped invalid results file %s (run %s, in no release): %v", iv.Path, iv.RunID, iv.Err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	inner := os.Getenv(ReleaseBuildEnv) != "" // building one release inside its generator commit
+	fromCommit := map[string]commitBuild{}    // releases built by their own generator commit, by version
 	byID := map[string]*results.File{}
 	for _, f := range files {
 		byID[f.Run.RunID] = f
@@ -124,6 +167,24 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 				e.Missing = append(e.Missing, id)
 			}
 		}
+		if o.Frozen && !inner && (o.Benchmark != nil || len(e.Files) > 0) {
+			changed, err := generatorChanged(ctx, o.RepoRoot, r.GeneratorCommit)
+			switch {
+			case errors.Is(err, errNotGit):
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s is %v, so the release is built by the running code (its manifest check tells whether its pages are unchanged)",
+					r.Version, o.RepoRoot, err))
+			case err != nil:
+				return nil, fmt.Errorf("release %s: %w", r.Version, err)
+			case changed:
+				cb := commitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf}
+				if o.Benchmark != nil {
+					cb.DataRoot = o.Benchmark.Root
+				}
+				fromCommit[r.Version] = cb
+				editions = append(editions, e)
+				continue
+			}
+		}
 		switch {
 		case len(e.Files) == 0 && len(r.Runs) > 0:
 			e.Missing = nil
@@ -135,8 +196,10 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		case len(e.Missing) > 0:
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %d runs missing", r.Version, len(e.Missing)))
 		}
-		if w := staleGenerator(o.RepoRoot, o.GeneratorCommit, r); w != "" {
-			rep.Warnings = append(rep.Warnings, w)
+		if !o.Frozen {
+			if w := staleGenerator(o.RepoRoot, o.GeneratorCommit, r); w != "" {
+				rep.Warnings = append(rep.Warnings, w)
+			}
 		}
 		editions = append(editions, e)
 	}
@@ -157,6 +220,10 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	for _, e := range editions {
+		if _, ok := fromCommit[e.Path]; ok {
+			rep.Editions = append(rep.Editions, e.Path)
+			continue
+		}
 		lb := aggregate.Build(e.Files, o.Catalog)
 		e.Leaderboard = lb
 		e.Catalog = o.Catalog
@@ -193,6 +260,32 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		Destination: tmp, Go: o.Go}); err != nil {
 		return nil, err
 	}
+	for _, r := range o.Releases {
+		cb, ok := fromCommit[r.Version]
+		if !ok {
+			continue
+		}
+		if err := buildFromCommit(ctx, cb, filepath.Join(tmp, r.Version)); err != nil {
+			return nil, err
+		}
+	}
+	if o.Frozen && !inner && o.Benchmark != nil {
+		for _, e := range editions {
+			if !e.Frozen || (fromCommit[e.Path].RepoRoot == "" && (len(e.Files) == 0 || len(e.Missing) > 0)) {
+				continue // the preview, or a release built without all its runs
+			}
+			err := CheckManifest(o.RepoRoot, e.Version, filepath.Join(tmp, e.Path), o.Benchmark)
+			switch {
+			case err == nil:
+				rep.Verified = append(rep.Verified, e.Version)
+				logf("site: release %s: its pages match %s", e.Version, ManifestDir)
+			case errors.Is(err, errNoManifest), errors.Is(err, errOtherData):
+				rep.Warnings = append(rep.Warnings, err.Error())
+			default:
+				return nil, err
+			}
+		}
+	}
 	if rep.Latest != "" {
 		if err := copyDir(filepath.Join(tmp, rep.Latest), filepath.Join(tmp, LatestPath)); err != nil {
 			return nil, err
@@ -227,46 +320,43 @@ func needPreview(rs []Release, files []*results.File) bool {
 	return len(have) > 0 && !slices.Equal(want, have)
 }
 
-// readResults reads every results file under dir (see results.ReadDir),
-// checks tool-usage rows against the benchmark manifest
-// (results/check.AgainstManifest), and returns the files with the path of
-// each, by run id.
-func readResults(dir string) ([]*results.File, map[string]string, error) {
-	files, err := results.ReadDir(dir)
+// readResults reads every results file under dir (see
+// results.ReadDirReport) and checks tool-usage rows against the benchmark
+// manifest (results/check.AgainstManifest). It returns the valid files, the
+// path of each by run id, and the invalid ones (unreadable, failing
+// validation or the check); the error is a walk error or a duplicate run id.
+func readResults(dir string) ([]*results.File, map[string]string, []results.Invalid, error) {
+	all, invalid, err := results.ReadDirReport(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	var files []*results.File
 	paths := map[string]string{}
-	var errs []error
-	for _, f := range files {
-		paths[f.Run.RunID] = f.Path
+	for _, f := range all {
 		if err := check.AgainstManifest(f); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", f.Path, err))
+			invalid = append(invalid, results.Invalid{Path: f.Path, RunID: f.Run.RunID, Err: fmt.Errorf("%s: %w", f.Path, err)})
+			continue
 		}
+		paths[f.Run.RunID] = f.Path
+		files = append(files, f)
 	}
-	return files, paths, errors.Join(errs...)
+	return files, paths, invalid, nil
 }
 
-// staleGenerator warns when the site generator (layouts, hand-written
-// content, static assets, site/) changed since a release's generator commit:
-// its rebuilt pages may then differ from the published ones. It says nothing
-// when git or the commits are unavailable.
+// staleGenerator warns, for a build that is not Frozen, when the site
+// generator (generatorPaths) changed since a release's generator commit: its
+// pages, built by the running code, may then differ from the published ones.
+// It says nothing when git or the commits are unavailable.
 func staleGenerator(repoRoot, current string, r Release) string {
 	if current == "" || r.GeneratorCommit == "" || current == r.GeneratorCommit {
 		return ""
 	}
-	// Everything the pages depend on besides the results files: templates,
-	// prose, assets, the builder, the results reader and model table, the
-	// benchmark loader, and the library versions (Hugo's in tools/go.mod).
-	cmd := exec.Command("git", "-C", repoRoot, "diff", "--quiet", r.GeneratorCommit, "--", "layouts", "content", "static", "site", "cmd/build-site",
-		"results", "datasets", "go.mod", "go.sum", "tools/go.mod", "tools/go.sum",
-		":(exclude)"+ReleasesFile, ":(exclude)site/testdata", ":(exclude)results/published", ":(exclude)results/FORMAT.md",
-		":(exclude)*_test.go", ":(exclude)*/testdata/*")
+	cmd := exec.Command("git", append([]string{"-C", repoRoot, "diff", "--quiet", r.GeneratorCommit, "--"}, generatorPaths...)...)
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 1 {
 		return fmt.Sprintf("release %s was generated by commit %s and the generator has changed since: its rebuilt pages may differ from the published ones "+
-			"(to reproduce them exactly: git worktree add /tmp/%s %s, then build there)", r.Version, r.GeneratorCommit, r.Version, r.GeneratorCommit)
+			"(build-site builds it from its own commit: Options.Frozen)", r.Version, r.GeneratorCommit)
 	}
 	return ""
 }

@@ -90,6 +90,9 @@ func TestMain(m *testing.M) {
 	if fixture.dir != "" && os.Getenv("SITE_KEEP") == "" {
 		os.RemoveAll(filepath.Dir(fixture.dir))
 	}
+	if changed.repo != "" && os.Getenv("SITE_KEEP") == "" {
+		os.RemoveAll(filepath.Dir(changed.repo))
+	}
 	os.Exit(code)
 }
 

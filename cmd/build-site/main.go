@@ -2,8 +2,14 @@
 //
 //	build-site [-results build/results] [-out public] [-data $MATTOOLS_DATA]
 //
+// Every release is built by its own generator commit when the generator has
+// changed since (see site.Options.Frozen), and its pages are checked against
+// its manifest (site/releases/<version>.sha256). An invalid results file that
+// no release lists is skipped and reported; -strict makes it an error.
+//
 // With -cut-release vX.Y -date YYYY-MM-DD it instead records a new release in
-// site/releases.json: the runs present under -results and the current commit.
+// site/releases.json (the runs present under -results and the current
+// commit), builds the site, and writes the release's manifest.
 package main
 
 import (
@@ -60,6 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cut := fl.String("cut-release", "", "record a new release `vX.Y` of the runs present in "+site.ReleasesFile+" instead of building")
 	date := fl.String("date", "", "release date YYYY-MM-DD (with -cut-release)")
 	title := fl.String("title", "", "release title (with -cut-release)")
+	strict := fl.Bool("strict", false, "fail on any invalid results file (default: skip and report those that no release lists)")
 	serve := fl.String("serve", "", "serve -out on `addr` (e.g. 127.0.0.1:8080) instead of building")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
@@ -86,12 +93,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *commit == "" {
 		*commit = gitCommit(root)
 	}
-	if *cut != "" {
-		if err := cutRelease(root, *resultsDir, *cut, *date, *title, *commit, stdout); err != nil {
-			fmt.Fprintln(stderr, "build-site:", err)
-			return exitError
-		}
-		return exitOK
+	if *cut != "" && *data == "" {
+		fmt.Fprintf(stderr, "build-site: -cut-release needs the benchmark data (-data or %s): a release has question pages\n", datasets.EnvVar)
+		return exitUsage
 	}
 	var bench *datasets.Benchmark
 	if *data == "" {
@@ -103,8 +107,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
-	rep, err := site.Build(ctx, site.Options{ResultsDir: *resultsDir, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
-		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Log: stderr})
+	opts := site.Options{ResultsDir: *resultsDir, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
+		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr}
+	if *cut != "" {
+		if err := cutRelease(ctx, opts, *cut, *date, *title, stdout); err != nil {
+			fmt.Fprintln(stderr, "build-site:", err)
+			return exitError
+		}
+		return exitOK
+	}
+	rep, err := site.Build(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "build-site:", err)
 		return exitError
@@ -117,6 +129,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "built %s: %d pages, %d runs, editions %s, latest %s\n", *out, rep.Pages, rep.Runs,
 		strings.Join(rep.Editions, ", "), valueOr(rep.Latest, "none"))
+	if len(rep.Skipped) > 0 {
+		fmt.Fprintf(stdout, "skipped %d invalid results files (in no release; -strict fails instead):\n", len(rep.Skipped))
+		for _, iv := range rep.Skipped {
+			fmt.Fprintf(stdout, "  %s (run %s): %v\n", iv.Path, iv.RunID, iv.Err)
+		}
+	}
+	if len(rep.Verified) > 0 {
+		fmt.Fprintf(stdout, "releases matching their manifests (%s): %s\n", site.ManifestDir, strings.Join(rep.Verified, ", "))
+	}
 	return exitOK
 }
 
@@ -182,17 +203,24 @@ func gitCommit(root string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// cutRelease appends a release of every run present to site/releases.json.
-func cutRelease(root, resultsDir, version, date, title, commit string, stdout io.Writer) error {
+// cutRelease appends a release of every valid run present to
+// site/releases.json, builds the site with it (the release's generator is
+// the running code, so it is built in-process), and writes the release's
+// manifest (site.WriteManifest) from the built /<version>/.
+func cutRelease(ctx context.Context, o site.Options, version, date, title string, stdout io.Writer) error {
+	root, resultsDir, commit := o.RepoRoot, o.ResultsDir, o.GeneratorCommit
 	if commit == "" {
 		return errors.New("-cut-release needs the commit of the generator (-commit, or run inside the git checkout)")
 	}
 	if out, _ := exec.Command("git", "-C", root, "status", "--porcelain", "--", "layouts", "content", "static", "site", "cmd").Output(); len(out) > 0 {
 		return fmt.Errorf("the generator has uncommitted changes; commit them first so that %s records the code that built the release:\n%s", commit, out)
 	}
-	files, err := results.ReadDir(resultsDir)
+	files, invalid, err := results.ReadDirReport(resultsDir)
 	if err != nil {
 		return err
+	}
+	if len(invalid) > 0 {
+		return fmt.Errorf("%d invalid results files in %s, e.g. %v: a release lists only valid runs; fix or remove them", len(invalid), resultsDir, invalid[0].Err)
 	}
 	if len(files) == 0 {
 		return fmt.Errorf("no results files in %s", resultsDir)
@@ -210,6 +238,9 @@ func cutRelease(root, resultsDir, version, date, title, commit string, stdout io
 	for _, f := range files {
 		r.Runs = append(r.Runs, f.Run.RunID)
 	}
+	if _, err := os.Stat(filepath.Join(root, site.ManifestDir, version+".sha256")); err == nil {
+		return fmt.Errorf("%s/%s.sha256 exists already: a release is cut once", site.ManifestDir, version)
+	}
 	rs = append(rs, r)
 	buf, err := json.MarshalIndent(map[string]any{"releases": rs}, "", "  ")
 	if err != nil {
@@ -219,9 +250,19 @@ func cutRelease(root, resultsDir, version, date, title, commit string, stdout io
 	if _, err := site.ParseReleases(buf); err != nil {
 		return err
 	}
+	o.Releases = rs
+	rep, err := site.Build(ctx, o)
+	if err != nil {
+		return fmt.Errorf("building release %s: %w", version, err)
+	}
+	if err := site.WriteManifest(root, version, filepath.Join(o.OutDir, version), o.Benchmark); err != nil {
+		return err
+	}
 	if err := results.WriteFileAtomic(path, buf, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "recorded release %s (%s, commit %s, %d runs) in %s; commit that file\n", version, date, commit, len(r.Runs), site.ReleasesFile)
+	sumsPath, dataPath := site.ManifestPaths(root, version)
+	fmt.Fprintf(stdout, "recorded release %s (%s, commit %s, %d runs) in %s, built it into %s (%d pages) and wrote its manifest %s and %s; commit these files\n",
+		version, date, commit, len(r.Runs), site.ReleasesFile, o.OutDir, rep.Pages, sumsPath, dataPath)
 	return nil
 }

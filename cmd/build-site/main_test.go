@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
 // TestEmptySiteSaysHowToGetTheData: without results and without
@@ -42,8 +46,9 @@ func TestEmptySiteSaysHowToGetTheData(t *testing.T) {
 	}
 }
 
-// TestBadResultsFileIsNamed: a broken results file stops the build with an
-// error naming it (exit 1), before any page is written.
+// TestBadResultsFileIsNamed: with -strict, a broken results file (not even
+// Parquet) stops the build with an error naming it (exit 1), before any page
+// is written.
 func TestBadResultsFileIsNamed(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "results", "broken.parquet")
@@ -51,7 +56,7 @@ func TestBadResultsFileIsNamed(t *testing.T) {
 	os.WriteFile(bad, []byte("not parquet"), 0o644)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"-results", filepath.Join(dir, "results"), "-out", filepath.Join(dir, "public"),
-		"-work", filepath.Join(dir, "work"), "-data", "", "-repo", filepath.Join("..", "..")}, &stdout, &stderr)
+		"-work", filepath.Join(dir, "work"), "-data", "", "-repo", filepath.Join("..", ".."), "-strict"}, &stdout, &stderr)
 	if code != exitError || !strings.Contains(stderr.String(), bad) {
 		t.Errorf("exit %d, stderr %q; want exit 1 naming %s", code, stderr.String(), bad)
 	}
@@ -65,5 +70,125 @@ func TestServeRefusesNonLoopbackAddresses(t *testing.T) {
 	code := run(context.Background(), []string{"-serve", "0.0.0.0:8080", "-out", t.TempDir()}, &stdout, &stderr)
 	if code != exitError || !strings.Contains(stderr.String(), "only loopback addresses") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// corrupt changes the benchmark_version inside the run metadata JSON of the
+// results file at path (same length, so the Parquet footer stays readable):
+// the file then fails validation on that field, its run id still readable.
+func corrupt(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []byte(`"benchmark_version":"`)
+	i := bytes.Index(data, key)
+	if i < 0 {
+		t.Fatalf("%s: no %s in the run metadata", path, key)
+	}
+	data[i+len(key)] = 'X'
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fixtureResults writes the fixture runs (which the committed releases do
+// not list) into dir/results, one of them renamed so that only its metadata
+// gives its run id, and returns the directory and that run id.
+func fixtureResults(t *testing.T, dir string) (resultsDir string, renamed string) {
+	t.Helper()
+	rs, err := site.DefaultReleases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inRelease := map[string]bool{}
+	for _, r := range rs {
+		for _, id := range r.Runs {
+			inRelease[id] = true
+		}
+	}
+	resultsDir = filepath.Join(dir, "results")
+	for _, f := range sitetest.Runs() {
+		if inRelease[f.Run.RunID] {
+			t.Fatalf("fixture run %s is listed by a committed release", f.Run.RunID)
+		}
+		name := f.Run.RunID
+		if renamed == "" {
+			renamed, name = f.Run.RunID, "renamed"
+		}
+		if err := results.Write(filepath.Join(resultsDir, name+results.Extension), f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return resultsDir, renamed
+}
+
+// TestInvalidFileOutsideReleasesIsSkipped: a corrupted results file of a run
+// no release lists is skipped and reported (file, run id from its metadata,
+// field) and the rest is built; with -strict the build fails naming it.
+func TestInvalidFileOutsideReleasesIsSkipped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Hugo; skipped with -short")
+	}
+	dir := t.TempDir()
+	resultsDir, renamed := fixtureResults(t, dir)
+	bad := filepath.Join(resultsDir, "renamed"+results.Extension)
+	corrupt(t, bad)
+	valid, err := results.ReadDir(resultsDir)
+	if err == nil {
+		t.Fatal("results.ReadDir accepts the corrupted file")
+	}
+	valid, invalid, err := results.ReadDirReport(resultsDir)
+	if err != nil || len(invalid) != 1 || invalid[0].Path != bad || invalid[0].RunID != renamed {
+		t.Fatalf("ReadDirReport: invalid %v, err %v; want only %s (run %s)", invalid, err, bad, renamed)
+	}
+	args := []string{"-results", resultsDir, "-out", filepath.Join(dir, "public"), "-work", filepath.Join(dir, "work"), "-data", "", "-repo", filepath.Join("..", "..")}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	for _, want := range []string{bad, "run " + renamed, "benchmark_version", "skipped 1 invalid results files", fmt.Sprintf(" %d runs,", len(valid))} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout does not say %q:\n%s", want, stdout.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "warning: skipped invalid results file "+bad) {
+		t.Errorf("stderr has no warning naming %s:\n%s", bad, stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	strictOut := filepath.Join(dir, "strict")
+	args[3] = strictOut
+	if code := run(context.Background(), append(args, "-strict"), &stdout, &stderr); code != exitError || !strings.Contains(stderr.String(), bad) ||
+		!strings.Contains(stderr.String(), "benchmark_version") {
+		t.Errorf("-strict: exit %d, stderr %q; want exit 1 naming %s and the field", code, stderr.String(), bad)
+	}
+	if _, err := os.Stat(strictOut); err == nil {
+		t.Error("a failed -strict build left an output directory")
+	}
+}
+
+// TestInvalidFileOfAReleaseIsAnError: a corrupted results file of a run that
+// a release lists is an error naming the run and the release, -strict or not;
+// a file that is not even Parquet is identified by its name <run id>.parquet.
+func TestInvalidFileOfAReleaseIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	resultsDir, _ := fixtureResults(t, dir)
+	rs, err := site.DefaultReleases()
+	if err != nil || len(rs) == 0 || len(rs[0].Runs) == 0 {
+		t.Fatalf("committed releases: %v, %v", rs, err)
+	}
+	id := rs[0].Runs[len(rs[0].Runs)/2]
+	path := filepath.Join(resultsDir, id+results.Extension)
+	if err := os.WriteFile(path, []byte("truncated"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-results", resultsDir, "-out", filepath.Join(dir, "public"), "-work", filepath.Join(dir, "work"),
+		"-data", "", "-repo", filepath.Join("..", "..")}, &stdout, &stderr)
+	want := "run " + id + ", listed by release " + rs[0].Version
+	if code != exitError || !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), path) {
+		t.Errorf("exit %d, stderr %q; want exit 1 saying %q and naming %s", code, stderr.String(), want, path)
 	}
 }

@@ -1,0 +1,241 @@
+package site
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+)
+
+// ReleaseBuildEnv is set (to the release's version) in the environment of
+// the build-site that builds a release inside its generator commit's tree.
+// A build-site that sees it builds every edition with its own code and
+// checks no manifest: the outer build takes only that release's directory.
+const ReleaseBuildEnv = "MATTOOLS_SITE_RELEASE_BUILD"
+
+// generatorPaths are the paths (git pathspecs) the pages depend on besides
+// the results files and the benchmark: templates, prose, assets, the builder,
+// the results reader and model table, the benchmark loader, and the library
+// versions (Hugo's in tools/go.mod). The release list and manifests are not
+// part of the generator.
+var generatorPaths = []string{"layouts", "content", "static", "site", "cmd/build-site",
+	"results", "datasets", "go.mod", "go.sum", "tools/go.mod", "tools/go.sum",
+	":(exclude)" + ReleasesFile, ":(exclude)" + ManifestDir, ":(exclude)site/testdata", ":(exclude)results/published",
+	":(exclude)results/FORMAT.md", ":(exclude)*_test.go", ":(exclude)*/testdata/*"}
+
+// errNotGit: repoRoot is not a git checkout (a source archive): releases are
+// built by the running code and only their manifests tell.
+var errNotGit = errors.New("not a git checkout")
+
+// generatorChanged reports whether the generator in repoRoot's working tree
+// differs from the one at commit. It returns errNotGit when repoRoot is not a
+// git checkout, and an error saying so when commit is not in the clone
+// (e.g. a shallow clone).
+func generatorChanged(ctx context.Context, repoRoot, commit string) (bool, error) {
+	if out, err := exec.CommandContext(ctx, "git", "-C", repoRoot, "rev-parse", "--is-inside-work-tree").Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
+		return false, errNotGit
+	}
+	if err := exec.CommandContext(ctx, "git", "-C", repoRoot, "cat-file", "-e", commit+"^{commit}").Run(); err != nil {
+		shallow, _ := exec.CommandContext(ctx, "git", "-C", repoRoot, "rev-parse", "--is-shallow-repository").Output()
+		hint := ""
+		if strings.TrimSpace(string(shallow)) == "true" {
+			hint = " (this is a shallow clone: git fetch --unshallow)"
+		}
+		return false, fmt.Errorf("generator commit %s is not in the clone at %s%s, so the release cannot be rebuilt by its own generator", commit, repoRoot, hint)
+	}
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", repoRoot, "diff", "--quiet", commit, "--"}, generatorPaths...)...)
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.As(err, &ee) && ee.ExitCode() == 1:
+		return true, nil
+	default:
+		return false, fmt.Errorf("git diff %s: %w", commit, err)
+	}
+}
+
+// commitBuild is what buildFromCommit needs.
+type commitBuild struct {
+	RepoRoot string
+	// Releases are the release to build (the last) and the older ones (for
+	// its version switcher, exactly as an in-process build shows them).
+	Releases []Release
+	DataRoot string // MatTools data root ("" none): imported by the commit's own importer, and its question pages
+	// Present are the results files of this build by run id: runs of the
+	// releases that the commit's importer does not produce are copied from there.
+	Present         map[string]string
+	AllowIncomplete bool
+	Go              string
+	Log             func(format string, a ...any)
+}
+
+// buildFromCommit builds release b.Releases[last] with the programs of its
+// generator commit, in a temporary extraction of that commit (git archive):
+// the commit's importer over DataRoot, the release runs it does not produce
+// copied from Present, its releases.json replaced by b.Releases (it is
+// go:embed'ed), then the commit's cmd/build-site. It copies the built
+// /<version>/ directory to dst. The extraction is removed afterwards.
+func buildFromCommit(ctx context.Context, b commitBuild, dst string) error {
+	r := b.Releases[len(b.Releases)-1]
+	tmp, err := os.MkdirTemp("", "mattools-release-"+r.Version+"-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "src")
+	b.Log("site: release %s: extracting its generator commit %s into %s", r.Version, r.GeneratorCommit, src)
+	if err := extractCommit(ctx, b.RepoRoot, r.GeneratorCommit, src); err != nil {
+		return fmt.Errorf("release %s: extract %s: %w", r.Version, r.GeneratorCommit, err)
+	}
+	goCmd := valueOr(b.Go, "go")
+	run := func(args ...string) error {
+		cmd := exec.CommandContext(ctx, goCmd, args...)
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), ReleaseBuildEnv+"="+r.Version, "GOFLAGS=-buildvcs=false", "GOTOOLCHAIN=local")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("release %s: %s %s (at commit %s): %w\n%s", r.Version, goCmd, strings.Join(args, " "), r.GeneratorCommit, err, tail(out.String(), 4000))
+		}
+		return nil
+	}
+	resultsDir := filepath.Join(tmp, "results")
+	produced := map[string]bool{}
+	if b.DataRoot != "" {
+		b.Log("site: release %s: importing %s with the importer of %s", r.Version, b.DataRoot, r.GeneratorCommit)
+		if err := run("run", "./cmd/import-mattools", "-data", b.DataRoot, "-out", filepath.Join(resultsDir, "imported")); err != nil {
+			return err
+		}
+		entries, err := os.ReadDir(filepath.Join(resultsDir, "imported"))
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			produced[strings.TrimSuffix(e.Name(), results.Extension)] = true
+		}
+	}
+	copied := 0
+	for _, rel := range b.Releases {
+		for _, id := range rel.Runs {
+			if p, ok := b.Present[id]; ok && !produced[id] {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if err := os.MkdirAll(filepath.Join(resultsDir, "copied"), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(resultsDir, "copied", id+results.Extension), data, 0o644); err != nil {
+					return err
+				}
+				produced[id] = true
+				copied++
+			}
+		}
+	}
+	if copied > 0 {
+		b.Log("site: release %s: %d results files copied from this build's results", r.Version, copied)
+	}
+	buf, err := json.MarshalIndent(map[string]any{"releases": b.Releases}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(src, ReleasesFile), append(buf, '\n'), 0o644); err != nil {
+		return err
+	}
+	out := filepath.Join(tmp, "public")
+	args := []string{"run", "./cmd/build-site", "-results", resultsDir, "-out", out, "-work", filepath.Join(tmp, "work"),
+		"-data", b.DataRoot, "-repo", src, "-commit", r.GeneratorCommit}
+	if b.AllowIncomplete {
+		args = append(args, "-allow-incomplete")
+	}
+	b.Log("site: release %s: building it with the build-site of %s", r.Version, r.GeneratorCommit)
+	if err := run(args...); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	return copyDir(filepath.Join(out, r.Version), dst)
+}
+
+// extractCommit writes the tree of commit into dir (git archive).
+func extractCommit(ctx context.Context, repoRoot, commit, dir string) error {
+	cmd := exec.CommandContext(ctx, "git", "-C", repoRoot, "archive", "--format=tar", commit)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	terr := untar(pipe, dir)
+	io.Copy(io.Discard, pipe)
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git archive: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return terr
+}
+
+func untar(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Clean(h.Name)
+		if name == ".." || strings.HasPrefix(name, "../") || filepath.IsAbs(name) {
+			return fmt.Errorf("unsafe path %q in the archive", h.Name)
+		}
+		target := filepath.Join(dir, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			fh, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o755|0o644)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(fh, tr); err != nil {
+				fh.Close()
+				return err
+			}
+			if err := fh.Close(); err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			if err := os.Symlink(h.Linkname, target); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
