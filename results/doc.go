@@ -1,4 +1,4 @@
-// Package results defines results format v1: one Parquet file per run, with
+// Package results defines results format v2 (and reads v1): one Parquet file per run, with
 // the run record (Run) in the file's key-value metadata and one row per
 // question (QuestionRow, tool usage) or per QA item (QAItem). The runner, the
 // importer of published results and outside authors write it; the site

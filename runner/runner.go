@@ -3,7 +3,7 @@
 // (runner/systems) through an OpenAI-compatible client (runner/llm), scores
 // the answers (QA: runner/scoring; tool usage: a Scorer, which runs the code
 // in a sandbox and yields the verdicts of every scoring protocol at once)
-// and writes one results file per run (results format v1, provenance
+// and writes one results file per run (results format v2, provenance
 // "runner") into the output directory, atomically: one per scoring protocol
 // the plan asks for, all from the same answers and executions.
 //
