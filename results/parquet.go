@@ -64,11 +64,21 @@ func Write(path string, f *File) error {
 	if err != nil {
 		return fmt.Errorf("%s: encoding run metadata: %w", path, err)
 	}
+	data, err := encode(f, runJSON)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return WriteFileAtomic(path, data, 0o644)
+}
+
+// encode returns the Parquet bytes of f with runJSON as the run record,
+// unchecked.
+func encode(f *File, runJSON []byte) ([]byte, error) {
 	r := &f.Run
 	opts := []parquet.WriterOption{
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
 		parquet.CreatedBy(r.Environment.Generator, r.Environment.GeneratorVersion, ""),
-		parquet.KeyValueMetadata(MetaFormatVersion, strconv.Itoa(FormatVersion)),
+		parquet.KeyValueMetadata(MetaFormatVersion, strconv.Itoa(r.FormatVersion)),
 		parquet.KeyValueMetadata(MetaRowKind, rowKind(r.Benchmark)),
 		parquet.KeyValueMetadata(MetaBenchmark, string(r.Benchmark)),
 		parquet.KeyValueMetadata(MetaBenchmarkVersion, r.BenchmarkVersion),
@@ -78,15 +88,13 @@ func Write(path string, f *File) error {
 		parquet.KeyValueMetadata(MetaRun, string(runJSON)),
 	}
 	var buf bytes.Buffer
+	var err error
 	if r.Benchmark.IsQA() {
 		err = writeRows(&buf, f.QAItems, opts)
 	} else {
 		err = writeRows(&buf, f.Questions, opts)
 	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return WriteFileAtomic(path, buf.Bytes(), 0o644)
+	return buf.Bytes(), err
 }
 
 func writeRows[T any](w io.Writer, rows []T, opts []parquet.WriterOption) error {
