@@ -144,8 +144,8 @@ type Provenance struct {
 	// rescored runs, empty otherwise.
 	Origin ProvenanceKind `json:"origin,omitempty"`
 	// Submission identifies the submission a submitted run came from
-	// (format v2): required for provenance kind "submitted", forbidden
-	// otherwise.
+	// (format v2): required for provenance kind "submitted" and for
+	// rescored runs of origin "submitted", forbidden otherwise.
 	Submission *Submission `json:"submission,omitempty"`
 }
 
@@ -273,7 +273,8 @@ type Configuration struct {
 	QuestionSet      string // QuestionSet.Name plus its size, e.g. "all/49"
 	// Provenance is the provenance kind; for rescored runs followed by the
 	// origin of the code, e.g. "rescored:imported"; for submitted runs
-	// followed by the submission folder, e.g. "submitted:2026-01-acme".
+	// (and rescorings of submitted code) followed by the submission
+	// folder, e.g. "submitted:2026-01-acme".
 	Provenance string
 	// Settings are the generation parameters that change outputs (all but
 	// the seed, which may differ per round), canonically written, e.g.
@@ -406,7 +407,9 @@ var runIDPart = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // MakeRunID returns the canonical run id of a run, its parts joined by "__":
 //
 //   - the provenance kind (for rescored runs followed by "-" and the
-//     origin); for submitted runs "submitted" and then the submission folder;
+//     origin); for submitted runs (and rescorings of submitted code) then
+//     the submission folder, so that submitted runs have their own
+//     namespace "submitted__<folder>__…";
 //   - benchmark, system, "s"+retrieval source, model;
 //   - "v-"+variant, when set;
 //   - "p-" and the first 8 hex digits of the SHA-256 of the system
@@ -430,7 +433,7 @@ func MakeRunID(r *Run) string {
 		kind += "-" + string(r.Provenance.Origin)
 	}
 	parts := []string{kind}
-	if r.Provenance.Kind == ProvenanceSubmitted && r.Provenance.Submission != nil {
+	if r.Provenance.Submission != nil {
 		parts = append(parts, r.Provenance.Submission.Folder)
 	}
 	parts = append(parts, string(r.Benchmark), string(r.System), "s"+strconv.Itoa(r.RetrievalSource), r.Model)

@@ -137,11 +137,12 @@ func validateProvenance(r *Run) []error {
 		errs = append(errs, metaErr("provenance.kind", "submitted runs exist from format version 2; this file is version %d", r.FormatVersion))
 		return errs
 	}
+	fromSubmission := p.Kind == ProvenanceSubmitted || (p.Kind == ProvenanceRescored && p.Origin == ProvenanceSubmitted)
 	switch {
-	case p.Kind == ProvenanceSubmitted && p.Submission == nil:
-		errs = append(errs, metaErr("provenance.submission", "required field missing: a submitted run must name its submission"))
-	case p.Kind != ProvenanceSubmitted && p.Submission != nil:
-		errs = append(errs, metaErr("provenance.submission", "is only for submitted runs (provenance.kind is %q)", p.Kind))
+	case fromSubmission && p.Submission == nil:
+		errs = append(errs, metaErr("provenance.submission", "required field missing: a submitted run (or a rescoring of submitted code) must name its submission"))
+	case !fromSubmission && p.Submission != nil:
+		errs = append(errs, metaErr("provenance.submission", "is only for submitted runs and rescorings of submitted code (provenance.kind is %q)", p.Kind))
 	case p.Submission != nil:
 		s := p.Submission
 		switch {
