@@ -370,6 +370,9 @@ func TestV2RowsRoundTripAndValidate(t *testing.T) {
 			f.Run.Provenance.Submission = &Submission{Folder: "a", MetadataSHA256: strings.Repeat("0", 64)}
 		}, "provenance.submission: is only for submitted runs"},
 		{"submitted without submission", func(f *File) { f.Run.Provenance.Kind = ProvenanceSubmitted }, "provenance.submission: required field missing"},
+		{"rescored submitted code without submission", func(f *File) {
+			f.Run.Provenance = Provenance{Kind: ProvenanceRescored, Origin: ProvenanceSubmitted}
+		}, "provenance.submission: required field missing"},
 		{"submission folder escapes", func(f *File) {
 			f.Run.Provenance = Provenance{Kind: ProvenanceSubmitted, Submission: &Submission{Folder: "../x", MetadataSHA256: strings.Repeat("0", 64)}}
 		}, `provenance.submission.folder: "../x"`},
