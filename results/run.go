@@ -76,8 +76,7 @@ type Run struct {
 	// SystemParams are the system's own parameters (e.g.
 	// "max_iterations": "5"), as strings. Keys use [A-Za-z0-9._-] and are
 	// not one of the run's own fields (retrieval_method, corpus_id,
-	// embedding_model, top_k) nor a generation parameter; values hold no
-	// control characters. They are part of the configuration and of the run
+	// embedding_model, top_k); values hold no control characters. They are part of the configuration and of the run
 	// id (see SystemParamsIdentity).
 	SystemParams map[string]string `json:"system_params,omitempty"`
 	// PromptSHA256 is the SHA-256 (hex) of the prompt template(s) used, and
