@@ -1,9 +1,9 @@
-// Package results defines results format v1: one Parquet file per run, with
-// the run record (Run) in the file's key-value metadata and one row per
-// question (QuestionRow, tool usage) or per QA item (QAItem). The runner, the
-// importer of published results and outside authors write it; the site
-// builder only reads it. FORMAT.md documents the format for authors who do
-// not use this package.
+// Package results defines results format v2 (and reads version 1): one
+// Parquet file per run, with the run record (Run) in the file's key-value
+// metadata and one row per question (QuestionRow, tool usage) or per QA item
+// (QAItem). The runner, the importer of published results and outside
+// authors write it; the site builder only reads it. FORMAT.md documents the
+// format for authors who do not use this package.
 //
 // This is a leaf package: it imports no other package of the project.
 package results

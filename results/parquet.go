@@ -54,6 +54,9 @@ func rowKind(b Benchmark) string {
 // modified). Errors from validation are *FormatError values naming path.
 func Write(path string, f *File) error {
 	f.fillIdentity()
+	if f.Run.FormatVersion != FormatVersion {
+		return withFile(path, metaErr("format_version", "is %d; this writer writes version %d only", f.Run.FormatVersion, FormatVersion))
+	}
 	if err := Validate(f); err != nil {
 		return withFile(path, err)
 	}
@@ -61,11 +64,21 @@ func Write(path string, f *File) error {
 	if err != nil {
 		return fmt.Errorf("%s: encoding run metadata: %w", path, err)
 	}
+	data, err := encode(f, runJSON)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return WriteFileAtomic(path, data, 0o644)
+}
+
+// encode returns the Parquet bytes of f with runJSON as the run record,
+// unchecked.
+func encode(f *File, runJSON []byte) ([]byte, error) {
 	r := &f.Run
 	opts := []parquet.WriterOption{
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
 		parquet.CreatedBy(r.Environment.Generator, r.Environment.GeneratorVersion, ""),
-		parquet.KeyValueMetadata(MetaFormatVersion, strconv.Itoa(FormatVersion)),
+		parquet.KeyValueMetadata(MetaFormatVersion, strconv.Itoa(r.FormatVersion)),
 		parquet.KeyValueMetadata(MetaRowKind, rowKind(r.Benchmark)),
 		parquet.KeyValueMetadata(MetaBenchmark, string(r.Benchmark)),
 		parquet.KeyValueMetadata(MetaBenchmarkVersion, r.BenchmarkVersion),
@@ -75,15 +88,13 @@ func Write(path string, f *File) error {
 		parquet.KeyValueMetadata(MetaRun, string(runJSON)),
 	}
 	var buf bytes.Buffer
+	var err error
 	if r.Benchmark.IsQA() {
 		err = writeRows(&buf, f.QAItems, opts)
 	} else {
 		err = writeRows(&buf, f.Questions, opts)
 	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return WriteFileAtomic(path, buf.Bytes(), 0o644)
+	return buf.Bytes(), err
 }
 
 func writeRows[T any](w io.Writer, rows []T, opts []parquet.WriterOption) error {
@@ -134,9 +145,13 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	return nil
 }
 
-// Read reads and validates one results file. A file of another format
-// version, a missing required column, or rows that disagree with the run
-// metadata give a *FormatError naming path.
+// Read reads and validates one results file of any format version from 1
+// to FormatVersion. A file of a later version, a required field of the run
+// record that is missing (each named, e.g. "question_set: required field
+// missing"; the checks that would only follow from it are skipped), a
+// missing required column, rows that disagree with the run metadata, or any
+// rule of Validate broken give *FormatError values naming path (joined when
+// several).
 func Read(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -159,12 +174,16 @@ func decode(data []byte) (*File, error) {
 	if !ok {
 		return nil, metaErr(MetaFormatVersion, "missing: not a MatTools results file")
 	}
-	if v, err := strconv.Atoi(version); err != nil || v < 1 || v > FormatVersion {
+	fileVersion, err := strconv.Atoi(version)
+	if err != nil || fileVersion < 1 || fileVersion > FormatVersion {
 		return nil, metaErr(MetaFormatVersion, "is %q; this reader supports versions 1 to %d", version, FormatVersion)
 	}
 	runJSON, ok := pf.Lookup(MetaRun)
 	if !ok {
 		return nil, metaErr(MetaRun, "missing")
+	}
+	if errs := checkRequired(runJSON); len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	f := &File{}
 	dec := json.NewDecoder(strings.NewReader(runJSON))
@@ -173,6 +192,9 @@ func decode(data []byte) (*File, error) {
 		return nil, metaErr(MetaRun, "invalid JSON: %v", err)
 	}
 	r := &f.Run
+	if r.FormatVersion != fileVersion {
+		return nil, metaErr("format_version", "is %d but %s is %d", r.FormatVersion, MetaFormatVersion, fileVersion)
+	}
 	for key, want := range map[string]string{
 		MetaRowKind: rowKind(r.Benchmark), MetaBenchmark: string(r.Benchmark),
 		MetaBenchmarkVersion: r.BenchmarkVersion, MetaScoringProtocol: r.ScoringProtocol,
@@ -190,9 +212,21 @@ func decode(data []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range f.Questions {
-		if len(f.Questions[i].FailedProperties) == 0 {
-			f.Questions[i].FailedProperties = nil // an empty list reads back as nil, as it was written
+	for i := range f.Questions { // an empty list reads back as nil, as it was written
+		q := &f.Questions[i]
+		if len(q.FailedProperties) == 0 {
+			q.FailedProperties = nil
+		}
+		if len(q.Retrieved) == 0 {
+			q.Retrieved = nil
+		}
+		if len(q.Trace) == 0 {
+			q.Trace = nil
+		}
+		for j := range q.Trace {
+			if len(q.Trace[j].RetrievedIDs) == 0 {
+				q.Trace[j].RetrievedIDs = nil
+			}
 		}
 	}
 	if err := checkIdentity(f); err != nil {
@@ -202,6 +236,49 @@ func decode(data []byte) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// requiredFields are the fields of the run record (mattools.run) that
+// FORMAT.md marks required, as dotted paths. A nested one is required when
+// its parent is present (provenance.submission is itself required only for
+// submitted runs, which Validate checks).
+var requiredFields = []string{
+	"format_version", "run_id", "benchmark", "benchmark_version", "system", "retrieval_source", "model", "round",
+	"scoring_protocol", "generation", "question_set", "provenance", "environment", "totals",
+	"question_set.name", "question_set.questions",
+	"provenance.kind", "provenance.submission.folder", "provenance.submission.metadata_sha256",
+	"environment.generator",
+	"totals.scored", "totals.questions",
+}
+
+// checkRequired returns one *FormatError per required field missing (or
+// null) from the run record's JSON. Fields under a missing parent are not
+// reported again; JSON that is not an object is left to the decoder.
+func checkRequired(runJSON string) []error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(runJSON), &top); err != nil {
+		return nil
+	}
+	var errs []error
+	for _, path := range requiredFields {
+		obj := top
+		parts := strings.Split(path, ".")
+		for _, parent := range parts[:len(parts)-1] {
+			var next map[string]json.RawMessage
+			if raw, ok := obj[parent]; !ok || json.Unmarshal(raw, &next) != nil || next == nil {
+				obj = nil // parent missing, null or not an object: reported elsewhere
+				break
+			}
+			obj = next
+		}
+		if obj == nil && len(parts) > 1 {
+			continue
+		}
+		if raw, ok := obj[parts[len(parts)-1]]; !ok || string(raw) == "null" {
+			errs = append(errs, metaErr(path, "required field missing"))
+		}
+	}
+	return errs
 }
 
 // readRows reads every row as T after checking that the file has each

@@ -45,13 +45,73 @@ type QuestionRow struct {
 	VerificationOutput *string `parquet:"verification_output,optional"`
 	ExecMS             *int64  `parquet:"exec_ms,optional"` // sandbox wall time of execution plus verification, milliseconds
 
-	// Response is the model's whole final answer the code was extracted from.
+	// Response is the model's final answer the code was extracted from
+	// (format v1: always whole; v2: may be capped, see ResponseBytes).
 	Response         *string `parquet:"response,optional"`
 	FinishReason     *string `parquet:"finish_reason,optional"`
 	Attempts         *int32  `parquet:"attempts,optional"` // generation attempts or iterations (self-reflection: up to 5)
 	PromptTokens     *int64  `parquet:"prompt_tokens,optional"`
 	CompletionTokens *int64  `parquet:"completion_tokens,optional"`
 	LatencyMS        *int64  `parquet:"latency_ms,optional"` // model latency, milliseconds
+
+	// Format v2. The original byte length (UTF-8) of each capped text,
+	// before capping: null when unknown (v1 files, or the writer did not
+	// record it). When set it is at least the stored excerpt's length, and
+	// equal to it when nothing was cut. Code is never capped, so it has no
+	// such column.
+	ErrorExcerptBytes       *int64 `parquet:"error_excerpt_bytes,optional"`
+	StdoutBytes             *int64 `parquet:"stdout_bytes,optional"`
+	StderrBytes             *int64 `parquet:"stderr_bytes,optional"`
+	VerificationOutputBytes *int64 `parquet:"verification_output_bytes,optional"`
+	ResponseBytes           *int64 `parquet:"response_bytes,optional"`
+
+	// Retrieved is the context the system retrieved for the question, in
+	// the order it was given to the model (format v2; empty for systems
+	// without retrieval and for v1 files).
+	Retrieved []RetrievedChunk `parquet:"retrieved,list"`
+	// Trace is the question's stage trace, one entry per stage and
+	// iteration, in execution order (format v2; empty when not recorded).
+	Trace []TraceStage `parquet:"trace,list"`
+}
+
+// RetrievedChunk is one retrieved item of a question's context (column
+// retrieved, format v2).
+type RetrievedChunk struct {
+	// ChunkID identifies the chunk within the corpus (Run.CorpusID); non-empty.
+	ChunkID string `parquet:"chunk_id"`
+	// Source is where the chunk comes from: a file or object of the corpus
+	// (e.g. "pymatgen/core/structure.py"), or the retrieval source's name.
+	Source string `parquet:"source"`
+	// Score is the retriever's score (higher or lower is better as the
+	// retrieval method defines it: BM25 score, cosine similarity, L2
+	// distance); a finite number.
+	Score float64 `parquet:"score"`
+	// Rank is the 1-based position in the retriever's ranking.
+	Rank int32 `parquet:"rank"`
+}
+
+// TraceStage is one stage of one iteration of a system answering a
+// question (column trace, format v2): a model call, a retrieval or an
+// execution.
+type TraceStage struct {
+	// Stage names the stage, e.g. "retrieve", "generate", "format-check",
+	// "execute", "critic", "rerank"; non-empty.
+	Stage string `parquet:"stage"`
+	// Iteration is the 0-based iteration of the system's loop (0 for
+	// systems without a loop).
+	Iteration        int32 `parquet:"iteration"`
+	PromptTokens     int64 `parquet:"prompt_tokens"`     // model tokens of this stage, ≥ 0 (0 for stages that call no model)
+	CompletionTokens int64 `parquet:"completion_tokens"` // ≥ 0
+	LatencyMS        int64 `parquet:"latency_ms"`        // wall time of the stage, milliseconds, ≥ 0
+	// RetrievedIDs are the chunk ids a retrieval stage returned (chunk_id
+	// of the retrieved column's chunks, or of chunks not kept in the
+	// final context).
+	RetrievedIDs []string `parquet:"retrieved_ids,list"`
+	// Verdict is an execution stage's verdict (a Verdict, "" for other
+	// stages), and StopReason why the loop stopped after this stage
+	// ("" when it did not stop here), e.g. "complete-dict", "max-iterations".
+	Verdict    string `parquet:"verdict"`
+	StopReason string `parquet:"stop_reason"`
 }
 
 // QAItem is one row of a QA Parquet file: either one question (Questions = 1,
@@ -83,6 +143,10 @@ type QAItem struct {
 	PromptTokens     *int64 `parquet:"prompt_tokens,optional"`
 	CompletionTokens *int64 `parquet:"completion_tokens,optional"`
 	LatencyMS        *int64 `parquet:"latency_ms,optional"`
+
+	// AnswerTextBytes is the original byte length of AnswerText before any
+	// capping (format v2; null when unknown), at least len(*AnswerText).
+	AnswerTextBytes *int64 `parquet:"answer_text_bytes,optional"`
 }
 
 // File is the content of one results file: a run and its rows. Exactly one

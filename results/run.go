@@ -12,10 +12,15 @@ import (
 	"time"
 )
 
-// FormatVersion is the version of the results format this package reads and
-// writes. Changing the meaning or the order of a column, or of a field of Run,
-// means bumping it (see FORMAT.md).
-const FormatVersion = 1
+// FormatVersion is the version of the results format this package writes;
+// it reads every version from 1 up to it. Changing the meaning or the order
+// of a column, or of a field of Run, or adding one, means bumping it (see
+// FORMAT.md). Version 2 added the retrieval fields (RetrievalMethod,
+// CorpusID, EmbeddingModel), submitted runs (Provenance.Submission), the
+// system parameters in the configuration and the run id, and per question
+// the retrieved context, the stage trace and the original byte lengths of
+// capped texts.
+const FormatVersion = 2
 
 // Run describes one run: one configuration (benchmark × system × retrieval
 // source × model × scoring protocol) in one round. It is stored as JSON in
@@ -32,6 +37,22 @@ type Run struct {
 	// docs, 3 LLM docs chunked, 4 LLM docs per object).
 	RetrievalSource int `json:"retrieval_source"`
 	TopK            int `json:"top_k,omitempty"` // documents retrieved per query; 0 when not applicable or unknown
+	// RetrievalMethod is how documents were retrieved (format v2):
+	// "bm25", "embedding" (dense vectors, EmbeddingModel) or "graph"
+	// (LightRAG-style graph retrieval); "" when RetrievalSource is 0, and
+	// when a publisher did not record it (v1 files, imported runs).
+	RetrievalMethod string `json:"retrieval_method,omitempty"`
+	// CorpusID is the content-hash identity of the corpus retrieved from
+	// (format v2): "sha256:" and the 64-hex SHA-256 of the corpus's
+	// chunks as the writer defines them (documented with the corpus); ""
+	// when RetrievalSource is 0 or unknown.
+	CorpusID string `json:"corpus_id,omitempty"`
+	// EmbeddingModel is the embedding model of "embedding" (and "graph")
+	// retrieval, e.g. "text-embedding-3-large" (format v2); "" otherwise.
+	// It is a field of its own rather than a SystemParams entry because,
+	// with RetrievalMethod and CorpusID, it decides what is retrieved for
+	// every retrieving system alike, and validation can require it.
+	EmbeddingModel string `json:"embedding_model,omitempty"`
 	// Model is the provider's model id, e.g. "gpt-4o-2024-08-06" (for QA
 	// runs imported from MatTools: its results folder name, e.g.
 	// "qwen2.5-72b-instruct-int4", which is all MatTools recorded).
@@ -52,8 +73,11 @@ type Run struct {
 	// credentials), when a model was called.
 	Endpoint   string           `json:"endpoint,omitempty"`
 	Generation GenerationParams `json:"generation"`
-	// SystemParams are the system's own parameters (e.g. "embedding_model",
-	// "max_iterations"), as strings.
+	// SystemParams are the system's own parameters (e.g.
+	// "max_iterations": "5"), as strings. Keys use [A-Za-z0-9._-] and are
+	// not one of the run's own fields (retrieval_method, corpus_id,
+	// embedding_model, top_k); values hold no control characters. They are part of the configuration and of the run
+	// id (see SystemParamsIdentity).
 	SystemParams map[string]string `json:"system_params,omitempty"`
 	// PromptSHA256 is the SHA-256 (hex) of the prompt template(s) used, and
 	// PlanSHA256 that of the plan file a runner run came from.
@@ -115,8 +139,24 @@ type Provenance struct {
 	DerivedFrom string `json:"derived_from,omitempty"`
 	// Origin is, for a rescored run, the provenance kind of the code it
 	// re-executed ("imported" for MatTools' published code, "runner" for
-	// this project's); required for rescored runs, empty otherwise.
+	// this project's, "submitted" for a submission's); required for
+	// rescored runs, empty otherwise.
 	Origin ProvenanceKind `json:"origin,omitempty"`
+	// Submission identifies the submission a submitted run came from
+	// (format v2): required for provenance kind "submitted" and for
+	// rescored runs of origin "submitted", forbidden otherwise.
+	Submission *Submission `json:"submission,omitempty"`
+}
+
+// Submission is the origin of a submitted run: the submission's folder and
+// the SHA-256 of its metadata file.
+type Submission struct {
+	// Folder is the submission's folder, relative to the submissions root,
+	// "/"-separated (e.g. "2026-01-acme-gpt-5"); no "." or ".." parts.
+	Folder string `json:"folder"`
+	// MetadataSHA256 is the SHA-256 (64 lowercase hex digits) of the
+	// submission's metadata file as submitted.
+	MetadataSHA256 string `json:"metadata_sha256"`
 }
 
 // SourceFile is one input file of a run and its SHA-256 (hex).
@@ -217,9 +257,10 @@ func (t Totals) AccuracyLenient() (pct float64, ok bool) {
 
 // Configuration identifies what is averaged over rounds: runs with equal
 // Configuration are the rounds of one leaderboard row. It includes the
-// scoring protocol, the question set and the provenance kind, so that
-// imported, rescored and runner runs, or runs on different question sets,
-// are never averaged together.
+// scoring protocol, the question set, the provenance kind and the system
+// parameters, so that imported, rescored, submitted and runner runs, runs
+// on different question sets, or runs of one system with different
+// retrieval or parameters are never averaged together.
 type Configuration struct {
 	Benchmark        Benchmark
 	BenchmarkVersion string
@@ -230,11 +271,17 @@ type Configuration struct {
 	ScoringProtocol  string
 	QuestionSet      string // QuestionSet.Name plus its size, e.g. "all/49"
 	// Provenance is the provenance kind; for rescored runs followed by the
-	// origin of the code, e.g. "rescored:imported".
+	// origin of the code, e.g. "rescored:imported"; for submitted runs
+	// (and rescorings of submitted code) followed by the submission
+	// folder, e.g. "submitted:2026-01-acme".
 	Provenance string
 	// Settings are the generation parameters that change outputs (all but
-	// the seed, which may differ per round) and top-k, canonically written.
+	// the seed, which may differ per round), canonically written, e.g.
+	// "temperature=0.7,top_p=1".
 	Settings string
+	// SystemParams is the run's system parameters identity
+	// (SystemParamsIdentity): sorted "key=value" lines, "" when none.
+	SystemParams string
 	// Standalone is true for a run outside any round (Round 0): it is its
 	// own configuration and is never averaged with others.
 	Standalone bool
@@ -245,6 +292,9 @@ func (r *Run) Configuration() Configuration {
 	prov := string(r.Provenance.Kind)
 	if r.Provenance.Origin != "" {
 		prov += ":" + string(r.Provenance.Origin)
+	}
+	if r.Provenance.Submission != nil {
+		prov += ":" + r.Provenance.Submission.Folder
 	}
 	return Configuration{
 		Benchmark:        r.Benchmark,
@@ -257,12 +307,14 @@ func (r *Run) Configuration() Configuration {
 		QuestionSet:      r.QuestionSet.Name + "/" + strconv.Itoa(r.QuestionSet.Questions),
 		Provenance:       prov,
 		Settings:         r.settings(),
+		SystemParams:     r.SystemParamsIdentity(),
 		Standalone:       r.Round == 0,
 	}
 }
 
-// settings writes the output-changing parameters canonically, e.g.
-// "temperature=0.7,top_k=5".
+// settings writes the output-changing generation parameters canonically,
+// e.g. "temperature=0.7,max_tokens=4096" (temperature, top_p, max_tokens,
+// then the extra parameters by key).
 func (r *Run) settings() string {
 	var parts []string
 	g := r.Generation
@@ -275,36 +327,74 @@ func (r *Run) settings() string {
 	if g.MaxTokens != nil {
 		parts = append(parts, "max_tokens="+strconv.Itoa(*g.MaxTokens))
 	}
-	keys := make([]string, 0, len(g.Extra))
-	for k := range g.Extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(g.Extra) {
 		parts = append(parts, k+"="+g.Extra[k])
-	}
-	if r.TopK != 0 {
-		parts = append(parts, "top_k="+strconv.Itoa(r.TopK))
-	}
-	keys = keys[:0]
-	for k := range r.SystemParams {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		parts = append(parts, k+"="+r.SystemParams[k])
 	}
 	return strings.Join(parts, ",")
 }
 
+// Names of the run fields that enter the system parameters identity beside
+// SystemParams; a SystemParams key may not use them.
+const (
+	ParamRetrievalMethod = "retrieval_method"
+	ParamCorpusID        = "corpus_id"
+	ParamEmbeddingModel  = "embedding_model"
+	ParamTopK            = "top_k"
+)
+
+// SystemParamsIdentity returns the run's system parameters identity, the
+// canonical parameter string of FORMAT.md ("Configuration and run id"):
+// one "key=value" line per parameter, sorted by key, joined by "\n", of
+// retrieval_method, corpus_id, embedding_model and top_k (each when set)
+// and every SystemParams entry. Example: "corpus_id=sha256:…\nmax_iterations=5\n
+// retrieval_method=bm25\ntop_k=5". It is "" when the run has none of them.
+func (r *Run) SystemParamsIdentity() string {
+	kv := map[string]string{}
+	for k, v := range r.SystemParams {
+		kv[k] = v
+	}
+	for k, v := range map[string]string{ParamRetrievalMethod: r.RetrievalMethod, ParamCorpusID: r.CorpusID, ParamEmbeddingModel: r.EmbeddingModel} {
+		if v != "" {
+			kv[k] = v
+		}
+	}
+	if r.TopK != 0 {
+		kv[ParamTopK] = strconv.Itoa(r.TopK)
+	}
+	lines := make([]string, 0, len(kv))
+	for _, k := range sortedKeys(kv) {
+		lines = append(lines, k+"="+kv[k])
+	}
+	return strings.Join(lines, "\n")
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // String returns a stable, human-readable key such as
-// "tool-usage@2025-05/single-llm/source-0/gpt-4o-2024-08-06/mattools-original/all/49/imported/temperature=0.7".
+// "tool-usage@2025-05/llm-rag/source-4/gpt-4o-2024-08-06/mattools-original/all/49/imported/temperature=0.7,top_k=5":
+// the settings and then the system parameters lines, joined by ",". (For
+// the runs of format v1, whose only system parameter was top_k, this is the
+// key v1 gave, so that pages and downloads keep their names.)
 func (c Configuration) String() string {
 	s := fmt.Sprintf("%s@%s/%s/source-%d/%s", c.Benchmark, c.BenchmarkVersion, c.System, c.RetrievalSource, c.Model)
 	if c.Variant != "" {
 		s += "+" + c.Variant
 	}
-	s += fmt.Sprintf("/%s/%s/%s/%s", c.ScoringProtocol, c.QuestionSet, c.Provenance, c.Settings)
+	params := c.Settings
+	if c.SystemParams != "" {
+		if params != "" {
+			params += ","
+		}
+		params += strings.ReplaceAll(c.SystemParams, "\n", ",")
+	}
+	s += fmt.Sprintf("/%s/%s/%s/%s", c.ScoringProtocol, c.QuestionSet, c.Provenance, params)
 	if c.Standalone {
 		s += "/standalone"
 	}
@@ -313,25 +403,45 @@ func (c Configuration) String() string {
 
 var runIDPart = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// MakeRunID returns the canonical run id of a run: its provenance kind (for
-// rescored runs followed by "-" and the origin), benchmark, system,
-// "s"+retrieval source, model, "v-"+variant (when set), scoring protocol,
-// "set-"+question subset (when not "all") and "r"+round, joined by "__". Example:
-// "imported__tool-usage__single-llm__s0__gpt-4o-2024-08-06__mattools-original__r1".
-// A part that is not already made of [A-Za-z0-9._-] without "__" is
-// cleaned (other characters become "-") and suffixed with 8 hex digits of
-// its SHA-256, so that different names never collide ("Qwen/Qwen2.5-7B" →
-// "Qwen-Qwen2.5-7B-<hash>"). The benchmark version and the generation
-// settings are not in the id: a runner must give a Variant to runs that
-// would otherwise share an id.
+// MakeRunID returns the canonical run id of a run, its parts joined by "__":
+//
+//   - the provenance kind (for rescored runs followed by "-" and the
+//     origin); for submitted runs (and rescorings of submitted code) then
+//     the submission folder, so that submitted runs have their own
+//     namespace "submitted__<folder>__…";
+//   - benchmark, system, "s"+retrieval source, model;
+//   - "v-"+variant, when set;
+//   - "p-" and the first 8 hex digits of the SHA-256 of the system
+//     parameters identity (SystemParamsIdentity), when it is not empty,
+//     except for imported runs and runs rescored from imported code;
+//   - scoring protocol, "set-"+question subset (when not "all"), "r"+round.
+//
+// Example: "imported__tool-usage__single-llm__s0__gpt-4o-2024-08-06__mattools-original__r1".
+// Imported runs (and their rescorings) leave the system parameters out:
+// their identity is the published run folder, which MatTools ran with one
+// fixed setting per system and retrieval source (top-k 5), so their ids stay
+// those of format v1. A part that is not already made of [A-Za-z0-9._-]
+// without "__" is cleaned (other characters become "-") and suffixed with
+// 8 hex digits of its SHA-256, so that different names never collide
+// ("Qwen/Qwen2.5-7B" → "Qwen-Qwen2.5-7B-<hash>"). The benchmark version and
+// the generation settings are not in the id: a runner must give a Variant
+// to runs that would otherwise share an id.
 func MakeRunID(r *Run) string {
 	kind := string(r.Provenance.Kind)
 	if r.Provenance.Origin != "" {
 		kind += "-" + string(r.Provenance.Origin)
 	}
-	parts := []string{kind, string(r.Benchmark), string(r.System), "s" + strconv.Itoa(r.RetrievalSource), r.Model}
+	parts := []string{kind}
+	if r.Provenance.Submission != nil {
+		parts = append(parts, r.Provenance.Submission.Folder)
+	}
+	parts = append(parts, string(r.Benchmark), string(r.System), "s"+strconv.Itoa(r.RetrievalSource), r.Model)
 	if r.Variant != "" {
 		parts = append(parts, "v-"+r.Variant)
+	}
+	if id := r.SystemParamsIdentity(); id != "" && !r.importedIdentity() {
+		sum := sha256.Sum256([]byte(id))
+		parts = append(parts, "p-"+hex.EncodeToString(sum[:4]))
 	}
 	parts = append(parts, r.ScoringProtocol)
 	if r.QuestionSet.Name != "" && r.QuestionSet.Name != QuestionSetAll {
@@ -346,6 +456,13 @@ func MakeRunID(r *Run) string {
 		}
 	}
 	return strings.Join(parts, "__")
+}
+
+// importedIdentity reports whether the run's identity is a published run
+// folder: an imported run, or a rescoring of imported code.
+func (r *Run) importedIdentity() bool {
+	return r.Provenance.Kind == ProvenanceImported ||
+		(r.Provenance.Kind == ProvenanceRescored && r.Provenance.Origin == ProvenanceImported)
 }
 
 var validRunID = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)

@@ -3,7 +3,13 @@ package results
 import (
 	"errors"
 	"fmt"
+	"math"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // FormatError is a problem with a results file. It prints as
@@ -40,10 +46,14 @@ func rowErr(row int, field, format string, a ...any) error {
 	return &FormatError{Row: row, Field: field, Err: fmt.Errorf(format, a...)}
 }
 
-// Validate checks f against the rules of format v1 (FORMAT.md): known enum
-// values, a citation on imported runs, rows that match the question set, and
-// totals that equal the sums of the rows wherever the rows carry outcomes.
-// Errors are *FormatError without a file name; several are joined.
+// Validate checks f against the rules of its format version (FORMAT.md):
+// required fields, known enum values, a citation on imported runs, a
+// submission on submitted runs, the retrieval fields and system parameters,
+// rows that match the question set, totals that equal the sums of the rows
+// wherever the rows carry outcomes, and the per-question fields of format
+// v2. Files of version 1 to FormatVersion are accepted (Write accepts only
+// FormatVersion). Errors are *FormatError without a file name, naming the
+// field (and the 1-based row); several are joined.
 func Validate(f *File) error {
 	var errs []error
 	add := func(err error) {
@@ -52,45 +62,32 @@ func Validate(f *File) error {
 		}
 	}
 	r := &f.Run
-	if r.FormatVersion != FormatVersion {
-		add(metaErr("format_version", "is %d; this format is version %d", r.FormatVersion, FormatVersion))
+	if r.FormatVersion < 1 || r.FormatVersion > FormatVersion {
+		add(metaErr("format_version", "is %d; this reader supports versions 1 to %d", r.FormatVersion, FormatVersion))
 	}
-	if !validRunID.MatchString(r.RunID) {
-		add(metaErr("run_id", "%q must be non-empty and use only [A-Za-z0-9._-]", r.RunID))
+	switch {
+	case r.RunID == "":
+		add(metaErr("run_id", "required field missing"))
+	case !validRunID.MatchString(r.RunID):
+		add(metaErr("run_id", "%q must use only [A-Za-z0-9._-]", r.RunID))
 	}
 	if r.Variant != "" && !validRunID.MatchString(r.Variant) {
 		add(metaErr("variant", "%q must use only [A-Za-z0-9._-]", r.Variant))
 	}
-	switch {
-	case r.Provenance.Kind == ProvenanceRescored && r.Provenance.Origin != ProvenanceImported && r.Provenance.Origin != ProvenanceRunner:
-		add(metaErr("provenance.origin", "is %q; a rescored run must say where its code came from (imported or runner)", r.Provenance.Origin))
-	case r.Provenance.Kind != ProvenanceRescored && r.Provenance.Origin != "":
-		add(metaErr("provenance.origin", "is only for rescored runs"))
-	}
-	if err := checkEnum("benchmark", r.Benchmark, benchmarks); err != nil {
-		add(&FormatError{Err: err})
-	}
-	if err := checkEnum("system", r.System, systems); err != nil {
-		add(&FormatError{Err: err})
-	}
-	if err := checkEnum("provenance.kind", r.Provenance.Kind, provenances); err != nil {
-		add(&FormatError{Err: err})
-	}
-	for field, v := range map[string]string{"benchmark_version": r.BenchmarkVersion, "model": r.Model,
-		"scoring_protocol": r.ScoringProtocol, "question_set.name": r.QuestionSet.Name,
-		"environment.generator": r.Environment.Generator} {
-		if v == "" {
-			add(metaErr(field, "is empty"))
+	add(checkEnum("benchmark", r.Benchmark, benchmarks))
+	add(checkEnum("system", r.System, systems))
+	add(checkEnum("provenance.kind", r.Provenance.Kind, provenances))
+	for _, fv := range []struct{ field, v string }{{"benchmark_version", r.BenchmarkVersion}, {"model", r.Model},
+		{"scoring_protocol", r.ScoringProtocol}, {"question_set.name", r.QuestionSet.Name},
+		{"environment.generator", r.Environment.Generator}} {
+		if fv.v == "" {
+			add(metaErr(fv.field, "required field missing"))
 		}
 	}
-	if r.RetrievalSource < 0 || r.RetrievalSource > 4 {
-		add(metaErr("retrieval_source", "is %d; want 0 (none) to 4", r.RetrievalSource))
-	}
+	errs = append(errs, validateProvenance(r)...)
+	errs = append(errs, validateSystemParams(r)...)
 	if r.Round < 0 {
 		add(metaErr("round", "is %d; want ≥ 0", r.Round))
-	}
-	if r.Provenance.Kind == ProvenanceImported && r.Provenance.Citation == "" {
-		add(metaErr("provenance.citation", "imported runs must cite their source"))
 	}
 	if r.QuestionSet.Name != QuestionSetAll && (r.Benchmark == BenchmarkToolUsage || len(r.QuestionSet.IDs) > 0) &&
 		len(r.QuestionSet.IDs) != r.QuestionSet.Questions {
@@ -116,6 +113,134 @@ func Validate(f *File) error {
 		errs = append(errs, validateToolUsage(f)...)
 	}
 	return errors.Join(errs...)
+}
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// validateProvenance checks the citation, origin and submission rules of
+// the provenance kinds.
+func validateProvenance(r *Run) []error {
+	var errs []error
+	p := r.Provenance
+	switch {
+	case p.Kind == ProvenanceRescored && p.Origin == "":
+		errs = append(errs, metaErr("provenance.origin", "required field missing: a rescored run must say where its code came from (imported, runner or submitted)"))
+	case p.Kind == ProvenanceRescored && p.Origin != ProvenanceImported && p.Origin != ProvenanceRunner && p.Origin != ProvenanceSubmitted:
+		errs = append(errs, metaErr("provenance.origin", "unknown value %q; want imported, runner or submitted", p.Origin))
+	case p.Kind != ProvenanceRescored && p.Origin != "":
+		errs = append(errs, metaErr("provenance.origin", "is only for rescored runs"))
+	}
+	if p.Kind == ProvenanceImported && p.Citation == "" {
+		errs = append(errs, metaErr("provenance.citation", "required field missing: imported runs must cite their source"))
+	}
+	if (p.Kind == ProvenanceSubmitted || p.Origin == ProvenanceSubmitted || p.Submission != nil) && r.FormatVersion < 2 {
+		errs = append(errs, metaErr("provenance.kind", "submitted runs exist from format version 2; this file is version %d", r.FormatVersion))
+		return errs
+	}
+	fromSubmission := p.Kind == ProvenanceSubmitted || (p.Kind == ProvenanceRescored && p.Origin == ProvenanceSubmitted)
+	switch {
+	case fromSubmission && p.Submission == nil:
+		errs = append(errs, metaErr("provenance.submission", "required field missing: a submitted run (or a rescoring of submitted code) must name its submission"))
+	case !fromSubmission && p.Submission != nil:
+		errs = append(errs, metaErr("provenance.submission", "is only for submitted runs and rescorings of submitted code (provenance.kind is %q)", p.Kind))
+	case p.Submission != nil:
+		s := p.Submission
+		switch {
+		case s.Folder == "":
+			errs = append(errs, metaErr("provenance.submission.folder", "required field missing"))
+		case !validFolder(s.Folder):
+			errs = append(errs, metaErr("provenance.submission.folder", "%q must be a relative, \"/\"-separated path without \".\", \"..\" or empty parts", s.Folder))
+		}
+		switch {
+		case s.MetadataSHA256 == "":
+			errs = append(errs, metaErr("provenance.submission.metadata_sha256", "required field missing"))
+		case !sha256Hex.MatchString(s.MetadataSHA256):
+			errs = append(errs, metaErr("provenance.submission.metadata_sha256", "%q is not 64 lowercase hex digits", s.MetadataSHA256))
+		}
+	}
+	return errs
+}
+
+func validFolder(f string) bool {
+	if strings.ContainsAny(f, "\\\x00") || strings.HasPrefix(f, "/") {
+		return false
+	}
+	for _, part := range strings.Split(f, "/") {
+		if part == "" || part == "." || part == ".." || strings.IndexFunc(part, unicode.IsControl) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	validParamKey = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+	corpusIDRe    = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+	// reserved are, per map, the keys it may not use because they are
+	// fields of their own: the retrieval fields for system_params, the
+	// generation parameters for generation.extra.
+	reserved = map[string]map[string]bool{
+		"system_params":    {ParamRetrievalMethod: true, ParamCorpusID: true, ParamEmbeddingModel: true, ParamTopK: true},
+		"generation.extra": {"temperature": true, "top_p": true, "max_tokens": true, "seed": true},
+	}
+)
+
+// validateSystemParams checks the retrieval fields, top_k and the keys and
+// values of system_params and generation.extra, so that the system
+// parameters identity and the settings are canonical and unambiguous.
+func validateSystemParams(r *Run) []error {
+	var errs []error
+	add := func(field, format string, a ...any) { errs = append(errs, metaErr(field, format, a...)) }
+	if r.RetrievalSource < 0 || r.RetrievalSource > 4 {
+		add("retrieval_source", "is %d; want 0 (none) to 4", r.RetrievalSource)
+	}
+	if r.TopK < 0 {
+		add("top_k", "is %d; want ≥ 0", r.TopK)
+	}
+	if r.FormatVersion < 2 {
+		for field, v := range map[string]string{"retrieval_method": r.RetrievalMethod, "corpus_id": r.CorpusID, "embedding_model": r.EmbeddingModel} {
+			if v != "" {
+				add(field, "is a field of format version 2; this file is version %d", r.FormatVersion)
+			}
+		}
+	}
+	if r.RetrievalSource == 0 {
+		for field, v := range map[string]string{"retrieval_method": r.RetrievalMethod, "corpus_id": r.CorpusID, "embedding_model": r.EmbeddingModel} {
+			if v != "" {
+				add(field, "is %q but retrieval_source is 0 (no retrieval); leave it empty", v)
+			}
+		}
+	} else {
+		if r.RetrievalMethod != "" && !slices.Contains(RetrievalMethods, r.RetrievalMethod) {
+			add("retrieval_method", "unknown value %q; want one of %s", r.RetrievalMethod, strings.Join(RetrievalMethods, ", "))
+		}
+		if r.CorpusID != "" && !corpusIDRe.MatchString(r.CorpusID) {
+			add("corpus_id", "%q is not \"sha256:\" and 64 lowercase hex digits", r.CorpusID)
+		}
+		switch {
+		case r.RetrievalMethod == "embedding" && r.EmbeddingModel == "":
+			add("embedding_model", "required field missing: embedding retrieval must name its embedding model")
+		case r.RetrievalMethod == "bm25" && r.EmbeddingModel != "":
+			add("embedding_model", "is %q but bm25 retrieval uses no embedding model", r.EmbeddingModel)
+		}
+	}
+	for _, m := range []struct {
+		field string
+		kv    map[string]string
+	}{{"system_params", r.SystemParams}, {"generation.extra", r.Generation.Extra}} {
+		for _, k := range sortedKeys(m.kv) {
+			v := m.kv[k]
+			switch {
+			case !validParamKey.MatchString(k):
+				add(m.field, "key %q must be non-empty and use only [A-Za-z0-9._-]", k)
+			case reserved[m.field][k]:
+				add(m.field+"."+k, "is a field of its own (%s); do not repeat it here", k)
+			case strings.IndexFunc(v, unicode.IsControl) >= 0:
+				add(m.field+"."+k, "value %q holds control characters (line breaks, tabs)", v)
+			}
+		}
+	}
+	return errs
 }
 
 func validateToolUsage(f *File) []error {
@@ -163,6 +288,7 @@ func validateToolUsage(f *File) []error {
 			errs = append(errs, rowErr(row, "question_id", "%q is empty or appears twice", q.QuestionID))
 		}
 		seenIdx[q.QuestionIndex], seenID[q.QuestionID] = true, true
+		errs = append(errs, validateQuestionText(row, &q)...)
 		v := Verdict(q.Verdict)
 		if !v.Valid() {
 			errs = append(errs, rowErr(row, "verdict", "unknown value %q", q.Verdict))
@@ -261,6 +387,12 @@ func validateQA(f *File) []error {
 		}
 		questions += int(q.Questions)
 		correct += int(q.Correct)
+		add := func(err error) {
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+		add(checkBytes(row, "answer_text_bytes", q.AnswerTextBytes, q.AnswerText))
 	}
 	if questions != t.Questions {
 		errs = append(errs, metaErr("totals.questions", "is %d but the rows add up to %d", t.Questions, questions))
@@ -275,4 +407,76 @@ func validateQA(f *File) []error {
 		errs = append(errs, metaErr("totals.correct_lenient", "does not equal the rows' sum %d", lenient))
 	}
 	return errs
+}
+
+// validateQuestionText checks a tool-usage row's code and the format-v2
+// columns: the original byte lengths of the capped texts, the retrieved
+// context and the stage trace.
+func validateQuestionText(row int, q *QuestionRow) []error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// Code is never capped (re-execution must see it whole). A cut made at a
+	// byte limit usually splits a UTF-8 sequence; model answers arrive as
+	// JSON strings, which are always valid UTF-8.
+	if !utf8.ValidString(q.Code) {
+		add(rowErr(row, "code", "is not valid UTF-8, a sign of capping; code is never capped or truncated"))
+	}
+	add(checkBytes(row, "error_excerpt_bytes", q.ErrorExcerptBytes, q.ErrorExcerpt))
+	add(checkBytes(row, "stdout_bytes", q.StdoutBytes, q.StdoutExcerpt))
+	add(checkBytes(row, "stderr_bytes", q.StderrBytes, q.StderrExcerpt))
+	add(checkBytes(row, "verification_output_bytes", q.VerificationOutputBytes, q.VerificationOutput))
+	add(checkBytes(row, "response_bytes", q.ResponseBytes, q.Response))
+	ranks := map[int32]bool{}
+	for i, c := range q.Retrieved {
+		field := fmt.Sprintf("retrieved[%d]", i)
+		switch {
+		case c.ChunkID == "":
+			add(rowErr(row, field+".chunk_id", "required field missing (empty)"))
+		case c.Rank < 1:
+			add(rowErr(row, field+".rank", "is %d; want ≥ 1", c.Rank))
+		case ranks[c.Rank]:
+			add(rowErr(row, field+".rank", "%d appears twice", c.Rank))
+		case math.IsNaN(c.Score) || math.IsInf(c.Score, 0):
+			add(rowErr(row, field+".score", "is %v; want a finite number", c.Score))
+		}
+		ranks[c.Rank] = true
+	}
+	for i, st := range q.Trace {
+		field := fmt.Sprintf("trace[%d]", i)
+		switch {
+		case st.Stage == "":
+			add(rowErr(row, field+".stage", "required field missing (empty)"))
+		case st.Iteration < 0:
+			add(rowErr(row, field+".iteration", "is %d; want ≥ 0", st.Iteration))
+		case st.PromptTokens < 0:
+			add(rowErr(row, field+".prompt_tokens", "is %d; want ≥ 0", st.PromptTokens))
+		case st.CompletionTokens < 0:
+			add(rowErr(row, field+".completion_tokens", "is %d; want ≥ 0", st.CompletionTokens))
+		case st.LatencyMS < 0:
+			add(rowErr(row, field+".latency_ms", "is %d; want ≥ 0", st.LatencyMS))
+		case st.Verdict != "" && !Verdict(st.Verdict).Valid():
+			add(rowErr(row, field+".verdict", "unknown value %q", st.Verdict))
+		case slices.Contains(st.RetrievedIDs, ""):
+			add(rowErr(row, field+".retrieved_ids", "holds an empty chunk id"))
+		}
+	}
+	return errs
+}
+
+// checkBytes checks the original byte length of a capped text: ≥ 0 and at
+// least the stored excerpt's length.
+func checkBytes(row int, field string, n *int64, text *string) error {
+	switch {
+	case n == nil:
+		return nil
+	case *n < 0:
+		return rowErr(row, field, "is %d; want ≥ 0", *n)
+	case text != nil && *n < int64(len(*text)):
+		return rowErr(row, field, "is %d but the stored text has %d bytes; it counts the text before capping", *n, len(*text))
+	}
+	return nil
 }

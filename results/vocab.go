@@ -1,7 +1,5 @@
 package results
 
-import "fmt"
-
 // Benchmark names one of the benchmarks a run is scored on.
 type Benchmark string
 
@@ -76,6 +74,10 @@ const (
 	// ProvenanceRescored: stored generated code re-executed and re-scored by
 	// this project, without calling any model; Provenance.DerivedFrom names the source.
 	ProvenanceRescored ProvenanceKind = "rescored"
+	// ProvenanceSubmitted: generated and scored by someone else and
+	// submitted to the leaderboard as results files (format v2);
+	// Provenance.Submission names the submission.
+	ProvenanceSubmitted ProvenanceKind = "submitted"
 )
 
 // Scoring protocols. A configuration includes its scoring protocol, so runs
@@ -125,11 +127,17 @@ func (v Verdict) Valid() bool { return verdicts[v] }
 
 var benchmarks = map[Benchmark]bool{BenchmarkToolUsage: true, BenchmarkQACode: true, BenchmarkQADoc: true}
 var systems = map[System]bool{SystemSingleLLM: true, SystemLLMRAG: true, SystemAgenticRAG: true, SystemGraphRAG: true, SystemSelfReflectionRAG: true}
-var provenances = map[ProvenanceKind]bool{ProvenanceImported: true, ProvenanceRunner: true, ProvenanceRescored: true}
+var provenances = map[ProvenanceKind]bool{ProvenanceImported: true, ProvenanceRunner: true, ProvenanceRescored: true, ProvenanceSubmitted: true}
+
+// RetrievalMethods are the values of Run.RetrievalMethod (format v2).
+var RetrievalMethods = []string{"bm25", "embedding", "graph"}
 
 func checkEnum[T ~string](field string, v T, ok map[T]bool) error {
+	if v == "" {
+		return metaErr(field, "required field missing")
+	}
 	if !ok[v] {
-		return fmt.Errorf("%s: unknown value %q", field, string(v))
+		return metaErr(field, "unknown value %q", string(v))
 	}
 	return nil
 }

@@ -3,7 +3,7 @@
 // (runner/systems) through an OpenAI-compatible client (runner/llm), scores
 // the answers (QA: runner/scoring; tool usage: a Scorer, which runs the code
 // in a sandbox and yields the verdicts of every scoring protocol at once)
-// and writes one results file per run (results format v1, provenance
+// and writes one results file per run (results format v2, provenance
 // "runner") into the output directory, atomically: one per scoring protocol
 // the plan asks for, all from the same answers and executions.
 //
@@ -536,7 +536,8 @@ func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.S
 		l.Question = &results.QuestionRow{QuestionIndex: int32(it.q.Index), QuestionID: it.q.ID, PropertyCount: int32(len(it.q.Properties)),
 			Code: g.Code, FunctionName: g.FunctionName, Verdict: string(results.VerdictUnknown), Response: &g.Response,
 			FinishReason: &g.FinishReason, Attempts: ptr(int32(u.Attempts)), PromptTokens: &u.PromptTokens,
-			CompletionTokens: &u.CompletionTokens, LatencyMS: ptr(u.Latency.Milliseconds())}
+			CompletionTokens: &u.CompletionTokens, LatencyMS: ptr(u.Latency.Milliseconds()),
+			ResponseBytes: ptr(int64(len(g.Response)))} // the response is kept whole
 		if scorer != nil {
 			s, err := scorer.Score(ctx, it.q, scoring.Submission{Code: g.Code, FunctionName: g.FunctionName})
 			if err != nil {
@@ -553,7 +554,7 @@ func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.S
 		s := scoring.QAScoreAnswer(a.Response, it.qa.CorrectAnswer)
 		l.QA = &results.QAItem{ItemIndex: int32(it.qa.Index), Item: it.qa.ID, Questions: 1, Correct: b2i(s.Correct),
 			CorrectLenient: ptr(b2i(s.CorrectLenient)), AnswerText: &a.Response, ExtractedStrict: &s.Strict,
-			ExtractedLenient: &s.Lenient, CorrectAnswer: &it.qa.CorrectAnswer}
+			ExtractedLenient: &s.Lenient, CorrectAnswer: &it.qa.CorrectAnswer, AnswerTextBytes: ptr(int64(len(a.Response)))}
 		u = a.Usage
 		l.QA.PromptTokens, l.QA.CompletionTokens, l.QA.LatencyMS = &u.PromptTokens, &u.CompletionTokens, ptr(u.Latency.Milliseconds())
 	}

@@ -153,7 +153,8 @@ func TestToolUsageRunWritesUnscoredRows(t *testing.T) {
 			if q.QuestionIndex != int32(i) || q.QuestionID != id || q.PropertyCount != int32(mattoolstest.PropertyCounts[i]) ||
 				q.FunctionName != "f_"+id || q.Code != fmt.Sprintf("def f_%s():\n    return {'n': %d}", id, i) ||
 				q.Verdict != string(results.VerdictUnknown) || q.Runnable != nil || *q.PromptTokens != int64(700+i) || q.LatencyMS == nil ||
-				q.Response == nil || !strings.Contains(*q.Response, "<name>f_"+id+"</name>") || *q.FinishReason != "stop" || *q.Attempts != 1 {
+				q.Response == nil || !strings.Contains(*q.Response, "<name>f_"+id+"</name>") || *q.FinishReason != "stop" || *q.Attempts != 1 ||
+				q.ResponseBytes == nil || *q.ResponseBytes != int64(len(*q.Response)) {
 				t.Errorf("row %d = %+v", i, q)
 			}
 		}
@@ -704,7 +705,7 @@ temperature = 0
 	for i, q := range f.QAItems {
 		w := qa20Replies[i]
 		if q.ItemIndex != int32(i) || q.Questions != 1 || (q.Correct == 1) != w.strict || (*q.CorrectLenient == 1) != w.lenient ||
-			*q.AnswerText != w.reply || *q.CorrectAnswer != w.correct || *q.PromptTokens != 100 {
+			*q.AnswerText != w.reply || *q.CorrectAnswer != w.correct || *q.PromptTokens != 100 || *q.AnswerTextBytes != int64(len(w.reply)) {
 			t.Errorf("row %d (%q): correct %d lenient %d, want %v %v", i+1, w.reply, q.Correct, *q.CorrectLenient, w.strict, w.lenient)
 		}
 	}

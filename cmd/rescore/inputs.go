@@ -22,10 +22,15 @@ type storedRun struct {
 	Round           int
 	DerivedFrom     string // run id of the stored run
 	// Origin is where the stored code came from: imported (MatTools'
-	// published code) or runner (this project's runner).
+	// published code), runner (this project's runner) or submitted.
 	Origin results.ProvenanceKind
-	Source results.SourceFile
-	Code   map[string]submission // question id → code
+	// Identity holds the stored run's fields that tell its configuration
+	// apart beside the ones above (variant, top-k, retrieval method,
+	// corpus, embedding model, system parameters, submission), so that
+	// rescorings of different configurations never share a run id.
+	Identity results.Run
+	Source   results.SourceFile
+	Code     map[string]submission // question id → code
 }
 
 type submission struct{ Code, FunctionName string }
@@ -64,7 +69,10 @@ func readParquetRun(path string) (*storedRun, error) {
 func storedFromFile(f *results.File, label string, source results.SourceFile) (*storedRun, error) {
 	path := label
 	r := &storedRun{Label: label, System: f.Run.System, RetrievalSource: f.Run.RetrievalSource, Model: f.Run.Model,
-		Round: f.Run.Round, DerivedFrom: f.Run.RunID, Origin: originOf(&f.Run), Code: map[string]submission{}, Source: source}
+		Round: f.Run.Round, DerivedFrom: f.Run.RunID, Origin: originOf(&f.Run), Code: map[string]submission{}, Source: source,
+		Identity: results.Run{Variant: f.Run.Variant, TopK: f.Run.TopK, RetrievalMethod: f.Run.RetrievalMethod, CorpusID: f.Run.CorpusID,
+			EmbeddingModel: f.Run.EmbeddingModel, SystemParams: f.Run.SystemParams, ModelDisplayName: f.Run.ModelDisplayName,
+			ModelGroup: f.Run.ModelGroup, Provenance: results.Provenance{Submission: f.Run.Provenance.Submission}}}
 	for i, q := range f.Questions {
 		if _, dup := r.Code[q.QuestionID]; dup {
 			return nil, fmt.Errorf("%s: row %d: question_id: %s appears twice", path, i+1, q.QuestionID)

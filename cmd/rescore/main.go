@@ -268,7 +268,10 @@ func baseRun(r *storedRun, protocol string, b *datasets.Benchmark) results.Run {
 		Generation:  results.GenerationParams{Source: "not re-generated: stored code rescored"},
 		QuestionSet: scoring.QuestionSet(b),
 		Provenance: results.Provenance{Kind: results.ProvenanceRescored, Origin: r.Origin, DerivedFrom: r.DerivedFrom,
-			Source: []results.SourceFile{r.Source}},
+			Source: []results.SourceFile{r.Source}, Submission: r.Identity.Provenance.Submission},
+		Variant: r.Identity.Variant, TopK: r.Identity.TopK, RetrievalMethod: r.Identity.RetrievalMethod, CorpusID: r.Identity.CorpusID,
+		EmbeddingModel: r.Identity.EmbeddingModel, SystemParams: r.Identity.SystemParams,
+		ModelDisplayName: r.Identity.ModelDisplayName, ModelGroup: r.Identity.ModelGroup,
 	}
 	run.RunID = results.MakeRunID(&run)
 	return run

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
@@ -163,4 +164,62 @@ func deref(s *string) string {
 		return "<nil>"
 	}
 	return *s
+}
+
+// TestRescoredIDsKeepTheStoredIdentity: rescorings of runner runs that
+// differ only in system parameters, or of two submitters' runs, get distinct
+// run ids; a rescoring of imported code keeps its v1 id whatever its top-k.
+func TestRescoredIDsKeepTheStoredIdentity(t *testing.T) {
+	b := &datasets.Benchmark{Commit: results.UpstreamCommit}
+	stored := func(mutate func(r *results.Run)) *storedRun {
+		f := &results.File{Run: results.Run{System: results.SystemLLMRAG, RetrievalSource: 4, Model: "m", Round: 1,
+			Provenance: results.Provenance{Kind: results.ProvenanceRunner}}}
+		mutate(&f.Run)
+		f.Run.RunID = results.MakeRunID(&f.Run)
+		for i, id := range datasets.Order() {
+			f.Questions = append(f.Questions, results.QuestionRow{QuestionIndex: int32(i), QuestionID: id, Code: "def f(): pass"})
+		}
+		s, err := storedFromFile(f, "in.parquet", results.SourceFile{Path: "in.parquet"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	sub := func(folder string) func(r *results.Run) {
+		return func(r *results.Run) {
+			r.Provenance = results.Provenance{Kind: results.ProvenanceSubmitted,
+				Submission: &results.Submission{Folder: folder, MetadataSHA256: strings.Repeat("0", 64)}}
+		}
+	}
+	runs := map[string]*storedRun{
+		"bm25":      stored(func(r *results.Run) { r.RetrievalMethod, r.TopK = "bm25", 5 }),
+		"embedding": stored(func(r *results.Run) { r.RetrievalMethod, r.EmbeddingModel, r.TopK = "embedding", "e", 5 }),
+		"params": stored(func(r *results.Run) {
+			r.RetrievalMethod, r.TopK, r.SystemParams = "bm25", 5, map[string]string{"k1": "1.2"}
+		}),
+		"variant": stored(func(r *results.Run) { r.RetrievalMethod, r.TopK, r.Variant = "bm25", 5, "cot" }),
+		"sub-a":   stored(sub("a")),
+		"sub-b":   stored(sub("b")),
+	}
+	seen := map[string]string{}
+	for name, s := range runs {
+		run := baseRun(s, results.ProtocolMatToolsV1, b)
+		if other, dup := seen[run.RunID]; dup {
+			t.Errorf("rescorings of %s and %s share the id %s", name, other, run.RunID)
+		}
+		seen[run.RunID] = name
+		if v := results.Validate(&results.File{Run: run}); v != nil && strings.Contains(v.Error(), "provenance") {
+			t.Errorf("%s: %v", name, v)
+		}
+	}
+	imp := stored(func(r *results.Run) {
+		r.Provenance = results.Provenance{Kind: results.ProvenanceImported, Citation: "c"}
+		r.TopK = 5
+	})
+	bare := stored(func(r *results.Run) {
+		r.Provenance = results.Provenance{Kind: results.ProvenanceImported, Citation: "c"}
+	})
+	if a, b := baseRun(imp, results.ProtocolMatToolsV1, b).RunID, baseRun(bare, results.ProtocolMatToolsV1, b).RunID; a != b {
+		t.Errorf("rescored imported ids depend on top-k: %s, %s", a, b)
+	}
 }

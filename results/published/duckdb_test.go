@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,7 +95,7 @@ func TestDuckDBReadsEveryFile(t *testing.T) {
 			t.Errorf("%s: DuckDB sees rows %d a %d b %d first %q; we wrote rows %d a %d b %d first %q",
 				s.RunID, got(s.Rows), got(s.A), got(s.B), s.First, rows, a, b, first)
 		}
-		if s.FormatVersion != "1" || s.Run.RunID != f.Run.RunID || s.Run.Model != f.Run.Model {
+		if s.FormatVersion != strconv.Itoa(results.FormatVersion) || s.Run.RunID != f.Run.RunID || s.Run.Model != f.Run.Model {
 			t.Errorf("%s: metadata as DuckDB sees it: version %q run %q", s.RunID, s.FormatVersion, s.Run.RunID)
 		}
 	}

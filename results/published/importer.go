@@ -1,5 +1,5 @@
 // Package published imports the results MatTools published (github.com/
-// Grenzlinie/MatTools) into results format v1, so that the paper's numbers
+// Grenzlinie/MatTools) into results format v2, so that the paper's numbers
 // are recomputed from raw files by this project's code.
 //
 // A tool-usage run folder is any folder holding function_generation_results.jsonl;

@@ -83,8 +83,12 @@ func Restrict(b *datasets.Benchmark, ids []string) error {
 // runnable, then the check's errors or the crash text), the excerpts of what
 // the function printed, the check's output and the sandbox time. A
 // data-missing question gets only its verdict (runnable and properties
-// passed stay null). Texts are capped at ExcerptBytes and made valid UTF-8.
-// The other columns of row (code, model usage) are left as they are.
+// passed stay null). Texts are capped at ExcerptBytes and made valid UTF-8;
+// each one's original length goes to its *_bytes column (format v2),
+// counted as the excerpt's bytes plus the bytes cut, so that it is never
+// less than the excerpt (an invalid UTF-8 sequence counts as its
+// replacement, U+FFFD). The other columns of row (code, model usage) are
+// left as they are.
 func (s *Scored) FillRow(row *results.QuestionRow, p string) {
 	o := s.Outcome(p)
 	row.Verdict, row.VerdictCause = string(o.Verdict), o.Cause
@@ -102,14 +106,20 @@ func (s *Scored) FillRow(row *results.QuestionRow, p string) {
 		detail = strings.TrimSpace(s.RunError + "\n" + detail)
 	}
 	if detail != "" {
-		row.ErrorExcerpt, _ = excerpt([]byte(detail), 0)
+		var cut *int64
+		row.ErrorExcerpt, cut = excerpt([]byte(detail), 0)
+		row.ErrorExcerptBytes = originalBytes(row.ErrorExcerpt, cut)
 	}
 	if o.VerificationOutput != "" {
-		row.VerificationOutput, _ = excerpt([]byte(o.VerificationOutput), 0)
+		var cut *int64
+		row.VerificationOutput, cut = excerpt([]byte(o.VerificationOutput), 0)
+		row.VerificationOutputBytes = originalBytes(row.VerificationOutput, cut)
 	}
 	if s.Stdout != nil {
 		row.StdoutExcerpt, row.StdoutDroppedBytes = excerpt(s.Stdout, s.StdoutDropped)
 		row.StderrExcerpt, row.StderrDroppedBytes = excerpt(tailBytes(s.Stderr, ExcerptBytes), s.StderrDropped+int64(max(0, len(s.Stderr)-ExcerptBytes)))
+		row.StdoutBytes = originalBytes(row.StdoutExcerpt, row.StdoutDroppedBytes)
+		row.StderrBytes = originalBytes(row.StderrExcerpt, row.StderrDroppedBytes)
 	}
 	if s.ExecDuration > 0 {
 		ms := s.ExecDuration.Milliseconds()
@@ -140,6 +150,13 @@ func excerpt(b []byte, dropped int64) (*string, *int64) {
 	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	return &s, &dropped
+}
+
+// originalBytes returns the length of the text an excerpt was cut from:
+// its bytes plus the bytes cut.
+func originalBytes(excerpt *string, cut *int64) *int64 {
+	n := int64(len(*excerpt)) + *cut
+	return &n
 }
 
 func tailBytes(b []byte, n int) []byte {

@@ -66,6 +66,14 @@ func TestFillRowFromATrimmedScoredIsTheSame(t *testing.T) {
 		if *a.StdoutDroppedBytes != 5007 || *a.StderrDroppedBytes != 2003 || *a.ExecMS != 1500 || *a.PropertiesPassed != 2 || *a.ErrorExcerpt != "b: wrong" {
 			t.Errorf("%s: row %s", p, rowText(a))
 		}
+		// The output is valid UTF-8, so the recorded lengths are exact: what the function wrote.
+		if *a.StdoutBytes != int64(len(s.Stdout))+s.StdoutDropped || *a.StderrBytes != int64(len(s.Stderr))+s.StderrDropped ||
+			*a.ErrorExcerptBytes != int64(len("b: wrong")) {
+			t.Errorf("%s: original lengths stdout %d, stderr %d, error %d", p, *a.StdoutBytes, *a.StderrBytes, *a.ErrorExcerptBytes)
+		}
+		if p == results.ProtocolMatToolsV1 && (a.VerificationOutputBytes == nil || *a.VerificationOutputBytes != int64(len(s.V1.VerificationOutput))) {
+			t.Errorf("%s: verification output length %v", p, a.VerificationOutputBytes)
+		}
 	}
 }
 

@@ -389,7 +389,8 @@ func systemOrder(s results.System) int {
 }
 
 // provenanceOrder orders configuration provenances (results.Configuration.Provenance:
-// a kind, for rescored runs followed by ":" and the code's origin).
+// a kind, for rescored runs followed by ":" and the code's origin, for
+// submitted runs by ":" and the submission folder).
 func provenanceOrder(p string) int {
 	kind, _, _ := strings.Cut(p, ":")
 	switch results.ProvenanceKind(kind) {
@@ -399,8 +400,10 @@ func provenanceOrder(p string) int {
 		return 1
 	case results.ProvenanceRunner:
 		return 2
+	case results.ProvenanceSubmitted:
+		return 3
 	}
-	return 3
+	return 4
 }
 
 // compareConfigurations orders configurations within a board: system, model
@@ -416,6 +419,7 @@ func compareConfigurations(b Board, x, y *Configuration) int {
 		strings.Compare(x.Key.Provenance, y.Key.Provenance),
 		strings.Compare(x.Key.Variant, y.Key.Variant),
 		strings.Compare(x.Key.Settings, y.Key.Settings),
+		strings.Compare(x.Key.SystemParams, y.Key.SystemParams),
 		strings.Compare(x.Key.String(), y.Key.String()),
 	)
 }

@@ -2,6 +2,7 @@ package aggregate_test
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,5 +178,87 @@ func TestCatalogCoversQAModelsInTable1Order(t *testing.T) {
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Table 1 order = %v", got)
+	}
+}
+
+// TestV1FilesRender: the committed format-v1 files (results/testdata/v1)
+// still read and give one configuration each, with the values of their totals.
+func TestV1FilesRender(t *testing.T) {
+	files, err := results.ReadDir("../../results/testdata/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 {
+		t.Fatalf("%d v1 files, want 2", len(files))
+	}
+	lb := aggregate.Build(files, aggregate.DefaultCatalog())
+	if len(lb.Configurations) != 2 {
+		t.Fatalf("%d configurations, want 2", len(lb.Configurations))
+	}
+	for _, f := range files {
+		var c *aggregate.Configuration
+		for _, x := range lb.Configurations {
+			if x.Runs[0].File == f {
+				c = x
+			}
+		}
+		if c == nil || f.Run.FormatVersion != 1 {
+			t.Fatalf("%s: no configuration, or not a v1 file", f.Path)
+		}
+		if c.Key.SystemParams != "" || c.Key.Configuration != f.Run.Configuration() {
+			t.Errorf("%s: key %+v", f.Path, c.Key)
+		}
+		var m aggregate.Metric
+		var want float64
+		if f.Run.Benchmark.IsQA() {
+			m, want = aggregate.Accuracy, 100*float64(*f.Run.Totals.Correct)/float64(f.Run.Totals.Questions)
+		} else {
+			m, want = aggregate.TaskSuccessRate, 100*float64(*f.Run.Totals.PropertiesPassed)/float64(f.Run.Totals.Properties)
+		}
+		if s := c.Summaries[m]; s.N != 1 || !near(s.Mean, want) {
+			t.Errorf("%s: %s = %+v, want %.2f", f.Path, m, s, want)
+		}
+		found := false
+		for _, tb := range lb.Tables[c.Board] {
+			for _, row := range tb.Rows {
+				found = found || slices.Contains(row.Configurations, c)
+			}
+		}
+		if !found {
+			t.Errorf("%s: configuration %s is in no table row", f.Path, c.Key)
+		}
+	}
+}
+
+// TestSystemParamsSplitRows: runs that differ only in their system
+// parameters are two configurations and two rows, never averaged together.
+func TestSystemParamsSplitRows(t *testing.T) {
+	runner := func(params map[string]string) []*results.File {
+		var out []*results.File
+		for _, f := range sitetest.Runs() {
+			if f.Run.Provenance.Kind == results.ProvenanceRunner {
+				f.Run.SystemParams = params
+				f.Run.RunID = results.MakeRunID(&f.Run)
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	a, b := runner(nil), runner(map[string]string{"prompt": "cot"})
+	if len(a) != 3 || a[0].Run.RunID == b[0].Run.RunID {
+		t.Fatalf("%d runner runs; ids %s, %s", len(a), a[0].Run.RunID, b[0].Run.RunID)
+	}
+	lb := aggregate.Build(append(a, b...), aggregate.DefaultCatalog())
+	if len(lb.Configurations) != 2 {
+		t.Fatalf("%d configurations, want 2", len(lb.Configurations))
+	}
+	tables := lb.Tables[aggregate.BoardSingleLLM]
+	if len(tables) != 1 || len(tables[0].Rows) != 2 {
+		t.Fatalf("tables %d, rows %d; want 1 table of 2 rows", len(tables), len(tables[0].Rows))
+	}
+	for _, row := range tables[0].Rows {
+		if s := row.Cells[0].Summary; s.N != 3 {
+			t.Errorf("row %s averages %d runs, want 3", row.Configurations[0].Key, s.N)
+		}
 	}
 }

@@ -92,7 +92,7 @@ func buildTables(b Board, confs []*Configuration) []*Table {
 			tables = append(tables, t)
 			rows[t] = map[string]*Row{}
 		}
-		rk := strings.Join([]string{c.Key.Model, c.Key.Variant, c.Key.Settings, string(c.Key.System), strconv.Itoa(c.Key.RetrievalSource), c.Key.Provenance}, "|")
+		rk := strings.Join([]string{c.Key.Model, c.Key.Variant, c.Key.Settings, c.Key.SystemParams, string(c.Key.System), strconv.Itoa(c.Key.RetrievalSource), c.Key.Provenance}, "|")
 		row := rows[t][rk]
 		if row == nil {
 			row = &Row{Model: c.Model, System: c.Key.System, RetrievalSource: c.Key.RetrievalSource, Provenance: c.Key.Provenance}
