@@ -1,13 +1,6 @@
 # MatTools leaderboard: offline benchmark runner and static leaderboard.
 #
-#   make site    import the published MatTools results (when MATTOOLS_DATA is set) and build the leaderboard
-#   make test    install what the tests need (see scripts/setup.sh) and run every test
-#   make serve           serve the built site (public/) on http://127.0.0.1:$(PORT)/
-#   make replay          replay MatTools' recorded GPT answers through the runner, scored in the sandbox (build/results/replay)
-#   make replay-check    make replay, rescore the same 9 published runs, compare verdicts question by question (heavy)
-#   make sandbox-env     install the sandbox's pinned Python environment (sandbox-env/requirements.lock)
-#   make rescore-stored  rescore the 15 stored single-LLM runs of MatTools (heavy; not part of make test)
-#   make selfcheck       per-property self-consistency of the 138 properties (heavy; not part of make test)
+# `make help` lists the targets, one line each, from the "## " comment after each target below.
 #
 # MATTOOLS_DATA: a MatTools checkout or download (github.com/Grenzlinie/MatTools).
 
@@ -19,40 +12,47 @@ COMMIT      := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet H
 LDFLAGS     := -X github.com/mattools-leaderboard/leaderboard/internal/version.Commit=$(COMMIT)
 
 SANDBOX_PYTHON ?= /opt/mattools-sandbox
-# PROMPTS: the prompt texts (default $MATTOOLS_DATA/prompts; a bare upstream checkout has none, see docs/runner.md).
+# PROMPTS: the prompt texts (optional: default $MATTOOLS_DATA/prompts, or extracted from an upstream checkout's
+# Python sources into build/prompts; see docs/runner.md#prompts).
 PROMPTS        ?=
 PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
+# PKGS: the packages make test runs.
+PKGS           ?= ./...
 
-.PHONY: all test setup vet site import serve replay replay-check clean sandbox-env rescore-stored selfcheck
+.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-stored selfcheck
 
-all: site
+all: site ## the default: make site
 
-setup:
+help: ## list the targets
+	@awk -F ':.*## ' '/^[a-zA-Z_-]+:.*## / { printf "  make %-15s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+
+setup: ## install what the tests need (scripts/setup.sh)
 	@scripts/setup.sh
 
-vet:
+vet: ## go vet ./...
 	$(GO) vet ./...
 
-test: setup vet
-	$(GO) test ./...
+test: setup vet ## install what the tests need, vet, run every test; the last line counts the tests skipped for lack of data
+	$(GO) build -o build/bin/testreport ./scripts/testreport
+	@build/bin/testreport -go $(GO) $(PKGS)
 
-sandbox-env:
+sandbox-env: ## install the sandbox's pinned Python environment (sandbox-env/requirements.lock; as root)
 	@MATTOOLS_SANDBOX_PYTHON=$(SANDBOX_PYTHON) scripts/sandbox-env.sh
 
 # rescore-stored re-executes the generated code of MatTools' 15 single-LLM runs (5 models × 3 rounds)
 # under mattools-v1 and mattools-v1-strict, without any model; per-question verdicts go to verdicts.csv.
-rescore-stored: sandbox-env
+rescore-stored: sandbox-env ## rescore the 15 stored single-LLM runs of MatTools under both protocols (heavy; not part of make test)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make rescore-stored: MATTOOLS_DATA is not set" >&2; exit 1; fi
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -out $(RESULTS_DIR)/rescored \
 	  -verdicts $(RESULTS_DIR)/rescored/verdicts.csv $$( [ -f $(PAPER_RUNS) ] && echo -published $(PAPER_RUNS) ) \
 	  "$$MATTOOLS_DATA"/src/pure_agent_test/round*/*/
 
-selfcheck: sandbox-env
+selfcheck: sandbox-env ## per-property self-consistency of the 138 properties (heavy; not part of make test)
 	MATTOOLS_SELFCHECK=full MATTOOLS_SELFCHECK_OUT=$(CURDIR)/build/selfcheck.txt \
 	  $(GO) test -count=1 -timeout 90m -run 'TestSelfConsistency' -v ./runner/scoring/
 
 # import converts every published MatTools artefact under MATTOOLS_DATA into results files.
-import:
+import: ## import the published MatTools results of MATTOOLS_DATA into build/results/imported
 	@if [ -z "$$MATTOOLS_DATA" ]; then \
 	  echo "make import: MATTOOLS_DATA is not set. Clone https://github.com/Grenzlinie/MatTools" \
 	       "(commit 44385630f2acf461512996468fc0b24f44ddcaaf) and run: MATTOOLS_DATA=/path/to/MatTools make site" >&2; \
@@ -61,7 +61,7 @@ import:
 
 # site imports the published results when MATTOOLS_DATA is set, then builds public/ from every results
 # file under RESULTS_DIR. Without data it says how to get it and builds a valid, empty site.
-site:
+site: ## import the published results (when MATTOOLS_DATA is set) and build the leaderboard into public/
 	@if [ -n "$$MATTOOLS_DATA" ]; then $(MAKE) --no-print-directory import; else \
 	  echo "make site: MATTOOLS_DATA is not set: building an empty site. To get the data: git clone https://github.com/Grenzlinie/MatTools" \
 	       "/path/to/MatTools && git -C /path/to/MatTools checkout 44385630f2acf461512996468fc0b24f44ddcaaf, then run:" \
@@ -69,14 +69,14 @@ site:
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/build-site -results $(RESULTS_DIR) -out public -work build/site
 
 # serve serves public/ on the loopback interface only.
-serve:
+serve: ## serve the built site (public/) on http://127.0.0.1:PORT/ (PORT=8080 unless given)
 	$(GO) run ./cmd/build-site -serve 127.0.0.1:$(PORT) -out public
 
 # replay serves the recorded single-LLM GPT batches (3 models × 3 rounds) with replay-llm on
 # 127.0.0.1:8765 and runs plans/replay.toml against it: 9 configuration × round of 49 questions, no model
 # called, each scored in the sandbox under mattools-v1 and mattools-v1-strict (18 results files; about
 # 15 minutes on 2 cores). Resumable: run it again after an interruption.
-replay: sandbox-env
+replay: sandbox-env ## replay MatTools' recorded GPT answers through the runner, scored in the sandbox (build/results/replay)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make replay: MATTOOLS_DATA is not set" >&2; exit 1; fi
 	$(GO) build -o build/bin/ ./cmd/replay-llm ./cmd/run-benchmark
 	@build/bin/replay-llm -addr 127.0.0.1:8765 -quiet > build/replay-llm.log 2>&1 & pid=$$!; \
@@ -88,12 +88,12 @@ replay: sandbox-env
 # the same 9 published jsonl with cmd/rescore (into RESULTS_DIR/rescored; runs already rescored there,
 # e.g. by rescore-stored, are kept) and checks, question by question and under both protocols, that the
 # replayed runs' verdicts equal rescore's. The per-run table goes to build/replay-check.txt.
-replay-check: replay
+replay-check: replay ## make replay, rescore the same 9 published runs, compare verdicts question by question (heavy)
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -quiet -out $(RESULTS_DIR)/rescored \
 	  "$$MATTOOLS_DATA"/src/pure_agent_test/round*/gpt-*/
 	@MATTOOLS_REPLAY_DIR=$(abspath $(RESULTS_DIR))/replay MATTOOLS_RESCORED_DIR=$(abspath $(RESULTS_DIR))/rescored \
 	  $(GO) test -count=1 -run 'TestReplayedRunsScoreAsRescore' -v ./cmd/rescore/ > build/replay-check.txt 2>&1; \
 	  st=$$?; cat build/replay-check.txt; exit $$st
 
-clean:
+clean: ## remove build/ and public/
 	rm -rf build public

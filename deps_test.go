@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"runner/llm/llmtest":    []string{},
 	"runner/llm/replay":     []string{},
 	"runner/internal/pystr": []string{},
-	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "runner/sandbox"},
+	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "runner/sandbox", "runner/systems"},
 	"cmd/replay-llm":        []string{"datasets", "runner/llm/replay"},
 
 	// The site: results files → aggregate → plots, content → hugo (issue 3).
@@ -52,6 +52,9 @@ var allowed = map[string][]string{
 	"runner/sandbox":             []string{},
 	"runner/sandbox/sandboxtest": []string{"runner/sandbox"},
 	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner/sandbox", "runner/scoring", "internal/version"},
+
+	// make test's reporter of `go test -json` (issue 8).
+	"scripts/testreport": []string{},
 }
 
 // TestDependencyGraph fails on any import between project packages that

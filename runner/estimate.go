@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -36,7 +37,7 @@ type Estimate struct {
 // needing API keys: it loads the data, builds every prompt and counts the
 // questions already finished in existing results files and journals.
 func EstimatePlan(o Options) ([]Estimate, error) {
-	e, err := prepare(o)
+	e, err := prepare(context.Background(), o)
 	if err != nil {
 		return nil, err
 	}

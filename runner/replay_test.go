@@ -37,7 +37,7 @@ func TestReplayThroughTheRunnerReproducesPublishedFunctions(t *testing.T) {
 	for _, m := range gptModels {
 		planText += fmt.Sprintf("[[models]]\nname = %q\nbase_url = %q\ntemperature = 0.7\n", m, hs.URL+"/round{round}/v1")
 	}
-	res, err := Run(context.Background(), Options{Plan: mustPlan(t, planText), DataRoot: root, OutDir: t.TempDir(), Unscored: true})
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, planText), DataRoot: root, PromptsCache: t.TempDir(), OutDir: t.TempDir(), Unscored: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,8 +49,19 @@ type Options struct {
 	Plan *plan.Plan
 	// DataRoot is the MatTools data root (MATTOOLS_DATA): questions and prompts.
 	DataRoot string
-	// PromptsDir holds the prompt texts; "" means DataRoot/prompts.
+	// PromptsDir holds the prompt texts (the layout of MATTOOLS_DATA/prompts);
+	// "" means DataRoot/prompts when that folder exists, else the texts are
+	// extracted from the upstream Python sources under DataRoot
+	// (systems.ObtainPrompts) and cached in PromptsCache.
 	PromptsDir string
+	// PromptsCache is where extracted prompt texts are cached; "" means
+	// systems.DefaultPromptsCache (build/prompts, relative to the working
+	// directory).
+	PromptsCache string
+	// Python lists the interpreters tried for the prompt extraction (parsing
+	// only); nil means systems.DefaultPythons (the sandbox's Python, then
+	// python3).
+	Python []string
 	// OutDir receives one results file per run, <run id>.parquet, and the
 	// journals in OutDir/.journal.
 	OutDir string
@@ -171,7 +182,7 @@ type engine struct {
 }
 
 // prepare loads the data the plan needs and builds every run's skeleton.
-func prepare(o Options) (*engine, error) {
+func prepare(ctx context.Context, o Options) (*engine, error) {
 	if o.Plan == nil {
 		return nil, errors.New("runner: no plan")
 	}
@@ -186,10 +197,7 @@ func prepare(o Options) (*engine, error) {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	var err error
-	if o.PromptsDir == "" {
-		o.PromptsDir = filepath.Join(o.DataRoot, systems.PromptsDir)
-	}
-	if e.prompts, err = systems.LoadPrompts(o.PromptsDir); err != nil {
+	if e.prompts, err = systems.ObtainPrompts(ctx, o.DataRoot, o.PromptsDir, systems.ExtractOptions{Python: o.Python, CacheDir: o.PromptsCache}); err != nil {
 		return nil, err
 	}
 	e.bench = o.Benchmark
@@ -326,7 +334,7 @@ func sourcePath(root, path string) string {
 // their journals keeping every finished question, and the error wraps
 // ErrInterrupted.
 func Run(ctx context.Context, o Options) ([]RunResult, error) {
-	e, err := prepare(o)
+	e, err := prepare(ctx, o)
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func TestReplayedRunsScoreAsRescore(t *testing.T) {
 	}
 	defer sc.Close()
 	runnerOut := t.TempDir()
-	res, err := runner.Run(context.Background(), runner.Options{Plan: p, DataRoot: root, OutDir: runnerOut, Scorer: sc, Benchmark: bench})
+	res, err := runner.Run(context.Background(), runner.Options{Plan: p, DataRoot: root, PromptsCache: t.TempDir(), OutDir: runnerOut, Scorer: sc, Benchmark: bench})
 	if err != nil {
 		t.Fatal(err)
 	}

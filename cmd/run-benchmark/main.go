@@ -12,6 +12,11 @@
 // plan's scoring protocols, one run each; -unscored writes them unscored
 // instead (generated code only, for cmd/rescore elsewhere).
 //
+// The prompt texts come from <data>/prompts (this project's copy of the
+// data) or -prompts; an upstream checkout has no such folder, so they are
+// extracted from its Python sources (parsed with the sandbox's Python, or
+// python3; never executed) and cached under -prompts-cache.
+//
 // API keys come from the environment variables the plan names (api_key_env);
 // they are read once and removed from the process environment before any run
 // starts and before the sandbox opens, so no child process (a sandbox)
@@ -27,6 +32,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"syscall"
 	"text/tabwriter"
@@ -37,6 +43,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 )
 
 // Exit codes.
@@ -84,7 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	fs.SetOutput(stderr)
 	planPath := fs.String("plan", "", "the run plan (TOML); see plans/paper.toml")
 	data := fs.String("data", env.getenv(datasets.EnvVar), "the MatTools data root (default $"+datasets.EnvVar+")")
-	prompts := fs.String("prompts", "", "the prompt texts (default <data>/prompts)")
+	prompts := fs.String("prompts", "", "the prompt texts (default <data>/prompts, or extracted from an upstream checkout's Python sources)")
+	promptsCache := fs.String("prompts-cache", systems.DefaultPromptsCache, "where prompt texts extracted from an upstream checkout are cached")
 	out := fs.String("out", "build/results/runner", "output directory: one <run id>.parquet per run, journals in .journal/")
 	dryRun := fs.Bool("dry-run", false, "print the runs with their model calls and estimated cost, and stop")
 	noProgress := fs.Bool("no-progress", false, "do not show the progress bar")
@@ -95,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	noCgroup := fs.Bool("sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
 	unscored := fs.Bool("unscored", false, "write tool-usage runs unscored (generated code only; score them later with cmd/rescore)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-out DIR] [-sandbox auto|local|docker] [-sandbox-python DIR] [-sandbox-no-cgroup] [-unscored] [-dry-run] [-no-progress] [-v]")
+		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-prompts-cache DIR] [-out DIR] [-sandbox auto|local|docker] [-sandbox-python DIR] [-sandbox-no-cgroup] [-unscored] [-dry-run] [-no-progress] [-v]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -126,8 +134,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	case !*noProgress && !*dryRun:
 		level = slog.LevelWarn // the bar shows progress; retries and failures are still logged
 	}
-	opts := runner.Options{Plan: p, DataRoot: *data, PromptsDir: *prompts, OutDir: *out, Unscored: *unscored,
-		Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
+	opts := runner.Options{Plan: p, DataRoot: *data, PromptsDir: *prompts, PromptsCache: *promptsCache, OutDir: *out, Unscored: *unscored,
+		Python: []string{filepath.Join(*python, "bin", "python"), "python3"},
+		Log:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
 
 	if *dryRun {
 		ests, err := runner.EstimatePlan(opts)

@@ -460,3 +460,41 @@ func TestNoSandboxNoRun(t *testing.T) {
 		t.Errorf("output written: %v", entries)
 	}
 }
+
+// TestDryRunOnAnUpstreamCheckout runs the paper's plan with -dry-run on a
+// copy of the data root without prompts/ (an upstream checkout's layout,
+// symbolic links to the real data): it works without -prompts, extracting
+// the prompt texts from the upstream Python sources, and prints the same
+// estimates (built from every prompt) as with the data root's prompts.
+func TestDryRunOnAnUpstreamCheckout(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to dry-run the paper's plan on an upstream layout")
+	upstream := mattoolstest.WithoutPrompts(t, root)
+	env := environ{func(string) string { return "" }, func(string) error { return nil }}
+	dryRun := func(data string, extra ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"-plan", "../../plans/paper.toml", "-data", data, "-out", t.TempDir(), "-dry-run"}, extra...)
+		if code := run(context.Background(), args, &stdout, &stderr, env); code != 0 {
+			t.Fatalf("run-benchmark %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+		}
+		return stdout.String()
+	}
+	cache := t.TempDir()
+	got := dryRun(upstream, "-prompts-cache", cache)
+	if !strings.Contains(got, "30 runs (results files), 735 model calls to make") {
+		t.Errorf("dry run on the upstream layout:\n%s\nwant 5 models × 3 rounds × 2 protocols = 30 runs, 15 × 49 = 735 calls", got)
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) != 1 {
+		t.Errorf("prompt cache %s holds %d entries, want one extraction", cache, len(entries))
+	}
+	published := filepath.Join(root, "prompts")
+	if _, err := os.Stat(published); err != nil {
+		t.Skipf("%s: the data root is itself an upstream checkout; nothing to compare with", published)
+	}
+	if want := dryRun(root); got != want {
+		t.Errorf("dry run without prompts/:\n%s\nwith %s:\n%s", got, published, want)
+	}
+	if want := dryRun(upstream, "-prompts", published); got != want {
+		t.Errorf("dry run without prompts/:\n%s\nwith -prompts %s:\n%s", got, published, want)
+	}
+}

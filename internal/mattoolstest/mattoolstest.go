@@ -201,3 +201,30 @@ func DataRoot(t testing.TB, need string) string {
 	}
 	return root
 }
+
+// WithoutPrompts returns a data root laid out like an upstream MatTools
+// checkout: a folder in the test's temporary folder holding a symbolic link
+// to every top-level entry of root except prompts/ (this project's copy of
+// the prompt texts, which upstream keeps inside its Python sources). Nothing
+// is copied.
+func WithoutPrompts(t testing.TB, root string) string {
+	t.Helper()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, e := range entries {
+		if e.Name() == "prompts" {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(abs, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}

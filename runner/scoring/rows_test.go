@@ -1,29 +1,53 @@
 package scoring_test
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
-// TestQuestionSetOfTheSharedData: on the project's copy of the MatTools data
-// (../shared/mattools), 28 of the 49 questions have all their data files,
-// with 93 of the 138 properties; on a full checkout the set is "all".
+// TestQuestionSetOfTheDataRoot: the question set of a scored run is the
+// questions whose data files the root holds (on ../shared/mattools 28 of the
+// 49, with 93 of the 138 properties; on a full checkout "all"). The
+// expectation comes from the committed manifest and os.Stat of each data
+// file, the name from its documented rule (docs/runner.md: "executable-"
+// and the first 8 hex digits of the SHA-256 of the ids joined by newlines).
 // Restrict narrows it to the questions asked for.
-func TestQuestionSetOfTheSharedData(t *testing.T) {
+func TestQuestionSetOfTheDataRoot(t *testing.T) {
 	b := loadBenchmark(t)
-	qs := scoring.QuestionSet(b)
-	want := "executable-85659656 28 93 28"
-	if b.Questions[38].Executable() { // test_HarmonicDefect reads vasprun.xml files the shared copy lacks
-		want = "all 49 138 0"
+	var ids []string
+	props := 0
+	for _, e := range datasets.Manifest() {
+		ok := true
+		for _, f := range e.DataFiles {
+			st, err := os.Stat(filepath.Join(b.Root, "src", filepath.FromSlash(f)))
+			ok = ok && err == nil && st.Mode().IsRegular()
+		}
+		if ok {
+			ids = append(ids, e.ID)
+			props += e.Properties
+		}
 	}
+	want := fmt.Sprintf("all %d %d 0", len(ids), props)
+	if len(ids) < datasets.NumQuestions {
+		sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
+		want = fmt.Sprintf("executable-%x %d %d %d", sum[:4], len(ids), props, len(ids))
+	}
+	qs := scoring.QuestionSet(b)
 	if got := fmt.Sprintf("%s %d %d %d", qs.Name, qs.Questions, qs.Properties, len(qs.IDs)); got != want {
-		t.Errorf("question set (name, questions, properties, ids) %q; want %q", got, want)
+		t.Errorf("question set (name, questions, properties, ids) %q; the data files under %s/src give %q", got, b.Root, want)
+	}
+	if len(ids) < datasets.NumQuestions && strings.Join(qs.IDs, ",") != strings.Join(ids, ",") {
+		t.Errorf("question set ids %v; want %v", qs.IDs, ids)
 	}
 	// test_vacancy (10 properties), test_boltzmann (1), test_pchip_eval (1).
 	if err := scoring.Restrict(b, []string{"test_vacancy", "test_boltzmann", "test_pchip_eval"}); err != nil {

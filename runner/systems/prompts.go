@@ -13,7 +13,8 @@ import (
 // PromptsDir is where the prompt texts live in the project's MatTools data
 // folder (MATTOOLS_DATA/prompts): the exact prompt texts of the published
 // systems, taken from the upstream source, placeholders in braces. An
-// upstream checkout has no such folder; give the runner its location instead.
+// upstream checkout has no such folder: ObtainPrompts then extracts the
+// same texts from its Python sources (UpstreamTexts).
 const PromptsDir = "prompts"
 
 // Prompt files, relative to the prompts directory.
@@ -30,15 +31,20 @@ type Prompts struct {
 	// QAAnswer is MatTools' question_test_prompt (qa_benchmark files/prompt.py)
 	// with the fields {question}, {first_choice} … {fourth_choice}.
 	QAAnswer string
-	// Files lists the files read, as "prompts/<file>", with their SHA-256,
-	// for the run's provenance.
+	// Dir is the folder in the prompts layout the texts were read from
+	// (MATTOOLS_DATA/prompts, -prompts, or the extraction cache); it holds
+	// the other systems' texts too.
+	Dir string
+	// Files lists the files the texts come from, relative to the data
+	// root ("prompts/<file>", or the upstream Python file when extracted),
+	// with their SHA-256, for the run's provenance.
 	Files []results.SourceFile
 }
 
 // LoadPrompts reads the prompt files from the prompts directory dir
 // (usually MATTOOLS_DATA/prompts). A missing file is an error naming it.
 func LoadPrompts(dir string) (*Prompts, error) {
-	p := &Prompts{}
+	p := &Prompts{Dir: dir}
 	for _, f := range []struct {
 		rel string
 		dst *string

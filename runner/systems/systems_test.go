@@ -24,6 +24,14 @@ func dataRoot(t *testing.T) string {
 	return root
 }
 
+// dataPrompts returns the prompt texts of the data root as the runner
+// obtains them: its prompts/ folder, or extracted from an upstream
+// checkout's sources (cached in a temporary folder).
+func dataPrompts(t *testing.T, root string) (*Prompts, error) {
+	t.Helper()
+	return ObtainPrompts(context.Background(), root, "", ExtractOptions{CacheDir: t.TempDir()})
+}
+
 // The GPT runs of the single-LLM system, the only ones with recorded requests
 // and raw responses (mattools-reference.md §3.2).
 var gptModels = []string{"gpt-3.5-turbo-0125", "gpt-4o-mini-2024-07-18", "gpt-4o-2024-08-06"}
@@ -54,7 +62,7 @@ func TestSingleLLMPromptEqualsRecordedRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := LoadPrompts(filepath.Join(root, PromptsDir))
+	p, err := dataPrompts(t, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +181,7 @@ func TestExtractCode(t *testing.T) {
 }
 
 func TestQAPromptWithThePublishedTemplate(t *testing.T) {
-	p, err := LoadPrompts(filepath.Join(dataRoot(t), PromptsDir))
+	p, err := dataPrompts(t, dataRoot(t))
 	if err != nil {
 		t.Fatal(err)
 	}
