@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -146,7 +147,13 @@ func rowsExceptLatency(rows []results.QuestionRow) string {
 		}
 		resp, fin, att := *r.Response, *r.FinishReason, *r.Attempts
 		r.LatencyMS, r.PromptTokens, r.CompletionTokens, r.Response, r.FinishReason, r.Attempts = nil, nil, nil, nil, nil, nil
-		out = append(out, fmt.Sprintf("%+v|%d|%d|%q|%s|%d", r, pt, ct, resp, fin, att))
+		// JSON, not %+v: pointer columns (the v2 byte lengths among them)
+		// compare by value, not by address.
+		js, err := json.Marshal(r)
+		if err != nil {
+			return err.Error()
+		}
+		out = append(out, fmt.Sprintf("%s|%d|%d|%q|%s|%d", js, pt, ct, resp, fin, att))
 	}
 	sort.Strings(out)
 	return strings.Join(out, "\n")
