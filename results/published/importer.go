@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -166,15 +167,20 @@ func ReadRunFolder(root, folder string) (*results.File, error) {
 }
 
 func (im *importer) readToolUsage() ([]*results.File, []Duplicate, error) {
-	src := filepath.Join(im.root, "src")
+	// src may be a symbolic link (a data root assembled from links):
+	// walk where it points, name folders relative to the root.
+	src, err := filepath.EvalSymlinks(filepath.Join(im.root, "src"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the MatTools data root: %w", err)
+	}
 	var folders []string
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if !d.IsDir() && d.Name() == GenerationFile {
-			rel, _ := filepath.Rel(im.root, filepath.Dir(p))
-			folders = append(folders, filepath.ToSlash(rel))
+			rel, _ := filepath.Rel(src, filepath.Dir(p))
+			folders = append(folders, path.Join("src", filepath.ToSlash(rel)))
 		}
 		return nil
 	})

@@ -348,3 +348,47 @@ func TestImportedRunsCarryCodeAndProvenance(t *testing.T) {
 		t.Error("no unscored run imported (agentic_RAG_test round1 has three)")
 	}
 }
+
+// TestImportFollowsLinkedFolders imports a data root assembled from
+// symbolic links (every entry of MATTOOLS_DATA linked, prompts/ left out,
+// as one builds a copy without prompts) and asserts it yields the same
+// runs with the same rows as MATTOOLS_DATA itself.
+func TestImportFollowsLinkedFolders(t *testing.T) {
+	root := dataRoot(t)
+	_, want := importReal(t)
+	linked := t.TempDir()
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == "prompts" {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(linked, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	imp, err := Read(linked, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imp.Files) != len(want) || len(want) == 0 {
+		t.Fatalf("linked root: %d runs, MATTOOLS_DATA: %d", len(imp.Files), len(want))
+	}
+	byID := map[string]*results.File{}
+	for _, f := range want {
+		byID[f.Run.RunID] = f
+	}
+	for _, f := range imp.Files {
+		w := byID[f.Run.RunID]
+		if w == nil {
+			t.Errorf("run %s only in the linked root", f.Run.RunID)
+			continue
+		}
+		got, exp := fmt.Sprintf("%+v", f.Run.Provenance.Source), fmt.Sprintf("%+v", w.Run.Provenance.Source)
+		if len(f.Questions) != len(w.Questions) || got != exp {
+			t.Errorf("run %s: %d rows from %s, want %d from %s", f.Run.RunID, len(f.Questions), got, len(w.Questions), exp)
+		}
+	}
+}
