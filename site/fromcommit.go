@@ -113,6 +113,14 @@ func buildFromCommit(ctx context.Context, b commitBuild, dst string) error {
 	resultsDir := filepath.Join(tmp, "results")
 	produced := map[string]bool{}
 	if b.DataRoot != "" {
+		// An older importer may not follow linked folders (a data root
+		// assembled from symbolic links): it gets a mirror whose folders
+		// are real and whose files link to the data.
+		mirror := filepath.Join(tmp, "data")
+		if err := mirrorTree(b.DataRoot, mirror); err != nil {
+			return fmt.Errorf("release %s: data root %s: %w", r.Version, b.DataRoot, err)
+		}
+		b.DataRoot = mirror
 		b.Log("site: release %s: importing %s with the importer of %s", r.Version, b.DataRoot, r.GeneratorCommit)
 		if err := run("run", "./cmd/import-mattools", "-data", b.DataRoot, "-out", filepath.Join(resultsDir, "imported")); err != nil {
 			return err
@@ -231,6 +239,41 @@ func untar(r io.Reader, dir string) error {
 			}
 		}
 	}
+}
+
+// mirrorTree recreates the folders under src (following symbolic links to
+// folders) in dst, which must not exist, and links every file to its
+// resolved path. Only the folder structure is copied, not the data.
+func mirrorTree(src, dst string) error { return mirrorDepth(src, dst, 0) }
+
+func mirrorDepth(src, dst string, depth int) error {
+	if depth > 64 {
+		return fmt.Errorf("%s: folders nested more than 64 deep (a link loop?)", src)
+	}
+	real, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return os.Symlink(real, dst)
+	}
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(real)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := mirrorDepth(filepath.Join(real, e.Name()), filepath.Join(dst, e.Name()), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func tail(s string, n int) string {
