@@ -354,11 +354,10 @@ func withFile(path string, err error) error {
 	return err
 }
 
-// ReadDir reads every results file (*.parquet) under dir, recursively, in
-// lexical path order. Files whose names start with "." are skipped
-// (temporary files of an interrupted write). A missing dir gives no files and
-// no error. Two files with the same run id are an error naming both.
-func ReadDir(dir string) ([]*File, error) {
+// resultsPaths lists the results files (*.parquet) under dir, recursively,
+// in lexical path order, skipping names that start with "." (temporary
+// files of an interrupted write). A missing dir gives none and no error.
+func resultsPaths(dir string) ([]string, error) {
 	var paths []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -372,10 +371,19 @@ func ReadDir(dir string) ([]*File, error) {
 		}
 		return nil
 	})
+	sort.Strings(paths)
+	return paths, err
+}
+
+// ReadDir reads every results file (*.parquet) under dir, recursively, in
+// lexical path order. Files whose names start with "." are skipped
+// (temporary files of an interrupted write). A missing dir gives no files and
+// no error. Two files with the same run id are an error naming both.
+func ReadDir(dir string) ([]*File, error) {
+	paths, err := resultsPaths(dir)
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(paths)
 	files := make([]*File, 0, len(paths))
 	byID := map[string]string{}
 	var errs []error

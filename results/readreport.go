@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -34,23 +32,10 @@ func (iv Invalid) Error() string { return iv.Err.Error() }
 // property of one file: a walk error, or two valid files with the same run id
 // (naming both).
 func ReadDirReport(dir string) (files []*File, invalid []Invalid, err error) {
-	var paths []string
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == dir {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, Extension) && !strings.HasPrefix(d.Name(), ".") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths, err := resultsPaths(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	sort.Strings(paths)
 	byID := map[string]string{}
 	var errs []error
 	for _, p := range paths {
