@@ -19,7 +19,7 @@ PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-stored selfcheck
+.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck
 
 all: site ## the default: make site
 
@@ -39,13 +39,14 @@ test: setup vet ## install what the tests need, vet, run every test; the last li
 sandbox-env: ## install the sandbox's pinned Python environment (sandbox-env/requirements.lock; as root)
 	@MATTOOLS_SANDBOX_PYTHON=$(SANDBOX_PYTHON) scripts/sandbox-env.sh
 
-# rescore-stored re-executes the generated code of MatTools' 15 single-LLM runs (5 models × 3 rounds)
-# under mattools-v1 and mattools-v1-strict, without any model; per-question verdicts go to verdicts.csv.
-rescore-stored: sandbox-env ## rescore the 15 stored single-LLM runs of MatTools under both protocols (heavy; not part of make test)
-	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make rescore-stored: MATTOOLS_DATA is not set" >&2; exit 1; fi
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -out $(RESULTS_DIR)/rescored \
-	  -verdicts $(RESULTS_DIR)/rescored/verdicts.csv $$( [ -f $(PAPER_RUNS) ] && echo -published $(PAPER_RUNS) ) \
-	  "$$MATTOOLS_DATA"/src/pure_agent_test/round*/*/
+# rescore-published re-executes, question by question, the generated code of every published tool-usage
+# run in MATTOOLS_DATA (single LLM, LLM-RAG, agentic RAG, self-reflection) under mattools-v1 and
+# mattools-v1-strict, and records the verdicts in results/published/reexecuted.json (committed; make import
+# joins them with the published code, so make site never re-executes). Incremental and resumable: verdicts
+# made for the same code in the same environment are kept; interrupted, it keeps what it did.
+rescore-published: sandbox-env ## re-execute every published answer into results/published/reexecuted.json (heavy, incremental; not part of make test)
+	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make rescore-published: MATTOOLS_DATA is not set" >&2; exit 1; fi
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -all-published -store results/published/reexecuted.json
 
 selfcheck: sandbox-env ## per-property self-consistency of the 138 properties (heavy; not part of make test)
 	MATTOOLS_SELFCHECK=full MATTOOLS_SELFCHECK_OUT=$(CURDIR)/build/selfcheck.txt \
@@ -85,13 +86,13 @@ replay: sandbox-env ## replay MatTools' recorded GPT answers through the runner,
 	    $(if $(PROMPTS),-prompts $(PROMPTS))
 
 # replay-check is the scoring acceptance check of the runner (issue 5): after make replay it rescores
-# the same 9 published jsonl with cmd/rescore (into RESULTS_DIR/rescored; runs already rescored there,
-# e.g. by rescore-stored, are kept) and checks, question by question and under both protocols, that the
+# the same 9 published jsonl with cmd/rescore (into build/replay-check/rescored, outside RESULTS_DIR: make
+# import already holds re-executed published runs with these run ids; runs rescored there are kept) and checks, question by question and under both protocols, that the
 # replayed runs' verdicts equal rescore's. The per-run table goes to build/replay-check.txt.
 replay-check: replay ## make replay, rescore the same 9 published runs, compare verdicts question by question (heavy)
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -quiet -out $(RESULTS_DIR)/rescored \
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -quiet -out build/replay-check/rescored \
 	  "$$MATTOOLS_DATA"/src/pure_agent_test/round*/gpt-*/
-	@MATTOOLS_REPLAY_DIR=$(abspath $(RESULTS_DIR))/replay MATTOOLS_RESCORED_DIR=$(abspath $(RESULTS_DIR))/rescored \
+	@MATTOOLS_REPLAY_DIR=$(abspath $(RESULTS_DIR))/replay MATTOOLS_RESCORED_DIR=$(abspath build/replay-check/rescored) \
 	  $(GO) test -count=1 -run 'TestReplayedRunsScoreAsRescore' -v ./cmd/rescore/ > build/replay-check.txt 2>&1; \
 	  st=$$?; cat build/replay-check.txt; exit $$st
 

@@ -59,6 +59,8 @@ type config struct {
 	slots                                           int
 	timeout                                         time.Duration
 	force, quiet                                    bool
+	allPublished                                    bool
+	store                                           string
 	only                                            []string
 }
 
@@ -78,15 +80,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&c.verdicts, "verdicts", "", "also write every question's verdicts to this CSV file")
 	fs.StringVar(&c.published, "published", "", "print each run next to its published totals from this paper-runs.csv")
+	fs.BoolVar(&c.allPublished, "all-published", false, "re-execute every published tool-usage run of the data root, question by question, into -store (no INPUT; incremental)")
+	fs.StringVar(&c.store, "store", "results/published/reexecuted.json", "with -all-published: the committed store of re-executed verdicts")
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to score (the others become data-missing; for tests)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rescore [flags] INPUT...\n\nINPUT is a MatTools run folder (with function_generation_results.jsonl) or a tool-usage .parquet results file.\n\n")
+		fmt.Fprintf(stderr, "usage: rescore [flags] INPUT...\n       rescore [flags] -all-published\n\nINPUT is a MatTools run folder (with function_generation_results.jsonl) or a tool-usage .parquet results file.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	if fs.NArg() == 0 {
+	if (fs.NArg() == 0) != c.allPublished {
 		fs.Usage()
 		return exitUsage
 	}
@@ -100,7 +104,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rescore:", err)
 		return exitUsage
 	}
-	if err := rescore(ctx, c, fs.Args(), stdout, stderr); err != nil {
+	do := func() error { return rescore(ctx, c, fs.Args(), stdout, stderr) }
+	if c.allPublished {
+		do = func() error { return rescorePublished(ctx, c, stdout, stderr) }
+	}
+	if err := do(); err != nil {
 		fmt.Fprintln(stderr, "rescore:", err)
 		return exitError
 	}

@@ -39,13 +39,17 @@ const Generator = "import-mattools"
 // files give byte-identical results files whatever commit imports them (a
 // frozen leaderboard release links to them). Bump it whenever the importer's
 // output changes.
-const Version = "1"
+const Version = "2"
 
 // Options configure an import.
 type Options struct {
 	// SkipUnknownFamilies turns a run folder of an unknown family into a
 	// warning instead of an error.
 	SkipUnknownFamilies bool
+	// Reexecuted holds the re-executed verdicts joined with the published
+	// code into rescored runs; nil: the committed store
+	// (CommittedReexecuted). NewReexecuted() gives none.
+	Reexecuted *Reexecuted
 }
 
 // Duplicate is a run folder skipped because its jsonl is byte-identical to
@@ -56,7 +60,7 @@ type Duplicate struct {
 
 // Import is the outcome of reading a MatTools root.
 type Import struct {
-	Files      []*results.File // tool-usage runs (by folder path), then QA runs
+	Files      []*results.File // tool-usage runs (by folder path), their re-executed runs, then QA runs
 	Duplicates []Duplicate
 	Warnings   []string
 }
@@ -106,7 +110,13 @@ func Read(root string, opts Options) (*Import, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Files = append(tool, qa...)
+	st := opts.Reexecuted
+	if st == nil {
+		if st, err = CommittedReexecuted(); err != nil {
+			return nil, err
+		}
+	}
+	out.Files = append(append(tool, im.reexecutedFiles(tool, st)...), qa...)
 	ids := map[string]string{}
 	for _, f := range out.Files {
 		src := f.Run.Provenance.Source[0].Path

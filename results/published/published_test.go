@@ -392,3 +392,79 @@ func TestImportFollowsLinkedFolders(t *testing.T) {
 		}
 	}
 }
+
+// TestReexecutedRunsWithinPublishedTotals joins the committed re-executed
+// verdicts with the data root's published code and checks each
+// re-executed mattools-v1 run against the published totals of the run it
+// re-executed (out of 49 questions / 138 properties): it never exceeds
+// them, and falls short by at most what its data-missing questions hold
+// (mattools-v1 reproduces MatTools' scoring; questions whose data files are
+// absent here were not re-executed). Also: both protocols present, the
+// question set is the re-executed questions, and the rows agree with the
+// store.
+func TestReexecutedRunsWithinPublishedTotals(t *testing.T) {
+	_, files := importReal(t)
+	st, err := CommittedReexecuted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported := map[string]*results.File{}
+	reexecuted := map[string][]*results.File{}
+	for _, f := range files {
+		switch f.Run.Provenance.Kind {
+		case results.ProvenanceImported:
+			imported[f.Run.RunID] = f
+		case results.ProvenanceRescored:
+			reexecuted[f.Run.Provenance.DerivedFrom] = append(reexecuted[f.Run.Provenance.DerivedFrom], f)
+		}
+	}
+	if len(reexecuted) == 0 {
+		t.Skipf("results/published/%s holds no verdicts for the code of this data root (make rescore-published)", ReexecutedFile)
+	}
+	checked := 0
+	for id, rs := range reexecuted {
+		pub := imported[id]
+		if pub == nil || len(rs) != 2 || rs[0].Run.ScoringProtocol == rs[1].Run.ScoringProtocol {
+			t.Errorf("%s: %d re-executed runs, imported %v", id, len(rs), pub != nil)
+			continue
+		}
+		rows := map[string]ReexecutedVerdict{}
+		for _, v := range st.Runs[id].Rows {
+			rows[v.Protocol+"/"+v.QuestionID] = v
+		}
+		for _, f := range rs {
+			missingQ, missingP := 0, 0
+			for _, q := range f.Questions {
+				v, ok := rows[f.Run.ScoringProtocol+"/"+q.QuestionID]
+				switch {
+				case q.Verdict == string(results.VerdictDataMissing):
+					missingQ++
+					missingP += int(q.PropertyCount)
+					if ok {
+						t.Errorf("%s: %s is data-missing but the store has %+v", f.Run.RunID, q.QuestionID, v)
+					}
+				case !ok || q.Verdict != string(v.Verdict) || *q.PropertiesPassed != int32(v.PropertiesPassed):
+					t.Errorf("%s: %s: %s, store %+v", f.Run.RunID, q.QuestionID, q.Verdict, v)
+				}
+			}
+			if f.Run.QuestionSet.Questions != 49-missingQ || f.Run.QuestionSet.Properties != 138-missingP {
+				t.Errorf("%s: question set %+v; %d questions data-missing", f.Run.RunID, f.Run.QuestionSet, missingQ)
+			}
+			pt := pub.Run.Totals
+			if f.Run.ScoringProtocol != results.ProtocolMatToolsV1 || !pt.Scored {
+				continue
+			}
+			checked++
+			rt := f.Run.Totals
+			if *rt.Runnable > *pt.Runnable || *rt.Runnable < *pt.Runnable-missingQ {
+				t.Errorf("%s: re-executed runnable %d of %d; published %d of 49 allows %d..%d",
+					f.Run.RunID, *rt.Runnable, rt.Questions, *pt.Runnable, *pt.Runnable-missingQ, *pt.Runnable)
+			}
+			if *rt.PropertiesPassed > *pt.PropertiesPassed || *rt.PropertiesPassed < *pt.PropertiesPassed-missingP {
+				t.Errorf("%s: re-executed properties passed %d of %d; published %d of 138 allows %d..%d",
+					f.Run.RunID, *rt.PropertiesPassed, rt.Properties, *pt.PropertiesPassed, *pt.PropertiesPassed-missingP, *pt.PropertiesPassed)
+			}
+		}
+	}
+	t.Logf("%d published runs re-executed; %d mattools-v1 runs checked against their published totals", len(reexecuted), checked)
+}

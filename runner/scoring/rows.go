@@ -1,8 +1,6 @@
 package scoring
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,23 +28,15 @@ const ExcerptBytes = 4000
 // so that runs on different subsets are never aggregated together; a subset
 // lists its ids.
 func QuestionSet(b *datasets.Benchmark) results.QuestionSet {
-	qs := results.QuestionSet{}
 	var ids []string
+	props := 0
 	for _, q := range b.Questions {
 		if q.Executable() {
 			ids = append(ids, q.ID)
-			qs.Properties += len(q.Properties)
+			props += len(q.Properties)
 		}
 	}
-	qs.Questions = len(ids)
-	if len(ids) == len(b.Questions) {
-		qs.Name = results.QuestionSetAll
-		return qs
-	}
-	sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
-	qs.Name = "executable-" + hex.EncodeToString(sum[:4])
-	qs.IDs = ids
-	return qs
+	return results.ExecutableQuestionSet(ids, props, len(b.Questions))
 }
 
 // LeftOut is the placeholder data file Restrict gives the questions it
@@ -166,33 +156,10 @@ func tailBytes(b []byte, n int) []byte {
 	return b
 }
 
-// Tally returns the totals of a scored run from its rows (filled by
-// FillRow) over question set qs: runnable, fully and partially correct
-// questions and properties passed (as MatTools' result_analysis.py counts
-// them; see the package doc), and the ids of the data-missing questions in
-// row order.
+// Tally is results.Tally: the totals of a scored run from its rows (filled
+// by FillRow) and the ids of its data-missing questions.
 func Tally(rows []results.QuestionRow, qs results.QuestionSet) (results.Totals, []string) {
-	var runnable, correct, partial, passed int
-	var missing []string
-	for _, r := range rows {
-		switch results.Verdict(r.Verdict) {
-		case results.VerdictDataMissing:
-			missing = append(missing, r.QuestionID)
-			continue
-		case results.VerdictCorrect:
-			correct++
-		case results.VerdictPartial:
-			partial++
-		}
-		if r.Runnable != nil && *r.Runnable {
-			runnable++
-		}
-		if r.PropertiesPassed != nil {
-			passed += int(*r.PropertiesPassed)
-		}
-	}
-	return results.Totals{Scored: true, Questions: qs.Questions, Properties: qs.Properties,
-		Runnable: &runnable, QuestionsCorrect: &correct, QuestionsPartial: &partial, PropertiesPassed: &passed}, missing
+	return results.Tally(rows, qs)
 }
 
 // Warnings returns the warnings every scored run records: the wall-clock

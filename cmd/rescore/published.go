@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/published"
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+)
+
+// checkpointEvery is how often rescorePublished writes its store while it
+// works, so that an interrupted invocation keeps what it did.
+const checkpointEvery = 20 * time.Second
+
+// rescorePublished re-executes, question by question, the generated code
+// of every published tool-usage run in the data root (as the importer
+// reads it) under mattools-v1 and mattools-v1-strict, and records the
+// verdicts in the store at c.store (results/published/reexecuted.json).
+// It is incremental: a question whose verdicts the store holds for the same
+// code (SHA-256) and environment (sandbox, libraries, lock hash) is not
+// executed again; a run whose code or environment changed is redone whole.
+// Questions whose data files are absent are skipped (they get no row).
+func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) error {
+	root, err := filepath.Abs(c.data)
+	if err != nil {
+		return err
+	}
+	bench, err := datasets.Load(root)
+	if err != nil {
+		return err
+	}
+	if c.only != nil {
+		if err := scoring.Restrict(bench, c.only); err != nil {
+			return fmt.Errorf("-questions: %w", err)
+		}
+	}
+	imp, err := published.Read(root, published.Options{Reexecuted: published.NewReexecuted()})
+	if err != nil {
+		return err
+	}
+	st, err := published.ReadReexecuted(c.store)
+	if err != nil {
+		return err
+	}
+	scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python, Limits: sandbox.Limits{Wall: c.timeout},
+		AllowNoCgroup: c.noCgroup})
+	if err != nil {
+		return err
+	}
+	defer scorer.Close()
+	se := scorer.Environment()
+	env := published.ReexecutionEnvironment{Sandbox: se.Sandbox, Libraries: se.Libraries}
+	envID := env.EnvironmentID()
+	st.Environments[envID] = env
+	order := map[string]int{}
+	for i, q := range bench.Questions {
+		order[q.ID] = i
+	}
+
+	type job struct {
+		run  string
+		q    *datasets.Question
+		code scoring.Submission
+	}
+	var jobs []job
+	var runs []*results.File
+	kept, redone := 0, 0
+	for _, f := range imp.Files {
+		if f.Run.Benchmark != results.BenchmarkToolUsage || f.Run.Provenance.Kind != results.ProvenanceImported {
+			continue
+		}
+		runs = append(runs, f)
+		var src results.SourceFile
+		for _, s := range f.Run.Provenance.Source {
+			if path.Base(s.Path) == published.GenerationFile {
+				src = s
+			}
+		}
+		rx := st.Runs[f.Run.RunID]
+		if rx != nil && (rx.Source.SHA256 != src.SHA256 || rx.Environment != envID) {
+			redone++
+			rx = nil
+		}
+		if rx == nil {
+			rx = &published.ReexecutedRun{Source: src, Environment: envID}
+			st.Runs[f.Run.RunID] = rx
+		}
+		done := map[string]int{}
+		for _, v := range rx.Rows {
+			done[v.QuestionID]++
+		}
+		code := map[string]scoring.Submission{}
+		for _, q := range f.Questions {
+			code[q.QuestionID] = scoring.Submission{Code: q.Code, FunctionName: q.FunctionName}
+		}
+		for i := range bench.Questions {
+			q := &bench.Questions[i]
+			if !q.Executable() {
+				continue
+			}
+			if done[q.ID] == len(scoring.Protocols) {
+				kept++
+				continue
+			}
+			jobs = append(jobs, job{run: f.Run.RunID, q: q, code: code[q.ID]})
+		}
+	}
+	for id := range st.Environments {
+		used := false
+		for _, r := range st.Runs {
+			used = used || r.Environment == id
+		}
+		if !used {
+			delete(st.Environments, id)
+		}
+	}
+	fmt.Fprintf(stderr, "rescore: %d published tool-usage runs; environment %s; %d questions to re-execute, %d kept from %s (%d runs redone: code or environment changed)\n",
+		len(runs), envID, len(jobs), kept, c.store, redone)
+
+	var mu sync.Mutex
+	write := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return st.Write(c.store, order)
+	}
+	if len(jobs) > 0 {
+		var bar *progressbar.ProgressBar
+		if !c.quiet {
+			bar = progressbar.NewOptions(len(jobs), progressbar.OptionSetWriter(stderr), progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true), progressbar.OptionSetDescription("re-executing"),
+				progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		queue := make(chan job)
+		var wg sync.WaitGroup
+		var firstErr error
+		for w := 0; w < scorer.Sandbox.Info().Slots; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range queue {
+					s, err := scorer.Score(ctx, j.q, j.code)
+					mu.Lock()
+					if err != nil {
+						if firstErr == nil && ctx.Err() == nil {
+							firstErr = fmt.Errorf("%s: question %s: %w", j.run, j.q.ID, err)
+						}
+						mu.Unlock()
+						cancel()
+						continue
+					}
+					rx := st.Runs[j.run]
+					for _, p := range scoring.Protocols {
+						o := s.Outcome(p)
+						rx.Rows = append(rx.Rows, published.ReexecutedVerdict{QuestionID: j.q.ID, Protocol: p, Verdict: o.Verdict,
+							Cause: o.Cause, Runnable: o.Runnable, PropertiesPassed: o.PropertiesPassed})
+					}
+					mu.Unlock()
+					if bar != nil {
+						bar.Add(1)
+					}
+				}
+			}()
+		}
+		last := time.Now()
+	feed:
+		for _, j := range jobs {
+			select {
+			case queue <- j:
+			case <-ctx.Done():
+				break feed
+			}
+			if time.Since(last) > checkpointEvery {
+				if err := write(); err != nil {
+					cancel()
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+					break
+				}
+				last = time.Now()
+			}
+		}
+		close(queue)
+		wg.Wait()
+		// What was done is kept, even when interrupted or failed.
+		if err := write(); err != nil {
+			return err
+		}
+		if firstErr != nil {
+			return firstErr
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted: the verdicts made so far are in %s; run again to go on", c.store)
+		}
+	} else if err := write(); err != nil {
+		return err
+	}
+	return summarizePublished(stdout, runs, st)
+}
+
+// summarizePublished prints, per system, the re-executed runnable questions
+// and passed properties under both protocols (over the questions
+// re-executed) next to the published totals of the same runs (over 49
+// questions and 138 properties each).
+func summarizePublished(w io.Writer, runs []*results.File, st *published.Reexecuted) error {
+	type tally struct{ runs, questions, properties, pubRunnable, pubPassed, pubQuestions, pubProperties, scoredRuns int }
+	type key struct {
+		system   results.System
+		protocol string
+	}
+	agg := map[results.System]*tally{}
+	re := map[key][2]int{}
+	var systems []results.System
+	for _, f := range runs {
+		rx := st.Runs[f.Run.RunID]
+		if rx == nil {
+			continue
+		}
+		t := agg[f.Run.System]
+		if t == nil {
+			t = &tally{}
+			agg[f.Run.System] = t
+			systems = append(systems, f.Run.System)
+		}
+		t.runs++
+		props := map[string]int{}
+		for _, q := range f.Questions {
+			props[q.QuestionID] = int(q.PropertyCount)
+		}
+		for _, v := range rx.Rows {
+			k := key{f.Run.System, v.Protocol}
+			c := re[k]
+			if v.Runnable {
+				c[0]++
+			}
+			c[1] += v.PropertiesPassed
+			re[k] = c
+			if v.Protocol == results.ProtocolMatToolsV1 {
+				t.questions++
+				t.properties += props[v.QuestionID]
+			}
+		}
+		if tt := f.Run.Totals; tt.Scored && tt.Runnable != nil && tt.PropertiesPassed != nil {
+			t.scoredRuns++
+			t.pubRunnable += *tt.Runnable
+			t.pubPassed += *tt.PropertiesPassed
+			t.pubQuestions += tt.Questions
+			t.pubProperties += tt.Properties
+		}
+	}
+	sort.Slice(systems, func(i, j int) bool { return systems[i] < systems[j] })
+	fmt.Fprintf(w, "%-20s %5s %22s %22s %24s\n", "system", "runs", "mattools-v1 run/pass", "strict run/pass", "published run/pass")
+	for _, s := range systems {
+		t := agg[s]
+		v1, strict := re[key{s, results.ProtocolMatToolsV1}], re[key{s, results.ProtocolMatToolsV1Strict}]
+		pub := "-"
+		if t.scoredRuns > 0 {
+			pub = fmt.Sprintf("%d/%d %d/%d (%d runs)", t.pubRunnable, t.pubQuestions, t.pubPassed, t.pubProperties, t.scoredRuns)
+		}
+		fmt.Fprintf(w, "%-20s %5d %10s %11s %10s %11s %24s\n", s, t.runs,
+			fmt.Sprintf("%d/%d", v1[0], t.questions), fmt.Sprintf("%d/%d", v1[1], t.properties),
+			fmt.Sprintf("%d/%d", strict[0], t.questions), fmt.Sprintf("%d/%d", strict[1], t.properties), pub)
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/published"
+)
+
+// miniRoot links every entry of the data root but the run families, and of
+// these only the single-LLM GPT-4o round-1 run folder: a root with one
+// published tool-usage run.
+func miniRoot(t *testing.T, root string) string {
+	t.Helper()
+	mini := t.TempDir()
+	// The sandbox runs code under its own uids: they must reach the data.
+	for _, d := range []string{mini, filepath.Dir(mini)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	families := map[string]bool{"pure_agent_test": true, "RAG_agent_test": true, "agentic_RAG_test": true, "mtr_rag_test": true}
+	link := func(from, to string) {
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(from, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range top {
+		if e.Name() != "src" {
+			link(filepath.Join(root, e.Name()), filepath.Join(mini, e.Name()))
+		}
+	}
+	src, err := os.ReadDir(filepath.Join(root, "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range src {
+		if !families[e.Name()] {
+			link(filepath.Join(root, "src", e.Name()), filepath.Join(mini, "src", e.Name()))
+		}
+	}
+	// The run folder is a real folder (the importer's walk does not enter
+	// linked folders below src/), its files links.
+	run := filepath.Join("src", "pure_agent_test", "round1", "gpt-4o-2024-08-06")
+	files, err := os.ReadDir(filepath.Join(root, run))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range files {
+		link(filepath.Join(root, run, e.Name()), filepath.Join(mini, run, e.Name()))
+	}
+	return mini
+}
+
+// TestRescorePublishedIsIncremental re-executes two real questions of the
+// published single-LLM GPT-4o round-1 run into a store, checks their
+// verdicts, that a second invocation re-executes nothing and leaves the
+// store byte-identical, and that the importer joins the store with the
+// published code into one rescored run per protocol (issue 9, part 1).
+func TestRescorePublishedIsIncremental(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to re-execute the published runs")
+	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
+	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+	}
+	mini := miniRoot(t, root)
+	store := filepath.Join(t.TempDir(), "reexecuted.json")
+	args := []string{"-quiet", "-slots", "2", "-data", mini, "-all-published", "-store", store, "-questions", "test_vacancy,test_boltzmann"}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("first invocation: exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "1 published tool-usage runs") || !strings.Contains(stderr.String(), "2 questions to re-execute, 0 kept") {
+		t.Errorf("first invocation said:\n%s", stderr.String())
+	}
+	first, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := published.ReadReexecuted(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "imported__tool-usage__single-llm__s0__gpt-4o-2024-08-06__mattools-original__r1"
+	rx := st.Runs[id]
+	if rx == nil || len(st.Runs) != 1 || len(st.Environments) != 1 {
+		t.Fatalf("store runs %v, %d environments", st.Runs, len(st.Environments))
+	}
+	env := st.Environments[rx.Environment]
+	if env.Libraries["pymatgen"] != "2024.8.9" || env.Sandbox.LockSHA256 != lockSHA256(t) {
+		t.Errorf("environment %+v; want pymatgen 2024.8.9 and the lock stamp", env)
+	}
+	var got []string
+	for _, v := range rx.Rows {
+		got = append(got, v.QuestionID+" "+v.Protocol+" "+string(v.Verdict)+" "+boolText(v.Runnable)+" "+itoa(v.PropertiesPassed))
+	}
+	// As TestRescoreJSONLThenParquet finds for the same code.
+	want := "test_vacancy mattools-v1 partial true 4|test_vacancy mattools-v1-strict partial true 4|" +
+		"test_boltzmann mattools-v1 correct true 1|test_boltzmann mattools-v1-strict correct true 1"
+	if strings.Join(got, "|") != want {
+		t.Errorf("rows\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+
+	stderr.Reset()
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("second invocation: exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "0 questions to re-execute, 2 kept") {
+		t.Errorf("second invocation said:\n%s", stderr.String())
+	}
+	if again, _ := os.ReadFile(store); !bytes.Equal(again, first) {
+		t.Error("the second invocation changed the store")
+	}
+
+	imp, err := published.Read(mini, published.Options{Reexecuted: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rescored []*results.File
+	for _, f := range imp.Files {
+		if f.Run.Provenance.Kind == results.ProvenanceRescored {
+			rescored = append(rescored, f)
+		}
+	}
+	if len(rescored) != 2 {
+		t.Fatalf("%d re-executed runs imported; want 2 (one per protocol)", len(rescored))
+	}
+	for _, f := range rescored {
+		r := f.Run
+		if r.Provenance.DerivedFrom != id || r.Provenance.Origin != results.ProvenanceImported || r.QuestionSet.Questions != 2 ||
+			r.QuestionSet.Properties != 11 || *r.Totals.Runnable != 2 || *r.Totals.PropertiesPassed != 5 || len(f.Questions) != 49 {
+			t.Errorf("%s: %+v, totals %+v, %d rows", r.RunID, r.Provenance, r.Totals, len(f.Questions))
+		}
+		if !strings.HasPrefix(r.RunID, "rescored-imported__tool-usage__single-llm__s0__gpt-4o-2024-08-06__"+r.ScoringProtocol+"__set-executable-") {
+			t.Errorf("run id %s", r.RunID)
+		}
+		if err := results.Validate(f); err != nil {
+			t.Error(err)
+		}
+	}
+}
