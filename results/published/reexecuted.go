@@ -241,7 +241,7 @@ func (im *importer) reexecutedFiles(tool []*results.File, st *Reexecuted) []*res
 	var out []*results.File
 	for _, f := range tool {
 		rx := st.Runs[f.Run.RunID]
-		if rx == nil {
+		if rx == nil || len(rx.Rows) == 0 {
 			continue
 		}
 		var src *results.SourceFile
