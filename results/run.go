@@ -111,6 +111,26 @@ type GenerationParams struct {
 	Source string `json:"source,omitempty"`
 }
 
+// Rescored returns the generation parameters of a rescoring of code that
+// was generated with g: the same values (they describe how the answers being
+// rescored were generated, so that a rescoring shares its configuration's
+// settings with the run it rescores), and a Source saying that nothing was
+// re-generated.
+func (g GenerationParams) Rescored() GenerationParams {
+	out := g
+	if g.Extra != nil {
+		out.Extra = make(map[string]string, len(g.Extra))
+		for k, v := range g.Extra {
+			out.Extra[k] = v
+		}
+	}
+	out.Source = "not re-generated: stored code rescored"
+	if g.Source != "" {
+		out.Source += "; generated with these parameters (from " + g.Source + ")"
+	}
+	return out
+}
+
 // QuestionSet is the set of questions a run was scored on.
 type QuestionSet struct {
 	// Name is "all" for the whole benchmark, otherwise a short name for the

@@ -26,7 +26,8 @@ type storedRun struct {
 	Origin results.ProvenanceKind
 	// Identity holds the stored run's fields that tell its configuration
 	// apart beside the ones above (variant, top-k, retrieval method,
-	// corpus, embedding model, system parameters, submission), so that
+	// corpus, embedding model, system parameters, submission, generation
+	// parameters), so that
 	// rescorings of different configurations never share a run id.
 	Identity results.Run
 	Source   results.SourceFile
@@ -72,7 +73,8 @@ func storedFromFile(f *results.File, label string, source results.SourceFile) (*
 		Round: f.Run.Round, DerivedFrom: f.Run.RunID, Origin: originOf(&f.Run), Code: map[string]submission{}, Source: source,
 		Identity: results.Run{Variant: f.Run.Variant, TopK: f.Run.TopK, RetrievalMethod: f.Run.RetrievalMethod, CorpusID: f.Run.CorpusID,
 			EmbeddingModel: f.Run.EmbeddingModel, SystemParams: f.Run.SystemParams, ModelDisplayName: f.Run.ModelDisplayName,
-			ModelGroup: f.Run.ModelGroup, Provenance: results.Provenance{Submission: f.Run.Provenance.Submission}}}
+			ModelGroup: f.Run.ModelGroup, Provenance: results.Provenance{Submission: f.Run.Provenance.Submission},
+			Generation: f.Run.Generation}}
 	for i, q := range f.Questions {
 		if _, dup := r.Code[q.QuestionID]; dup {
 			return nil, fmt.Errorf("%s: row %d: question_id: %s appears twice", path, i+1, q.QuestionID)

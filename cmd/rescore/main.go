@@ -273,7 +273,7 @@ func baseRun(r *storedRun, protocol string, b *datasets.Benchmark) results.Run {
 	run := results.Run{FormatVersion: results.FormatVersion, Benchmark: results.BenchmarkToolUsage,
 		BenchmarkVersion: results.BenchmarkVersion2025_05, UpstreamCommit: commit, System: r.System,
 		RetrievalSource: r.RetrievalSource, Model: r.Model, Round: r.Round, ScoringProtocol: protocol,
-		Generation:  results.GenerationParams{Source: "not re-generated: stored code rescored"},
+		Generation:  r.Identity.Generation.Rescored(),
 		QuestionSet: scoring.QuestionSet(b),
 		Provenance: results.Provenance{Kind: results.ProvenanceRescored, Origin: r.Origin, DerivedFrom: r.DerivedFrom,
 			Source: []results.SourceFile{r.Source}, Submission: r.Identity.Provenance.Submission},

@@ -273,7 +273,7 @@ func reexecutedFile(f *results.File, rx *ReexecutedRun, protocol string, env Ree
 	g := &results.File{Run: f.Run}
 	r := &g.Run
 	r.ScoringProtocol = protocol
-	r.Generation = results.GenerationParams{Source: "not re-generated: stored code rescored"}
+	r.Generation = f.Run.Generation.Rescored()
 	r.Provenance = results.Provenance{Kind: results.ProvenanceRescored, Origin: results.ProvenanceImported, DerivedFrom: f.Run.RunID,
 		Source: []results.SourceFile{rx.Source}}
 	sb := env.Sandbox
