@@ -159,6 +159,9 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
 			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
 			ResultsPaths: map[string]string{}}
+		if i > 0 {
+			e.Previous, e.PreviousRuns = o.Releases[i-1].Version, o.Releases[i-1].Runs
+		}
 		for _, id := range r.Runs {
 			if f := byID[id]; f != nil {
 				e.Files = append(e.Files, f)
@@ -206,6 +209,9 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if needPreview(o.Releases, files) {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
 			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths}
+		if n := len(o.Releases); n > 0 {
+			e.Previous, e.PreviousRuns = o.Releases[n-1].Version, o.Releases[n-1].Runs
+		}
 		if len(files) == 0 {
 			e.DataHint = o.DataHint
 		}

@@ -228,6 +228,12 @@ type Leaderboard struct {
 	// NotAggregated per board: configurations with no aggregated run (only
 	// unscored runs or runs outside rounds), listed as such on the board.
 	NotAggregated map[Board][]*Configuration
+	// Ranked per tool-usage board: its Tables joined per question set, the
+	// scoring protocols side by side, rows ranked by task success rate.
+	Ranked map[Board][]*RankedTable
+	// Headline: every tool-usage configuration, all systems together, one
+	// RankedTable per question set (the canonical set first).
+	Headline []*RankedTable
 }
 
 // Build groups files into configurations and tables. files is not modified;
@@ -262,7 +268,7 @@ func Build(files []*results.File, cat *Catalog) *Leaderboard {
 	for _, c := range confs {
 		c.summarize()
 	}
-	lb := &Leaderboard{Tables: map[Board][]*Table{}, NotAggregated: map[Board][]*Configuration{}}
+	lb := &Leaderboard{Tables: map[Board][]*Table{}, NotAggregated: map[Board][]*Configuration{}, Ranked: map[Board][]*RankedTable{}}
 	for _, c := range confs {
 		if len(c.RunsWith(StatusAggregated)) == 0 {
 			lb.NotAggregated[c.Board] = append(lb.NotAggregated[c.Board], c)
@@ -279,6 +285,17 @@ func Build(files []*results.File, cat *Catalog) *Leaderboard {
 		slices.SortFunc(na, func(x, y *Configuration) int { return compareConfigurations(b, x, y) })
 		lb.Configurations = append(lb.Configurations, na...)
 	}
+	var tool []*Table
+	for _, b := range Boards {
+		if b == BoardQA {
+			continue
+		}
+		lb.Ranked[b] = buildRanked(b, lb.Tables[b])
+		annotate(lb.Ranked[b])
+		tool = append(tool, lb.Tables[b]...)
+	}
+	lb.Headline = buildRanked(BoardToolUsage, tool)
+	annotate(lb.Headline)
 	return lb
 }
 

@@ -46,6 +46,11 @@ type Edition struct {
 	Switcher []Link
 	// Missing lists run ids of the release that were not found.
 	Missing []string
+	// Previous is the release this edition follows (the newest older
+	// release; for the preview the newest release), "" for the first;
+	// PreviousRuns its run ids, so that the home page lists what is new.
+	Previous     string
+	PreviousRuns []string
 
 	Leaderboard *aggregate.Leaderboard
 	Files       []*results.File

@@ -45,11 +45,18 @@ func (w *writer) writeBoards(v *views) {
 	for _, b := range aggregate.Boards {
 		var tables []*tableView
 		for _, t := range v.lb.Tables[b] {
-			tables = append(tables, v.table(t))
+			if b == aggregate.BoardQA {
+				tables = append(tables, v.table(t))
+			}
 			w.static("downloads/tables/"+t.ID+".csv", TableCSV(t))
 		}
 		if tables == nil {
 			tables = []*tableView{}
+		}
+		ranked := []*rankedView{}
+		for _, t := range v.lb.Ranked[b] {
+			ranked = append(ranked, v.ranked(t, v.lb.Ranked[b]))
+			w.static(rankedCSVPath(t), RankedCSV(t))
 		}
 		type other struct {
 			configView
@@ -70,8 +77,9 @@ func (w *writer) writeBoards(v *views) {
 			}
 		}
 		w.page(string(b), b.Title(), "board", map[string]any{
-			"board": string(b), "intro": boardIntro[b], "tables": tables, "others": others, "std": StdConvention,
-			"paper": paper, "paper_mark": paperonly.Mark,
+			"board": string(b), "intro": boardIntro[b], "tables": tables, "ranked": ranked, "others": others, "std": StdConvention,
+			"runnable_note": RunnableNote,
+			"paper":         paper, "paper_mark": paperonly.Mark,
 		})
 	}
 }
@@ -174,10 +182,21 @@ type questionRef struct {
 	Href  string `json:"href"`
 }
 
-// matrix is a question × configuration grid of per-round outcome symbols.
+// matrixView is a question × column grid of per-round outcome symbols, one
+// column per configuration identity (issue 9): the column shows its
+// group's primary member (identityGroup.Primary), so MatTools' published
+// runs show their verdicts re-executed by this project rather than "?".
 type matrixView struct {
-	Configs []configView `json:"configs"`
-	Rows    []matrixRow  `json:"rows"`
+	Columns []matrixColumn `json:"columns"`
+	Rows    []matrixRow    `json:"rows"`
+}
+
+// matrixColumn is one configuration's verdicts; Others names the other
+// configurations of its identity (as published, the other protocol).
+type matrixColumn struct {
+	memberView
+	Others []memberView `json:"others"`
+	conf   *aggregate.Configuration
 }
 
 type matrixRow struct {
@@ -186,20 +205,63 @@ type matrixRow struct {
 }
 
 type matrixCell struct {
-	Symbols string `json:"symbols"` // one symbol per run, in round order
-	Title   string `json:"title"`
-	Href    string `json:"href"`
+	Symbols   string `json:"symbols"`   // one symbol per run, in round order
+	Agreement string `json:"agreement"` // "k/n": rounds correct of rounds with a known verdict; "" when none is known
+	Title     string `json:"title"`
+	Href      string `json:"href"`
 }
 
-func (v *views) matrix(confs []*aggregate.Configuration) *matrixView {
-	if len(confs) == 0 {
+// identityMatrix is the grid of confs with one column per identity: the
+// primary member of each group that has a member among confs.
+func (v *views) identityMatrix(confs []*aggregate.Configuration) *matrixView {
+	groups, groupOf := v.identityGroups()
+	want := map[*identityGroup]bool{}
+	for _, c := range confs {
+		if g := groupOf[c]; g != nil {
+			want[g] = true
+		}
+	}
+	var cols []matrixColumn
+	for _, g := range groups {
+		if !want[g] {
+			continue
+		}
+		col := matrixColumn{memberView: v.member(g.Primary, true), Others: []memberView{}, conf: g.Primary}
+		for _, c := range g.Members {
+			if c != g.Primary {
+				col.Others = append(col.Others, v.member(c, false))
+			}
+		}
+		cols = append(cols, col)
+	}
+	return v.matrix(cols)
+}
+
+// configMatrix is a configuration page's grid: its own column and, for a
+// configuration as published, its re-executed counterparts beside it.
+func (v *views) configMatrix(c *aggregate.Configuration) *matrixView {
+	_, groupOf := v.identityGroups()
+	cols := []matrixColumn{{memberView: v.member(c, true), Others: []memberView{}, conf: c}}
+	if g := groupOf[c]; g != nil && aggregate.BadgeOf(c.Key.Provenance) == aggregate.BadgePublished {
+		for _, m := range g.Members {
+			if m != c && aggregate.BadgeOf(m.Key.Provenance) != aggregate.BadgePublished {
+				cols = append(cols, matrixColumn{memberView: v.member(m, false), Others: []memberView{}, conf: m})
+			}
+		}
+	}
+	return v.matrix(cols)
+}
+
+func (v *views) matrix(cols []matrixColumn) *matrixView {
+	if len(cols) == 0 {
 		return nil
 	}
-	mv := &matrixView{}
-	idx := make([][]map[string]*results.QuestionRow, len(confs))
-	for i, c := range confs {
-		mv.Configs = append(mv.Configs, v.config(c))
-		for _, r := range c.Runs {
+	mv := &matrixView{Columns: cols}
+	confs := make([]*aggregate.Configuration, len(cols))
+	idx := make([][]map[string]*results.QuestionRow, len(cols))
+	for i, col := range cols {
+		confs[i] = col.conf
+		for _, r := range confs[i].Runs {
 			idx[i] = append(idx[i], rowsByQuestion(r))
 		}
 	}
@@ -207,14 +269,25 @@ func (v *views) matrix(confs []*aggregate.Configuration) *matrixView {
 		row := matrixRow{Question: q}
 		for i, c := range confs {
 			var sym, title []string
+			var qrs []*results.QuestionRow
 			for ri, r := range c.Runs {
 				if qr := idx[i][ri][q.ID]; qr != nil {
+					qrs = append(qrs, qr)
 					sym = append(sym, verdictSymbol(results.Verdict(qr.Verdict)))
-					title = append(title, fmt.Sprintf("round %d: %s", r.Round(), qr.Verdict))
+					t := fmt.Sprintf("round %d: %s", r.Round(), qr.Verdict)
+					if qr.PropertiesPassed != nil {
+						t += fmt.Sprintf(" (%d/%d properties)", *qr.PropertiesPassed, qr.PropertyCount)
+					}
+					title = append(title, t)
 				}
 			}
-			row.Cells = append(row.Cells, matrixCell{Symbols: strings.Join(sym, ""), Title: strings.Join(title, "; "),
-				Href: questionHref(q.ID) + "#" + c.Slug})
+			cell := matrixCell{Symbols: strings.Join(sym, ""), Href: questionHref(q.ID) + "#" + c.Slug}
+			if k, n := agreement(qrs); n > 0 {
+				cell.Agreement = fmt.Sprintf("%d/%d", k, n)
+				title = append(title, fmt.Sprintf("%d of %d rounds with a known verdict correct", k, n))
+			}
+			cell.Title = c.Key.ScoringProtocol + ", " + badgeText(c) + ": " + strings.Join(title, "; ")
+			row.Cells = append(row.Cells, cell)
 		}
 		mv.Rows = append(mv.Rows, row)
 	}
@@ -250,7 +323,7 @@ func (w *writer) writeConfigurations(v *views) {
 		data := map[string]any{"config": v.config(c), "runs": runs, "warnings": warnings, "std": StdConvention,
 			"sample_std": sampleStds(c)}
 		if c.Key.Benchmark == results.BenchmarkToolUsage {
-			if m := v.matrix([]*aggregate.Configuration{c}); m != nil {
+			if m := v.configMatrix(c); m != nil {
 				data["matrix"] = m
 			}
 		}
@@ -300,7 +373,7 @@ func (w *writer) writeModels(v *views) {
 			}
 		}
 		data := map[string]any{"model_id": id, "name": m.DisplayName, "group": aggregate.GroupTitle(m.Group), "configs": cvs, "std": StdConvention}
-		if mx := v.matrix(tool); mx != nil {
+		if mx := v.identityMatrix(tool); mx != nil {
 			data["matrix"] = mx
 		}
 		var paper []*paperCell
@@ -348,7 +421,7 @@ func (w *writer) writeSystems(v *views) {
 		}
 		data := map[string]any{"system": string(s), "name": aggregate.SystemTitle(s), "configs": cvs, "paper": paper,
 			"description": systemDescription[s], "std": StdConvention}
-		if mx := v.matrix(tool); mx != nil {
+		if mx := v.identityMatrix(tool); mx != nil {
 			data["matrix"] = mx
 		}
 		w.page(systemHref(s), aggregate.SystemTitle(s), "system", data)
@@ -367,62 +440,65 @@ var systemDescription = map[results.System]string{
 		"run returning a dict with no None values, else a critic steers the next retrieval.",
 }
 
+// writeQuestions writes one page per question: one section per
+// configuration identity (model · system · source · provenance family), one
+// entry per round with the code once and the verdict under each scoring
+// protocol present, and a filter by model, system and verdict
+// (static/assets/questions.js; the page reads in full without it).
 func (w *writer) writeQuestions(v *views) {
 	b := w.e.Benchmark
 	if b == nil {
 		w.page("questions", "Questions", "questions", map[string]any{"questions": []any{}})
 		return
 	}
-	confs := v.toolConfigs()
-	type runIndex struct {
-		c    *aggregate.Configuration
-		rows []map[string]*results.QuestionRow
-	}
-	var idx []runIndex
-	for _, c := range confs {
-		ri := runIndex{c: c}
-		for _, r := range c.Runs {
-			ri.rows = append(ri.rows, rowsByQuestion(r))
+	groups, _ := v.identityGroups()
+	rowsOf := map[*aggregate.Run]map[string]*results.QuestionRow{}
+	for _, g := range groups {
+		for _, c := range g.Members {
+			for _, r := range c.Runs {
+				rowsOf[r] = rowsByQuestion(r)
+			}
 		}
-		idx = append(idx, ri)
 	}
 	type questionItem struct {
 		questionRef
 		Properties int    `json:"properties"`
 		Executable bool   `json:"executable"`
 		Runs       int    `json:"runs"`
-		Known      string `json:"known"` // "k correct of m runs with known outcomes"
+		Known      string `json:"known"` // "k of n rounds with a known verdict fully correct"
+	}
+	type option struct {
+		Value string `json:"value"`
+		Text  string `json:"text"`
 	}
 	items := []questionItem{}
 	for _, q := range b.Questions {
-		type configRuns struct {
-			configView
-			Anchor string        `json:"anchor"`
-			Runs   []outcomeView `json:"run_list"`
-		}
-		var groups []configRuns
-		nRuns, known, correct := 0, 0, 0
-		for _, ri := range idx {
-			cr := configRuns{configView: v.config(ri.c), Anchor: ri.c.Slug}
-			for i, r := range ri.c.Runs {
-				if qr := ri.rows[i][q.ID]; qr != nil {
-					o := outcome(r, qr)
-					cr.Runs = append(cr.Runs, o)
-					nRuns++
-					switch results.Verdict(qr.Verdict) {
-					case results.VerdictUnknown, results.VerdictDataMissing:
-					case results.VerdictCorrect:
-						known++
-						correct++
-					default:
-						known++
-					}
-				}
-			}
-			if len(cr.Runs) > 0 {
-				groups = append(groups, cr)
+		sections := []*identitySection{}
+		nRuns, nRounds, known, correct := 0, 0, 0, 0
+		var models, systems, verdicts []option
+		addOpt := func(opts *[]option, value, text string) {
+			if !slices.ContainsFunc(*opts, func(o option) bool { return o.Value == value }) {
+				*opts = append(*opts, option{Value: value, Text: text})
 			}
 		}
+		for _, g := range groups {
+			s := v.questionSection(g, q.ID, func(r *aggregate.Run) *results.QuestionRow { return rowsOf[r][q.ID] })
+			if s == nil {
+				continue
+			}
+			sections = append(sections, s)
+			nRuns += s.Runs
+			nRounds += len(s.Entries)
+			known += s.Known
+			correct += s.Correct
+			addOpt(&models, s.ModelID, s.Model)
+			addOpt(&systems, s.SystemID, s.System)
+			for _, e := range s.Entries {
+				addOpt(&verdicts, e.Verdict, verdictSymbol(results.Verdict(e.Verdict))+" "+e.Verdict)
+			}
+		}
+		slices.SortStableFunc(models, func(a, b option) int { return strings.Compare(a.Text, b.Text) })
+		slices.SortStableFunc(verdicts, func(a, b option) int { return strings.Compare(a.Value, b.Value) })
 		type prop struct {
 			Name        string `json:"name"`
 			Description string `json:"description"`
@@ -442,18 +518,21 @@ func (w *writer) writeQuestions(v *views) {
 		for _, f := range q.DataFiles {
 			files = append(files, dataFile{Path: f.Path, Present: f.Present, Bytes: f.Bytes})
 		}
-		if groups == nil {
-			groups = []configRuns{}
-		}
 		ref := questionRef{ID: q.ID, Index: q.Index, Href: questionHref(q.ID)}
 		knownText := "no per-question outcomes known"
 		if known > 0 {
-			knownText = fmt.Sprintf("%d of %d runs with known outcomes fully correct", correct, known)
+			knownText = fmt.Sprintf("%d of %d rounds with a known verdict fully correct", correct, known)
+		}
+		for _, o := range []*[]option{&models, &systems, &verdicts} {
+			if *o == nil {
+				*o = []option{}
+			}
 		}
 		items = append(items, questionItem{questionRef: ref, Properties: len(q.Properties), Executable: q.Executable(), Runs: nRuns, Known: knownText})
 		w.page(questionHref(q.ID), q.ID, "question", map[string]any{
 			"id": q.ID, "index": q.Index, "number": q.Index + 1, "statement": q.Text, "properties": props, "data_files": files,
-			"executable": q.Executable(), "configs": groups, "runs": nRuns, "known": knownText,
+			"executable": q.Executable(), "sections": sections, "runs": nRuns, "rounds": nRounds, "known": knownText,
+			"filter": map[string]any{"models": models, "systems": systems, "verdicts": verdicts},
 		})
 	}
 	w.page("questions", "Questions", "questions", map[string]any{"questions": items, "benchmark_commit": b.Commit})
@@ -535,6 +614,13 @@ func (w *writer) writeHome(v *views) {
 	if figs == nil {
 		figs = []figureView{}
 	}
+	headline := []*rankedView{}
+	for _, t := range v.lb.Headline {
+		headline = append(headline, v.ranked(t, v.lb.Headline))
+		w.static(rankedCSVPath(t), RankedCSV(t))
+	}
 	title := "MatTools leaderboard " + w.e.Version
-	w.page("", title, "edition", map[string]any{"boards": boards, "figures": figs, "configs": len(v.lb.Configurations), "std": StdConvention})
+	w.page("", title, "edition", map[string]any{"boards": boards, "figures": figs, "configs": len(v.lb.Configurations), "std": StdConvention,
+		"headline": headline, "runnable_note": RunnableNote, "paper_url": PaperURL, "upstream_url": UpstreamURL,
+		"cite": citeText(w.e), "bibtex": bibtex(w.e), "new": newInEdition(v, w.e)})
 }

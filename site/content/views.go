@@ -328,6 +328,8 @@ func boardHas(b aggregate.Board, p paperonly.Value) bool {
 		return p.Benchmark == results.BenchmarkToolUsage && p.System == results.SystemSingleLLM
 	case aggregate.BoardLLMRAG:
 		return p.Benchmark == results.BenchmarkToolUsage && p.System == results.SystemLLMRAG
+	case aggregate.BoardToolUsage:
+		return p.Benchmark == results.BenchmarkToolUsage
 	}
 	return p.Benchmark == results.BenchmarkToolUsage && p.System != results.SystemSingleLLM && p.System != results.SystemLLMRAG
 }

@@ -1,0 +1,352 @@
+package aggregate
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+)
+
+// RankedTable is a tool-usage leaderboard table of one benchmark version
+// and one question set, with the scoring protocols side by side (issue 9):
+// one row per configuration identity (Configuration.Identity), columns for
+// task success rate and function runnable rate under each scoring protocol
+// present, ranked by the headline column (HeadlineProtocol's task success
+// rate). It joins the per-protocol Tables of that question set (Parts),
+// whose rows and cells it reuses.
+type RankedTable struct {
+	ID               string // URL-safe, unique
+	Board            Board  // BoardToolUsage for the all-systems table of the landing page
+	BenchmarkVersion string
+	// QuestionSet is the question set name and size, e.g. "all/49" or
+	// "executable-85659656/28".
+	QuestionSet string
+	// Questions and Properties are the question set's size; Total* the
+	// benchmark's (49 and 138 for MatTools 2025-05), counted from the rows
+	// of a run (which has one per question, also outside its question set).
+	Questions, Properties, TotalQuestions, TotalProperties int
+	// Columns in display order: per scoring protocol (ProtocolOrder), task
+	// success rate then function runnable rate.
+	Columns []RankedColumn
+	// HeadlineProtocol is the protocol the rows are ranked by: the first
+	// of ProtocolOrder that any row has.
+	HeadlineProtocol string
+	Rows             []*RankedRow
+	Parts            []*Table // the per-protocol tables joined, in ProtocolOrder
+	// Shared says, one sentence per other table of the page, how many of
+	// this table's configurations appear there too.
+	Shared []string
+}
+
+// BoardToolUsage is the pseudo-board of the landing page's headline
+// tables: every tool-usage system together.
+const BoardToolUsage Board = "tool-usage"
+
+// ProtocolOrder is the order of the scoring protocols' columns in a
+// RankedTable: the benchmark's own scoring as this project reproduces it
+// (the headline), the strict variant, then MatTools' published totals.
+var ProtocolOrder = []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict, results.ProtocolMatToolsOriginal}
+
+// RankedColumn is one metric under one scoring protocol.
+type RankedColumn struct {
+	Protocol string
+	Metric   Metric
+}
+
+// ProtocolTitle names a scoring protocol in a column heading.
+func ProtocolTitle(p string) string {
+	switch p {
+	case results.ProtocolMatToolsV1:
+		return "mattools-v1"
+	case results.ProtocolMatToolsV1Strict:
+		return "mattools-v1-strict"
+	case results.ProtocolMatToolsOriginal:
+		return "as published"
+	}
+	return p
+}
+
+// Title returns the column heading, e.g. "Task success rate (%), mattools-v1".
+func (c RankedColumn) Title() string {
+	return c.Metric.Title() + " (%), " + ProtocolTitle(c.Protocol)
+}
+
+// RankedRow is one configuration identity in a RankedTable.
+type RankedRow struct {
+	Identity        string
+	Model           Model
+	System          results.System
+	RetrievalSource int
+	Variant         string
+	Family          string  // Family of the configurations' provenance
+	Badges          []Badge // one per distinct badge of the configurations, in ProtocolOrder of theirs
+	Cells           []*Cell // aligned with the table's Columns; nil where no value exists
+	// Rank is the 1-based competition rank ("1, 2, 2, 4") by the headline
+	// column; 0 for rows without a headline value (listed after the ranked).
+	Rank int
+	// Configurations behind the row, in ProtocolOrder.
+	Configurations []*Configuration
+	// Notes say why the same model, system and retrieval source appear in
+	// another row of this table.
+	Notes []string
+}
+
+// Cell returns the row's cell of a protocol and metric, or nil.
+func (r *RankedRow) Cell(t *RankedTable, protocol string, m Metric) *Cell {
+	for i, c := range t.Columns {
+		if c.Protocol == protocol && c.Metric == m {
+			return r.Cells[i]
+		}
+	}
+	return nil
+}
+
+// Canonical reports whether the table is of the whole benchmark.
+func (t *RankedTable) Canonical() bool {
+	name, _, _ := strings.Cut(t.QuestionSet, "/")
+	return name == results.QuestionSetAll
+}
+
+// Title names the table's question set in words, e.g. "All 49 questions
+// (138 properties)" or "28 of 49 questions (93 of 138 properties): data
+// files absent on the machine that ran them".
+func (t *RankedTable) Title() string {
+	if t.Canonical() {
+		return fmt.Sprintf("All %d questions (%d properties)", t.Questions, t.Properties)
+	}
+	if t.TotalQuestions > 0 {
+		return fmt.Sprintf("%d of %d questions (%d of %d properties): data files absent on the machine that ran them",
+			t.Questions, t.TotalQuestions, t.Properties, t.TotalProperties)
+	}
+	return fmt.Sprintf("%d questions (%d properties), question set %s", t.Questions, t.Properties, t.QuestionSet)
+}
+
+// buildRanked joins the per-protocol tables of a board (or of several: the
+// landing page's all-systems tables) into RankedTables, one per benchmark
+// version and question set, canonical set first.
+func buildRanked(b Board, tables []*Table) []*RankedTable {
+	type key struct{ version, qs string }
+	byKey := map[key]*RankedTable{}
+	var out []*RankedTable
+	for _, t := range tables {
+		if t.Board == BoardQA {
+			continue
+		}
+		k := key{t.BenchmarkVersion, t.QuestionSet}
+		rt := byKey[k]
+		if rt == nil {
+			rt = &RankedTable{ID: Slug(string(b) + "-" + t.BenchmarkVersion + "-" + t.QuestionSet), Board: b,
+				BenchmarkVersion: t.BenchmarkVersion, QuestionSet: t.QuestionSet}
+			byKey[k] = rt
+			out = append(out, rt)
+		}
+		rt.Parts = append(rt.Parts, t)
+	}
+	for _, rt := range out {
+		rt.join()
+	}
+	slices.SortStableFunc(out, func(x, y *RankedTable) int {
+		return cmp.Or(
+			strings.Compare(y.BenchmarkVersion, x.BenchmarkVersion),
+			cmp.Compare(questionSetOrder(x.QuestionSet), questionSetOrder(y.QuestionSet)),
+			cmp.Compare(y.Questions, x.Questions),
+			strings.Compare(x.QuestionSet, y.QuestionSet),
+		)
+	})
+	return out
+}
+
+func protocolRank(p string) int {
+	if i := slices.Index(ProtocolOrder, p); i >= 0 {
+		return i
+	}
+	return len(ProtocolOrder)
+}
+
+func (rt *RankedTable) join() {
+	slices.SortStableFunc(rt.Parts, func(x, y *Table) int {
+		return cmp.Or(cmp.Compare(protocolRank(x.ScoringProtocol), protocolRank(y.ScoringProtocol)), strings.Compare(x.ScoringProtocol, y.ScoringProtocol))
+	})
+	for _, t := range rt.Parts {
+		if !slices.ContainsFunc(rt.Columns, func(c RankedColumn) bool { return c.Protocol == t.ScoringProtocol }) {
+			rt.Columns = append(rt.Columns, RankedColumn{Protocol: t.ScoringProtocol, Metric: TaskSuccessRate},
+				RankedColumn{Protocol: t.ScoringProtocol, Metric: FunctionRunnableRate})
+		}
+	}
+	rows := map[string]*RankedRow{}
+	for _, t := range rt.Parts {
+		for _, r := range t.Rows {
+			for _, c := range r.Configurations {
+				if rt.Questions == 0 {
+					qs := c.QuestionSet()
+					rt.Questions, rt.Properties = qs.Questions, qs.Properties
+					// The benchmark's size: a tool-usage run has a row per
+					// question, those outside its question set included.
+					for _, q := range c.Runs[0].File.Questions {
+						rt.TotalQuestions++
+						rt.TotalProperties += int(q.PropertyCount)
+					}
+				}
+				id := c.Identity()
+				row := rows[id]
+				if row == nil {
+					row = &RankedRow{Identity: id, Model: c.Model, System: c.Key.System, RetrievalSource: c.Key.RetrievalSource,
+						Variant: c.Key.Variant, Family: Family(c.Key.Provenance)}
+					rows[id] = row
+					rt.Rows = append(rt.Rows, row)
+				}
+				row.Configurations = append(row.Configurations, c)
+				if b := BadgeOf(c.Key.Provenance); !slices.Contains(row.Badges, b) {
+					row.Badges = append(row.Badges, b)
+				}
+			}
+		}
+	}
+	for _, row := range rt.Rows {
+		row.Cells = make([]*Cell, len(rt.Columns))
+		for i, col := range rt.Columns {
+			for _, c := range row.Configurations {
+				if s, ok := c.Summaries[col.Metric]; ok && c.Key.ScoringProtocol == col.Protocol {
+					row.Cells[i] = &Cell{Configuration: c, Metric: col.Metric, Summary: s, Rounds: c.Rounds[col.Metric]}
+				}
+			}
+		}
+	}
+	for _, p := range ProtocolOrder {
+		for _, row := range rt.Rows {
+			if row.Cell(rt, p, TaskSuccessRate) != nil {
+				rt.HeadlineProtocol = p
+				break
+			}
+		}
+		if rt.HeadlineProtocol != "" {
+			break
+		}
+	}
+	rt.rank()
+}
+
+// rank sorts the rows by task success rate under each protocol in
+// ProtocolOrder (the headline first; a row without a value follows every
+// row with one), then by function runnable rate under the headline
+// protocol, then in board order, and gives the rows with a headline value
+// their competition rank.
+func (rt *RankedTable) rank() {
+	var protos []string
+	for _, c := range rt.Columns {
+		if !slices.Contains(protos, c.Protocol) {
+			protos = append(protos, c.Protocol)
+		}
+	}
+	desc := func(x, y *Cell) int {
+		switch {
+		case x == nil && y == nil:
+			return 0
+		case x == nil:
+			return 1
+		case y == nil:
+			return -1
+		}
+		return cmp.Compare(y.Summary.Mean, x.Summary.Mean)
+	}
+	slices.SortStableFunc(rt.Rows, func(x, y *RankedRow) int {
+		for _, p := range protos {
+			if c := desc(x.Cell(rt, p, TaskSuccessRate), y.Cell(rt, p, TaskSuccessRate)); c != 0 {
+				return c
+			}
+		}
+		if c := desc(x.Cell(rt, rt.HeadlineProtocol, FunctionRunnableRate), y.Cell(rt, rt.HeadlineProtocol, FunctionRunnableRate)); c != 0 {
+			return c
+		}
+		return compareConfigurations(BoardLLMRAG, x.Configurations[0], y.Configurations[0])
+	})
+	for i, row := range rt.Rows {
+		c := row.Cell(rt, rt.HeadlineProtocol, TaskSuccessRate)
+		switch {
+		case c == nil:
+			row.Rank = 0
+		case i > 0 && rt.Rows[i-1].Rank > 0 && rt.Rows[i-1].Cell(rt, rt.HeadlineProtocol, TaskSuccessRate).Summary.Mean == c.Summary.Mean:
+			row.Rank = rt.Rows[i-1].Rank
+		default:
+			row.Rank = i + 1
+		}
+	}
+}
+
+// sameAnswersKey identifies a row apart from its family: model, variant,
+// settings, system parameters, system and retrieval source.
+func sameAnswersKey(r *RankedRow) string {
+	k := r.Configurations[0].Key
+	return strings.Join([]string{string(k.System), fmt.Sprint(k.RetrievalSource), k.Model, k.Variant, k.Settings, k.SystemParams}, "|")
+}
+
+// FamilyTitle names a provenance family in a sentence.
+func FamilyTitle(f string) string {
+	switch {
+	case f == "published":
+		return "MatTools' published answers"
+	case f == string(results.ProvenanceRunner):
+		return "answers obtained by this project's runner (a replay serves MatTools' recorded answers again)"
+	case strings.HasPrefix(f, "submitted:"):
+		return "the answers of submission " + strings.TrimPrefix(f, "submitted:")
+	}
+	return f
+}
+
+// annotate writes, on every row whose model, system and retrieval source
+// appear in another row of the same table, one sentence saying why (Notes),
+// and on every table whose configurations also appear in another of tables
+// one sentence per such table (Shared).
+func annotate(tables []*RankedTable) {
+	type place struct {
+		t   *RankedTable
+		row *RankedRow
+	}
+	by := map[string][]place{}
+	for _, t := range tables {
+		for _, row := range t.Rows {
+			k := sameAnswersKey(row)
+			by[k] = append(by[k], place{t, row})
+		}
+	}
+	for _, t := range tables {
+		shared := map[*RankedTable]int{}
+		for _, row := range t.Rows {
+			seen := map[*RankedTable]bool{}
+			for _, o := range by[sameAnswersKey(row)] {
+				switch {
+				case o.row == row:
+				case o.t == t:
+					row.Notes = append(row.Notes, fmt.Sprintf("%s · %s also has the row of rank %s (%s): this row scores %s, that row %s.",
+						row.Model.DisplayName, SystemTitle(row.System), ordinal(o.row), joinBadges(o.row.Badges), FamilyTitle(row.Family), FamilyTitle(o.row.Family)))
+				case !seen[o.t]:
+					seen[o.t] = true
+					shared[o.t]++
+				}
+			}
+		}
+		for _, o := range tables {
+			if n := shared[o]; n > 0 {
+				t.Shared = append(t.Shared, fmt.Sprintf("%d of its %d rows' configurations are also in the table “%s”, scored there on that question set.",
+					n, len(t.Rows), o.Title()))
+			}
+		}
+	}
+}
+
+func ordinal(row *RankedRow) string {
+	if row.Rank > 0 {
+		return fmt.Sprint(row.Rank)
+	}
+	return "–"
+}
+
+func joinBadges(bs []Badge) string {
+	s := make([]string, len(bs))
+	for i, b := range bs {
+		s[i] = string(b)
+	}
+	return strings.Join(s, " + ")
+}

@@ -1,0 +1,192 @@
+package aggregate_test
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/published"
+	"github.com/mattools-leaderboard/leaderboard/results/stats"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
+)
+
+// realLeaderboard imports the published results of MATTOOLS_DATA (with the
+// committed re-executed verdicts) and builds the leaderboard.
+func realLeaderboard(t *testing.T) ([]*results.File, *aggregate.Leaderboard) {
+	t.Helper()
+	root := mattoolstest.DataRoot(t, "to rank the published results")
+	im, err := published.Read(root, published.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return im.Files, aggregate.Build(im.Files, aggregate.DefaultCatalog())
+}
+
+// expected computes a configuration's mean task success and runnable rate
+// directly from the runs' totals: the runs of that system, source, model,
+// protocol and provenance kind, over the rounds 1–3.
+func expected(files []*results.File, sys results.System, source int, model, protocol string, kind results.ProvenanceKind) (tsr, frr stats.Summary, qs string, ok bool) {
+	var t, f []float64
+	for _, file := range files {
+		r := &file.Run
+		if r.Benchmark != results.BenchmarkToolUsage || r.System != sys || r.RetrievalSource != source || r.Model != model ||
+			r.ScoringProtocol != protocol || r.Provenance.Kind != kind || r.Round == 0 || !r.Totals.Scored {
+			continue
+		}
+		t = append(t, stats.Percent(*r.Totals.PropertiesPassed, r.Totals.Properties))
+		f = append(f, stats.Percent(*r.Totals.Runnable, r.Totals.Questions))
+		qs = r.QuestionSet.Name + "/" + strconv.Itoa(r.QuestionSet.Questions)
+	}
+	if len(t) == 0 {
+		return stats.Summary{}, stats.Summary{}, "", false
+	}
+	return stats.Summarize(t), stats.Summarize(f), qs, true
+}
+
+// TestRankedTablesOfThePublishedResults checks the landing page's tables
+// (issue 9) on the real published results: one table per question set, the
+// canonical set first; the protocols side by side in one row per
+// configuration; rows in descending task success rate of the headline
+// protocol; each cell equal to the mean and population std computed here
+// from the runs' own totals.
+func TestRankedTablesOfThePublishedResults(t *testing.T) {
+	files, lb := realLeaderboard(t)
+	if len(lb.Headline) == 0 {
+		t.Fatal("no headline table")
+	}
+	if !lb.Headline[0].Canonical() || lb.Headline[0].Questions != 49 || lb.Headline[0].Properties != 138 {
+		t.Errorf("first headline table is %s (%d questions), want the whole benchmark", lb.Headline[0].QuestionSet, lb.Headline[0].Questions)
+	}
+	sets := map[string]bool{}
+	checked := 0
+	for _, tab := range lb.Headline {
+		if sets[tab.BenchmarkVersion+tab.QuestionSet] {
+			t.Errorf("two headline tables of question set %s", tab.QuestionSet)
+		}
+		sets[tab.BenchmarkVersion+tab.QuestionSet] = true
+		var last float64 = 101
+		for i, row := range tab.Rows {
+			c := row.Cell(tab, tab.HeadlineProtocol, aggregate.TaskSuccessRate)
+			if c == nil {
+				if row.Rank != 0 {
+					t.Errorf("%s row %d (%s) has rank %d but no headline value", tab.ID, i, row.Identity, row.Rank)
+				}
+				last = -1
+				continue
+			}
+			if c.Summary.Mean > last {
+				t.Errorf("%s row %d (%s): task success %.2f after %.2f: not in descending order", tab.ID, i, row.Identity, c.Summary.Mean, last)
+			}
+			last = c.Summary.Mean
+			if row.Rank < 1 || row.Rank > i+1 {
+				t.Errorf("%s row %d: rank %d", tab.ID, i, row.Rank)
+			}
+			for ci, col := range tab.Columns {
+				cell := row.Cells[ci]
+				if cell == nil {
+					continue
+				}
+				k := cell.Configuration.Key
+				if k.ScoringProtocol != col.Protocol || k.QuestionSet != tab.QuestionSet || k.Model != row.Model.ID || k.System != row.System {
+					t.Errorf("%s row %s column %s holds configuration %s", tab.ID, row.Identity, col.Title(), k)
+				}
+				kind, _, _ := strings.Cut(k.Provenance, ":")
+				tsr, frr, qs, ok := expected(files, k.System, k.RetrievalSource, k.Model, k.ScoringProtocol, results.ProvenanceKind(kind))
+				want := tsr
+				if col.Metric == aggregate.FunctionRunnableRate {
+					want = frr
+				}
+				if !ok || qs != tab.QuestionSet || !near(cell.Summary.Mean, want.Mean) || !near(cell.Summary.PopStd, want.PopStd) || cell.Summary.N != want.N {
+					t.Errorf("%s %s %s: %.4f ± %.4f (n = %d), from the runs' totals %.4f ± %.4f (n = %d, %s)", tab.ID, row.Identity, col.Title(),
+						cell.Summary.Mean, cell.Summary.PopStd, cell.Summary.N, want.Mean, want.PopStd, want.N, qs)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 4*28 {
+		t.Errorf("only %d cells checked", checked)
+	}
+
+	// The re-executed GPT-4o single-LLM runs: one row with both protocols,
+	// badge re-executed, in the executable-subset table headed by mattools-v1.
+	var sub *aggregate.RankedTable
+	for _, tab := range lb.Headline {
+		if !tab.Canonical() {
+			sub = tab
+		}
+	}
+	if sub == nil {
+		t.Fatal("no table of the executable subset (this data root lacks data files of some questions)")
+	}
+	if sub.HeadlineProtocol != results.ProtocolMatToolsV1 || !strings.Contains(sub.Title(), "of 49 questions") {
+		t.Errorf("subset table: headline %s, title %q", sub.HeadlineProtocol, sub.Title())
+	}
+	for _, row := range sub.Rows {
+		if row.Model.ID == "gpt-4o-2024-08-06" && row.System == results.SystemSingleLLM {
+			if !slices.Equal(row.Badges, []aggregate.Badge{aggregate.BadgeReexecuted}) || row.Cell(sub, results.ProtocolMatToolsV1, aggregate.TaskSuccessRate) == nil ||
+				row.Cell(sub, results.ProtocolMatToolsV1Strict, aggregate.TaskSuccessRate) == nil {
+				t.Errorf("GPT-4o single LLM in the subset table: badges %v, cells %v", row.Badges, row.Cells)
+			}
+			t.Logf("GPT-4o single LLM re-executed: rank %d of %d in %q", row.Rank, len(sub.Rows), sub.Title())
+		}
+	}
+	if len(lb.Headline[0].Shared) == 0 {
+		t.Error("the canonical table does not say that its configurations are also in the subset table")
+	}
+}
+
+// TestRankedRowsJoinProtocolsAndShareRanks: on the fixture, the runner runs
+// of one model under two protocols form one row; equal means share a rank.
+func TestRankedRowsJoinProtocolsAndShareRanks(t *testing.T) {
+	lb := aggregate.Build(sitetest.Runs(), aggregate.DefaultCatalog())
+	for _, tab := range lb.Headline {
+		ids := map[string]bool{}
+		for i, row := range tab.Rows {
+			if ids[row.Identity] {
+				t.Errorf("%s: identity %s in two rows", tab.ID, row.Identity)
+			}
+			ids[row.Identity] = true
+			protos := map[string]bool{}
+			for _, c := range row.Configurations {
+				if protos[c.Key.ScoringProtocol] {
+					t.Errorf("%s: row %s has two configurations of %s", tab.ID, row.Identity, c.Key.ScoringProtocol)
+				}
+				protos[c.Key.ScoringProtocol] = true
+				if c.Identity() != row.Identity {
+					t.Errorf("row %s holds configuration of identity %s", row.Identity, c.Identity())
+				}
+			}
+			if i > 0 && row.Rank > 0 {
+				prev := tab.Rows[i-1]
+				same := prev.Cell(tab, tab.HeadlineProtocol, aggregate.TaskSuccessRate).Summary.Mean == row.Cell(tab, tab.HeadlineProtocol, aggregate.TaskSuccessRate).Summary.Mean
+				if same != (prev.Rank == row.Rank) {
+					t.Errorf("%s rows %d and %d: equal means %v but ranks %d and %d", tab.ID, i-1, i, same, prev.Rank, row.Rank)
+				}
+			}
+		}
+	}
+}
+
+func TestBadgesAndFamilies(t *testing.T) {
+	for _, c := range []struct {
+		prov   string
+		badge  aggregate.Badge
+		family string
+	}{
+		{"imported", aggregate.BadgePublished, "published"},
+		{"rescored:imported", aggregate.BadgeReexecuted, "published"},
+		{"runner", aggregate.BadgeRunner, "runner"},
+		{"rescored:runner", aggregate.BadgeRunner, "runner"},
+		{"submitted:2026-01-acme", aggregate.BadgeSubmitted, "submitted:2026-01-acme"},
+		{"rescored:submitted:2026-01-acme", aggregate.BadgeVerified, "submitted:2026-01-acme"},
+	} {
+		if b, f := aggregate.BadgeOf(c.prov), aggregate.Family(c.prov); b != c.badge || f != c.family {
+			t.Errorf("%s: badge %q family %q, want %q %q", c.prov, b, f, c.badge, c.family)
+		}
+	}
+}

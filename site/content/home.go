@@ -1,0 +1,93 @@
+package content
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+)
+
+// The benchmark's paper and upstream repository, linked from every edition's
+// home page.
+const (
+	PaperURL    = "https://arxiv.org/abs/2505.10852"
+	UpstreamURL = "https://github.com/Grenzlinie/MatTools"
+)
+
+// citeText says how to cite an edition: the release (version, date,
+// generator commit) and the benchmark's paper.
+func citeText(e *Edition) string {
+	if !e.Frozen {
+		return "The preview is not a release and changes with every build: cite a release (its version, date and generator commit) instead."
+	}
+	s := fmt.Sprintf("MatTools leaderboard, release %s (%s)", e.Version, e.Date)
+	if e.GeneratorCommit != "" {
+		s += ", generator commit " + e.GeneratorCommit
+	}
+	return s + ". Please also cite the benchmark: S. Liu et al., “MatTools: Benchmarking Large Language Models for Materials Science Tools”, arXiv:2505.10852 (2025)."
+}
+
+// bibtex is the BibTeX entry of a release ("" for the preview).
+func bibtex(e *Edition) string {
+	if !e.Frozen {
+		return ""
+	}
+	key := "mattools_leaderboard_" + strings.NewReplacer(".", "_", "-", "_").Replace(e.Version)
+	note := "Release " + e.Version
+	if e.GeneratorCommit != "" {
+		note += ", generator commit " + e.GeneratorCommit
+	}
+	return fmt.Sprintf("@misc{%s,\n  title  = {MatTools leaderboard, release %s},\n  year   = {%s},\n  note   = {%s},\n  howpublished = {Leaderboard of the MatTools benchmark (arXiv:2505.10852)}\n}",
+		key, e.Version, strings.SplitN(e.Date, "-", 2)[0], note)
+}
+
+// newItem is one configuration with runs that the previous release lacks.
+type newItem struct {
+	Text string `json:"text"`
+	Href string `json:"href"`
+	Runs int    `json:"runs"`
+}
+
+// newInEdition lists, for the home page, the configurations of the edition
+// that have runs its previous release lacks, in leaderboard order.
+func newInEdition(v *views, e *Edition) map[string]any {
+	out := map[string]any{"previous": e.Previous, "items": []newItem{}, "runs": 0}
+	if e.Previous == "" {
+		return out
+	}
+	old := map[string]bool{}
+	for _, id := range e.PreviousRuns {
+		old[id] = true
+	}
+	var items []newItem
+	total := 0
+	for _, c := range v.lb.Configurations {
+		n := 0
+		for _, r := range c.Runs {
+			if !old[r.ID()] {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		total += n
+		text := fmt.Sprintf("%s · %s", c.Model.DisplayName, aggregate.SystemTitle(c.Key.System))
+		if c.Key.RetrievalSource > 0 {
+			text += fmt.Sprintf(" · source %d", c.Key.RetrievalSource)
+		}
+		if c.Key.Benchmark != results.BenchmarkToolUsage {
+			text = string(c.Key.Benchmark) + " · " + text
+		}
+		text += fmt.Sprintf(" · %s · %s · question set %s", aggregate.BadgeOf(c.Key.Provenance), c.Key.ScoringProtocol, c.Key.QuestionSet)
+		items = append(items, newItem{Text: text, Href: confHref(c), Runs: n})
+	}
+	slices.SortStableFunc(items, func(a, b newItem) int { return strings.Compare(a.Text, b.Text) })
+	if items == nil {
+		items = []newItem{}
+	}
+	out["items"], out["runs"] = items, total
+	return out
+}

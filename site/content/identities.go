@@ -1,0 +1,341 @@
+package content
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+)
+
+// identityGroup is the configurations that score the same answers
+// (aggregate.Configuration.Identity, issue 9): e.g. MatTools' published
+// GPT-4o single-LLM runs as published (mattools-original) and re-executed by
+// this project (mattools-v1, mattools-v1-strict). A rescored configuration
+// whose runs were derived from another configuration's runs
+// (Provenance.DerivedFrom) joins that configuration's group even when their
+// identities differ (a rescored run does not restate the generation
+// settings of the run it re-executed).
+type identityGroup struct {
+	// Members in display order: as published first, then by protocol
+	// preference (protocolRank), then question set size (largest first).
+	Members []*aggregate.Configuration
+	// Primary is the member whose verdicts the per-question views show
+	// first: a non-published member under mattools-v1 when there is one,
+	// else under mattools-v1-strict, else the first member.
+	Primary *aggregate.Configuration
+}
+
+// protocolRank orders scoring protocols for the per-question views.
+func protocolRank(p string) int {
+	switch p {
+	case results.ProtocolMatToolsV1:
+		return 0
+	case results.ProtocolMatToolsV1Strict:
+		return 1
+	}
+	return 2
+}
+
+func compareMembers(x, y *aggregate.Configuration) int {
+	px, py := aggregate.BadgeOf(x.Key.Provenance) == aggregate.BadgePublished, aggregate.BadgeOf(y.Key.Provenance) == aggregate.BadgePublished
+	if px != py {
+		if px {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(
+		cmp.Compare(protocolRank(x.Key.ScoringProtocol), protocolRank(y.Key.ScoringProtocol)),
+		strings.Compare(x.Key.ScoringProtocol, y.Key.ScoringProtocol),
+		-cmp.Compare(x.QuestionSet().Questions, y.QuestionSet().Questions),
+		strings.Compare(x.Key.String(), y.Key.String()),
+	)
+}
+
+// primaryOf picks the member whose verdicts are shown first.
+func primaryOf(members []*aggregate.Configuration) *aggregate.Configuration {
+	for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
+		var best *aggregate.Configuration
+		for _, c := range members {
+			if c.Key.ScoringProtocol != p || aggregate.BadgeOf(c.Key.Provenance) == aggregate.BadgePublished {
+				continue
+			}
+			if best == nil || c.QuestionSet().Questions > best.QuestionSet().Questions {
+				best = c
+			}
+		}
+		if best != nil {
+			return best
+		}
+	}
+	return members[0]
+}
+
+// identityGroups groups the edition's tool-usage configurations, in the
+// order of their first member in the leaderboard, and indexes each
+// configuration's group.
+func (v *views) identityGroups() ([]*identityGroup, map[*aggregate.Configuration]*identityGroup) {
+	confs := v.toolConfigs()
+	parent := make([]int, len(confs))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	union := func(a, b int) {
+		a, b = find(a), find(b)
+		if a > b {
+			a, b = b, a
+		}
+		parent[b] = a
+	}
+	byIdentity, byRun := map[string]int{}, map[string]int{}
+	for i, c := range confs {
+		if j, ok := byIdentity[c.Identity()]; ok {
+			union(i, j)
+		} else {
+			byIdentity[c.Identity()] = i
+		}
+		for _, r := range c.Runs {
+			byRun[r.ID()] = i
+		}
+	}
+	for i, c := range confs {
+		for _, r := range c.Runs {
+			if j, ok := byRun[r.File.Run.Provenance.DerivedFrom]; ok && aggregate.Family(confs[j].Key.Provenance) == aggregate.Family(c.Key.Provenance) {
+				union(i, j)
+			}
+		}
+	}
+	byRoot := map[int]*identityGroup{}
+	groups := []*identityGroup{}
+	groupOf := map[*aggregate.Configuration]*identityGroup{}
+	for i, c := range confs {
+		g := byRoot[find(i)]
+		if g == nil {
+			g = &identityGroup{}
+			byRoot[find(i)] = g
+			groups = append(groups, g)
+		}
+		g.Members = append(g.Members, c)
+		groupOf[c] = g
+	}
+	for _, g := range groups {
+		slices.SortStableFunc(g.Members, compareMembers)
+		g.Primary = primaryOf(g.Members)
+	}
+	return groups, groupOf
+}
+
+// badgeText labels a configuration's verdicts: its scoring protocol and,
+// when they are not MatTools' own, how they were obtained.
+func badgeText(c *aggregate.Configuration) string {
+	switch aggregate.BadgeOf(c.Key.Provenance) {
+	case aggregate.BadgePublished:
+		return "as published"
+	case aggregate.BadgeReexecuted:
+		return "re-executed by this project"
+	}
+	return string(aggregate.BadgeOf(c.Key.Provenance))
+}
+
+// familyText describes a provenance family (aggregate.Family) in words.
+func familyText(c *aggregate.Configuration) string {
+	f := aggregate.Family(c.Key.Provenance)
+	switch {
+	case f == "published":
+		return "MatTools' published answers"
+	case f == string(results.ProvenanceRunner):
+		return "this project's runner"
+	case strings.HasPrefix(f, "submitted:"):
+		return "submission " + strings.TrimPrefix(f, "submitted:")
+	}
+	return f
+}
+
+// agreement counts a run list's rounds that are correct (k) of those with a
+// known verdict (n): not unknown, not data-missing.
+func agreement(rows []*results.QuestionRow) (k, n int) {
+	for _, q := range rows {
+		switch results.Verdict(q.Verdict) {
+		case results.VerdictUnknown, results.VerdictDataMissing, "":
+		case results.VerdictCorrect:
+			k++
+			n++
+		default:
+			n++
+		}
+	}
+	return k, n
+}
+
+// memberView is one configuration of a group as a per-question view shows it.
+type memberView struct {
+	configView
+	Slug       string `json:"slug"`
+	Badge      string `json:"badge"`       // "as published", "re-executed", "runner", …
+	BadgeText  string `json:"badge_text"`  // "as published", "re-executed by this project", …
+	Reexecuted bool   `json:"reexecuted"`  // badge re-executed
+	Primary    bool   `json:"primary"`     // the group's primary member
+	QuestionN  int    `json:"question_n"`  // questions in its question set
+	SetWords   string `json:"set_words"`   // "49 questions", "28 of 49 questions (data files present)"
+	Identity   string `json:"identity"`    // aggregate.Configuration.Identity
+	FamilyText string `json:"family_text"` // familyText
+}
+
+func (v *views) member(c *aggregate.Configuration, primary bool) memberView {
+	b := aggregate.BadgeOf(c.Key.Provenance)
+	qs := c.QuestionSet()
+	words := fmt.Sprintf("%d questions", qs.Questions)
+	if qs.Name != "all" {
+		words = fmt.Sprintf("question set %s", c.Key.QuestionSet)
+	}
+	return memberView{configView: v.config(c), Slug: c.Slug, Badge: string(b), BadgeText: badgeText(c), Reexecuted: b == aggregate.BadgeReexecuted,
+		Primary: primary, QuestionN: qs.Questions, SetWords: words, Identity: c.Identity(), FamilyText: familyText(c)}
+}
+
+// verdictView is one configuration's verdict on one question in one round.
+type verdictView struct {
+	outcomeView
+	Protocol   string `json:"protocol"`
+	Badge      string `json:"badge"`
+	BadgeText  string `json:"badge_text"`
+	Reexecuted bool   `json:"reexecuted"`
+	Primary    bool   `json:"primary"`
+	Config     string `json:"config_href"`
+}
+
+// codeView is one distinct generated code of a round (normally one: all
+// protocols score the same code).
+type codeView struct {
+	Code      string `json:"code"`
+	Function  string `json:"function"`
+	Protocols string `json:"protocols"` // the protocols whose rows hold it, when a round has several codes
+}
+
+// roundEntry is one round of a group on one question: the code once and
+// the verdict under each scoring protocol present.
+type roundEntry struct {
+	Round    int           `json:"round"`
+	Runs     string        `json:"runs"` // the run ids, space-separated (data-runs)
+	Verdict  string        `json:"verdict"`
+	Verdicts []verdictView `json:"verdicts"`
+	Codes    []codeView    `json:"codes"`
+}
+
+// identitySection is one group on one question page.
+type identitySection struct {
+	Anchor    string       `json:"anchor"`
+	Anchors   []string     `json:"anchors"` // the other members' slugs (old links land here)
+	Model     string       `json:"model"`
+	ModelID   string       `json:"model_id"`
+	System    string       `json:"system"`
+	SystemID  string       `json:"system_id"`
+	Source    string       `json:"source"`
+	Family    string       `json:"family"`
+	Href      string       `json:"href"`
+	Members   []memberView `json:"members"`
+	Agreement string       `json:"agreement"` // "2 of 3 rounds correct under mattools-v1"
+	Verdicts  string       `json:"verdicts"`  // the entries' verdicts, space-separated (data-verdicts)
+	Entries   []roundEntry `json:"entries"`
+	Runs      int          `json:"-"`
+	Correct   int          `json:"-"`
+	Known     int          `json:"-"`
+}
+
+// questionSection builds a group's section for question qid; nil when no
+// member has a row for it.
+func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggregate.Run) *results.QuestionRow) *identitySection {
+	p := g.Primary
+	s := &identitySection{Anchor: p.Slug, Model: p.Model.DisplayName, ModelID: p.Key.Model, System: aggregate.SystemTitle(p.Key.System),
+		SystemID: string(p.Key.System), Source: aggregate.SourceTitle(p.Key.RetrievalSource), Family: familyText(p), Href: confHref(p),
+		Anchors: []string{}}
+	entries := map[string]*roundEntry{}
+	var order []string
+	var primaryRows []*results.QuestionRow
+	inGroup := map[string]bool{}
+	for _, c := range g.Members {
+		for _, r := range c.Runs {
+			inGroup[r.ID()] = true
+		}
+	}
+	for _, c := range g.Members {
+		if c != p {
+			s.Anchors = append(s.Anchors, c.Slug)
+		}
+		s.Members = append(s.Members, v.member(c, c == p))
+		for _, r := range c.Runs {
+			qr := rows(r)
+			if qr == nil {
+				continue
+			}
+			s.Runs++
+			base := r.ID()
+			if d := r.File.Run.Provenance.DerivedFrom; d != "" && inGroup[d] {
+				base = d
+			}
+			e := entries[base]
+			if e == nil {
+				e = &roundEntry{Round: r.Round()}
+				entries[base] = e
+				order = append(order, base)
+			}
+			if e.Runs != "" {
+				e.Runs += " "
+			}
+			e.Runs += r.ID()
+			b := aggregate.BadgeOf(c.Key.Provenance)
+			vv := verdictView{outcomeView: outcome(r, qr), Protocol: c.Key.ScoringProtocol, Badge: string(b), BadgeText: badgeText(c),
+				Reexecuted: b == aggregate.BadgeReexecuted, Primary: c == p, Config: confHref(c)}
+			if c == p {
+				e.Verdict = qr.Verdict
+				primaryRows = append(primaryRows, qr)
+			}
+			e.Verdicts = append(e.Verdicts, vv)
+			if i := slices.IndexFunc(e.Codes, func(x codeView) bool { return x.Code == qr.Code && x.Function == qr.FunctionName }); i >= 0 {
+				e.Codes[i].Protocols += ", " + c.Key.ScoringProtocol
+			} else {
+				e.Codes = append(e.Codes, codeView{Code: qr.Code, Function: qr.FunctionName, Protocols: c.Key.ScoringProtocol})
+			}
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(entries[a].Round, entries[b].Round) })
+	var verdicts []string
+	for _, k := range order {
+		e := entries[k]
+		if e.Verdict == "" {
+			e.Verdict = e.Verdicts[0].Verdict
+		}
+		if !slices.Contains(verdicts, e.Verdict) {
+			verdicts = append(verdicts, e.Verdict)
+		}
+		s.Entries = append(s.Entries, *e)
+	}
+	slices.Sort(verdicts)
+	s.Verdicts = strings.Join(verdicts, " ")
+	s.Correct, s.Known = agreement(primaryRows)
+	if s.Known > 0 {
+		s.Agreement = fmt.Sprintf("%d of %d rounds correct under %s", s.Correct, s.Known, p.Key.ScoringProtocol)
+		if aggregate.BadgeOf(p.Key.Provenance) == aggregate.BadgeReexecuted {
+			s.Agreement += " (re-executed by this project)"
+		}
+	} else {
+		s.Agreement = fmt.Sprintf("no round has a known verdict under %s", p.Key.ScoringProtocol)
+		if aggregate.BadgeOf(p.Key.Provenance) == aggregate.BadgePublished {
+			s.Agreement += " (MatTools published run totals only)"
+		}
+	}
+	return s
+}

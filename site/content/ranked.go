@@ -1,0 +1,293 @@
+package content
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
+)
+
+// RunnableNote is said wherever a function runnable rate is shown: what the
+// metric counts (mattools-reference.md §2).
+const RunnableNote = "Function runnable rate counts every question whose generated function ran and returned a dict, even a dict whose values are all None; " +
+	"task success rate counts the properties whose values verification accepts, so it is the headline metric."
+
+type badgeView struct {
+	Text  string `json:"text"`
+	Class string `json:"class"` // CSS class: badge-published, badge-re-executed, …
+	Title string `json:"title"` // what the badge means
+}
+
+var badgeTitles = map[aggregate.Badge]string{
+	aggregate.BadgePublished:  "MatTools' own totals, imported as published; per-question outcomes were never published",
+	aggregate.BadgeReexecuted: "MatTools' published generated code re-executed by this project in its sandbox",
+	aggregate.BadgeRunner:     "answers obtained and scored by this project's runner",
+	aggregate.BadgeSubmitted:  "results submitted by their authors, as submitted",
+	aggregate.BadgeVerified:   "submitted code re-executed by this project",
+}
+
+func newBadge(b aggregate.Badge) badgeView {
+	return badgeView{Text: string(b), Class: "badge-" + strings.ReplaceAll(string(b), " ", "-"), Title: badgeTitles[b]}
+}
+
+type rankedColumnView struct {
+	Title    string `json:"title"`
+	Metric   string `json:"metric"`
+	Protocol string `json:"protocol"`
+	Headline bool   `json:"headline"`
+	Help     string `json:"help"`
+}
+
+type rankedRowView struct {
+	Rank       string       `json:"rank"` // "1", or "" when unranked
+	RankSort   int          `json:"rank_sort"`
+	Model      string       `json:"model"`
+	ModelID    string       `json:"model_id"`
+	ModelHref  string       `json:"model_href"`
+	System     string       `json:"system"`
+	SystemID   string       `json:"system_id"`
+	SystemHref string       `json:"system_href"`
+	Source     string       `json:"source"`
+	SourceN    int          `json:"source_n"`
+	Badges     []badgeView  `json:"badges"`
+	Configs    []string     `json:"configs"`
+	Cells      []*cellView  `json:"cells"`
+	Paper      []*paperCell `json:"paper"`
+	PaperOnly  bool         `json:"paper_only"`
+	Notes      []string     `json:"notes"` // ids of paper footnotes
+	Why        []string     `json:"why"`   // why the same configuration appears twice in the table
+	WhyRef     string       `json:"why_ref"`
+}
+
+type linkView struct {
+	Text string `json:"text"`
+	Href string `json:"href"`
+}
+
+type rankedView struct {
+	ID         string             `json:"id"`
+	Heading    string             `json:"heading"`
+	Caption    string             `json:"caption"`
+	Ranking    string             `json:"ranking"` // how the rows are ranked, in words
+	Differs    string             `json:"differs"` // what differs from the other tables of the page
+	Columns    []rankedColumnView `json:"columns"`
+	NCols      int                `json:"ncols"`
+	ShowSystem bool               `json:"show_system"`
+	ShowSource bool               `json:"show_source"`
+	Rows       []*rankedRowView   `json:"rows"`
+	CSV        string             `json:"csv"`
+	Parts      []linkView         `json:"parts"` // per-protocol CSV downloads
+	Figures    []*figureView      `json:"figures"`
+	Footnotes  []*paperCell       `json:"footnotes"`
+	Shared     []string           `json:"shared"`
+	Twice      []twiceNote        `json:"twice"` // rows that appear twice, numbered
+}
+
+type twiceNote struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// rankedCSVPath is the download of a ranked table.
+func rankedCSVPath(t *aggregate.RankedTable) string { return "downloads/tables/" + t.ID + ".csv" }
+
+// rankingText says in words how a table's rows are ranked.
+func rankingText(t *aggregate.RankedTable) string {
+	if t.HeadlineProtocol == "" {
+		return "No scored row."
+	}
+	s := "Ranked by task success rate under mattools-v1 (the benchmark's own scoring, re-executed by this project; mean over rounds)"
+	if t.HeadlineProtocol != results.ProtocolMatToolsV1 {
+		s = fmt.Sprintf("Ranked by task success rate %s (mean over rounds): no run of this question set was scored under mattools-v1 here", protocolPhrase(t.HeadlineProtocol))
+	}
+	return s + ". Rows with equal means share a rank; with three rounds, neighbouring ranks are often within the ± (population std)."
+}
+
+// differsText says what sets a table apart from the other question set's.
+func differsText(t *aggregate.RankedTable, all []*aggregate.RankedTable) string {
+	if len(all) < 2 {
+		return ""
+	}
+	if t.Canonical() {
+		return fmt.Sprintf("This table scores the whole benchmark (%d questions, %d properties). The table below scores a subset; its numbers are not comparable with these.",
+			t.Questions, t.Properties)
+	}
+	return fmt.Sprintf("This table scores only %d of the %d questions (%d of %d properties): the other questions' data files were absent on the machine that ran them, "+
+		"so they are left out, not failed. Its numbers are not comparable with the whole-benchmark table.", t.Questions, t.TotalQuestions, t.Properties, t.TotalProperties)
+}
+
+func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *rankedView {
+	tv := &rankedView{ID: t.ID, Heading: t.Title(), Ranking: rankingText(t), Differs: differsText(t, all), CSV: rankedCSVPath(t),
+		ShowSystem: t.Board == aggregate.BoardAdvanced || t.Board == aggregate.BoardToolUsage,
+		ShowSource: t.Board != aggregate.BoardSingleLLM, Footnotes: []*paperCell{}, Figures: []*figureView{}, Parts: []linkView{},
+		Shared: t.Shared, Twice: []twiceNote{}}
+	if tv.Shared == nil {
+		tv.Shared = []string{}
+	}
+	var protos []string
+	for _, c := range t.Columns {
+		tv.Columns = append(tv.Columns, rankedColumnView{Title: c.Title(), Metric: string(c.Metric), Protocol: c.Protocol,
+			Headline: c.Protocol == t.HeadlineProtocol && c.Metric == aggregate.TaskSuccessRate, Help: metricHelp(c)})
+		if len(protos) == 0 || protos[len(protos)-1] != aggregate.ProtocolTitle(c.Protocol) {
+			protos = append(protos, aggregate.ProtocolTitle(c.Protocol))
+		}
+	}
+	tv.Caption = fmt.Sprintf("Benchmark version %s · question set %s (%d questions, %d properties) · scoring protocols side by side: %s",
+		t.BenchmarkVersion, t.QuestionSet, t.Questions, t.Properties, strings.Join(protos, ", "))
+	tv.NCols = 3 + len(tv.Columns)
+	for _, show := range []bool{tv.ShowSystem, tv.ShowSource} {
+		if show {
+			tv.NCols++
+		}
+	}
+	for _, p := range t.Parts {
+		tv.Parts = append(tv.Parts, linkView{Text: aggregate.ProtocolTitle(p.ScoringProtocol) + " (" + p.Board.Title() + ")", Href: "downloads/tables/" + p.ID + ".csv"})
+		if f := v.figure[p.ID]; f != nil && t.Board != aggregate.BoardToolUsage { // the landing page links the boards instead
+			tv.Figures = append(tv.Figures, &figureView{SVG: "figures/" + f.ID + ".svg", CSV: "figures/" + f.ID + ".csv", Title: f.Title, Caption: f.Caption})
+		}
+	}
+	paperHere := t.Canonical() && t.BenchmarkVersion == results.BenchmarkVersion2025_05
+	for _, r := range t.Rows {
+		rv := v.rankedRow(r)
+		for ci, c := range r.Cells {
+			rv.Cells = append(rv.Cells, newCell(c))
+			col := t.Columns[ci]
+			if !paperHere || c == nil || col.Protocol != results.ProtocolMatToolsOriginal {
+				continue
+			}
+			for _, p := range v.e.Paper {
+				if !p.NoRawData() && p.System == r.System && p.Model == r.Model.ID && p.RetrievalSource == r.RetrievalSource &&
+					p.Benchmark == results.BenchmarkToolUsage && p.Metric == string(col.Metric) {
+					tv.Footnotes = append(tv.Footnotes, newPaperCell(p, r.Model.DisplayName+" · "+aggregate.SystemTitle(r.System)+" · "+col.Title()))
+					rv.Notes = append(rv.Notes, p.ID)
+				}
+			}
+		}
+		for _, why := range rv.Why {
+			rv.WhyRef = fmt.Sprintf("%s-twice-%d", t.ID, len(tv.Twice)+1)
+			tv.Twice = append(tv.Twice, twiceNote{ID: rv.WhyRef, Text: why})
+		}
+		tv.Rows = append(tv.Rows, rv)
+	}
+	if paperHere {
+		v.appendPaperRows(t, tv)
+	}
+	return tv
+}
+
+// protocolPhrase names a protocol inside a sentence: "as published" or
+// "under mattools-v1-strict".
+func protocolPhrase(p string) string {
+	if p == results.ProtocolMatToolsOriginal {
+		return "as published (MatTools' own totals)"
+	}
+	return "under " + p
+}
+
+func metricHelp(c aggregate.RankedColumn) string {
+	if c.Metric == aggregate.FunctionRunnableRate {
+		return RunnableNote
+	}
+	return "Properties passed out of the question set's properties, " + protocolPhrase(c.Protocol) + "."
+}
+
+func (v *views) rankedRow(r *aggregate.RankedRow) *rankedRowView {
+	rv := &rankedRowView{RankSort: r.Rank, Model: r.Model.DisplayName, ModelID: r.Model.ID, ModelHref: v.modelHref(r.Model.ID),
+		System: aggregate.SystemTitle(r.System), SystemID: string(r.System), SystemHref: systemHref(r.System),
+		Source: aggregate.SourceTitle(r.RetrievalSource), SourceN: r.RetrievalSource, Notes: []string{}, Why: r.Notes}
+	if r.Rank > 0 {
+		rv.Rank = strconv.Itoa(r.Rank)
+	} else {
+		rv.RankSort = 1 << 30
+	}
+	if r.Variant != "" {
+		rv.Model += " (" + r.Variant + ")"
+	}
+	if rv.Why == nil {
+		rv.Why = []string{}
+	}
+	for _, b := range r.Badges {
+		rv.Badges = append(rv.Badges, newBadge(b))
+	}
+	for _, c := range r.Configurations {
+		rv.Configs = append(rv.Configs, c.Key.String())
+	}
+	return rv
+}
+
+// appendPaperRows adds, after the ranked rows, a row for each configuration
+// that has only paper values (no raw data: GraphRAG (LightRAG)), its values
+// in the as-published columns with the mark, never ranked and never in a
+// computed cell.
+func (v *views) appendPaperRows(t *aggregate.RankedTable, tv *rankedView) {
+	type key struct {
+		model  string
+		system results.System
+		source int
+	}
+	rows := map[key]*rankedRowView{}
+	var order []key
+	for _, p := range v.e.Paper {
+		if !p.NoRawData() || p.Benchmark != results.BenchmarkToolUsage || !boardHas(t.Board, p) {
+			continue
+		}
+		k := key{p.Model, p.System, p.RetrievalSource}
+		rv := rows[k]
+		if rv == nil {
+			m, ok := v.e.Catalog.Lookup(p.Model)
+			if !ok {
+				m = aggregate.Model{ID: p.Model, DisplayName: p.Model}
+			}
+			rv = &rankedRowView{Model: m.DisplayName, ModelID: p.Model, System: aggregate.SystemTitle(p.System), SystemID: string(p.System),
+				SystemHref: systemHref(p.System), Source: aggregate.SourceTitle(p.RetrievalSource), SourceN: p.RetrievalSource,
+				PaperOnly: true, RankSort: 1 << 30, Paper: make([]*paperCell, len(t.Columns)), Notes: []string{}, Configs: []string{},
+				Badges: []badgeView{{Text: "paper only", Class: "badge-paper", Title: paperonly.Mark}}, Why: []string{}}
+			if _, has := v.modelSlug[p.Model]; has {
+				rv.ModelHref = v.modelHref(p.Model)
+			}
+			rows[k] = rv
+			order = append(order, k)
+		}
+		for ci, col := range t.Columns {
+			if col.Protocol == results.ProtocolMatToolsOriginal && string(col.Metric) == p.Metric {
+				rv.Paper[ci] = newPaperCell(p, rv.Model+" · "+rv.System+" · "+col.Title())
+			}
+		}
+	}
+	for _, k := range order {
+		tv.Rows = append(tv.Rows, rows[k])
+	}
+}
+
+// RankedCSVHeader is the header of a ranked table's download: one line per
+// row and column with a value.
+var RankedCSVHeader = []string{"table", "rank", "model", "display_name", "system", "retrieval_source", "badge", "scoring_protocol", "metric",
+	"n", "mean", "pop_std", "configuration"}
+
+// RankedCSV writes a ranked table as CSV: per row (in rank order) and per
+// column with a value, its mean and population std (percent, 4 decimals),
+// n and the configuration key.
+func RankedCSV(t *aggregate.RankedTable) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(RankedCSVHeader)
+	f4 := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+	for _, r := range t.Rows {
+		for i, c := range r.Cells {
+			if c == nil {
+				continue
+			}
+			k := c.Configuration.Key
+			w.Write([]string{t.ID, strconv.Itoa(r.Rank), csvSafe(k.Model), csvSafe(r.Model.DisplayName), string(k.System), strconv.Itoa(k.RetrievalSource),
+				string(aggregate.BadgeOf(k.Provenance)), t.Columns[i].Protocol, string(t.Columns[i].Metric),
+				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), csvSafe(k.String())})
+		}
+	}
+	w.Flush()
+	return buf.Bytes()
+}
