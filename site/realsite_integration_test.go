@@ -2,6 +2,7 @@ package site_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -140,56 +141,268 @@ func findAll(n *html.Node, match func(*html.Node) bool) []*html.Node {
 	return out
 }
 
-// TestRealQuestionPagesListEveryImportedRun: 49 question pages exist, and
-// each lists every imported tool-usage run of every configuration (issue 3).
+// TestRealQuestionPagesListEveryImportedRun: 49 question pages exist in the
+// release and in the preview; each preview page lists every tool-usage run
+// present (as published and re-executed) exactly once, in one entry per
+// round of a section per configuration identity, and each release page
+// every tool-usage run of the release (issues 3, 9).
 func TestRealQuestionPagesListEveryImportedRun(t *testing.T) {
 	rs := builtReal(t)
 	inRelease := map[string]bool{}
 	for _, id := range rs.releases[len(rs.releases)-1].Runs {
 		inRelease[id] = true
 	}
-	want := map[string][]string{} // question id → run ids
-	runs := 0
+	type want struct {
+		runs map[string][]string // question id → run ids
+		n    int
+	}
+	release, preview := want{runs: map[string][]string{}}, want{runs: map[string][]string{}}
+	byID := map[string]*results.File{}
 	for _, f := range rs.files {
-		if f.Run.Benchmark != results.BenchmarkToolUsage || f.Run.Provenance.Kind != results.ProvenanceImported || !inRelease[f.Run.RunID] {
+		if f.Run.Benchmark != results.BenchmarkToolUsage {
 			continue
 		}
-		runs++
-		for _, q := range f.Questions {
-			want[q.QuestionID] = append(want[q.QuestionID], f.Run.RunID)
+		byID[f.Run.RunID] = f
+		ws := []*want{&preview}
+		if inRelease[f.Run.RunID] {
+			ws = append(ws, &release)
 		}
-	}
-	dirs, err := os.ReadDir(filepath.Join(rs.dir, rs.release, "questions"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages := 0
-	for _, d := range dirs {
-		if d.IsDir() {
-			pages++
-		}
-	}
-	if pages != datasets.NumQuestions {
-		t.Errorf("%d question pages, want %d", pages, datasets.NumQuestions)
-	}
-	listed := 0
-	for _, id := range datasets.Order() {
-		doc := parseHTML(t, filepath.Join(rs.dir, rs.release, "questions", id, "index.html"))
-		got := map[string]bool{}
-		for _, n := range findAll(doc, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "run") }) {
-			got[attr(n, "data-run-id")] = true
-		}
-		for _, r := range want[id] {
-			if !got[r] {
-				t.Errorf("question %s does not list run %s", id, r)
+		for _, w := range ws {
+			w.n++
+			for _, q := range f.Questions {
+				w.runs[q.QuestionID] = append(w.runs[q.QuestionID], f.Run.RunID)
 			}
 		}
-		if len(want[id]) != runs {
-			t.Errorf("question %s has rows in %d of the %d imported runs", id, len(want[id]), runs)
-		}
-		listed += len(got)
 	}
-	t.Logf("%d question pages list %d runs in all (%d imported tool-usage runs each)", pages, listed, runs)
+	if preview.n == release.n {
+		t.Fatalf("the preview has no run beyond the release's %d tool-usage runs: no re-executed runs imported?", release.n)
+	}
+	listed := 0
+	for _, ed := range []struct {
+		path string
+		w    want
+	}{{rs.release, release}, {site.PreviewPath, preview}} {
+		dirs, err := os.ReadDir(filepath.Join(rs.dir, ed.path, "questions"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages := 0
+		for _, d := range dirs {
+			if d.IsDir() {
+				pages++
+			}
+		}
+		if pages != datasets.NumQuestions {
+			t.Errorf("%s: %d question pages, want %d", ed.path, pages, datasets.NumQuestions)
+		}
+		for _, id := range datasets.Order() {
+			doc := parseHTML(t, filepath.Join(rs.dir, ed.path, "questions", id, "index.html"))
+			got := map[string]int{}
+			for _, n := range findAll(doc, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "run") }) {
+				round := -1
+				for _, r := range strings.Fields(attr(n, "data-runs")) {
+					got[r]++
+					if f := byID[r]; f != nil {
+						if round >= 0 && f.Run.Round != round {
+							t.Errorf("%s question %s: one entry holds runs of rounds %d and %d (%s)", ed.path, id, round, f.Run.Round, attr(n, "data-runs"))
+						}
+						round = f.Run.Round
+					}
+				}
+			}
+			for _, r := range ed.w.runs[id] {
+				if got[r] != 1 {
+					t.Errorf("%s question %s lists run %s %d times, want once", ed.path, id, r, got[r])
+				}
+			}
+			if len(got) != len(ed.w.runs[id]) {
+				t.Errorf("%s question %s lists %d runs, want %d", ed.path, id, len(got), len(ed.w.runs[id]))
+			}
+			if len(ed.w.runs[id]) != ed.w.n {
+				t.Errorf("%s question %s has rows in %d of the %d tool-usage runs", ed.path, id, len(ed.w.runs[id]), ed.w.n)
+			}
+			listed += len(got)
+		}
+	}
+	t.Logf("question pages list %d runs in all (%d tool-usage runs in the release, %d in the preview)", listed, release.n, preview.n)
+}
+
+// verdictSymbols is the per-question grid's legend.
+var verdictSymbols = map[string]string{"correct": "✓", "partial": "◐", "not-runnable": "✗", "verification-crash": "!", "data-missing": "–", "unknown": "?"}
+
+func ancestor(n *html.Node, match func(*html.Node) bool) *html.Node {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && match(p) {
+			return p
+		}
+	}
+	return nil
+}
+
+// TestRealQuestionPageShowsReexecutedVerdicts: on the preview's question
+// page of an executable question, GPT-4o single-LLM's entries show, for each
+// round, its mattools-v1 verdict and properties passed as the re-executed
+// results files hold them, marked re-executed, beside the run as published;
+// the section states the rounds' agreement; the GPT-4o model page's grid
+// shows the same verdicts; and the filter's form, script and attributes are
+// there (issue 9).
+func TestRealQuestionPageShowsReexecutedVerdicts(t *testing.T) {
+	rs := builtReal(t)
+	const model = "gpt-4o-2024-08-06"
+	var v1 []*results.File
+	for _, f := range rs.files {
+		r := f.Run
+		if r.Model == model && r.System == results.SystemSingleLLM && r.Provenance.Kind == results.ProvenanceRescored &&
+			r.Provenance.Origin == results.ProvenanceImported && r.ScoringProtocol == results.ProtocolMatToolsV1 {
+			v1 = append(v1, f)
+		}
+	}
+	if len(v1) == 0 {
+		t.Fatal("no re-executed GPT-4o single-LLM run under mattools-v1 among the results files")
+	}
+	slices.SortFunc(v1, func(a, b *results.File) int { return a.Run.Round - b.Run.Round })
+	rowOf := func(f *results.File, qid string) *results.QuestionRow {
+		for i := range f.Questions {
+			if f.Questions[i].QuestionID == qid {
+				return &f.Questions[i]
+			}
+		}
+		return nil
+	}
+	// test_vacancy, or else the first question all rounds have a verdict on.
+	qid := ""
+	for _, id := range append([]string{"test_vacancy"}, datasets.Order()...) {
+		ok := true
+		for _, f := range v1 {
+			if q := rowOf(f, id); q == nil || q.Verdict == string(results.VerdictDataMissing) || q.PropertiesPassed == nil {
+				ok = false
+			}
+		}
+		if ok {
+			qid = id
+			break
+		}
+	}
+	if qid == "" {
+		t.Fatal("no question on which every re-executed GPT-4o single-LLM round has a verdict")
+	}
+	doc := parseHTML(t, filepath.Join(rs.dir, site.PreviewPath, "questions", qid, "index.html"))
+	entries := findAll(doc, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "run") })
+	var section *html.Node
+	correct := 0
+	var symbols strings.Builder
+	for _, f := range v1 {
+		q := rowOf(f, qid)
+		symbols.WriteString(verdictSymbols[q.Verdict])
+		if q.Verdict == string(results.VerdictCorrect) {
+			correct++
+		}
+		i := slices.IndexFunc(entries, func(n *html.Node) bool { return slices.Contains(strings.Fields(attr(n, "data-runs")), f.Run.RunID) })
+		if i < 0 {
+			t.Errorf("question %s: no entry lists run %s", qid, f.Run.RunID)
+			continue
+		}
+		e := entries[i]
+		if !slices.Contains(strings.Fields(attr(e, "data-runs")), f.Run.Provenance.DerivedFrom) {
+			t.Errorf("question %s: the entry of %s does not hold the run as published it re-executed, %s", qid, f.Run.RunID, f.Run.Provenance.DerivedFrom)
+		}
+		if attr(e, "data-verdict") != q.Verdict {
+			t.Errorf("question %s, %s: entry data-verdict %q, want the mattools-v1 verdict %q", qid, f.Run.RunID, attr(e, "data-verdict"), q.Verdict)
+		}
+		summary := findAll(e, func(n *html.Node) bool { return n.Data == "summary" })[0]
+		spans := findAll(summary, func(n *html.Node) bool {
+			return hasClass(n, "verdict") && attr(n, "data-protocol") == results.ProtocolMatToolsV1
+		})
+		passed := fmt.Sprintf("%d/%d properties passed", *q.PropertiesPassed, q.PropertyCount)
+		if len(spans) != 1 || attr(spans[0], "data-verdict") != q.Verdict || !strings.Contains(text(spans[0]), q.Verdict) {
+			t.Errorf("question %s, %s: mattools-v1 verdict spans %d, want one saying %q", qid, f.Run.RunID, len(spans), q.Verdict)
+		}
+		if st := text(summary); !strings.Contains(st, results.ProtocolMatToolsV1+" re-executed: "+verdictSymbols[q.Verdict]+" "+q.Verdict+", "+passed) ||
+			!strings.Contains(st, "as published: ? unknown") {
+			t.Errorf("question %s, %s: summary %q, want the mattools-v1 verdict %s (%s) marked re-executed, beside as published: unknown", qid, f.Run.RunID, st, q.Verdict, passed)
+		}
+		if len(findAll(e, func(n *html.Node) bool { return n.Data == "pre" && hasClass(n, "code") })) != 1 && q.Code != "" {
+			t.Errorf("question %s, %s: the round's code is not shown exactly once", qid, f.Run.RunID)
+		}
+		s := ancestor(e, func(n *html.Node) bool { return n.Data == "section" && hasClass(n, "identity") })
+		if section != nil && s != section {
+			t.Errorf("question %s: GPT-4o single-LLM rounds in several sections", qid)
+		}
+		section = s
+	}
+	if section == nil {
+		t.Fatalf("question %s: no GPT-4o single-LLM section", qid)
+	}
+	if attr(section, "data-model") != model || attr(section, "data-system") != string(results.SystemSingleLLM) {
+		t.Errorf("GPT-4o section: data-model %q, data-system %q", attr(section, "data-model"), attr(section, "data-system"))
+	}
+	agreement := fmt.Sprintf("%d of %d rounds correct under mattools-v1 (re-executed by this project).", correct, len(v1))
+	if got := findAll(section, func(n *html.Node) bool { return hasClass(n, "agreement") }); len(got) != 1 || text(got[0]) != agreement {
+		t.Errorf("GPT-4o section agreement %v, want %q", got, agreement)
+	}
+
+	// The filter: a form with one select per attribute, offering every value the page's sections and entries carry.
+	options := map[string][]string{}
+	forms := findAll(doc, func(n *html.Node) bool { return n.Data == "form" && hasClass(n, "question-filter") })
+	if len(forms) != 1 {
+		t.Fatalf("question %s: %d filter forms", qid, len(forms))
+	}
+	for _, sel := range findAll(forms[0], func(n *html.Node) bool { return n.Data == "select" }) {
+		for _, o := range findAll(sel, func(n *html.Node) bool { return n.Data == "option" }) {
+			options[attr(sel, "name")] = append(options[attr(sel, "name")], attr(o, "value"))
+		}
+	}
+	for _, s := range findAll(doc, func(n *html.Node) bool { return n.Data == "section" && hasClass(n, "identity") }) {
+		if !slices.Contains(options["model"], attr(s, "data-model")) || !slices.Contains(options["system"], attr(s, "data-system")) || attr(s, "data-model") == "" {
+			t.Errorf("section %s: data-model %q / data-system %q not offered by the filter (%v)", attr(s, "id"), attr(s, "data-model"), attr(s, "data-system"), options)
+		}
+	}
+	for _, e := range entries {
+		if !slices.Contains(options["verdict"], attr(e, "data-verdict")) || attr(e, "data-verdict") == "" {
+			t.Errorf("entry %s: data-verdict %q not offered by the filter", attr(e, "data-runs"), attr(e, "data-verdict"))
+		}
+	}
+	scripts := findAll(doc, func(n *html.Node) bool {
+		return n.Data == "script" && strings.HasSuffix(attr(n, "src"), "assets/questions.js")
+	})
+	if len(scripts) != 1 {
+		t.Errorf("question %s: questions.js loaded %d times", qid, len(scripts))
+	} else if _, err := os.Stat(filepath.Join(rs.dir, site.PreviewPath, "questions", qid, filepath.FromSlash(attr(scripts[0], "src")))); err != nil {
+		t.Errorf("questions.js: %v", err)
+	}
+
+	// The model page's grid: the GPT-4o single-LLM column shows the re-executed verdicts and their agreement.
+	pages, _ := filepath.Glob(filepath.Join(rs.dir, site.PreviewPath, "models", aggregate.Slug(model), "index.html"))
+	if len(pages) != 1 {
+		t.Fatalf("GPT-4o model page: %v", pages)
+	}
+	mdoc := parseHTML(t, pages[0])
+	tables := findAll(mdoc, func(n *html.Node) bool { return n.Data == "table" && hasClass(n, "matrix") })
+	if len(tables) != 1 {
+		t.Fatalf("GPT-4o model page: %d grids", len(tables))
+	}
+	heads := findAll(tables[0], func(n *html.Node) bool { return n.Data == "th" && attr(n, "scope") == "col" })
+	col := slices.IndexFunc(heads, func(n *html.Node) bool {
+		return strings.HasPrefix(text(n), "GPT-4o · Single LLM") && strings.Contains(text(n), "re-executed by this project · mattools-v1 ·")
+	})
+	if col < 0 {
+		t.Fatal("GPT-4o model page: no column of the single-LLM runs re-executed under mattools-v1")
+	}
+	want := fmt.Sprintf("%s %d/%d", symbols.String(), correct, len(v1))
+	found := false
+	for _, tr := range findAll(tables[0], func(n *html.Node) bool { return n.Data == "tr" }) {
+		cells := findAll(tr, func(n *html.Node) bool { return n.Data == "td" || n.Data == "th" })
+		if len(cells) == len(heads) && text(cells[1]) == qid {
+			found = true
+			if got := text(cells[col]); got != want {
+				t.Errorf("GPT-4o model page, question %s: cell %q, want %q", qid, got, want)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("GPT-4o model page: no row for question %s", qid)
+	}
+	t.Logf("question %s: GPT-4o single LLM re-executed under mattools-v1: %s", qid, want)
 }
 
 // TestRealPaperOnlyValuesAreMarkedAndNeverComputed: every value of the
@@ -323,12 +536,10 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// TestBrowserSingleLLMPage drives Debian's chromium (headless, chromedp)
-// against the built site served on 127.0.0.1: it finds 45.58 in the GPT-4o
-// row, checks every figure loaded, sorts the table by a column and checks
-// the order, and opens a question page (issue 3).
-func TestBrowserSingleLLMPage(t *testing.T) {
-	rs := builtReal(t)
+// browse serves the built site on 127.0.0.1 and starts Debian's chromium
+// (headless, chromedp) on path, waiting for the element waitFor: it returns a context with a 90 s timeout, the
+// server's URL, and a function that stops both.
+func browse(t *testing.T, rs *realSite, path, waitFor string) (context.Context, string, func()) {
 	exe := chromiumPath(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -336,29 +547,34 @@ func TestBrowserSingleLLMPage(t *testing.T) {
 	}
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.FileServer(http.Dir(rs.dir))}}
 	srv.Start()
-	defer srv.Close()
-
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true), chromedp.UserDataDir(t.TempDir()))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-
-	col := `Array.from(document.querySelectorAll("table.sortable")[0].tHead.rows[0].cells).findIndex(th => th.textContent.startsWith("Function runnable rate"))`
-	sortKeys := `(() => { const t = document.querySelectorAll("table.sortable")[0]; const c = ` + col + `;
-		return Array.from(t.tBodies[0].rows).map(r => r.cells[c].getAttribute("data-sort")); })()`
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	stop := func() { cancelC(); cancelA(); srv.Close() }
 	// The first Run starts the browser: no timeout on that context (chromedp.Run's rule).
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+site.LatestPath+"/single-llm/"),
-		chromedp.WaitVisible(chromedp.CSS(`table.sortable`))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+path), chromedp.WaitVisible(chromedp.CSS(waitFor))); err != nil {
+		stop()
 		t.Fatal(err)
 	}
 	tctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelT()
-	ctx = tctx
+	return tctx, srv.URL, func() { cancelT(); stop() }
+}
+
+// TestBrowserSingleLLMPage drives Debian's chromium (headless, chromedp)
+// against the built site served on 127.0.0.1: it finds 45.58 in the GPT-4o
+// row, checks every figure loaded, sorts the table by a column and checks
+// the order (issue 3). TestBrowserQuestionPage opens a question page.
+func TestBrowserSingleLLMPage(t *testing.T) {
+	rs := builtReal(t)
+	ctx, _, stop := browse(t, rs, "/"+site.LatestPath+"/single-llm/", `table.sortable`)
+	defer stop()
+	col := `Array.from(document.querySelectorAll("table.sortable")[0].tHead.rows[0].cells).findIndex(th => th.textContent.startsWith("Function runnable rate"))`
+	sortKeys := `(() => { const t = document.querySelectorAll("table.sortable")[0]; const c = ` + col + `;
+		return Array.from(t.tBodies[0].rows).map(r => r.cells[c].getAttribute("data-sort")); })()`
 	gpt4oRow, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
-		const th = Array.from(document.querySelectorAll("table.sortable tbody th[scope=row]")).find(th => th.textContent.replace(/[†\s]+$/, "").trim() === "GPT-4o");
+		const th = Array.from(document.querySelectorAll("table.sortable tbody th[scope=row]")).find(th => th.textContent.replace(/[†‡\s]+$/, "").trim() === "GPT-4o");
 		return th ? th.parentElement.textContent : ""; })()`))
 	if err != nil {
 		t.Fatal(err)
@@ -373,15 +589,20 @@ func TestBrowserSingleLLMPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`table.sortable thead th:nth-child(3)`))); err != nil {
+	ci, err := chromedp.Run(ctx, chromedp.Evaluate[int](col))
+	if err != nil || ci < 0 {
+		t.Fatalf("no function runnable rate column (%v)", err)
+	}
+	th := fmt.Sprintf(`table.sortable thead th:nth-child(%d)`, ci+1)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(th))); err != nil {
 		t.Fatal(err)
 	}
-	heading, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`table.sortable thead th:nth-child(3)`)))
+	heading, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(th)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(heading, "Function runnable rate") {
-		t.Fatalf("third heading is %q, want the function runnable rate", heading)
+		t.Fatalf("heading %d is %q, want the function runnable rate", ci+1, heading)
 	}
 	after, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](sortKeys))
 	if err != nil {
@@ -420,9 +641,18 @@ func TestBrowserSingleLLMPage(t *testing.T) {
 		t.Errorf("sorting did not reorder the rows (%v)", a)
 	}
 
-	// Open one question page from the questions index.
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+site.LatestPath+"/questions/"),
-		chromedp.Click(chromedp.CSS(`a[href="../questions/test_vacancy/"]`)),
+	t.Logf("GPT-4o row %q; %d figures loaded; sorted %d rows", strings.Join(strings.Fields(gpt4oRow), " "), len(images), len(a))
+}
+
+// TestBrowserQuestionPage (chromium, as TestBrowserSingleLLMPage) opens a
+// question page from the preview's questions index (the preview holds the
+// re-executed runs), expands a round to show its code, and filters the page
+// by model and verdict with static/assets/questions.js (issues 3, 9).
+func TestBrowserQuestionPage(t *testing.T) {
+	rs := builtReal(t)
+	ctx, _, stop := browse(t, rs, "/"+site.PreviewPath+"/questions/", `table.questions`)
+	defer stop()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[href="../questions/test_vacancy/"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#statement`))); err != nil {
 		t.Fatal(err)
 	}
@@ -443,9 +673,30 @@ func TestBrowserSingleLLMPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(title, "test_vacancy") || runsListed == 0 || codeShown != "open=true code=true" {
-		t.Errorf("question page: title %q, %d runs, code shown after a click: %v", title, runsListed, codeShown)
+		t.Errorf("question page: title %q, %d rounds, code shown after a click: %v", title, runsListed, codeShown)
 	}
-	t.Logf("GPT-4o row %q; %d figures loaded; sorted %d rows; question page lists %d runs", strings.Join(strings.Fields(gpt4oRow), " "), len(images), len(a), runsListed)
+	// The filter: choose GPT-4o and the verdict of its first round; only sections of GPT-4o and rounds of that verdict stay visible.
+	filtered, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](`(() => {
+		const f = document.querySelector("form.question-filter");
+		const visible = () => Array.from(document.querySelectorAll("section.identity")).filter(s => s.offsetHeight > 0);
+		const all = document.querySelectorAll("section.identity").length;
+		f.elements.model.value = "gpt-4o-2024-08-06";
+		f.elements.verdict.value = document.querySelector('section.identity[data-model="gpt-4o-2024-08-06"] details.run').dataset.verdict;
+		f.dispatchEvent(new Event("change"));
+		const secs = visible();
+		const rounds = Array.from(document.querySelectorAll("details.run")).filter(d => d.offsetHeight > 0);
+		return {formShown: f.offsetHeight > 0, all: all, shown: secs.length, verdict: f.elements.verdict.value,
+			models: Array.from(new Set(secs.map(s => s.dataset.model))).join(","),
+			verdicts: Array.from(new Set(rounds.map(d => d.dataset.verdict))).join(","),
+			count: f.querySelector(".filter-count").textContent}; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filtered["formShown"] != true || filtered["models"] != "gpt-4o-2024-08-06" || filtered["verdicts"] != filtered["verdict"] ||
+		filtered["shown"].(float64) == 0 || filtered["shown"].(float64) >= filtered["all"].(float64) {
+		t.Errorf("question page filtered to GPT-4o and verdict %v: %v", filtered["verdict"], filtered)
+	}
+	t.Logf("question page lists %d rounds; filter: %v", runsListed, filtered)
 }
 
 func cmpFloat(x, y float64) int {

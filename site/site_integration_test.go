@@ -3,6 +3,8 @@ package site_test
 import (
 	"bytes"
 	"context"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest/fakerunner"
+	"html"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -87,6 +89,7 @@ func builtFixture(t *testing.T) *fixtureSite {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	fakerunner.Cleanup()
 	if fixture.dir != "" && os.Getenv("SITE_KEEP") == "" {
 		os.RemoveAll(filepath.Dir(fixture.dir))
 	}
@@ -243,26 +246,51 @@ func TestHostileTextIsEscapedEverywhere(t *testing.T) {
 }
 
 // TestFixtureQuestionPagesListEveryRun: each question page lists every
-// tool-usage run of every configuration (issue 3).
+// tool-usage run of every configuration exactly once, in an entry (one per
+// round) of a section (one per configuration identity) whose filter
+// attributes name the run's model and system (issues 3, 9).
 func TestFixtureQuestionPagesListEveryRun(t *testing.T) {
 	fx := builtFixture(t)
 	files, err := results.ReadDir(filepath.Join(filepath.Dir(fx.work), "results"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	runRE := regexp.MustCompile(`<details class="run" data-run-id="([^"]+)"`)
+	byID := map[string]*results.File{}
+	for _, f := range files {
+		byID[f.Run.RunID] = f
+	}
+	sectionRE := regexp.MustCompile(`<section class="identity" id="[^"]+" data-model="([^"]*)" data-system="([^"]*)"`)
+	runRE := regexp.MustCompile(`<details class="run" data-runs="([^"]+)" data-verdict="([^"]*)"`)
 	for _, q := range sitetest.Questions {
 		page := readFile(t, filepath.Join(fx.dir, "v1.1", "questions", q.ID, "index.html"))
-		got := map[string]bool{}
-		for _, m := range runRE.FindAllStringSubmatch(page, -1) {
-			got[m[1]] = true
+		got := map[string]int{}
+		for _, sec := range strings.Split(page, `<section class="identity"`)[1:] {
+			sec = `<section class="identity"` + sec
+			m := sectionRE.FindStringSubmatch(sec)
+			if m == nil {
+				t.Errorf("question %s: a section has no data-model/data-system: %.200s", q.ID, sec)
+				continue
+			}
+			for _, e := range runRE.FindAllStringSubmatch(sec, -1) {
+				if e[2] == "" {
+					t.Errorf("question %s: entry %s has no data-verdict", q.ID, e[1])
+				}
+				for _, id := range strings.Fields(e[1]) {
+					got[id]++
+					if f := byID[id]; f == nil {
+						t.Errorf("question %s lists run %s, which is no results file", q.ID, id)
+					} else if f.Run.Model != html.UnescapeString(m[1]) || string(f.Run.System) != m[2] {
+						t.Errorf("question %s: run %s (%s, %s) is in a section of data-model %q, data-system %q", q.ID, id, f.Run.Model, f.Run.System, m[1], m[2])
+					}
+				}
+			}
 		}
 		want := 0
 		for _, f := range files {
 			if f.Run.Benchmark == results.BenchmarkToolUsage {
 				want++
-				if !got[f.Run.RunID] {
-					t.Errorf("question %s does not list run %s", q.ID, f.Run.RunID)
+				if got[f.Run.RunID] != 1 {
+					t.Errorf("question %s lists run %s %d times, want once", q.ID, f.Run.RunID, got[f.Run.RunID])
 				}
 			}
 		}
@@ -271,6 +299,9 @@ func TestFixtureQuestionPagesListEveryRun(t *testing.T) {
 		}
 		if !strings.Contains(page, "<strong>"+q.ID+"</strong>") {
 			t.Errorf("question %s: statement not rendered from markdown", q.ID)
+		}
+		if !strings.Contains(page, `<form class="question-filter" hidden>`) || !strings.Contains(page, `assets/questions.js"></script>`) {
+			t.Errorf("question %s: no filter form or no questions.js", q.ID)
 		}
 	}
 }

@@ -1,0 +1,233 @@
+package site_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest/fakerunner"
+)
+
+// copyTree copies the regular files below src into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(filepath.Join(dst, rel))
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes (issue 9): a fake
+// model whose function returns a dict of None for every property, run
+// through the real runner and sandbox for 3 rounds, lands in the same
+// 28-question table as the re-executed GPT-4o single-LLM runs, at the rank
+// its task success rate gives (below GPT-4o, although its runnable rate is
+// 100), with its badge; the landing page's first rows are in descending
+// task success rate; the paper link is an <a href>; a 400 px viewport shows
+// no horizontal page overflow.
+func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a site with Hugo and runs the sandbox; skipped with -short")
+	}
+	root, importedDir, _ := realData(t)
+	exe := chromiumPath(t)
+	fakeDir := fakerunner.FakeNoneModelRuns(t, root)
+
+	base := t.TempDir()
+	resultsDir := filepath.Join(base, "results")
+	copyTree(t, importedDir, filepath.Join(resultsDir, "imported"))
+	copyTree(t, fakeDir, filepath.Join(resultsDir, "fake"))
+	bench, err := datasets.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(base, "public")
+	// No release: the preview holds every run, as a new user's site does
+	// after running a model.
+	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, Benchmark: bench, DataHint: "hint",
+		RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: []site.Release{}}); err != nil {
+		t.Fatal(err)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.FileServer(http.Dir(out))}}
+	srv.Start()
+	defer srv.Close()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 1000),
+		chromedp.Flag("disable-background-networking", true), chromedp.UserDataDir(t.TempDir()))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	home := srv.URL + "/" + site.PreviewPath + "/"
+	if err := chromedp.Do(ctx, chromedp.Navigate(home), chromedp.WaitVisible(chromedp.CSS(`table.ranked`))); err != nil {
+		t.Fatal(err)
+	}
+	tctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelT()
+	ctx = tctx
+
+	type row struct {
+		Rank    string   `json:"rank"`
+		Model   string   `json:"model"`
+		ModelID string   `json:"modelID"`
+		System  string   `json:"system"`
+		Badges  []string `json:"badges"`
+		Cells   []string `json:"cells"` // data-sort of each metric column
+	}
+	type table struct {
+		Heading string   `json:"heading"`
+		Columns []string `json:"columns"`
+		Rows    []row    `json:"rows"`
+	}
+	tables, err := chromedp.Run(ctx, chromedp.Evaluate[[]table](`Array.from(document.querySelectorAll("section.ranked-table")).map(s => {
+		const tab = s.querySelector("table.ranked");
+		const heads = Array.from(tab.tHead.rows[0].cells);
+		const metricIdx = heads.map((h, i) => h.dataset.metric ? i : -1).filter(i => i >= 0);
+		return {heading: s.querySelector("h2").textContent,
+			columns: metricIdx.map(i => heads[i].dataset.metric + "|" + heads[i].dataset.protocol),
+			rows: Array.from(tab.tBodies[0].rows).map(r => ({rank: r.cells[0].textContent.trim(), model: r.querySelector("th").textContent.trim(),
+				modelID: r.dataset.model, system: r.dataset.system,
+				badges: Array.from(r.querySelectorAll(".badge")).map(b => b.textContent.trim()),
+				cells: metricIdx.map(i => r.cells[i].getAttribute("data-sort"))}))};
+	})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tables) < 2 {
+		t.Fatalf("landing page has %d ranked tables, want the whole benchmark and the 28-question subset", len(tables))
+	}
+	num := func(s string) float64 {
+		if s == "" {
+			return -1
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("sort key %q: %v", s, err)
+		}
+		return v
+	}
+	col := func(tb table, metric, protocol string) int { return slices.Index(tb.Columns, metric+"|"+protocol) }
+
+	// The first rows of the first table, in descending headline task success rate.
+	first := tables[0]
+	if !strings.HasPrefix(first.Heading, "All 49 questions") {
+		t.Errorf("first table is %q, want the whole benchmark", first.Heading)
+	}
+	var firstVals []float64
+	for _, r := range first.Rows[:min(5, len(first.Rows))] {
+		firstVals = append(firstVals, num(r.Cells[0]))
+	}
+	if len(firstVals) < 5 || !slices.IsSortedFunc(firstVals, func(a, b float64) int { return cmpFloat(b, a) }) {
+		t.Errorf("first rows' task success rates %v, want 5 in descending order", firstVals)
+	}
+
+	// The subset table: fake model and re-executed GPT-4o single LLM.
+	var sub table
+	for _, tb := range tables {
+		if strings.Contains(tb.Heading, "of 49 questions") {
+			sub = tb
+		}
+	}
+	tsr, frr := col(sub, "task_success_rate", results.ProtocolMatToolsV1), col(sub, "function_runnable_rate", results.ProtocolMatToolsV1)
+	if tsr != 0 || frr < 0 {
+		t.Fatalf("subset table %q columns %v: want task success rate under mattools-v1 first", sub.Heading, sub.Columns)
+	}
+	fake, gpt := -1, -1
+	for i, r := range sub.Rows {
+		switch {
+		case r.ModelID == fakerunner.Model && r.System == string(results.SystemSingleLLM):
+			fake = i
+		case r.ModelID == "gpt-4o-2024-08-06" && r.System == string(results.SystemSingleLLM):
+			gpt = i
+		}
+	}
+	if fake < 0 || gpt < 0 {
+		t.Fatalf("subset table %q: fake model row %d, GPT-4o single-LLM row %d", sub.Heading, fake, gpt)
+	}
+	fr, gr := sub.Rows[fake], sub.Rows[gpt]
+	if !slices.Equal(fr.Badges, []string{"runner"}) || !slices.Equal(gr.Badges, []string{"re-executed"}) {
+		t.Errorf("badges: fake %v, GPT-4o %v", fr.Badges, gr.Badges)
+	}
+	// Its rank is the one its task success rate gives: 1 + the rows above it.
+	above := 0
+	for _, r := range sub.Rows {
+		if num(r.Cells[tsr]) > num(fr.Cells[tsr]) {
+			above++
+		}
+	}
+	if fr.Rank != strconv.Itoa(above+1) {
+		t.Errorf("fake model rank %q, want %d (task success %s; %d rows above)", fr.Rank, above+1, fr.Cells[tsr], above)
+	}
+	if !(num(fr.Cells[frr]) > num(gr.Cells[frr])) || !(num(fr.Cells[tsr]) < num(gr.Cells[tsr])) || fake < gpt {
+		t.Errorf("fake model: runnable %s, success %s at row %d; GPT-4o: runnable %s, success %s at row %d; want the fake above in runnable, below in rank",
+			fr.Cells[frr], fr.Cells[tsr], fake, gr.Cells[frr], gr.Cells[tsr], gpt)
+	}
+
+	// Real links to the paper and the upstream repository.
+	links, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("main a[href]")).map(a => a.href)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(links, "https://arxiv.org/abs/2505.10852") || !slices.Contains(links, "https://github.com/Grenzlinie/MatTools") {
+		t.Errorf("landing page links lack the paper or the upstream repository")
+	}
+
+	// A 400 px wide screen: tables scroll inside their box, the page does not.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 800), chromedp.Navigate(home), chromedp.WaitVisible(chromedp.CSS(`table.ranked`))); err != nil {
+		t.Fatal(err)
+	}
+	overflow, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth,
+		Math.max(...Array.from(document.querySelectorAll("table.ranked")).map(t => t.closest(".scroll").scrollWidth))]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if overflow[0] > overflow[1] {
+		t.Errorf("at 400 px the page is %d px wide for a %d px viewport: horizontal overflow", overflow[0], overflow[1])
+	}
+	if overflow[2] <= overflow[1] {
+		t.Logf("tables fit in %d px without scrolling", overflow[1])
+	}
+	t.Logf("subset table %q: fake model rank %s (success %s, runnable %s), GPT-4o rank %s (success %s, runnable %s); first rows %v; 400 px: page %d of %d px",
+		sub.Heading, fr.Rank, fr.Cells[tsr], fr.Cells[frr], gr.Rank, gr.Cells[tsr], gr.Cells[frr], firstVals, overflow[0], overflow[1])
+}

@@ -1,0 +1,368 @@
+// Package fakerunner produces, through this project's real runner
+// (runner.Run) and its real sandbox scoring (runner/scoring on
+// runner/sandbox), the results files of a fake model, Model, that answers
+// every tool-usage question with a syntactically valid Python function
+// returning a dict of the question's property names, each mapped to None.
+//
+// Such a model is "runnable" on every executable question (any returned
+// dict counts) but computes nothing, so it passes (almost) no property: a
+// leaderboard ranked by task success rate must put it below GPT-4o although
+// its function runnable rate is 100 (issue 9).
+//
+// The model is served by runner/llm/llmtest, a loopback OpenAI-compatible
+// server on 127.0.0.1; the runner asks it every question of the benchmark
+// (single-llm system, rounds 1–3) and scores each answer under
+// mattools-v1 and mattools-v1-strict: 6 results files. The answers are the
+// same in every round, so by default each question's code is executed in
+// the sandbox once, in round 1, and later rounds get a copy of that outcome
+// (ExecuteEveryRound turns this off). Questions whose data
+// files are absent from the data root are data-missing, and the runs'
+// question set is the executable subset (executable-…/28 with
+// ../shared/mattools), the same as the re-executed published runs
+// (results/published), so they land in the same leaderboard tables.
+//
+// Only tests import it. It imports the runner, which the site's own code
+// never does: the results files it writes are the contract between them.
+package fakerunner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/runner"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+)
+
+// The fake model as the runs record it. Model is not in results/models.csv:
+// the site's catalog (site/aggregate.Catalog.Model) then shows the run's
+// display-name hint, DisplayName, with no group, after the listed models.
+const (
+	Model       = "fake-none-dict"
+	DisplayName = "Fake model (dict of None)"
+	Rounds      = 3
+)
+
+// Slots is the number of sandbox executions at once and Concurrency the
+// questions in flight per run: two cores (CI) run two executions, while
+// the other two questions wait for a slot with their (instant) answer.
+const (
+	Slots       = 2
+	Concurrency = 4
+)
+
+// ExecuteEveryRound makes every round execute its answers in the sandbox.
+// By default (false) the first execution of each question's code is reused
+// for the identical code of later rounds (see memoScorer): the fake code is
+// a constant function, so its outcome cannot differ, and on two busy cores
+// the 3 × 28 executions take several minutes where 28 take one. Set it
+// before the first call (e.g. in TestMain).
+var ExecuteEveryRound bool
+
+// Result is what one call of the runner produced.
+type Result struct {
+	// Dir holds the 6 results files (<run id>.parquet) and the runner's
+	// journals (Dir/.journal); results.ReadDir(Dir) reads the runs.
+	Dir string
+	// Elapsed is the wall time of runner.Run (sandbox opening included).
+	Elapsed time.Duration
+	// Open is the part of Elapsed spent opening the sandbox (it reads the
+	// library versions inside it).
+	Open time.Duration
+	// Requests is the number of model requests the fake server answered.
+	Requests int
+	// Executions is the number of answers passed to the sandbox scorer
+	// (which runs nothing for a data-missing question) and Reused the number
+	// given the outcome of identical code in an earlier round (0 with
+	// ExecuteEveryRound).
+	Executions, Reused int
+}
+
+var (
+	once    sync.Once
+	res     Result
+	runErr  error
+	skipMsg string
+	mu      sync.Mutex
+	created string // the temporary folder, removed by Cleanup
+)
+
+// FakeNoneModelRuns runs the fake model through the runner on dataRoot,
+// once per test binary (the first call's dataRoot is used; later calls
+// return the same folder), and returns the folder of its results files.
+//
+// The folder is created under os.TempDir (readable by the sandbox's
+// unprivileged uid) and outlives the calling test, since other tests of the
+// binary share it: call Cleanup at the end of TestMain to remove it, or it
+// is left to the caller. Callers must not modify it.
+//
+// The test is skipped when the sandbox or its Python environment
+// (/opt/mattools-sandbox, or $MATTOOLS_SANDBOX_PYTHON; make sandbox-env) is
+// unavailable, and fails instead when CI is set, which installs both.
+func FakeNoneModelRuns(t testing.TB, dataRoot string) string {
+	t.Helper()
+	return Run(t, dataRoot).Dir
+}
+
+// Run is FakeNoneModelRuns returning the whole Result.
+func Run(t testing.TB, dataRoot string) Result {
+	t.Helper()
+	once.Do(func() {
+		start := time.Now()
+		res, skipMsg, runErr = run(dataRoot)
+		res.Elapsed = time.Since(start)
+	})
+	switch {
+	case skipMsg != "":
+		t.Skip(skipMsg)
+	case runErr != nil:
+		t.Fatalf("fakerunner: %v", runErr)
+	}
+	t.Logf("fakerunner: %s's %d rounds ran in %s (sandbox opened in %s; %d model requests) into %s", Model, Rounds,
+		res.Elapsed.Round(time.Millisecond), res.Open.Round(time.Millisecond), res.Requests, res.Dir)
+	return res
+}
+
+// Cleanup removes the folder FakeNoneModelRuns created, if any. Call it from
+// TestMain after m.Run.
+func Cleanup() {
+	mu.Lock()
+	defer mu.Unlock()
+	if created != "" {
+		os.RemoveAll(created)
+		created = ""
+	}
+}
+
+// sandboxPython is the sandbox's Python environment, as cmd/run-benchmark
+// finds it.
+func sandboxPython() string {
+	if p := os.Getenv("MATTOOLS_SANDBOX_PYTHON"); p != "" {
+		return p
+	}
+	return "/opt/mattools-sandbox"
+}
+
+// run does the work of the first call: it returns a skip message when the
+// sandbox is unavailable outside CI.
+func run(dataRoot string) (Result, string, error) {
+	ci := os.Getenv("CI") != ""
+	python := sandboxPython()
+	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil {
+		if !ci {
+			return Result{}, fmt.Sprintf("the sandbox's Python environment is not installed (make sandbox-env): %v", err), nil
+		}
+		return Result{}, "", fmt.Errorf("the sandbox's Python environment: %w", err)
+	}
+	bench, err := datasets.Load(dataRoot)
+	if err != nil {
+		return Result{}, "", err
+	}
+	answers, err := Answers(bench)
+	if err != nil {
+		return Result{}, "", err
+	}
+
+	dir, err := os.MkdirTemp("", "fakerunner-")
+	if err != nil {
+		return Result{}, "", err
+	}
+	mu.Lock()
+	created = dir
+	mu.Unlock()
+	// The sandbox uid reads nothing here, but keep the layout of the other
+	// sandbox fixtures: a folder others may traverse.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return Result{}, "", err
+	}
+	out := filepath.Join(dir, "results")
+
+	ctx := context.Background()
+	opened := time.Now()
+	sc, err := scoring.Open(ctx, "auto", dataRoot, sandbox.Options{Slots: Slots, Python: python})
+	if err != nil {
+		if !ci && errors.Is(err, sandbox.ErrUnavailable) {
+			return Result{}, fmt.Sprintf("no sandbox with the pinned Python environment (run `make sandbox-env` as root): %v", err), nil
+		}
+		return Result{}, "", fmt.Errorf("opening the sandbox: %w", err)
+	}
+	defer sc.Close()
+	openTime := time.Since(opened)
+
+	var unmatched []string
+	var umu sync.Mutex
+	srv := llmtest.NewServer(llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
+		if a, ok := answers.For(r.Prompt()); ok {
+			return llmtest.Reply{Content: a}
+		}
+		umu.Lock()
+		unmatched = append(unmatched, r.Prompt())
+		umu.Unlock()
+		return llmtest.Reply{Content: "no question matches this prompt"}
+	}})
+	defer srv.Close()
+
+	p, err := plan.Parse([]byte(fmt.Sprintf(`rounds = %d
+concurrency = %d
+benchmarks = ["tool-usage"]
+systems = ["single-llm"]
+[tool_usage]
+scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
+[sandbox]
+slots = %d
+[[models]]
+name = %q
+display_name = %q
+base_url = %q
+timeout = "60s"
+max_retries = 0
+`, Rounds, Concurrency, Slots, Model, DisplayName, srv.URL)), "fakerunner.toml")
+	if err != nil {
+		return Result{}, "", err
+	}
+	ms := &memoScorer{sc: sc, reuse: !ExecuteEveryRound, calls: map[memoKey]*memoCall{}}
+	runs, err := runner.Run(ctx, runner.Options{Plan: p, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
+		OutDir: out, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner"})
+	if err != nil {
+		return Result{}, "", fmt.Errorf("runner: %w", err)
+	}
+	if len(unmatched) > 0 {
+		return Result{}, "", fmt.Errorf("%d prompts name no question of %s; the first: %.200q", len(unmatched), dataRoot, unmatched[0])
+	}
+	if want := Rounds * len(scoring.Protocols); len(runs) != want {
+		return Result{}, "", fmt.Errorf("runner wrote %d runs, want %d", len(runs), want)
+	}
+	for _, r := range runs {
+		if r.Status != runner.StatusWritten {
+			return Result{}, "", fmt.Errorf("run %s: %s", r.RunID, r.Status)
+		}
+	}
+	return Result{Dir: out, Open: openTime, Requests: len(srv.Requests()), Executions: ms.executions, Reused: ms.reused}, "", nil
+}
+
+// memoScorer is the real sandbox scorer that, when reuse is set, executes
+// each distinct (question, code, function name) once and returns a copy of
+// that outcome for the same submission in later rounds. The runner is
+// unchanged: it asks, journals and writes every round as usual.
+type memoScorer struct {
+	sc    *scoring.Scorer
+	reuse bool
+
+	mu                 sync.Mutex
+	calls              map[memoKey]*memoCall
+	executions, reused int
+}
+
+type memoKey struct{ question, code, name string }
+
+type memoCall struct {
+	done chan struct{}
+	s    *scoring.Scored
+	err  error
+}
+
+func (m *memoScorer) Environment() scoring.Environment { return m.sc.Environment() }
+
+func (m *memoScorer) Score(ctx context.Context, q *datasets.Question, sub scoring.Submission) (*scoring.Scored, error) {
+	if !m.reuse {
+		m.mu.Lock()
+		m.executions++
+		m.mu.Unlock()
+		return m.sc.Score(ctx, q, sub)
+	}
+	k := memoKey{q.ID, sub.Code, sub.FunctionName}
+	m.mu.Lock()
+	c, ok := m.calls[k]
+	if !ok {
+		c = &memoCall{done: make(chan struct{})}
+		m.calls[k] = c
+		m.executions++
+		m.mu.Unlock()
+		c.s, c.err = m.sc.Score(ctx, q, sub)
+		close(c.done)
+		if c.err != nil {
+			m.mu.Lock()
+			delete(m.calls, k) // a failure of the scorer itself is not an outcome to reuse
+			m.mu.Unlock()
+		}
+	} else {
+		m.reused++
+		m.mu.Unlock()
+		<-c.done
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	cp := *c.s // the runner only reslices (Trim) and reads it
+	return &cp, nil
+}
+
+// AnswerSet is the fake model's answer to each question of a benchmark.
+type AnswerSet struct {
+	texts   []string // the question texts, stripped
+	answers []string
+}
+
+// Answers returns the fake model's answers to bench's questions: for each,
+// a function named after the question that returns a dict of the
+// question's property names (properties.json, which the question text
+// lists too) mapped to None, in the answer format the runner extracts
+// (<answer><code>```python … ```</code><name>…</name></answer>).
+func Answers(bench *datasets.Benchmark) (*AnswerSet, error) {
+	a := &AnswerSet{}
+	for _, q := range bench.Questions {
+		text := strings.TrimSpace(q.Text)
+		if text == "" || len(q.Properties) == 0 {
+			return nil, fmt.Errorf("question %s: no text or no properties", q.ID)
+		}
+		a.texts = append(a.texts, text)
+		a.answers = append(a.answers, Answer(q))
+	}
+	return a, nil
+}
+
+// For returns the answer to the question prompt asks: the one whose text
+// it holds (the longest such text, should one text hold another).
+func (a *AnswerSet) For(prompt string) (string, bool) {
+	best := -1
+	for i, t := range a.texts {
+		if strings.Contains(prompt, t) && (best < 0 || len(t) > len(a.texts[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", false
+	}
+	return a.answers[best], true
+}
+
+// Function returns the fake model's generated code for q and its name, as
+// the runner extracts them from Answer (stripped: no final newline).
+func Function(q datasets.Question) (code, name string) {
+	name = "fake_none_" + q.ID
+	var items []string
+	for _, p := range q.Properties {
+		key, _ := json.Marshal(p.Name) // a JSON string is a valid Python string literal
+		items = append(items, fmt.Sprintf("        %s: None,", key))
+	}
+	code = fmt.Sprintf("def %s():\n    \"\"\"Returns every property of %s as None: computes nothing.\"\"\"\n    return {\n%s\n    }",
+		name, q.ID, strings.Join(items, "\n"))
+	return code, name
+}
+
+// Answer returns the fake model's whole answer to q.
+func Answer(q datasets.Question) string {
+	code, name := Function(q)
+	return "<answer>\n<code>\n```python\n" + code + "\n```\n</code>\n<name>" + name + "</name>\n</answer>"
+}
