@@ -3,6 +3,7 @@ package aggregate
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -249,7 +250,7 @@ func (rt *RankedTable) rank() {
 		case y == nil:
 			return -1
 		}
-		return cmp.Compare(y.Summary.Mean, x.Summary.Mean)
+		return cmp.Compare(rounded(y.Summary.Mean), rounded(x.Summary.Mean))
 	}
 	slices.SortStableFunc(rt.Rows, func(x, y *RankedRow) int {
 		for _, p := range protos {
@@ -267,13 +268,17 @@ func (rt *RankedTable) rank() {
 		switch {
 		case c == nil:
 			row.Rank = 0
-		case i > 0 && rt.Rows[i-1].Rank > 0 && rt.Rows[i-1].Cell(rt, rt.HeadlineProtocol, TaskSuccessRate).Summary.Mean == c.Summary.Mean:
+		case i > 0 && rt.Rows[i-1].Rank > 0 && rounded(rt.Rows[i-1].Cell(rt, rt.HeadlineProtocol, TaskSuccessRate).Summary.Mean) == rounded(c.Summary.Mean):
 			row.Rank = rt.Rows[i-1].Rank
 		default:
 			row.Rank = i + 1
 		}
 	}
 }
+
+// rounded is a mean rounded to 1e-9 percent, so that equal counts summed in
+// another order (70 of 279 properties as 30+21+19 or 23+25+22) rank as ties.
+func rounded(mean float64) float64 { return math.Round(mean*1e9) / 1e9 }
 
 // sameAnswersKey identifies a row apart from its family: model, variant,
 // settings, system parameters, system and retrieval source.

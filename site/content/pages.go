@@ -25,7 +25,7 @@ func sortedKeys[V any](m map[string]V) []string {
 var boardIntro = map[aggregate.Board]string{
 	aggregate.BoardQA: "Accuracy on MatTools' two multiple-choice QA sets about pymatgen (code and documentation), " +
 		"grouped as in the paper's Table 1. A cell with n = 1 comes from a single run and shows no ±.",
-	aggregate.BoardSingleLLM: "Function runnable rate (questions whose generated function ran and returned a dict that verification could check, out of the question set) " +
+	aggregate.BoardSingleLLM: "Function runnable rate (questions whose generated function ran and returned a dict, even one of all None values, out of the question set) " +
 		"and task success rate (properties passed out of all properties of the question set) for one LLM call per question.",
 	aggregate.BoardLLMRAG: "The same metrics for retrieval-augmented generation, per model and retrieval source " +
 		"(1 pymatgen code, 2 official docs, 3 LLM-written docs chunked, 4 LLM-written docs per object).",
@@ -601,11 +601,17 @@ func (w *writer) writeHome(v *views) {
 	}
 	var boards []boardItem
 	for _, b := range aggregate.Boards {
-		rows := 0
+		rows, tables := 0, len(v.lb.Tables[b])
 		for _, t := range v.lb.Tables[b] {
 			rows += len(t.Rows)
 		}
-		boards = append(boards, boardItem{Title: b.Title(), Href: href(string(b)), Tables: len(v.lb.Tables[b]), Rows: rows})
+		if ranked, ok := v.lb.Ranked[b]; ok { // tool usage: the board shows its ranked tables
+			rows, tables = 0, len(ranked)
+			for _, t := range ranked {
+				rows += len(t.Rows)
+			}
+		}
+		boards = append(boards, boardItem{Title: b.Title(), Href: href(string(b)), Tables: tables, Rows: rows})
 	}
 	var figs []figureView
 	for _, f := range w.e.Figures {
