@@ -128,19 +128,35 @@ type task struct {
 	out **scoring.Scored
 }
 
-func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.Writer) error {
-	root, err := filepath.Abs(c.data)
+// benchmark loads the data root of c as an absolute path, restricted to
+// -questions when given.
+func (c config) benchmark() (root string, bench *datasets.Benchmark, err error) {
+	root, err = filepath.Abs(c.data)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	bench, err := datasets.Load(root)
+	bench, err = datasets.Load(root)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	if c.only != nil {
 		if err := scoring.Restrict(bench, c.only); err != nil {
-			return fmt.Errorf("-questions: %w", err)
+			return "", nil, fmt.Errorf("-questions: %w", err)
 		}
+	}
+	return root, bench, nil
+}
+
+// openScorer opens the sandbox scorer with c's backend, slots, Python and limits.
+func (c config) openScorer(ctx context.Context, root string) (*scoring.Scorer, error) {
+	return scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python, Limits: sandbox.Limits{Wall: c.timeout},
+		AllowNoCgroup: c.noCgroup})
+}
+
+func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.Writer) error {
+	root, bench, err := c.benchmark()
+	if err != nil {
+		return err
 	}
 	var runs []*storedRun
 	for _, in := range inputs {
@@ -156,8 +172,7 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 		runs = append(runs, r)
 	}
 
-	scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python, Limits: sandbox.Limits{Wall: c.timeout},
-		AllowNoCgroup: c.noCgroup})
+	scorer, err := c.openScorer(ctx, root)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -32,18 +30,9 @@ const checkpointEvery = 20 * time.Second
 // executed again; a run whose code or environment changed is redone whole.
 // Questions whose data files are absent are skipped (they get no row).
 func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) error {
-	root, err := filepath.Abs(c.data)
+	root, bench, err := c.benchmark()
 	if err != nil {
 		return err
-	}
-	bench, err := datasets.Load(root)
-	if err != nil {
-		return err
-	}
-	if c.only != nil {
-		if err := scoring.Restrict(bench, c.only); err != nil {
-			return fmt.Errorf("-questions: %w", err)
-		}
 	}
 	imp, err := published.Read(root, published.Options{Reexecuted: published.NewReexecuted()})
 	if err != nil {
@@ -53,8 +42,7 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python, Limits: sandbox.Limits{Wall: c.timeout},
-		AllowNoCgroup: c.noCgroup})
+	scorer, err := c.openScorer(ctx, root)
 	if err != nil {
 		return err
 	}
