@@ -112,7 +112,8 @@ type GenerationParams struct {
 }
 
 // Rescored returns the generation parameters of a rescoring of code that
-// was generated with g: the same values (they describe how the answers being
+// was generated with g: the same values (pointers shared: they are never
+// modified in place; they describe how the answers being
 // rescored were generated, so that a rescoring shares its configuration's
 // settings with the run it rescores), and a Source saying that nothing was
 // re-generated.
@@ -124,9 +125,13 @@ func (g GenerationParams) Rescored() GenerationParams {
 			out.Extra[k] = v
 		}
 	}
-	out.Source = "not re-generated: stored code rescored"
-	if g.Source != "" {
-		out.Source += "; generated with these parameters (from " + g.Source + ")"
+	const rescored = "not re-generated: stored code rescored"
+	switch {
+	case strings.HasPrefix(g.Source, rescored): // a rescoring of a rescoring: already said
+	case g.Source != "":
+		out.Source = rescored + "; generated with these parameters (from " + g.Source + ")"
+	default:
+		out.Source = rescored
 	}
 	return out
 }

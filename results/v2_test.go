@@ -472,3 +472,30 @@ COPY (SELECT question_id, error_excerpt_bytes, verification_output_bytes FROM '%
 		}
 	}
 }
+
+// TestRescoredGenerationKeepsParameters: a rescoring keeps the parameters the
+// code was generated with (so it shares their configuration settings), says
+// it re-generated nothing, and a rescoring of a rescoring says so once.
+func TestRescoredGenerationKeepsParameters(t *testing.T) {
+	temp := 0.7
+	g := GenerationParams{Temperature: &temp, Extra: map[string]string{"response_format": "json_object"}, Source: "request_bodies.jsonl"}
+	r := g.Rescored()
+	if r.Temperature == nil || *r.Temperature != 0.7 || r.Extra["response_format"] != "json_object" {
+		t.Errorf("rescored parameters %+v, want those of %+v", r, g)
+	}
+	if want := "not re-generated: stored code rescored; generated with these parameters (from request_bodies.jsonl)"; r.Source != want {
+		t.Errorf("source %q, want %q", r.Source, want)
+	}
+	r.Extra["response_format"] = "text"
+	if g.Extra["response_format"] != "json_object" {
+		t.Error("changing the rescoring's extra parameters changed the original's")
+	}
+	if rr := r.Rescored(); rr.Source != r.Source {
+		t.Errorf("rescoring twice: %q, want %q", rr.Source, r.Source)
+	}
+	a := &Run{Generation: g}
+	b := &Run{Generation: g.Rescored()}
+	if a.settings() != b.settings() || a.settings() != "temperature=0.7,response_format=json_object" {
+		t.Errorf("settings %q and %q, want equal", a.settings(), b.settings())
+	}
+}

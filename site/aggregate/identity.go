@@ -16,11 +16,12 @@ const (
 	// BadgePublished: MatTools' own totals, imported as published (scoring
 	// protocol mattools-original); per-question outcomes unknown.
 	BadgePublished Badge = "as published"
-	// BadgeReexecuted: MatTools' published generated code re-executed by
-	// this project in its sandbox (provenance rescored, origin imported).
+	// BadgeReexecuted: stored generated code re-executed by this project in
+	// its sandbox: MatTools' published code (provenance rescored, origin
+	// imported) or the code of an earlier runner run (origin runner).
 	BadgeReexecuted Badge = "re-executed"
 	// BadgeRunner: answers obtained and scored by this project's runner
-	// (including replays of recorded answers, and their rescorings).
+	// (including replays of recorded answers).
 	BadgeRunner Badge = "runner"
 	// BadgeSubmitted: results submitted by their authors, as submitted.
 	BadgeSubmitted Badge = "submitted"
@@ -47,7 +48,7 @@ func BadgeOf(provenance string) Badge {
 		case results.ProvenanceImported:
 			return BadgeReexecuted
 		case results.ProvenanceRunner:
-			return BadgeRunner
+			return BadgeReexecuted
 		case results.ProvenanceSubmitted:
 			return BadgeVerified
 		}

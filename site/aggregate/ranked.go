@@ -32,7 +32,7 @@ type RankedTable struct {
 	// success rate then function runnable rate.
 	Columns []RankedColumn
 	// HeadlineProtocol is the protocol the rows are ranked by: the first
-	// of ProtocolOrder that any row has.
+	// of ProtocolOrder that any row has (else the first column's).
 	HeadlineProtocol string
 	Rows             []*RankedRow
 	Parts            []*Table // the per-protocol tables joined, in ProtocolOrder
@@ -117,11 +117,22 @@ func (t *RankedTable) Title() string {
 	if t.Canonical() {
 		return fmt.Sprintf("All %d questions (%d properties)", t.Questions, t.Properties)
 	}
-	if t.TotalQuestions > 0 {
+	if t.Executable() {
 		return fmt.Sprintf("%d of %d questions (%d of %d properties): data files absent on the machine that ran them",
 			t.Questions, t.TotalQuestions, t.Properties, t.TotalProperties)
 	}
+	if t.TotalQuestions > t.Questions {
+		return fmt.Sprintf("%d of %d questions (%d of %d properties), question set %s", t.Questions, t.TotalQuestions, t.Properties, t.TotalProperties, t.QuestionSet)
+	}
 	return fmt.Sprintf("%d questions (%d properties), question set %s", t.Questions, t.Properties, t.QuestionSet)
+}
+
+// Executable reports whether the table's question set is the executable
+// subset of a data root that lacks some questions' data files
+// (results.ExecutableQuestionSet names it "executable-…").
+func (t *RankedTable) Executable() bool {
+	name, _, _ := strings.Cut(t.QuestionSet, "/")
+	return strings.HasPrefix(name, "executable-") && t.TotalQuestions > t.Questions
 }
 
 // buildRanked joins the per-protocol tables of a board (or of several: the
@@ -192,6 +203,13 @@ func (rt *RankedTable) join() {
 				}
 				id := c.Identity()
 				row := rows[id]
+				if row != nil && slices.ContainsFunc(row.Configurations, func(o *Configuration) bool { return o.Key.ScoringProtocol == c.Key.ScoringProtocol }) {
+					// Two configurations of one identity and protocol (e.g. a
+					// submitted run and its verification): each keeps a row,
+					// told apart by its badge, rather than one hiding the other.
+					id += "|" + string(BadgeOf(c.Key.Provenance))
+					row = rows[id]
+				}
 				if row == nil {
 					row = &RankedRow{Identity: id, Model: c.Model, System: c.Key.System, RetrievalSource: c.Key.RetrievalSource,
 						Variant: c.Key.Variant, Family: Family(c.Key.Provenance)}
@@ -225,6 +243,9 @@ func (rt *RankedTable) join() {
 		if rt.HeadlineProtocol != "" {
 			break
 		}
+	}
+	if rt.HeadlineProtocol == "" && len(rt.Columns) > 0 {
+		rt.HeadlineProtocol = rt.Columns[0].Protocol // a protocol outside ProtocolOrder only
 	}
 	rt.rank()
 }
@@ -280,11 +301,30 @@ func (rt *RankedTable) rank() {
 // another order (70 of 279 properties as 30+21+19 or 23+25+22) rank as ties.
 func rounded(mean float64) float64 { return math.Round(mean*1e9) / 1e9 }
 
-// sameAnswersKey identifies a row apart from its family: model, variant,
-// settings, system parameters, system and retrieval source.
+// sameAnswersKey identifies what a reader sees of a row: model, system and
+// retrieval source.
 func sameAnswersKey(r *RankedRow) string {
 	k := r.Configurations[0].Key
-	return strings.Join([]string{string(k.System), fmt.Sprint(k.RetrievalSource), k.Model, k.Variant, k.Settings, k.SystemParams}, "|")
+	return strings.Join([]string{string(k.System), fmt.Sprint(k.RetrievalSource), k.Model}, "|")
+}
+
+// settingsText names the settings, system parameters and variant of a row,
+// "" when it has none.
+func settingsText(r *RankedRow) string {
+	k := r.Configurations[0].Key
+	var parts []string
+	for _, p := range []string{k.Variant, k.Settings, strings.ReplaceAll(k.SystemParams, "\n", ",")} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sameSettings reports whether two rows differ only in family or badge.
+func sameSettings(a, b *RankedRow) bool {
+	x, y := a.Configurations[0].Key, b.Configurations[0].Key
+	return x.Variant == y.Variant && x.Settings == y.Settings && x.SystemParams == y.SystemParams
 }
 
 // FamilyTitle names a provenance family in a sentence.
@@ -323,9 +363,15 @@ func annotate(tables []*RankedTable) {
 			for _, o := range by[sameAnswersKey(row)] {
 				switch {
 				case o.row == row:
-				case o.t == t:
-					row.Notes = append(row.Notes, fmt.Sprintf("%s · %s also has the row of rank %s (%s): this row scores %s, that row %s.",
+				case o.t == t && !sameSettings(row, o.row):
+					row.Notes = append(row.Notes, fmt.Sprintf("%s · %s also has %s (%s) with other settings: this row %s; that row %s.",
+						row.Model.DisplayName, SystemTitle(row.System), ordinal(o.row), joinBadges(o.row.Badges), orNone(settingsText(row)), orNone(settingsText(o.row))))
+				case o.t == t && o.row.Family != row.Family:
+					row.Notes = append(row.Notes, fmt.Sprintf("%s · %s also has %s (%s): this row scores %s; that row scores %s.",
 						row.Model.DisplayName, SystemTitle(row.System), ordinal(o.row), joinBadges(o.row.Badges), FamilyTitle(row.Family), FamilyTitle(o.row.Family)))
+				case o.t == t:
+					row.Notes = append(row.Notes, fmt.Sprintf("%s · %s also has %s (%s): the same answers, scored by another path; this row is %s.",
+						row.Model.DisplayName, SystemTitle(row.System), ordinal(o.row), joinBadges(o.row.Badges), joinBadges(row.Badges)))
 				case !seen[o.t]:
 					seen[o.t] = true
 					shared[o.t]++
@@ -341,11 +387,18 @@ func annotate(tables []*RankedTable) {
 	}
 }
 
+func orNone(s string) string {
+	if s == "" {
+		return "has no settings recorded"
+	}
+	return "has " + s
+}
+
 func ordinal(row *RankedRow) string {
 	if row.Rank > 0 {
-		return fmt.Sprint(row.Rank)
+		return fmt.Sprintf("the row of rank %d", row.Rank)
 	}
-	return "–"
+	return "an unranked row"
 }
 
 func joinBadges(bs []Badge) string {

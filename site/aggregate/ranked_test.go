@@ -199,12 +199,59 @@ func TestBadgesAndFamilies(t *testing.T) {
 		{"imported", aggregate.BadgePublished, "published"},
 		{"rescored:imported", aggregate.BadgeReexecuted, "published"},
 		{"runner", aggregate.BadgeRunner, "runner"},
-		{"rescored:runner", aggregate.BadgeRunner, "runner"},
+		{"rescored:runner", aggregate.BadgeReexecuted, "runner"},
 		{"submitted:2026-01-acme", aggregate.BadgeSubmitted, "submitted:2026-01-acme"},
 		{"rescored:submitted:2026-01-acme", aggregate.BadgeVerified, "submitted:2026-01-acme"},
 	} {
 		if b, f := aggregate.BadgeOf(c.prov), aggregate.Family(c.prov); b != c.badge || f != c.family {
 			t.Errorf("%s: badge %q family %q, want %q %q", c.prov, b, f, c.badge, c.family)
 		}
+	}
+}
+
+// TestRankedRowsKeepBothOfOneProtocol: a runner run and its rescoring under
+// the same protocol share an identity; each keeps a row (one badge each)
+// instead of one replacing the other in a cell.
+func TestRankedRowsKeepBothOfOneProtocol(t *testing.T) {
+	files := sitetest.Runs()
+	var extra []*results.File
+	for _, f := range files {
+		if f.Run.Provenance.Kind == results.ProvenanceRunner && f.Run.Benchmark == results.BenchmarkToolUsage {
+			g := *f
+			g.Run.Provenance = results.Provenance{Kind: results.ProvenanceRescored, Origin: results.ProvenanceRunner, DerivedFrom: f.Run.RunID}
+			g.Run.RunID = results.MakeRunID(&g.Run)
+			extra = append(extra, &g)
+		}
+	}
+	if len(extra) == 0 {
+		t.Fatal("the fixture has no tool-usage runner run")
+	}
+	lb := aggregate.Build(append(files, extra...), aggregate.DefaultCatalog())
+	found := 0
+	for _, tab := range lb.Headline {
+		byModel := map[string][]*aggregate.RankedRow{}
+		for _, row := range tab.Rows {
+			if row.Family == "runner" {
+				byModel[row.Model.ID+string(row.System)] = append(byModel[row.Model.ID+string(row.System)], row)
+			}
+		}
+		for k, rows := range byModel {
+			if len(rows) != 2 {
+				t.Errorf("%s %s: %d runner-family rows, want the run's and its rescoring's", tab.ID, k, len(rows))
+				continue
+			}
+			var badges []aggregate.Badge
+			for _, r := range rows {
+				badges = append(badges, r.Badges...)
+			}
+			slices.Sort(badges)
+			if !slices.Equal(badges, []aggregate.Badge{aggregate.BadgeReexecuted, aggregate.BadgeRunner}) {
+				t.Errorf("%s %s: badges %v", tab.ID, k, badges)
+			}
+			found++
+		}
+	}
+	if found == 0 {
+		t.Error("no runner row in the headline tables")
 	}
 }

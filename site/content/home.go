@@ -2,7 +2,6 @@ package content
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
@@ -84,7 +83,6 @@ func newInEdition(v *views, e *Edition) map[string]any {
 		text += fmt.Sprintf(" · %s · %s · question set %s", aggregate.BadgeOf(c.Key.Provenance), c.Key.ScoringProtocol, c.Key.QuestionSet)
 		items = append(items, newItem{Text: text, Href: confHref(c), Runs: n})
 	}
-	slices.SortStableFunc(items, func(a, b newItem) int { return strings.Compare(a.Text, b.Text) })
 	if items == nil {
 		items = []newItem{}
 	}

@@ -333,7 +333,10 @@ func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggrega
 		}
 	} else {
 		s.Agreement = fmt.Sprintf("no round has a known verdict under %s", p.Key.ScoringProtocol)
-		if aggregate.BadgeOf(p.Key.Provenance) == aggregate.BadgePublished {
+		switch {
+		case slices.ContainsFunc(primaryRows, func(q *results.QuestionRow) bool { return q.Verdict == string(results.VerdictDataMissing) }):
+			s.Agreement += " (the question's data files were absent where it was scored)"
+		case aggregate.BadgeOf(p.Key.Provenance) == aggregate.BadgePublished:
 			s.Agreement += " (MatTools published run totals only)"
 		}
 	}

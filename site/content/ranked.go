@@ -25,7 +25,7 @@ type badgeView struct {
 
 var badgeTitles = map[aggregate.Badge]string{
 	aggregate.BadgePublished:  "MatTools' own totals, imported as published; per-question outcomes were never published",
-	aggregate.BadgeReexecuted: "MatTools' published generated code re-executed by this project in its sandbox",
+	aggregate.BadgeReexecuted: "stored generated code (MatTools' published code, or an earlier runner run's) re-executed by this project in its sandbox",
 	aggregate.BadgeRunner:     "answers obtained and scored by this project's runner",
 	aggregate.BadgeSubmitted:  "results submitted by their authors, as submitted",
 	aggregate.BadgeVerified:   "submitted code re-executed by this project",
@@ -59,9 +59,9 @@ type rankedRowView struct {
 	Cells      []*cellView  `json:"cells"`
 	Paper      []*paperCell `json:"paper"`
 	PaperOnly  bool         `json:"paper_only"`
-	Notes      []string     `json:"notes"` // ids of paper footnotes
-	Why        []string     `json:"why"`   // why the same configuration appears twice in the table
-	WhyRef     string       `json:"why_ref"`
+	Notes      []string     `json:"notes"`    // ids of paper footnotes
+	Why        []string     `json:"why"`      // why the same configuration appears twice in the table
+	WhyRefs    []string     `json:"why_refs"` // anchors of the Why notes
 }
 
 type linkView struct {
@@ -101,11 +101,22 @@ func rankingText(t *aggregate.RankedTable) string {
 	if t.HeadlineProtocol == "" {
 		return "No scored row."
 	}
-	s := "Ranked by task success rate under mattools-v1 (the benchmark's own scoring, re-executed by this project; mean over rounds)"
+	s := "Ranked by task success rate under mattools-v1 (the benchmark's own scoring, as this project reproduces it), mean over rounds"
 	if t.HeadlineProtocol != results.ProtocolMatToolsV1 {
-		s = fmt.Sprintf("Ranked by task success rate %s (mean over rounds): no run of this question set was scored under mattools-v1 here", protocolPhrase(t.HeadlineProtocol))
+		s = fmt.Sprintf("Ranked by task success rate %s, mean over rounds: no run of this question set was scored under mattools-v1 here", protocolPhrase(t.HeadlineProtocol))
 	}
-	return s + ". Rows with equal means share a rank; with three rounds, neighbouring ranks are often within the ± (population std)."
+	s += ". Rows with equal counts share a rank; with three rounds, neighbouring ranks are often within the ± (population std)."
+	unranked := 0
+	for _, r := range t.Rows {
+		if r.Rank == 0 {
+			unranked++
+		}
+	}
+	if unranked > 0 {
+		s += fmt.Sprintf(" %d row(s) without a value %s are unranked (–) and follow, ordered by the other protocols' task success rate.",
+			unranked, protocolPhrase(t.HeadlineProtocol))
+	}
+	return s
 }
 
 // differsText says what sets a table apart from the other question set's.
@@ -113,12 +124,16 @@ func differsText(t *aggregate.RankedTable, all []*aggregate.RankedTable) string 
 	if len(all) < 2 {
 		return ""
 	}
-	if t.Canonical() {
+	switch {
+	case t.Canonical():
 		return fmt.Sprintf("This table scores the whole benchmark (%d questions, %d properties). The table below scores a subset; its numbers are not comparable with these.",
 			t.Questions, t.Properties)
+	case t.Executable():
+		return fmt.Sprintf("This table scores only %d of the %d questions (%d of %d properties): the other questions' data files were absent on the machine that ran them, "+
+			"so they are left out, not failed. Its numbers are not comparable with the whole-benchmark table.", t.Questions, t.TotalQuestions, t.Properties, t.TotalProperties)
 	}
-	return fmt.Sprintf("This table scores only %d of the %d questions (%d of %d properties): the other questions' data files were absent on the machine that ran them, "+
-		"so they are left out, not failed. Its numbers are not comparable with the whole-benchmark table.", t.Questions, t.TotalQuestions, t.Properties, t.TotalProperties)
+	return fmt.Sprintf("This table scores the question set %s (%d questions, %d properties); its numbers are not comparable with other question sets'.",
+		t.QuestionSet, t.Questions, t.Properties)
 }
 
 func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *rankedView {
@@ -161,7 +176,7 @@ func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *
 				continue
 			}
 			for _, p := range v.e.Paper {
-				if !p.NoRawData() && p.System == r.System && p.Model == r.Model.ID && p.RetrievalSource == r.RetrievalSource &&
+				if !p.NoRawData() && r.Variant == "" && p.System == r.System && p.Model == r.Model.ID && p.RetrievalSource == r.RetrievalSource &&
 					p.Benchmark == results.BenchmarkToolUsage && p.Metric == string(col.Metric) {
 					tv.Footnotes = append(tv.Footnotes, newPaperCell(p, r.Model.DisplayName+" · "+aggregate.SystemTitle(r.System)+" · "+col.Title()))
 					rv.Notes = append(rv.Notes, p.ID)
@@ -169,8 +184,9 @@ func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *
 			}
 		}
 		for _, why := range rv.Why {
-			rv.WhyRef = fmt.Sprintf("%s-twice-%d", t.ID, len(tv.Twice)+1)
-			tv.Twice = append(tv.Twice, twiceNote{ID: rv.WhyRef, Text: why})
+			ref := fmt.Sprintf("%s-twice-%d", t.ID, len(tv.Twice)+1)
+			rv.WhyRefs = append(rv.WhyRefs, ref)
+			tv.Twice = append(tv.Twice, twiceNote{ID: ref, Text: why})
 		}
 		tv.Rows = append(tv.Rows, rv)
 	}
@@ -184,7 +200,7 @@ func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *
 // "under mattools-v1-strict".
 func protocolPhrase(p string) string {
 	if p == results.ProtocolMatToolsOriginal {
-		return "as published (MatTools' own totals)"
+		return "as published"
 	}
 	return "under " + p
 }
@@ -211,6 +227,7 @@ func (v *views) rankedRow(r *aggregate.RankedRow) *rankedRowView {
 	if rv.Why == nil {
 		rv.Why = []string{}
 	}
+	rv.WhyRefs = []string{}
 	for _, b := range r.Badges {
 		rv.Badges = append(rv.Badges, newBadge(b))
 	}

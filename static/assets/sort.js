@@ -14,9 +14,10 @@
   function sortBy(table, th) {
     var col = Array.prototype.indexOf.call(th.parentNode.children, th);
     var numeric = th.getAttribute("data-sort-type") === "num";
-    // First click: numbers descending (best first), text ascending; then toggle.
+    // First click: numbers descending (best first), text ascending, unless
+    // data-sort-first="asc" (a rank column); then toggle.
     var dir = th.getAttribute("aria-sort");
-    var desc = dir ? dir === "ascending" : numeric;
+    var desc = dir ? dir === "ascending" : numeric && th.getAttribute("data-sort-first") !== "asc";
     Array.prototype.forEach.call(th.parentNode.children, function (h) { h.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", desc ? "descending" : "ascending");
     Array.prototype.forEach.call(table.tBodies, function (tbody) {
@@ -33,8 +34,10 @@
     if (!table.tHead) return;
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
       th.tabIndex = 0;
-      th.addEventListener("click", function () { sortBy(table, th); });
-      th.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sortBy(table, th); } });
+      // A link inside a heading (a footnote mark) follows the link, never sorts.
+      function onLink(e) { return e.target.closest && e.target.closest("a") !== null; }
+      th.addEventListener("click", function (e) { if (!onLink(e)) sortBy(table, th); });
+      th.addEventListener("keydown", function (e) { if (!onLink(e) && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); sortBy(table, th); } });
     });
   });
 })();
