@@ -13,11 +13,9 @@ import (
 // identityGroup is the configurations that score the same answers
 // (aggregate.Configuration.Identity, issue 9): e.g. MatTools' published
 // GPT-4o single-LLM runs as published (mattools-original) and re-executed by
-// this project (mattools-v1, mattools-v1-strict). A rescored configuration
-// whose runs were derived from another configuration's runs
-// (Provenance.DerivedFrom) joins that configuration's group even when their
-// identities differ (a rescored run does not restate the generation
-// settings of the run it re-executed).
+// this project (mattools-v1, mattools-v1-strict): a rescoring keeps the
+// generation settings of the run it re-executes
+// (results.GenerationParams.Rescored), so both have one identity.
 type identityGroup struct {
 	// Members in display order: as published first, then by protocol
 	// preference (protocolRank), then question set size (largest first).
@@ -28,15 +26,13 @@ type identityGroup struct {
 	Primary *aggregate.Configuration
 }
 
-// protocolRank orders scoring protocols for the per-question views.
+// protocolRank orders scoring protocols for the per-question views as the
+// ranked tables order their columns (aggregate.ProtocolOrder).
 func protocolRank(p string) int {
-	switch p {
-	case results.ProtocolMatToolsV1:
-		return 0
-	case results.ProtocolMatToolsV1Strict:
-		return 1
+	if i := slices.Index(aggregate.ProtocolOrder, p); i >= 0 {
+		return i
 	}
-	return 2
+	return len(aggregate.ProtocolOrder)
 }
 
 func compareMembers(x, y *aggregate.Configuration) int {
@@ -74,56 +70,18 @@ func primaryOf(members []*aggregate.Configuration) *aggregate.Configuration {
 	return members[0]
 }
 
-// identityGroups groups the edition's tool-usage configurations, in the
-// order of their first member in the leaderboard, and indexes each
-// configuration's group.
+// identityGroups groups the edition's tool-usage configurations by
+// Identity, in the order of their first member in the leaderboard, and
+// indexes each configuration's group.
 func (v *views) identityGroups() ([]*identityGroup, map[*aggregate.Configuration]*identityGroup) {
-	confs := v.toolConfigs()
-	parent := make([]int, len(confs))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
-	union := func(a, b int) {
-		a, b = find(a), find(b)
-		if a > b {
-			a, b = b, a
-		}
-		parent[b] = a
-	}
-	byIdentity, byRun := map[string]int{}, map[string]int{}
-	for i, c := range confs {
-		if j, ok := byIdentity[c.Identity()]; ok {
-			union(i, j)
-		} else {
-			byIdentity[c.Identity()] = i
-		}
-		for _, r := range c.Runs {
-			byRun[r.ID()] = i
-		}
-	}
-	for i, c := range confs {
-		for _, r := range c.Runs {
-			if j, ok := byRun[r.File.Run.Provenance.DerivedFrom]; ok && aggregate.Family(confs[j].Key.Provenance) == aggregate.Family(c.Key.Provenance) {
-				union(i, j)
-			}
-		}
-	}
-	byRoot := map[int]*identityGroup{}
+	byIdentity := map[string]*identityGroup{}
 	groups := []*identityGroup{}
 	groupOf := map[*aggregate.Configuration]*identityGroup{}
-	for i, c := range confs {
-		g := byRoot[find(i)]
+	for _, c := range v.toolConfigs() {
+		g := byIdentity[c.Identity()]
 		if g == nil {
 			g = &identityGroup{}
-			byRoot[find(i)] = g
+			byIdentity[c.Identity()] = g
 			groups = append(groups, g)
 		}
 		g.Members = append(g.Members, c)
