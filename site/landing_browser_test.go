@@ -217,23 +217,23 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 800), chromedp.Navigate(home), chromedp.WaitVisible(chromedp.CSS(`table.ranked`))); err != nil {
 		t.Fatal(err)
 	}
-	overflow, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth,
+	overflow, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[document.documentElement.scrollWidth, document.documentElement.clientWidth,
 		Math.max(...Array.from(document.querySelectorAll("table.ranked")).map(t => t.closest(".scroll").scrollWidth)),
 		Math.max(...Array.from(document.querySelectorAll("table.ranked")).map(t => t.closest(".scroll").getBoundingClientRect().right))]`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if overflow[0] > overflow[1] {
-		t.Errorf("at 400 px the page is %d px wide for a %d px viewport: horizontal overflow", overflow[0], overflow[1])
+		t.Errorf("at 400 px the page is %g px wide for a %g px viewport: horizontal overflow", overflow[0], overflow[1])
 	}
 	if overflow[3] > overflow[1] {
-		t.Errorf("at 400 px a table's scroll box ends at %d px, past the %d px viewport", overflow[3], overflow[1])
+		t.Errorf("at 400 px a table's scroll box ends at %g px, past the %g px viewport", overflow[3], overflow[1])
 	}
 	if overflow[2] <= overflow[1] {
-		t.Logf("tables fit in %d px without scrolling", overflow[1])
+		t.Logf("tables fit in %g px without scrolling", overflow[1])
 	} else {
-		t.Logf("tables %d px wide scroll inside their boxes", overflow[2])
+		t.Logf("tables %g px wide scroll inside their boxes", overflow[2])
 	}
-	t.Logf("subset table %q: fake model rank %s (success %s, runnable %s), GPT-4o rank %s (success %s, runnable %s); first rows %v; 400 px: page %d of %d px",
+	t.Logf("subset table %q: fake model rank %s (success %s, runnable %s), GPT-4o rank %s (success %s, runnable %s); first rows %v; 400 px: page %g of %g px",
 		sub.Heading, fr.Rank, fr.Cells[tsr], fr.Cells[frr], gr.Rank, gr.Cells[tsr], gr.Cells[frr], firstVals, overflow[0], overflow[1])
 }
