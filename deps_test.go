@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"internal/mattoolstest": []string{"datasets"},
 	"results/check":         []string{"results", "datasets"},
 	"results/published":     []string{"results", "datasets"},
+	"results/submission":    []string{"results", "results/check"},
 	"cmd/import-mattools":   []string{"results", "results/published", "datasets"},
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
@@ -58,6 +59,10 @@ var allowed = map[string][]string{
 	"runner/sandbox":             []string{},
 	"runner/sandbox/sandboxtest": []string{"runner/sandbox"},
 	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner/sandbox", "runner/scoring", "internal/version"},
+
+	// Submissions by pull request (issue 10): the validator re-executes
+	// submitted code through scoring and the sandbox.
+	"cmd/validate-submission": []string{"datasets", "internal/version", "results", "results/submission", "runner/sandbox", "runner/scoring"},
 
 	// make test's reporter of `go test -json` (issue 8).
 	"scripts/testreport": []string{},

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -309,7 +310,24 @@ func readRows[T any](pf *parquet.File) ([]T, error) {
 			return nil, &FormatError{Row: n + 1, Err: err}
 		}
 	}
-	return rows[:n], nil
+	rows = rows[:n]
+	// A list column the file does not have reads as one zero element per
+	// row (parquet-go fills the absent group); it is absent, so empty.
+	var absent []int
+	t := reflect.TypeFor[T]()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("parquet"), ",")
+		if k := t.Field(i).Type.Kind(); k == reflect.Slice && name != "" && !have[name] {
+			absent = append(absent, i)
+		}
+	}
+	for j := range rows {
+		v := reflect.ValueOf(&rows[j]).Elem()
+		for _, i := range absent {
+			v.Field(i).SetZero()
+		}
+	}
+	return rows, nil
 }
 
 func checkIdentity(f *File) error {

@@ -32,6 +32,21 @@ if [ ! -d tools/duckdb/node_modules/@duckdb/node-api ]; then
   (cd tools/duckdb && npm ci --no-audit --no-fund --silent)
 fi
 
+# The Python environment of the example submission writer (docs/submitting/write_submission.py:
+# pyarrow, pandas), repo-relative under build/: a no-op when the installed requirements match (stamp).
+submit_venv=build/submit-venv
+submit_req_sha=$(sha256sum docs/submitting/requirements.txt | cut -d' ' -f1)
+if [ "$(cat "$submit_venv/.requirements.sha256" 2>/dev/null)" != "$submit_req_sha" ]; then
+  echo "setup: python venv $submit_venv (docs/submitting/requirements.txt)"
+  /usr/bin/python3 -m venv "$submit_venv"
+  "$submit_venv/bin/pip" install -q -r docs/submitting/requirements.txt
+  echo "$submit_req_sha" >"$submit_venv/.requirements.sha256"
+fi
+
+# actionlint (a Go tool in its own module, tools/actionlint/go.mod), which checks .github/workflows in make test:
+# built here, outside any test timeout.
+go tool -modfile=tools/actionlint/go.mod actionlint -version >/dev/null
+
 # Hugo (a Go tool, tools/go.mod): build it once here, outside any test timeout (a cold build takes minutes).
 hugo_version=$(go tool -modfile=tools/go.mod hugo version)
 echo "setup: go tool hugo: ${hugo_version%% linux*}"

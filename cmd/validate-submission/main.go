@@ -1,0 +1,488 @@
+// Command validate-submission checks submission folders (SUBMITTING.md;
+// package results/submission) and, with -reexecute, re-executes every
+// generated function in the sandbox under mattools-v1 and
+// mattools-v1-strict and compares the verdicts with the submitted ones,
+// question by question. Any disagreement fails and lists the questions.
+// Questions whose data files are absent on this machine are reported as not
+// re-executed, never as agreeing.
+//
+//	validate-submission [flags] FOLDER...
+//
+// With -record DIR (maintainers, after review; needs -reexecute), the
+// re-executed verdicts of an agreeing submission are written as results
+// files (provenance rescored, origin submitted, generator
+// validate-submission) into DIR/<folder>/: the verified records the site
+// shows as "verified". DIR must be outside the submissions root.
+//
+// Exit status: 0 valid, 1 invalid (one failure per line: "file:row N:
+// field: message"), 2 usage.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/version"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/submission"
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+)
+
+const (
+	exitOK      = 0
+	exitInvalid = 1
+	exitUsage   = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+type config struct {
+	data, backend, python, record string
+	noCgroup, reexecute, github   bool
+	quiet                         bool
+	slots                         int
+	timeout                       time.Duration
+	only                          []string
+	limits                        submission.Limits
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("validate-submission", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	var only string
+	c.limits = submission.DefaultLimits
+	fs.BoolVar(&c.reexecute, "reexecute", false, "re-execute every generated function in the sandbox and compare the verdicts")
+	fs.StringVar(&c.record, "record", "", "with -reexecute: write the verified records into `DIR`/<folder>/ (maintainers; outside the submissions root)")
+	fs.StringVar(&c.data, "data", os.Getenv(datasets.EnvVar), "MatTools data root, for -reexecute (default $MATTOOLS_DATA)")
+	fs.StringVar(&c.backend, "sandbox", "auto", "sandbox backend: auto, local or docker")
+	fs.BoolVar(&c.noCgroup, "sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
+	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make sandbox-env)")
+	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
+	fs.DurationVar(&c.timeout, "timeout", sandbox.DefaultLimits.Wall, "wall-clock limit per execution")
+	fs.StringVar(&only, "questions", "", "comma-separated question ids to re-execute (the others are reported as not re-executed; for tests)")
+	fs.BoolVar(&c.github, "github", false, "also print each failure as a GitHub workflow annotation (::error file=…::…)")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar")
+	fs.Int64Var(&c.limits.MaxFileBytes, "max-file-bytes", c.limits.MaxFileBytes, "size cap of one results file")
+	fs.Int64Var(&c.limits.MaxTotalBytes, "max-total-bytes", c.limits.MaxTotalBytes, "size cap of a submission folder")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: validate-submission [flags] FOLDER...\n\nFOLDER is a submission folder, e.g. submissions/2026-12-01_acme_my-model_single-llm (SUBMITTING.md).\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() == 0 || (c.record != "" && !c.reexecute) {
+		fs.Usage()
+		return exitUsage
+	}
+	if only != "" {
+		for _, id := range strings.Split(only, ",") {
+			c.only = append(c.only, strings.TrimSpace(id))
+		}
+	}
+	var bench *datasets.Benchmark
+	var root string
+	if c.reexecute {
+		if c.data == "" {
+			_, err := datasets.RootFromEnv()
+			fmt.Fprintln(stderr, "validate-submission: -reexecute:", err)
+			return exitUsage
+		}
+		var err error
+		if root, err = filepath.Abs(c.data); err == nil {
+			bench, err = datasets.Load(root)
+		}
+		if err == nil && c.only != nil {
+			err = scoring.Restrict(bench, c.only)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "validate-submission:", err)
+			return exitUsage
+		}
+	}
+	code := exitOK
+	for _, dir := range fs.Args() {
+		ok, err := validate(ctx, c, dir, root, bench, stdout, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "validate-submission: %s: %v\n", dir, err)
+			return exitInvalid
+		}
+		if !ok {
+			code = exitInvalid
+		}
+	}
+	return code
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// validate checks one folder, printing its failures and summary; ok is
+// false when the submission is invalid. err is a failure of the validation
+// itself (sandbox, writing records).
+func validate(ctx context.Context, c config, dir, root string, bench *datasets.Benchmark, stdout, stderr io.Writer) (ok bool, err error) {
+	start := time.Now()
+	sub, ps := submission.Load(dir, c.limits)
+	if len(ps) > 0 {
+		report(c, ps, stdout)
+		fmt.Fprintf(stdout, "submission %s: INVALID: %d problems\n", filepath.Base(dir), len(ps))
+		if c.reexecute {
+			fmt.Fprintln(stdout, "  not re-executed: the submission must first be valid without -reexecute")
+		}
+		return false, nil
+	}
+	fmt.Fprintf(stdout, "submission %s: valid: %s (%.1f s)\n", sub.Folder, describe(sub), time.Since(start).Seconds())
+	if !c.reexecute {
+		return true, nil
+	}
+	if sub.Files[0].Run.Benchmark != results.BenchmarkToolUsage {
+		fmt.Fprintf(stdout, "  not re-executed: %s runs hold answers, no code\n", sub.Files[0].Run.Benchmark)
+		return true, nil
+	}
+	start = time.Now()
+	rx, err := reexecute(ctx, c, sub, root, bench, stderr)
+	if err != nil {
+		return false, err
+	}
+	if len(rx.problems) > 0 {
+		report(c, rx.problems, stdout)
+		var ids []string
+		for id := range rx.disagree {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		fmt.Fprintf(stdout, "submission %s: INVALID: re-execution contradicts %d submitted verdicts, in %d questions: %s\n",
+			sub.Folder, len(rx.problems), len(ids), strings.Join(ids, ", "))
+		return false, nil
+	}
+	fmt.Fprintf(stdout, "  re-executed: %d answers (%d distinct) in the sandbox under %s: %d verdicts compared, all agree (%.1f s)\n",
+		rx.answers, rx.executions, strings.Join(scoring.Protocols, " and "), rx.compared, time.Since(start).Seconds())
+	if len(rx.notRun) > 0 {
+		fmt.Fprintf(stdout, "  not re-executed (never counted as agreeing): %d questions whose data files are absent on this machine: %s\n",
+			len(rx.notRun), strings.Join(rx.notRun, ", "))
+	}
+	if c.record != "" {
+		dir, n, err := record(c, sub, rx)
+		if err != nil {
+			return false, err
+		}
+		fmt.Fprintf(stdout, "  recorded: %d verified records in %s\n", n, dir)
+	}
+	return true, nil
+}
+
+func describe(s *submission.Submission) string {
+	r := s.Files[0].Run
+	protocols := map[string]bool{}
+	rounds := map[int]bool{}
+	for _, f := range s.Files {
+		protocols[f.Run.ScoringProtocol] = true
+		rounds[f.Run.Round] = true
+	}
+	ps := make([]string, 0, len(protocols))
+	for p := range protocols {
+		ps = append(ps, p)
+	}
+	sort.Strings(ps)
+	return fmt.Sprintf("%d runs of %s, %s, retrieval source %d, model %s, question set %s (%d questions); protocols %s; %d rounds",
+		len(s.Files), r.Benchmark, r.System, r.RetrievalSource, r.Model, r.QuestionSet.Name, r.QuestionSet.Questions,
+		strings.Join(ps, ", "), len(rounds))
+}
+
+// report prints problems, one per line, and as GitHub annotations with -github.
+func report(c config, ps submission.Problems, w io.Writer) {
+	for _, p := range ps {
+		fmt.Fprintln(w, p.Error())
+		if c.github {
+			title := "submission"
+			if p.Field != "" {
+				title = p.Field
+			}
+			msg := p.Msg
+			if p.Row > 0 {
+				msg = fmt.Sprintf("row %d: %s", p.Row, msg)
+			}
+			fmt.Fprintf(w, "::error file=%s,title=%s::%s\n", escapeProperty(p.File), escapeProperty(title), escapeData(msg))
+		}
+	}
+}
+
+// escapeData and escapeProperty escape GitHub workflow command values.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// reexecution is what re-executing a submission found.
+type reexecution struct {
+	problems   submission.Problems
+	disagree   map[string]bool // question ids with a contradicted verdict
+	notRun     []string        // question ids not re-executed (data absent)
+	answers    int             // answers (question × round) re-executed
+	executions int             // distinct answers executed
+	compared   int             // verdicts compared
+	scored     map[string]*scoring.Scored
+	env        scoring.Environment
+	bench      *datasets.Benchmark
+}
+
+func answerKey(q *results.QuestionRow) string {
+	return q.QuestionID + "\x00" + q.FunctionName + "\x00" + q.Code
+}
+
+func reexecute(ctx context.Context, c config, sub *submission.Submission, root string, bench *datasets.Benchmark, stderr io.Writer) (*reexecution, error) {
+	byID := map[string]*datasets.Question{}
+	for i := range bench.Questions {
+		byID[bench.Questions[i].ID] = &bench.Questions[i]
+	}
+	// One execution per distinct answer: a round's answers are the same
+	// under both protocols (submission.Load checks that), and identical
+	// code in different rounds gives the same verdicts.
+	type job struct {
+		key string
+		q   *datasets.Question
+		sub scoring.Submission
+	}
+	var jobs []job
+	seen := map[string]bool{}
+	rounds := map[int]bool{}
+	rx := &reexecution{disagree: map[string]bool{}, scored: map[string]*scoring.Scored{}, bench: bench}
+	for _, f := range sub.Files {
+		first := !rounds[f.Run.Round]
+		rounds[f.Run.Round] = true
+		for i := range f.Questions {
+			row := &f.Questions[i]
+			q := byID[row.QuestionID]
+			if q == nil || row.Verdict == string(results.VerdictDataMissing) || !q.Executable() {
+				continue
+			}
+			if first {
+				rx.answers++
+			}
+			if k := answerKey(row); !seen[k] {
+				seen[k] = true
+				jobs = append(jobs, job{key: k, q: q, sub: scoring.Submission{Code: row.Code, FunctionName: row.FunctionName}})
+			}
+		}
+	}
+	rx.executions = len(jobs)
+
+	scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python,
+		Limits: sandbox.Limits{Wall: c.timeout}, AllowNoCgroup: c.noCgroup})
+	if err != nil {
+		return nil, err
+	}
+	defer scorer.Close()
+	rx.env = scorer.Environment()
+
+	var bar *progressbar.ProgressBar
+	if !c.quiet {
+		bar = progressbar.NewOptions(len(jobs), progressbar.OptionSetWriter(stderr), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true), progressbar.OptionSetDescription("re-executing"),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var firstErr error
+	ch := make(chan job)
+	var wg sync.WaitGroup
+	for w := 0; w < scorer.Sandbox.Info().Slots; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				s, err := scorer.Score(ctx, j.q, j.sub)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("%s: %w", j.q.ID, err)
+					cancel()
+				}
+				rx.scored[j.key] = s
+				mu.Unlock()
+				if bar != nil {
+					bar.Add(1)
+				}
+			}
+		}()
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case ch <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(ch)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	// Compare, question by question, under each file's protocol.
+	notRun := map[string]bool{}
+	for _, f := range sub.Files {
+		for i := range f.Questions {
+			row := &f.Questions[i]
+			if row.Verdict == string(results.VerdictDataMissing) {
+				continue
+			}
+			s := rx.scored[answerKey(row)]
+			if s == nil {
+				notRun[row.QuestionID] = true
+				continue
+			}
+			got := results.QuestionRow{PropertyCount: row.PropertyCount}
+			s.FillRow(&got, f.Run.ScoringProtocol)
+			rx.compared++
+			if got.Verdict != row.Verdict || !eqBool(got.Runnable, row.Runnable) || !eqInt(got.PropertiesPassed, row.PropertiesPassed) {
+				rx.disagree[row.QuestionID] = true
+				rx.problems = append(rx.problems, submission.Problem{File: f.Path, Row: i + 1, Field: "verdict",
+					Msg: fmt.Sprintf("%s under %s: submitted %s; re-executed %s", row.QuestionID, f.Run.ScoringProtocol, outcome(row), outcome(&got))})
+			}
+		}
+	}
+	for id := range notRun {
+		rx.notRun = append(rx.notRun, id)
+	}
+	sort.Slice(rx.notRun, func(i, j int) bool { return byID[rx.notRun[i]].Index < byID[rx.notRun[j]].Index })
+	return rx, nil
+}
+
+func outcome(q *results.QuestionRow) string {
+	s := q.Verdict
+	if q.VerdictCause != "" {
+		s += " (" + q.VerdictCause + ")"
+	}
+	if q.Runnable != nil && q.PropertiesPassed != nil {
+		s += fmt.Sprintf(", runnable %t, %d of %d properties passed", *q.Runnable, *q.PropertiesPassed, q.PropertyCount)
+	}
+	return s
+}
+
+func eqBool(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func eqInt(a, b *int32) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// record writes one verified record per submitted run into
+// c.record/<folder>/ and returns that folder and the number of files.
+func record(c config, sub *submission.Submission, rx *reexecution) (string, int, error) {
+	recRoot, err := filepath.Abs(c.record)
+	if err != nil {
+		return "", 0, err
+	}
+	subsRoot, err := filepath.Abs(filepath.Dir(sub.Dir))
+	if err != nil {
+		return "", 0, err
+	}
+	if rel, err := filepath.Rel(subsRoot, recRoot); err == nil && !strings.HasPrefix(rel, "..") {
+		return "", 0, fmt.Errorf("-record %s is inside the submissions root %s: verified records live outside it (e.g. verified/)", c.record, subsRoot)
+	}
+	dir := filepath.Join(recRoot, sub.Folder)
+	// Records of an earlier verification of this submission are replaced.
+	old, _ := filepath.Glob(filepath.Join(dir, "*"+results.Extension))
+	se := rx.env
+	env := results.Environment{Generator: submission.VerifiedGenerator, GeneratorVersion: version.String(), GoVersion: runtime.Version(),
+		Libraries: se.Libraries, Sandbox: &se.Sandbox}
+	var written []string
+	for _, f := range sub.Files {
+		vf := verifiedFile(f, sub, rx, env)
+		path := filepath.Join(dir, vf.Run.RunID+results.Extension)
+		if err := results.Write(path, vf); err != nil {
+			return "", 0, err
+		}
+		written = append(written, path)
+	}
+	for _, p := range old {
+		if !slices.Contains(written, p) {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return "", 0, err
+			}
+		}
+	}
+	return dir, len(written), nil
+}
+
+// verifiedFile is the rescoring of submitted run f by re-execution: the
+// same configuration and answers, the re-executed outcome of every
+// question (data-missing where its data is absent here), provenance
+// rescored from the submitted file.
+func verifiedFile(f *results.File, sub *submission.Submission, rx *reexecution, env results.Environment) *results.File {
+	run := f.Run
+	run.Generation = f.Run.Generation.Rescored()
+	run.Provenance = results.Provenance{Kind: results.ProvenanceRescored, Origin: results.ProvenanceSubmitted, DerivedFrom: f.Run.RunID,
+		Source:     []results.SourceFile{{Path: filepath.ToSlash(filepath.Join(sub.Folder, filepath.Base(f.Path))), SHA256: sub.FileSHA256[f.Run.RunID]}},
+		Submission: f.Run.Provenance.Submission}
+	run.Environment = env
+	run.Usage = nil
+	run.StartedAt = nil
+	now := time.Now().UTC().Truncate(time.Second)
+	run.FinishedAt = &now
+	run.Warnings = nil
+	run.PromptSHA256, run.PlanSHA256 = "", ""
+	vf := &results.File{}
+	var ids []string
+	props := 0
+	byID := map[string]*results.QuestionRow{}
+	for i := range f.Questions {
+		byID[f.Questions[i].QuestionID] = &f.Questions[i]
+	}
+	for _, q := range rx.bench.Questions {
+		src := byID[q.ID]
+		row := results.QuestionRow{QuestionIndex: int32(q.Index), QuestionID: q.ID, PropertyCount: int32(len(q.Properties)),
+			Code: src.Code, FunctionName: src.FunctionName, Response: src.Response, ResponseBytes: src.ResponseBytes,
+			FinishReason: src.FinishReason, Attempts: src.Attempts, PromptTokens: src.PromptTokens, CompletionTokens: src.CompletionTokens,
+			LatencyMS: src.LatencyMS, Retrieved: src.Retrieved, Trace: src.Trace}
+		if s := rx.scored[answerKey(src)]; s != nil && src.Verdict != string(results.VerdictDataMissing) {
+			s.FillRow(&row, run.ScoringProtocol)
+			ids = append(ids, q.ID)
+			props += len(q.Properties)
+		} else {
+			row.Verdict = string(results.VerdictDataMissing)
+		}
+		vf.Questions = append(vf.Questions, row)
+	}
+	// The question set: the questions re-executed here (all, or the
+	// executable subset as scoring.QuestionSet names it).
+	run.QuestionSet = results.ExecutableQuestionSet(ids, props, len(rx.bench.Questions))
+	run.RunID = results.MakeRunID(&run)
+	vf.Run = run
+	var missing []string
+	vf.Run.Totals, missing = scoring.Tally(vf.Questions, run.QuestionSet)
+	vf.Run.Warnings = scoring.Warnings(env.Sandbox, rx.bench, run.QuestionSet, missing)
+	return vf
+}

@@ -1,0 +1,157 @@
+package leaderboard_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// toolContext: a generous bound for commands that may first build a Go tool (actionlint builds once,
+// about a minute cold), never beyond the test binary's own deadline.
+func toolContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	t.Cleanup(cancel)
+	if deadline, ok := t.Deadline(); ok {
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-5*time.Second))
+		t.Cleanup(cancel)
+	}
+	return ctx
+}
+
+// goCommand: the go command on PATH. go test puts the GOROOT/bin of the toolchain running the test first
+// on PATH, so this is that toolchain; GOTOOLCHAIN=local keeps go tool from switching to another.
+func goCommand(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is not on PATH: %v", err)
+	}
+	return goBin
+}
+
+// TestWorkflowsPassActionlint: every workflow under .github/workflows passes actionlint (a Go tool of its
+// own module, tools/actionlint/go.mod, so that Hugo's tools/go.mod is left alone).
+func TestWorkflowsPassActionlint(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{".github/workflows/*.yml", ".github/workflows/*.yaml"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no workflow under .github/workflows")
+	}
+	args := append([]string{"tool", "-modfile=tools/actionlint/go.mod", "actionlint", "-color=false"}, files...)
+	cmd := exec.CommandContext(toolContext(t), goCommand(t), args...)
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// TestCheckSubmissionScriptRefusesVerifiedRecords: scripts/check-submission.sh --base, run on a throwaway
+// repository (SUBMISSIONS_REPO), refuses a change that carries verified records or stray files under
+// submissions/, naming them, and has nothing to do when no submission changes. None of these cases builds or
+// runs the validator.
+func TestCheckSubmissionScriptRefusesVerifiedRecords(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	script, err := filepath.Abs("scripts/check-submission.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name     string
+		files    []string // added by the change, relative to the repository root
+		wantExit int
+		want     []string // in the output
+	}{
+		{
+			name:     "verified records",
+			files:    []string{"verified/x/y.parquet", "submissions/2026-12-01_a_b_single-llm/submission.toml"},
+			wantExit: 1,
+			want:     []string{"verified/x/y.parquet"},
+		},
+		{
+			name:     "stray file under submissions",
+			files:    []string{"submissions/stray.parquet"},
+			wantExit: 1,
+			want:     []string{"submissions/stray.parquet"},
+		},
+		{
+			name:     "no submission change",
+			files:    []string{"docs/notes.md", "submissions/README.md"},
+			wantExit: 0,
+			want:     []string{"no submission"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			repo := t.TempDir()
+			git := func(args ...string) string {
+				t.Helper()
+				cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+				cmd.Env = gitEnv()
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+				}
+				return strings.TrimSpace(string(out))
+			}
+			git("init", "-q")
+			git("commit", "-q", "--allow-empty", "-m", "base")
+			base := git("rev-parse", "HEAD")
+			for _, f := range c.files {
+				p := filepath.Join(repo, filepath.FromSlash(f))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			git("add", "-A")
+			git("commit", "-q", "-m", "change")
+
+			cmd := exec.CommandContext(toolContext(t), script, "--base", base, "--no-reexecute")
+			cmd.Dir = repo
+			cmd.Env = append(gitEnv(), "SUBMISSIONS_REPO="+repo, "GITHUB_ACTIONS=")
+			out, err := cmd.CombinedOutput()
+			exit := 0
+			if err != nil {
+				ee, ok := err.(*exec.ExitError)
+				if !ok {
+					t.Fatalf("%s: %v\n%s", script, err, out)
+				}
+				exit = ee.ExitCode()
+			}
+			if exit != c.wantExit {
+				t.Errorf("exit status %d, want %d; output:\n%s", exit, c.wantExit, out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(string(out), w) {
+					t.Errorf("output does not name %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// gitEnv: the environment for git in a throwaway repository, whatever the user's git configuration.
+func gitEnv() []string {
+	return append(os.Environ(),
+		"GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=test", "GIT_AUTHOR_EMAIL=test@example.invalid",
+		"GIT_COMMITTER_NAME=test", "GIT_COMMITTER_EMAIL=test@example.invalid",
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=init.defaultBranch", "GIT_CONFIG_VALUE_0=main",
+	)
+}
