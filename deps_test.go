@@ -43,10 +43,10 @@ var allowed = map[string][]string{
 	"site/paperonly": []string{"results"},
 	"site/aggregate": []string{"results", "results/stats"},
 	"site/plots":     []string{"results", "site/aggregate", "site/paperonly"},
-	"site/content":   []string{"datasets", "results", "results/stats", "site/aggregate", "site/paperonly", "site/plots"},
+	"site/content":   []string{"datasets", "results", "results/stats", "results/submission", "site/aggregate", "site/paperonly", "site/plots"},
 	"site/hugo":      []string{},
 	"site/sitetest":  []string{"datasets", "results"},
-	"site":           []string{"datasets", "results", "results/check", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots"},
+	"site":           []string{"datasets", "results", "results/check", "results/submission", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots"},
 	"cmd/build-site": []string{"datasets", "results", "site"},
 
 	// A test fixture, imported only by tests: runner runs of a fake model

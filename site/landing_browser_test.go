@@ -68,6 +68,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	root, importedDir, _ := realData(t)
 	exe := chromiumPath(t)
 	fakeDir := fakerunner.FakeNoneModelRuns(t, root)
+	subsDir, verifiedDir := fakerunner.ExampleSubmission(t, root)
 
 	base := t.TempDir()
 	resultsDir := filepath.Join(base, "results")
@@ -80,9 +81,14 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	out := filepath.Join(base, "public")
 	// No release: the preview holds every run, as a new user's site does
 	// after running a model.
-	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, Benchmark: bench, DataHint: "hint",
-		RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: []site.Release{}}); err != nil {
+	rep, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, Benchmark: bench, DataHint: "hint",
+		RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: []site.Release{},
+		SubmissionsDir: subsDir, VerifiedDir: verifiedDir, Strict: true})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(rep.Warnings) > 0 {
+		t.Errorf("build warnings: %v", rep.Warnings)
 	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -113,6 +119,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 		ModelID string   `json:"modelID"`
 		System  string   `json:"system"`
 		Badges  []string `json:"badges"`
+		Hrefs   []string `json:"hrefs"` // of the badges that link
 		Cells   []string `json:"cells"` // data-sort of each metric column
 	}
 	type table struct {
@@ -129,6 +136,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 			rows: Array.from(tab.tBodies[0].rows).map(r => ({rank: r.cells[0].textContent.trim(), model: r.querySelector("th").textContent.trim(),
 				modelID: r.dataset.model, system: r.dataset.system,
 				badges: Array.from(r.querySelectorAll(".badge")).map(b => b.textContent.trim()),
+				hrefs: Array.from(r.querySelectorAll("a.badge")).map(b => b.href),
 				cells: metricIdx.map(i => r.cells[i].getAttribute("data-sort"))}))};
 	})`))
 	if err != nil {
@@ -202,6 +210,46 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	if !(num(fr.Cells[frr]) > num(gr.Cells[frr])) || !(num(fr.Cells[tsr]) < num(gr.Cells[tsr])) || fake < gpt {
 		t.Errorf("fake model: runnable %s, success %s at row %d; GPT-4o: runnable %s, success %s at row %d; want the fake above in runnable, below in rank",
 			fr.Cells[frr], fr.Cells[tsr], fake, gr.Cells[frr], gr.Cells[tsr], gpt)
+	}
+
+	// The example submission (issue 10): verified in the 28-question table
+	// (the project's re-execution covers the questions with data files),
+	// self-reported in the whole-benchmark table (its authors scored all 49);
+	// both badges link to its entry on the submissions page.
+	subURL := srv.URL + "/" + site.PreviewPath + "/submissions/#" + fakerunner.ExampleFolder
+	exampleRow := func(tb table) *row {
+		for i, r := range tb.Rows {
+			if r.ModelID == fakerunner.ExampleModel {
+				return &tb.Rows[i]
+			}
+		}
+		t.Fatalf("table %q has no row of the example submission's model %s", tb.Heading, fakerunner.ExampleModel)
+		return nil
+	}
+	ver, self := exampleRow(sub), exampleRow(first)
+	if !slices.Equal(ver.Badges, []string{"verified"}) || !slices.Equal(ver.Hrefs, []string{subURL}) ||
+		!slices.Equal(self.Badges, []string{"self-reported"}) || !slices.Equal(self.Hrefs, []string{subURL}) {
+		t.Errorf("example submission: %q in %q, %q in %q; want verified and self-reported, linking to %s", ver.Badges, sub.Heading,
+			self.Badges, first.Heading, subURL)
+	}
+	if ver.Cells[tsr] != fr.Cells[tsr] || ver.Cells[frr] != fr.Cells[frr] || ver.Rank != fr.Rank {
+		t.Errorf("example submission (dict of None, verified): rank %s, success %s, runnable %s; want the fake model's (the same answers): %s, %s, %s",
+			ver.Rank, ver.Cells[tsr], ver.Cells[frr], fr.Rank, fr.Cells[tsr], fr.Cells[frr])
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(subURL), chromedp.WaitVisible(chromedp.CSS(`section.submission`))); err != nil {
+		t.Fatal(err)
+	}
+	entry, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => { const s = document.getElementById(`+strconv.Quote(fakerunner.ExampleFolder)+`);
+			return s ? [s.querySelector(".badge").textContent.trim(), s.querySelector("a[rel~=nofollow]").href, s.textContent] : []; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entry) != 3 || entry[0] != "verified" || entry[1] != "https://example.org/none-dict-baseline" ||
+		!strings.Contains(entry[2], "Example Author") || !strings.Contains(entry[2], "CC-BY-4.0") || !strings.Contains(entry[2], "6 of its 6 runs") {
+		t.Errorf("submissions page entry %s: %q", fakerunner.ExampleFolder, entry)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(home), chromedp.WaitVisible(chromedp.CSS(`table.ranked`))); err != nil {
+		t.Fatal(err)
 	}
 
 	// Real links to the paper and the upstream repository.

@@ -40,6 +40,11 @@ const LatestPath = "latest"
 type Options struct {
 	// ResultsDir is searched recursively for results files (*.parquet).
 	ResultsDir string
+	// SubmissionsDir holds submission folders (SUBMITTING.md), each read
+	// and checked by results/submission; VerifiedDir the verified records
+	// of each, in a folder of the same name (written by validate-submission
+	// -record). Empty or absent: none.
+	SubmissionsDir, VerifiedDir string
 	// Benchmark gives the question pages; nil builds none.
 	Benchmark *datasets.Benchmark
 	// DataHint is shown when there is no data (how to get it).
@@ -118,7 +123,22 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	logf("site: %d results files in %s", len(files), o.ResultsDir)
-	rep := &Report{Runs: len(files)}
+	subFiles, subs, subInvalid, subWarnings, err := readSubmissions(o.SubmissionsDir, o.VerifiedDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range subFiles {
+		if other, dup := paths[f.Run.RunID]; dup {
+			return nil, fmt.Errorf("run %s: in %s and in %s", f.Run.RunID, other, f.Path)
+		}
+		paths[f.Run.RunID] = f.Path
+		files = append(files, f)
+	}
+	invalid = append(invalid, subInvalid...)
+	if len(subs) > 0 {
+		logf("site: %d submissions in %s (%d runs and verified records)", len(subs), o.SubmissionsDir, len(subFiles))
+	}
+	rep := &Report{Runs: len(files), Warnings: subWarnings}
 	listed := map[string]string{} // run id → the newest release listing it
 	for _, r := range o.Releases {
 		for _, id := range r.Runs {
@@ -134,7 +154,11 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			errs = append(errs, iv.Err)
 		default:
 			rep.Skipped = append(rep.Skipped, iv)
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("skipped invalid results file %s (run %s, in no release): %v", iv.Path, iv.RunID, iv.Err))
+			if iv.RunID == "" {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("skipped %s: %v", iv.Path, iv.Err))
+			} else {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("skipped invalid results file %s (run %s, in no release): %v", iv.Path, iv.RunID, iv.Err))
+			}
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -158,7 +182,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		r := o.Releases[i]
 		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
 			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
-			ResultsPaths: map[string]string{}}
+			ResultsPaths: map[string]string{}, Submissions: subs}
 		if i > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[i-1].Version, o.Releases[i-1].Runs
 		}
@@ -208,7 +232,8 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	}
 	if needPreview(o.Releases, files) {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
-			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths}
+			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
+			Submissions: subs}
 		if n := len(o.Releases); n > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[n-1].Version, o.Releases[n-1].Runs
 		}

@@ -58,6 +58,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	resultsDir := fl.String("results", "build/results", "directory searched recursively for results files (*.parquet)")
 	out := fl.String("out", "public", "output directory (replaced as a whole)")
+	subs := fl.String("submissions", "submissions", "directory of submission folders (SUBMITTING.md); absent: none")
+	verified := fl.String("verified", "verified", "directory of the verified records of submissions (validate-submission -record); absent: none")
 	work := fl.String("work", "build/site", "directory for the generated Hugo sources (rewritten)")
 	data := fl.String("data", os.Getenv(datasets.EnvVar), "MatTools data root for the question pages (default $"+datasets.EnvVar+")")
 	repo := fl.String("repo", "", "repository root (default: found from the working directory)")
@@ -107,7 +109,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
-	opts := site.Options{ResultsDir: *resultsDir, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
+	opts := site.Options{ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
 		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr}
 	if *cut != "" {
 		if err := cutRelease(ctx, opts, *cut, *date, *title, stdout); err != nil {

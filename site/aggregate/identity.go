@@ -23,9 +23,13 @@ const (
 	// BadgeRunner: answers obtained and scored by this project's runner
 	// (including replays of recorded answers).
 	BadgeRunner Badge = "runner"
-	// BadgeSubmitted: results submitted by their authors, as submitted.
-	BadgeSubmitted Badge = "submitted"
-	// BadgeVerified: submitted code re-executed by this project.
+	// BadgeSubmitted: results submitted by their authors and scored by
+	// their own harness, as submitted: self-reported until this project
+	// re-executes them (BadgeVerified).
+	BadgeSubmitted Badge = "self-reported"
+	// BadgeVerified: submitted code re-executed by this project, with the
+	// verdicts it recorded outside the submission (results/submission
+	// LoadVerified); never a claim of the submitter.
 	BadgeVerified Badge = "verified"
 )
 

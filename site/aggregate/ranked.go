@@ -28,11 +28,12 @@ type RankedTable struct {
 	// benchmark's (49 and 138 for MatTools 2025-05), counted from the rows
 	// of a run (which has one per question, also outside its question set).
 	Questions, Properties, TotalQuestions, TotalProperties int
-	// Columns in display order: per scoring protocol (ProtocolOrder), task
-	// success rate then function runnable rate.
+	// Columns in display order: per scoring protocol (the headline's, then
+	// ProtocolOrder), task success rate then function runnable rate.
 	Columns []RankedColumn
-	// HeadlineProtocol is the protocol the rows are ranked by: the first
-	// of ProtocolOrder that any row has (else the first column's).
+	// HeadlineProtocol is the protocol the rows are ranked by: the one of
+	// ProtocolOrder under which most rows have a task success rate (ties:
+	// the first; else the first column's). Its columns come first.
 	HeadlineProtocol string
 	Rows             []*RankedRow
 	Parts            []*Table // the per-protocol tables joined, in ProtocolOrder
@@ -223,30 +224,31 @@ func (rt *RankedTable) join() {
 			}
 		}
 	}
-	for _, row := range rt.Rows {
-		row.Cells = make([]*Cell, len(rt.Columns))
-		for i, col := range rt.Columns {
-			for _, c := range row.Configurations {
-				if s, ok := c.Summaries[col.Metric]; ok && c.Key.ScoringProtocol == col.Protocol {
-					row.Cells[i] = &Cell{Configuration: c, Metric: col.Metric, Summary: s, Rounds: c.Rounds[col.Metric]}
-				}
-			}
-		}
-	}
+	rt.fillCells()
+	// The headline protocol: the one most rows have a task success rate
+	// under, ties broken by ProtocolOrder, so that a few rows scored under
+	// another protocol (a submission scored under mattools-v1 on all 49
+	// questions, beside MatTools' published totals) never unrank the rest.
+	best := 0
 	for _, p := range ProtocolOrder {
+		n := 0
 		for _, row := range rt.Rows {
 			if row.Cell(rt, p, TaskSuccessRate) != nil {
-				rt.HeadlineProtocol = p
-				break
+				n++
 			}
 		}
-		if rt.HeadlineProtocol != "" {
-			break
+		if n > best {
+			best, rt.HeadlineProtocol = n, p
 		}
 	}
 	if rt.HeadlineProtocol == "" && len(rt.Columns) > 0 {
 		rt.HeadlineProtocol = rt.Columns[0].Protocol // a protocol outside ProtocolOrder only
 	}
+	// The headline's columns come first.
+	slices.SortStableFunc(rt.Columns, func(x, y RankedColumn) int {
+		return cmp.Compare(boolRank(x.Protocol != rt.HeadlineProtocol), boolRank(y.Protocol != rt.HeadlineProtocol))
+	})
+	rt.fillCells()
 	rt.rank()
 }
 
@@ -407,4 +409,26 @@ func joinBadges(bs []Badge) string {
 		s[i] = string(b)
 	}
 	return strings.Join(s, " + ")
+}
+
+// fillCells gives every row one cell per column (nil where the row has no
+// value).
+func (rt *RankedTable) fillCells() {
+	for _, row := range rt.Rows {
+		row.Cells = make([]*Cell, len(rt.Columns))
+		for i, col := range rt.Columns {
+			for _, c := range row.Configurations {
+				if s, ok := c.Summaries[col.Metric]; ok && c.Key.ScoringProtocol == col.Protocol {
+					row.Cells[i] = &Cell{Configuration: c, Metric: col.Metric, Summary: s, Rounds: c.Rounds[col.Metric]}
+				}
+			}
+		}
+	}
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

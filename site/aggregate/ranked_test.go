@@ -255,3 +255,56 @@ func TestRankedRowsKeepBothOfOneProtocol(t *testing.T) {
 		t.Error("no runner row in the headline tables")
 	}
 }
+
+// TestHeadlineIsTheProtocolMostRowsHave: a submission scored under
+// mattools-v1 on all 49 questions, beside the published totals (mattools-
+// original) of every other row of that table, does not become the
+// headline: the table stays ranked as published, with those columns first,
+// and the submission's row follows, unranked, instead of ranking first
+// alone and unranking every published row.
+func TestHeadlineIsTheProtocolMostRowsHave(t *testing.T) {
+	files, before := realLeaderboard(t)
+	var extra []*results.File
+	for _, f := range files {
+		r := f.Run
+		if r.Provenance.Kind == results.ProvenanceRescored && r.System == results.SystemSingleLLM && r.Model == "gpt-4o-2024-08-06" &&
+			r.ScoringProtocol == results.ProtocolMatToolsV1 {
+			g := *f
+			g.Run.QuestionSet = results.QuestionSet{Name: results.QuestionSetAll, Questions: 49, Properties: 138}
+			g.Run.Totals.Questions, g.Run.Totals.Properties = 49, 138
+			g.Run.Provenance = results.Provenance{Kind: results.ProvenanceSubmitted, Submission: &results.Submission{Folder: "2026-12-01_x_gpt-4o_single-llm",
+				MetadataSHA256: strings.Repeat("0", 64)}}
+			g.Run.RunID = results.MakeRunID(&g.Run)
+			extra = append(extra, &g)
+		}
+	}
+	if len(extra) != 3 {
+		t.Fatalf("%d re-executed GPT-4o single-LLM mattools-v1 runs, want 3", len(extra))
+	}
+	after := aggregate.Build(append(files, extra...), aggregate.DefaultCatalog())
+	b, a := before.Headline[0], after.Headline[0]
+	if !a.Canonical() || a.HeadlineProtocol != results.ProtocolMatToolsOriginal || b.HeadlineProtocol != results.ProtocolMatToolsOriginal {
+		t.Fatalf("whole-benchmark table: headline %s (before the submission: %s), want %s", a.HeadlineProtocol, b.HeadlineProtocol, results.ProtocolMatToolsOriginal)
+	}
+	if c := a.Columns[0]; c.Protocol != results.ProtocolMatToolsOriginal || c.Metric != aggregate.TaskSuccessRate || len(a.Columns) != 4 {
+		t.Errorf("columns %v: want the headline's task success rate first, then mattools-v1's two", a.Columns)
+	}
+	ranked := 0
+	for i, row := range a.Rows {
+		if row.Family == "submitted:2026-12-01_x_gpt-4o_single-llm" {
+			if row.Rank != 0 || row.Cell(a, results.ProtocolMatToolsV1, aggregate.TaskSuccessRate) == nil || i < len(b.Rows) {
+				t.Errorf("submission row %d: rank %d; want it unranked after the %d published rows, with its mattools-v1 value", i, row.Rank, len(b.Rows))
+			}
+			continue
+		}
+		if row.Rank != b.Rows[i].Rank || row.Identity != b.Rows[i].Identity {
+			t.Errorf("row %d: %s rank %d; before the submission %s rank %d", i, row.Identity, row.Rank, b.Rows[i].Identity, b.Rows[i].Rank)
+		}
+		if row.Rank > 0 {
+			ranked++
+		}
+	}
+	if len(a.Rows) != len(b.Rows)+1 || ranked == 0 {
+		t.Errorf("%d rows (%d ranked), want the %d published ones and the submission's", len(a.Rows), ranked, len(b.Rows))
+	}
+}

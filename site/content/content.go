@@ -22,6 +22,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/submission"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
 	"github.com/mattools-leaderboard/leaderboard/site/plots"
@@ -63,6 +64,20 @@ type Edition struct {
 	ResultsPaths map[string]string
 	// DataHint says how to get the data when the edition has no runs.
 	DataHint string
+	// Submissions are the submissions known to the build; the edition
+	// shows those with a run among Files.
+	Submissions []*Submission
+}
+
+// Submission is a submission by pull request (SUBMITTING.md) as the pages
+// show it: its metadata and which of its runs were verified.
+type Submission struct {
+	Folder   string
+	Metadata submission.Metadata
+	// Runs are the run ids of its submitted runs; Verified those of the
+	// verified records the project recorded for it (validate-submission
+	// -reexecute -record), accepted by submission.LoadVerified.
+	Runs, Verified []string
 }
 
 // Link is a version switcher entry: a version and its edition path.
@@ -240,6 +255,7 @@ func Write(dirs Dirs, e *Edition) error {
 	w.writeQuestions(v)
 	w.writeMethodology(v)
 	w.writeDownloads(v)
+	w.writeSubmissions(v)
 	w.writeHome(v)
 	return w.err
 }

@@ -21,14 +21,15 @@ type badgeView struct {
 	Text  string `json:"text"`
 	Class string `json:"class"` // CSS class: badge-published, badge-re-executed, …
 	Title string `json:"title"` // what the badge means
+	Href  string `json:"href"`  // edition-relative link (a submission's entry), "" for none
 }
 
 var badgeTitles = map[aggregate.Badge]string{
 	aggregate.BadgePublished:  "MatTools' own totals, imported as published; per-question outcomes were never published",
 	aggregate.BadgeReexecuted: "stored generated code (MatTools' published code, or an earlier runner run's) re-executed by this project in its sandbox",
 	aggregate.BadgeRunner:     "answers obtained and scored by this project's runner",
-	aggregate.BadgeSubmitted:  "results submitted by their authors, as submitted",
-	aggregate.BadgeVerified:   "submitted code re-executed by this project",
+	aggregate.BadgeSubmitted:  "submitted by their authors and scored by the authors' own harness; not re-executed by this project",
+	aggregate.BadgeVerified:   "submitted code re-executed by this project in its sandbox (validate-submission -reexecute), every verdict as submitted; these are the project's recorded verdicts",
 }
 
 func newBadge(b aggregate.Badge) badgeView {
@@ -229,7 +230,11 @@ func (v *views) rankedRow(r *aggregate.RankedRow) *rankedRowView {
 	}
 	rv.WhyRefs = []string{}
 	for _, b := range r.Badges {
-		rv.Badges = append(rv.Badges, newBadge(b))
+		bv := newBadge(b)
+		if folder, ok := strings.CutPrefix(r.Family, "submitted:"); ok {
+			bv.Href = SubmissionsPath + "/#" + folder
+		}
+		rv.Badges = append(rv.Badges, bv)
 	}
 	for _, c := range r.Configurations {
 		rv.Configs = append(rv.Configs, c.Key.String())

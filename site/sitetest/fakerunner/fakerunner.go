@@ -134,7 +134,7 @@ func Run(t testing.TB, dataRoot string) Result {
 	return res
 }
 
-// Cleanup removes the folder FakeNoneModelRuns created, if any. Call it from
+// Cleanup removes the folders FakeNoneModelRuns and ExampleSubmission created, if any. Call it from
 // TestMain after m.Run.
 func Cleanup() {
 	mu.Lock()
@@ -142,6 +142,10 @@ func Cleanup() {
 	if created != "" {
 		os.RemoveAll(created)
 		created = ""
+	}
+	if subCreated != "" {
+		os.RemoveAll(subCreated)
+		subCreated = ""
 	}
 }
 

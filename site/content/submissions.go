@@ -1,0 +1,123 @@
+package content
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+)
+
+// SubmissionsPath is the edition-relative path of the submissions page; a
+// submission's anchor on it is its folder.
+const SubmissionsPath = "submissions"
+
+type runLinkView struct {
+	ID   string `json:"id"`
+	Href string `json:"href"`
+}
+
+type submissionView struct {
+	ID           string        `json:"id"` // the folder, the page anchor
+	Model        string        `json:"model"`
+	ModelID      string        `json:"model_id"`
+	ModelHref    string        `json:"model_href"`
+	Organization string        `json:"organization"`
+	Provider     string        `json:"provider"`
+	System       string        `json:"system"`
+	SystemHref   string        `json:"system_href"`
+	Source       string        `json:"source"`
+	Authors      string        `json:"authors"`
+	Contact      string        `json:"contact"`
+	Link         string        `json:"link"`
+	Date         string        `json:"date"`
+	ModelRelease string        `json:"model_release_date"`
+	OpenModel    string        `json:"open_model"`
+	OpenSystem   string        `json:"open_system"`
+	License      string        `json:"license"`
+	Notes        string        `json:"notes"`
+	Badge        badgeView     `json:"badge"`
+	Status       string        `json:"status"`
+	Runs         []runLinkView `json:"runs"`
+	Verified     []runLinkView `json:"verified"`
+}
+
+// editionSubmissions returns the submissions with a run in the edition.
+func (w *writer) editionSubmissions() []*Submission {
+	in := map[string]*results.File{}
+	for _, f := range w.e.Files {
+		in[f.Run.RunID] = f
+	}
+	var out []*Submission
+	for _, s := range w.e.Submissions {
+		if slices.ContainsFunc(s.Runs, func(id string) bool { return in[id] != nil }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// writeSubmissions writes the submissions page: each submission of the
+// edition with its metadata, its badge (verified when the edition holds
+// verified records of it, else self-reported) and its runs.
+func (w *writer) writeSubmissions(v *views) {
+	in := map[string]*results.File{}
+	for _, f := range w.e.Files {
+		in[f.Run.RunID] = f
+	}
+	yesNo := func(b *bool) string {
+		switch {
+		case b == nil:
+			return "not stated"
+		case *b:
+			return "yes"
+		}
+		return "no"
+	}
+	links := func(ids []string) []runLinkView {
+		out := []runLinkView{}
+		for _, id := range ids {
+			if in[id] != nil {
+				out = append(out, runLinkView{ID: id, Href: "downloads/runs/" + id + results.Extension})
+			}
+		}
+		return out
+	}
+	views := []submissionView{}
+	for _, s := range w.editionSubmissions() {
+		m := s.Metadata
+		model, ok := w.e.Catalog.Lookup(m.Model)
+		if !ok {
+			model = aggregate.Model{ID: m.Model, DisplayName: m.Model}
+			if m.ModelDisplayName != "" {
+				model.DisplayName = m.ModelDisplayName
+			}
+		}
+		sv := submissionView{ID: s.Folder, Model: model.DisplayName, ModelID: m.Model, Organization: m.Organization, Provider: m.Provider,
+			System: aggregate.SystemTitle(results.System(m.System)), SystemHref: systemHref(results.System(m.System)),
+			Authors: strings.Join(m.Authors, ", "), Contact: m.Contact, Link: m.Link, Date: m.Date, ModelRelease: m.ModelReleaseDate,
+			OpenModel: yesNo(m.OpenModel), OpenSystem: yesNo(m.OpenSystem), License: m.OutputsLicense, Notes: m.Notes,
+			Runs: links(s.Runs), Verified: links(s.Verified)}
+		if _, has := v.modelSlug[m.Model]; has {
+			sv.ModelHref = v.modelHref(m.Model)
+		}
+		if m.RetrievalSource != nil {
+			sv.Source = aggregate.SourceTitle(*m.RetrievalSource)
+		}
+		if len(sv.Verified) > 0 {
+			sv.Badge = newBadge(aggregate.BadgeVerified)
+			questions := in[sv.Verified[0].ID].Run.QuestionSet.Questions
+			sv.Status = fmt.Sprintf("Verified: this project re-executed the submitted code of %d of its %d runs in its sandbox under both scoring protocols "+
+				"(validate-submission -reexecute), found every verdict as submitted, and recorded its own verdicts (%d questions each; "+
+				"questions whose data files were absent on the verifying machine were not re-executed). The verified rows show those records.",
+				len(sv.Verified), len(sv.Runs), questions)
+		} else {
+			sv.Badge = newBadge(aggregate.BadgeSubmitted)
+			sv.Status = "Self-reported: the authors' own harness scored these runs; this project has not re-executed them. " +
+				"The validator checked their format, totals, rounds, question ids and the absence of credentials."
+		}
+		views = append(views, sv)
+	}
+	w.page(SubmissionsPath, "Submissions", "submissions", map[string]any{"submissions": views})
+}
