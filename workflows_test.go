@@ -82,6 +82,12 @@ func TestCheckSubmissionScriptRefusesVerifiedRecords(t *testing.T) {
 			want:     []string{"verified/x/y.parquet"},
 		},
 		{
+			name:     "code changed beside a submission",
+			files:    []string{"submissions/2026-12-01_a_b_single-llm/submission.toml", ".github/workflows/submission.yml", "cmd/validate-submission/main.go"},
+			wantExit: 1,
+			want:     []string{".github/workflows/submission.yml", "cmd/validate-submission/main.go", "outside submissions/"},
+		},
+		{
 			name:     "stray file under submissions",
 			files:    []string{"submissions/stray.parquet"},
 			wantExit: 1,

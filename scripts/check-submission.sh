@@ -8,8 +8,10 @@
 #                 (git diff --name-only GITREF...HEAD; committed changes only). The change is refused, before
 #                 any folder is validated, when it touches anything under verified/ (verified records are
 #                 written only by maintainers, with the project's own command: a pull request never carries
-#                 them) or a path under submissions/ that is not inside a submission folder (other than
-#                 submissions/README.md).
+#                 them), a path under submissions/ that is not inside a submission folder (other than
+#                 submissions/README.md), or, beside a submission folder, any path outside submissions/ (a
+#                 submission pull request changes only its folder: code, checker and workflow changes are
+#                 reviewed by the code owners instead).
 # --no-reexecute  validate without re-running the generated code in the sandbox (no -reexecute).
 # FOLDER...       submission folders checked as given (in addition to those found by --base).
 #
@@ -137,6 +139,7 @@ if [ -n "$base" ]; then
 
   verified=()
   stray=()
+  outside=()
   removed=()
   declare -A seen=()
   while IFS= read -r -d '' p; do
@@ -159,10 +162,18 @@ if [ -n "$base" ]; then
       submissions/*)
         stray+=("$p")
         ;;
+      *)
+        outside+=("$p")
+        ;;
     esac
   done <"$changed"
 
-  if [ ${#verified[@]} -gt 0 ] || [ ${#stray[@]} -gt 0 ]; then
+  # Paths outside submissions/ are refused only beside a submission folder: a change of submissions/README.md
+  # alone is no submission.
+  if [ ${#seen[@]} -eq 0 ]; then
+    outside=()
+  fi
+  if [ ${#verified[@]} -gt 0 ] || [ ${#stray[@]} -gt 0 ] || [ ${#outside[@]} -gt 0 ]; then
     echo "$prog: this change cannot be accepted (relative to the merge base with $base):" >&2
     for p in ${verified[@]+"${verified[@]}"}; do
       refuse "$p" "a pull request must not add, change or remove verified records: they are written only by the maintainers, with the project's own command; remove this path from the change"
@@ -170,7 +181,10 @@ if [ -n "$base" ]; then
     for p in ${stray[@]+"${stray[@]}"}; do
       refuse "$p" "not inside a submission folder: results go in submissions/<date>_<org>_<model>_<system>/ (submission.toml and the Parquet results files)"
     done
-    echo "$prog: refused: ${#verified[@]} path(s) under verified/, ${#stray[@]} path(s) under submissions/ outside a submission folder; no folder was validated" >&2
+    for p in ${outside[@]+"${outside[@]}"}; do
+      refuse "$p" "outside submissions/: a submission pull request changes only its folder; changes to the code, the checker or the workflow (which a pull_request event runs as the pull request has it) go in a pull request of their own, reviewed by the code owners"
+    done
+    echo "$prog: refused: ${#verified[@]} path(s) under verified/, ${#stray[@]} path(s) under submissions/ outside a submission folder, ${#outside[@]} path(s) outside submissions/; no folder was validated" >&2
     exit 1
   fi
   for d in ${removed[@]+"${removed[@]}"}; do

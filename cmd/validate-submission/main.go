@@ -182,11 +182,25 @@ func validate(ctx context.Context, c config, dir, root string, bench *datasets.B
 			sub.Folder, len(rx.problems), len(ids), strings.Join(ids, ", "))
 		return false, nil
 	}
+	if rx.compared == 0 {
+		fmt.Fprintf(stdout, "submission %s: INVALID: nothing to re-execute: none of its scored questions has its data files on this machine "+
+			"(a submission verifies only by re-executing its code)\n", sub.Folder)
+		return false, nil
+	}
 	fmt.Fprintf(stdout, "  re-executed: %d answers (%d distinct) in the sandbox under %s: %d verdicts compared, all agree (%.1f s)\n",
 		rx.answers, rx.executions, strings.Join(scoring.Protocols, " and "), rx.compared, time.Since(start).Seconds())
 	if len(rx.notRun) > 0 {
 		fmt.Fprintf(stdout, "  not re-executed (never counted as agreeing): %d questions whose data files are absent on this machine: %s\n",
 			len(rx.notRun), strings.Join(rx.notRun, ", "))
+	}
+	if len(rx.left) > 0 {
+		fmt.Fprintf(stdout, "  left out by the submission (data-missing in its rows, although this machine has their data files): %d questions: %s\n",
+			len(rx.left), strings.Join(rx.left, ", "))
+	}
+	if c.record != "" && len(rx.left) > 0 {
+		fmt.Fprintf(stdout, "submission %s: not recorded: a verified record covers every question this machine can re-execute, and the submission "+
+			"leaves %d of them out; submit them (scored) to be verified\n", sub.Folder, len(rx.left))
+		return false, nil
 	}
 	if c.record != "" {
 		dir, n, err := record(c, sub, rx)
@@ -248,6 +262,7 @@ type reexecution struct {
 	problems   submission.Problems
 	disagree   map[string]bool // question ids with a contradicted verdict
 	notRun     []string        // question ids not re-executed (data absent)
+	left       []string        // question ids executable here that the submission leaves out (data-missing in its rows)
 	answers    int             // answers (question × round) re-executed
 	executions int             // distinct answers executed
 	compared   int             // verdicts compared
@@ -355,10 +370,14 @@ feed:
 
 	// Compare, question by question, under each file's protocol.
 	notRun := map[string]bool{}
+	left := map[string]bool{}
 	for _, f := range sub.Files {
 		for i := range f.Questions {
 			row := &f.Questions[i]
 			if row.Verdict == string(results.VerdictDataMissing) {
+				if q := byID[row.QuestionID]; q != nil && q.Executable() {
+					left[row.QuestionID] = true
+				}
 				continue
 			}
 			s := rx.scored[answerKey(row)]
@@ -379,7 +398,12 @@ feed:
 	for id := range notRun {
 		rx.notRun = append(rx.notRun, id)
 	}
-	sort.Slice(rx.notRun, func(i, j int) bool { return byID[rx.notRun[i]].Index < byID[rx.notRun[j]].Index })
+	for id := range left {
+		rx.left = append(rx.left, id)
+	}
+	for _, ids := range [][]string{rx.notRun, rx.left} {
+		sort.Slice(ids, func(i, j int) bool { return byID[ids[i]].Index < byID[ids[j]].Index })
+	}
 	return rx, nil
 }
 

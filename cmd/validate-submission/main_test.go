@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
@@ -158,7 +160,7 @@ func rewrite(t *testing.T, path string, edit func(f *results.File, run map[strin
 		q.Model, q.Round, q.ScoringProtocol = f.Run.Model, int32(f.Run.Round), f.Run.ScoringProtocol
 	}
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[results.QuestionRow](&buf,
+	w := parquet.NewGenericWriter[results.QuestionRow](&buf, parquet.Compression(&zstd.Codec{}),
 		parquet.KeyValueMetadata(results.MetaFormatVersion, strconv.Itoa(f.Run.FormatVersion)),
 		parquet.KeyValueMetadata(results.MetaRowKind, "tool-usage-question"),
 		parquet.KeyValueMetadata(results.MetaBenchmark, string(f.Run.Benchmark)),
@@ -277,6 +279,17 @@ func TestBrokenSubmissionsFail(t *testing.T) {
 		{"metadata changed after the results were written", func(t *testing.T, dir string, files []string) {
 			appendFile(t, filepath.Join(dir, "submission.toml"), "\n# a late edit\n")
 		}, []string{": provenance.submission.metadata_sha256: is "}},
+		{"unknown column", func(t *testing.T, dir string, files []string) {
+			pyarrow(t, `t = t.append_column("zz_extra", pa.array(["x"] * t.num_rows))`, files[0])
+		}, []string{"mattools-v1-strict__r1.parquet: zz_extra: unknown column"}},
+		{"unknown key-value metadata holding a key", func(t *testing.T, dir string, files []string) {
+			pyarrow(t, `t = t.replace_schema_metadata({**t.schema.metadata, b"notes": b"sk-proj-`+strings.Repeat("Qw3r", 8)+`"})`, files[0])
+		}, []string{"key-value metadata notes: unknown key", "key-value metadata notes: holds a credential (OpenAI-style"}},
+		{"code that decompresses past the cap", func(t *testing.T, dir string, files []string) {
+			rewrite(t, files[0], func(f *results.File, run map[string]any) {
+				f.Questions[0].Code += "# " + strings.Repeat("x", int(submission.DefaultLimits.MaxDecodedBytes)) + "\n"
+			})
+		}, []string{": size: its columns decompress to ", "over the cap of 67108864 bytes per results file"}},
 		{"folder name disagrees with the metadata", func(t *testing.T, dir string, files []string) {
 			edit(t, filepath.Join(dir, "submission.toml"), `system = "single-llm"`, `system = "llm-rag"`)
 		}, []string{"submission.toml: the folder is", "_llm-rag"}},
@@ -299,6 +312,16 @@ func TestBrokenSubmissionsFail(t *testing.T) {
 				t.Errorf("output names no file of %s:\n%s", dir, out)
 			}
 		})
+	}
+}
+
+// pyarrow runs a pyarrow statement on the table t read from each path
+// (pa and pq imported), then writes t back.
+func pyarrow(t *testing.T, stmt string, paths ...string) {
+	t.Helper()
+	script := "import sys, pyarrow as pa, pyarrow.parquet as pq\nfor p in sys.argv[1:]:\n    t = pq.read_table(p)\n    " + stmt + "\n    pq.write_table(t, p)\n"
+	if out, err := exec.Command(submitPython(t), append([]string{"-c", script}, paths...)...).CombinedOutput(); err != nil {
+		t.Fatalf("pyarrow: %v\n%s", err, out)
 	}
 }
 
@@ -508,5 +531,65 @@ func TestCheckSubmissionScriptOnExample(t *testing.T) {
 	want := "::error file=submissions/" + exampleFolder + "/" + filepath.Base(p) + ",title=totals.runnable::is 48 but 49 rows are runnable"
 	if code != 1 || !strings.Contains(out, want) || !strings.Contains(out, "FAIL  submissions/"+exampleFolder) {
 		t.Errorf("exit %d; want 1 and the annotation %q:\n%s", code, want, out)
+	}
+}
+
+// leaveOut marks the questions ids of every results file in dir
+// data-missing, as a submission scored on a subset does (question set
+// "subset", totals from the rows).
+func leaveOut(t *testing.T, dir string, ids ...string) {
+	t.Helper()
+	for _, p := range runFiles(t, dir) {
+		rewrite(t, p, func(f *results.File, run map[string]any) {
+			var keep []string
+			props := 0
+			for i := range f.Questions {
+				q := &f.Questions[i]
+				if slices.Contains(ids, q.QuestionID) {
+					q.Verdict, q.VerdictCause, q.Runnable, q.PropertiesPassed, q.FailedProperties = string(results.VerdictDataMissing), "", nil, nil, nil
+					continue
+				}
+				keep = append(keep, q.QuestionID)
+				props += int(q.PropertyCount)
+			}
+			qs := results.QuestionSet{Name: "subset", Questions: len(keep), Properties: props, IDs: keep}
+			tot, _ := results.Tally(f.Questions, qs)
+			run["question_set"], run["totals"] = qs, tot
+		})
+	}
+}
+
+// TestReexecuteRefusesWhatItCannotVerify: a submission that leaves out
+// (data-missing) every question the machine can re-execute has nothing to
+// verify and fails with -reexecute, instead of "all agree" over nothing;
+// one that leaves out some of them is reported, and -record refuses it, so
+// that a verified record always covers every question the machine can run.
+func TestReexecuteRefusesWhatItCannotVerify(t *testing.T) {
+	data := mattoolstest.DataRoot(t, "to re-execute the example submission")
+	python := sandboxPython(t)
+	only := []string{"-reexecute", "-data", data, "-python", python, "-questions", "test_vacancy,test_boltzmann"}
+
+	dir := exampleSubmission(t)
+	leaveOut(t, dir, "test_vacancy", "test_boltzmann")
+	if code, out := validateArgs(t, dir); code != exitOK {
+		t.Fatalf("without -reexecute: exit %d:\n%s", code, out)
+	}
+	code, out := validateArgs(t, append(only, "-record", filepath.Join(t.TempDir(), "verified"), dir)...)
+	if code != exitInvalid || !strings.Contains(out, "INVALID: nothing to re-execute") || strings.Contains(out, "all agree") {
+		t.Errorf("every re-executable question left out: exit %d:\n%s", code, out)
+	}
+
+	dir = exampleSubmission(t)
+	leaveOut(t, dir, "test_boltzmann")
+	verified := filepath.Join(t.TempDir(), "verified")
+	code, out = validateArgs(t, append(only, "-record", verified, dir)...)
+	for _, w := range []string{"re-executed: 3 answers (1 distinct)", "left out by the submission (data-missing in its rows, although this machine has their data files): 1 questions: test_boltzmann",
+		"not recorded: a verified record covers every question this machine can re-execute"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if _, err := os.Stat(verified); code != exitInvalid || !os.IsNotExist(err) {
+		t.Errorf("exit %d, verified root %v: want 1 and nothing recorded", code, err)
 	}
 }

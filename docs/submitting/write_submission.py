@@ -351,7 +351,7 @@ def submission_folder_name(date: str) -> str:
 
 
 def make_run_id(folder: str, protocol: str, round_: int) -> str:
-    """The run id this project would give the run (results.MakeRunID); any unique [A-Za-z0-9._-]+ id is valid."""
+    """The run id this project would give the run (results.MakeRunID). A submission's run ids must start with submitted__<folder>__."""
     return "__".join(["submitted", folder, BENCHMARK, SYSTEM, f"s{RETRIEVAL_SOURCE}", MODEL, protocol, f"r{round_}"])
 
 

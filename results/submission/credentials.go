@@ -21,9 +21,12 @@ var credentialPatterns = []struct {
 	{"Slack token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
 	{"Groq/Replicate/Together-style key", regexp.MustCompile(`\b(?:gsk_|r8_|tgp_v1_)[A-Za-z0-9_-]{30,}`)},
 	{"private key", regexp.MustCompile(`-----BEGIN (?:[A-Z ]+ )?PRIVATE KEY-----`)},
-	{"bearer token", regexp.MustCompile(`(?i)\bauthorization:\s*bearer\s+[A-Za-z0-9._~+/=-]{16,}`)},
+	{"bearer token", regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{20,}`)},
+	{"JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
 	{"credentials in a URL", regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://[^\s/:@"']+:[^\s/@"']+@`)},
-	{"API key assignment", regexp.MustCompile(`(?i)\b(?:api[_-]?key|access[_-]?token|secret[_-]?key)\b["']?\s*[:=]\s*["'][A-Za-z0-9_\-./+=]{16,}["']`)},
+	// A literal assigned to a name ending in api_key, token, secret or
+	// password (MISTRAL_API_KEY = "…", {"api_key": "…"}, environ["X_TOKEN"] = "…").
+	{"API key assignment", regexp.MustCompile(`(?i)(?:api[_-]?key|access[_-]?key|token|secret(?:[_-]?key)?|password)["']?\s*\]?\s*[:=]\s*[bru]?["'][A-Za-z0-9_\-./+=]{16,}["']`)},
 }
 
 // FindCredential returns the kind of the first credential-shaped string in

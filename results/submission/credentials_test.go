@@ -12,22 +12,26 @@ import (
 func TestFindCredential(t *testing.T) {
 	long := strings.Repeat("aB3x", 12)
 	found := map[string]string{
-		"sk-" + long:                                           "OpenAI-style",
-		"key = 'sk-proj-" + long + "'":                         "OpenAI-style",
-		"sk-ant-api03-" + long:                                 "OpenAI-style",
-		"AKIA" + strings.Repeat("Q", 16):                       "AWS",
-		"ghp_" + strings.Repeat("a1", 18):                      "GitHub",
-		"github_pat_" + strings.Repeat("A_", 21):               "GitHub",
-		"AIza" + strings.Repeat("x", 35):                       "Google",
-		"hf_" + strings.Repeat("Z9", 16):                       "Hugging Face",
-		"xoxb-1234567890-abcdef":                               "Slack",
-		"-----BEGIN OPENSSH PRIVATE KEY-----":                  "private key",
-		"Authorization: Bearer " + long:                        "bearer",
-		"https://user:hunter2@api.example.org/v1":              "credentials in a URL",
-		`{"api_key": "` + long + `"}`:                          "API key assignment",
-		"client = OpenAI(api_key='" + long + "')":              "API key assignment",
-		"gsk_" + long:                                          "Groq",
-		"OPENAI_API_KEY=sk-" + long + " python run_harness.py": "OpenAI-style",
+		"sk-" + long:                                                "OpenAI-style",
+		"key = 'sk-proj-" + long + "'":                              "OpenAI-style",
+		"sk-ant-api03-" + long:                                      "OpenAI-style",
+		"AKIA" + strings.Repeat("Q", 16):                            "AWS",
+		"ghp_" + strings.Repeat("a1", 18):                           "GitHub",
+		"github_pat_" + strings.Repeat("A_", 21):                    "GitHub",
+		"AIza" + strings.Repeat("x", 35):                            "Google",
+		"hf_" + strings.Repeat("Z9", 16):                            "Hugging Face",
+		"xoxb-1234567890-abcdef":                                    "Slack",
+		"-----BEGIN OPENSSH PRIVATE KEY-----":                       "private key",
+		"Authorization: Bearer " + long:                             "bearer",
+		"https://user:hunter2@api.example.org/v1":                   "credentials in a URL",
+		`{"api_key": "` + long + `"}`:                               "API key assignment",
+		"client = OpenAI(api_key='" + long + "')":                   "API key assignment",
+		"gsk_" + long:                                               "Groq",
+		"OPENAI_API_KEY=sk-" + long + " python run_harness.py":      "OpenAI-style",
+		`os.environ["MISTRAL_API_KEY"] = "Zx81` + long + `"`:        "API key assignment",
+		`AZURE_OPENAI_API_KEY = "` + strings.Repeat("0f", 16) + `"`: "API key assignment",
+		`headers = {"Authorization": "Bearer eyJ` + long + `"}`:     "bearer",
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U": "JSON Web Token",
 	}
 	for s, kind := range found {
 		if got := FindCredential(s); !strings.Contains(got, kind) {
@@ -42,6 +46,10 @@ func TestFindCredential(t *testing.T) {
 		"mask = np.array([...]) # desk-top",
 		"ratio: 0.5, api_key: None",
 		"Authorization: Bearer $TOKEN",
+		"token = tokenizer(text)",
+		"max_tokens = 1000",
+		`sort_key = "properties_passed"`,
+		"the bearer of the charge state",
 	} {
 		if got := FindCredential(s); got != "" {
 			t.Errorf("FindCredential(%q) = %q, want none", s, got)

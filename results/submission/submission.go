@@ -107,11 +107,17 @@ type Limits struct {
 	MaxTotalBytes    int64 // the whole folder
 	MaxFiles         int   // results files
 	MaxMetadataBytes int64 // submission.toml and README.md, each
+	// MaxDecodedBytes caps the decompressed size of one results file's
+	// columns (from its Parquet footer, checked before decoding).
+	MaxDecodedBytes int64
+	// MaxCodeBytes caps one question's generated code.
+	MaxCodeBytes int
 }
 
 // DefaultLimits: a tool-usage run of 49 questions is 0.1–2 MB; a QA run of
 // the whole code set is about 10 MB.
-var DefaultLimits = Limits{MaxFileBytes: 32 << 20, MaxTotalBytes: 128 << 20, MaxFiles: 24, MaxMetadataBytes: 64 << 10}
+var DefaultLimits = Limits{MaxFileBytes: 32 << 20, MaxTotalBytes: 128 << 20, MaxFiles: 24, MaxMetadataBytes: 64 << 10,
+	MaxDecodedBytes: 64 << 20, MaxCodeBytes: 256 << 10}
 
 // Problem is one reason a submission is invalid, located by file, 1-based
 // row (0: the file as a whole or its metadata) and field.
@@ -263,10 +269,19 @@ func Load(dir string, lim Limits) (*Submission, Problems) {
 			add(p, 0, "", "%v", err)
 			continue
 		}
+		if fps := checkFooter(p, lim); len(fps) > 0 {
+			ps = append(ps, fps...)
+			continue
+		}
 		f, err := results.Read(p)
 		if err != nil {
 			ps = append(ps, problemsOf(p, err)...)
 			continue
+		}
+		for i, q := range f.Questions {
+			if len(q.Code) > lim.MaxCodeBytes {
+				add(p, i+1, "code", "%d bytes, over the cap of %d bytes per question", len(q.Code), lim.MaxCodeBytes)
+			}
 		}
 		sum := sha256.Sum256(data)
 		if _, dup := s.FileSHA256[f.Run.RunID]; dup {

@@ -192,7 +192,7 @@ func (rt *RankedTable) join() {
 	for _, t := range rt.Parts {
 		for _, r := range t.Rows {
 			for _, c := range r.Configurations {
-				if rt.Questions == 0 {
+				if rt.TotalQuestions == 0 {
 					qs := c.QuestionSet()
 					rt.Questions, rt.Properties = qs.Questions, qs.Properties
 					// The benchmark's size: a tool-usage run has a row per

@@ -107,11 +107,24 @@ func (w *writer) writeSubmissions(v *views) {
 		}
 		if len(sv.Verified) > 0 {
 			sv.Badge = newBadge(aggregate.BadgeVerified)
-			questions := in[sv.Verified[0].ID].Run.QuestionSet.Questions
-			sv.Status = fmt.Sprintf("Verified: this project re-executed the submitted code of %d of its %d runs in its sandbox under both scoring protocols "+
-				"(validate-submission -reexecute), found every verdict as submitted, and recorded its own verdicts (%d questions each; "+
-				"questions whose data files were absent on the verifying machine were not re-executed). The verified rows show those records.",
-				len(sv.Verified), len(sv.Runs), questions)
+			verifiedQ := in[sv.Verified[0].ID].Run.QuestionSet.Questions
+			submittedQ := verifiedQ
+			if len(sv.Runs) > 0 {
+				submittedQ = in[sv.Runs[0].ID].Run.QuestionSet.Questions
+			}
+			if verifiedQ < submittedQ {
+				sv.Badge.Text = fmt.Sprintf("verified on %d of %d questions", verifiedQ, submittedQ)
+			}
+			sv.Status = fmt.Sprintf("Verified on %d of its %d questions: this project re-executed the submitted code of %d of its %d runs in its sandbox "+
+				"under both scoring protocols (validate-submission -reexecute), found every verdict of those questions as submitted, and recorded its own "+
+				"verdicts; the rows badged verified show them. The other %d questions had no data files on the verifying machine and were not re-executed: "+
+				"the rows over all %d questions stay self-reported.",
+				verifiedQ, submittedQ, len(sv.Verified), len(sv.Runs), submittedQ-verifiedQ, submittedQ)
+			if verifiedQ >= submittedQ {
+				sv.Status = fmt.Sprintf("Verified: this project re-executed the submitted code of %d of its %d runs in its sandbox under both scoring protocols "+
+					"(validate-submission -reexecute), found every verdict as submitted, and recorded its own verdicts; the rows badged verified show them.",
+					len(sv.Verified), len(sv.Runs))
+			}
 		} else {
 			sv.Badge = newBadge(aggregate.BadgeSubmitted)
 			sv.Status = "Self-reported: the authors' own harness scored these runs; this project has not re-executed them. " +
