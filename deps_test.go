@@ -28,9 +28,11 @@ var allowed = map[string][]string{
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
 	// LLM client from the runner; scoring never calls an LLM.
-	"runner":                []string{"datasets", "results", "internal/version", "runner/llm", "runner/plan", "runner/scoring", "runner/systems", "runner/sandbox"},
+	"runner":                []string{"datasets", "datasets/corpus", "results", "internal/version", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
 	"runner/plan":           []string{"results"},
-	"runner/systems":        []string{"datasets", "results", "runner/internal/pystr", "runner/llm"},
+	"runner/systems":        []string{"datasets", "results", "runner/internal/pystr", "runner/llm", "runner/retrieval"},
+	"runner/retrieval":      []string{"datasets/corpus", "runner/llm"},
+	"datasets/corpus":       []string{},
 	"runner/scoring":        []string{"datasets", "results", "runner/internal/pystr", "runner/sandbox"},
 	"runner/llm":            []string{},
 	"runner/llm/llmtest":    []string{},
@@ -38,6 +40,7 @@ var allowed = map[string][]string{
 	"runner/internal/pystr": []string{},
 	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "runner/sandbox", "runner/systems"},
 	"cmd/replay-llm":        []string{"datasets", "runner/llm/replay"},
+	"cmd/retrieval-quality": []string{"datasets", "datasets/corpus", "runner/retrieval"},
 
 	// The site: results files → aggregate → plots, content → hugo (issue 3).
 	"site/paperonly": []string{"results"},

@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 )
 
@@ -19,6 +21,7 @@ type Estimate struct {
 	Benchmark results.Benchmark
 	System    results.System
 	Source    int
+	Method    string // retrieval method, "" without retrieval
 	Model     string
 	Round     int
 	Protocols []string // the protocols, one run each (ProtocolUnscored when not scored)
@@ -31,6 +34,13 @@ type Estimate struct {
 	Calls                          int
 	PromptTokens, CompletionTokens int64
 	CostUSD                        *float64 // nil when the model has no price
+	// EmbeddingCalls and EmbeddingTokens forecast the embeddings requests
+	// of a dense-retrieval run: one query per question, and, for the first
+	// run of each corpus × embedding model, the whole corpus in batches
+	// (cached afterwards; nothing when the cache already holds it). The
+	// cost includes them when the plan gives the embedding price.
+	EmbeddingCalls  int
+	EmbeddingTokens int64
 }
 
 // EstimatePlan forecasts every run of the plan without calling any model or
@@ -43,15 +53,16 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 	}
 	est := o.Plan.Estimate
 	var out []Estimate
+	embedded := map[string]bool{} // corpus × embedding model already counted
 	for _, p := range e.runs {
-		x := Estimate{RunID: p.journalID, Benchmark: p.pr.Benchmark, System: p.pr.System, Source: p.pr.RetrievalSource,
+		x := Estimate{RunID: p.journalID, Benchmark: p.pr.Benchmark, System: p.pr.System, Source: p.pr.RetrievalSource, Method: p.pr.RetrievalMethod,
 			Model: p.pr.Model.Name, Round: p.pr.Round, Questions: len(p.items), Done: p.done}
 		for _, out := range p.outs {
 			x.Protocols = append(x.Protocols, out.run.ScoringProtocol)
 		}
 		var sys systems.System
 		if p.pr.Benchmark == results.BenchmarkToolUsage {
-			if sys, err = systems.New(p.pr.System, systems.Params{RetrievalSource: p.pr.RetrievalSource}); err != nil {
+			if sys, err = systems.New(p.pr.System, systems.Params{RetrievalSource: p.pr.RetrievalSource, TopK: p.pr.TopK}); err != nil {
 				return nil, err
 			}
 		}
@@ -79,6 +90,38 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 		if price := p.pr.Model.Price; price != nil {
 			x.CostUSD = ptr(price.Cost(x.PromptTokens, x.CompletionTokens))
 		}
+		if p.pr.RetrievalMethod == plan.MethodEmbedding && len(todo) > 0 {
+			emb := o.Plan.Retrieval.Embedding
+			var queryBytes int
+			for _, it := range todo {
+				queryBytes += len(it.q.Text)
+			}
+			x.EmbeddingCalls = len(todo)
+			x.EmbeddingTokens = int64(math.Ceil(float64(queryBytes) / est.BytesPerToken))
+			key := fmt.Sprintf("%d/%s", p.pr.RetrievalSource, emb.Model)
+			if !embedded[key] {
+				embedded[key] = true
+				c, err := e.rr.corpus(p.pr.RetrievalSource)
+				if err != nil {
+					return nil, err
+				}
+				if !retrieval.DenseCached(c, emb.Model, e.rr.retrievalCache()) {
+					var corpusBytes int
+					for _, ch := range c.Chunks {
+						corpusBytes += len(ch.Text)
+					}
+					x.EmbeddingCalls += (len(c.Chunks) + emb.BatchSize - 1) / emb.BatchSize
+					x.EmbeddingTokens += int64(math.Ceil(float64(corpusBytes) / est.BytesPerToken))
+				}
+			}
+			if emb.PricePerMillion > 0 {
+				cost := float64(x.EmbeddingTokens) * emb.PricePerMillion / 1e6
+				if x.CostUSD != nil {
+					cost += *x.CostUSD
+				}
+				x.CostUSD = &cost
+			}
+		}
 		out = append(out, x)
 	}
 	return out, nil
@@ -87,9 +130,9 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 // WriteEstimates prints the estimates as a table with a total line.
 func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "round\tmodel\tbenchmark\tsystem\tsource\tprotocols\tquestions\tdone\tcalls\t~prompt tok\t~completion tok\t~cost USD\t")
-	var calls, runs int
-	var pt, ct int64
+	fmt.Fprintln(tw, "round\tmodel\tbenchmark\tsystem\tsource\tretrieval\tprotocols\tquestions\tdone\tcalls\t~prompt tok\t~completion tok\temb calls\t~emb tok\t~cost USD\t")
+	var calls, runs, ecalls int
+	var pt, ct, et int64
 	var cost float64
 	unpriced := 0
 	for _, x := range ests {
@@ -104,16 +147,26 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 			unpriced++
 		}
 		runs += len(x.Protocols)
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t\n", x.Round, x.Model, x.Benchmark, x.System, x.Source,
-			strings.Join(x.Protocols, "+"), x.Questions, x.Done, x.Calls, x.PromptTokens, x.CompletionTokens, c)
+		method := x.Method
+		if method == "" {
+			method = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", x.Round, x.Model, x.Benchmark, x.System, x.Source,
+			method, strings.Join(x.Protocols, "+"), x.Questions, x.Done, x.Calls, x.PromptTokens, x.CompletionTokens, x.EmbeddingCalls, x.EmbeddingTokens, c)
 		calls += x.Calls
+		ecalls += x.EmbeddingCalls
+		et += x.EmbeddingTokens
 		pt += x.PromptTokens
 		ct += x.CompletionTokens
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%d runs (results files), %d model calls to make, ~%d prompt + ~%d completion tokens, estimated cost $%.2f", runs, calls, pt, ct, cost)
+	fmt.Fprintf(w, "\n%d runs (results files), %d model calls to make, ~%d prompt + ~%d completion tokens", runs, calls, pt, ct)
+	if ecalls > 0 {
+		fmt.Fprintf(w, ", %d embeddings requests (~%d tokens)", ecalls, et)
+	}
+	fmt.Fprintf(w, ", estimated cost $%.2f", cost)
 	if unpriced > 0 {
 		fmt.Fprintf(w, " (priced models only; %d rows have no price)", unpriced)
 	}

@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -91,6 +92,11 @@ type Options struct {
 	Generator string
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// CorpusCache and RetrievalCache hold the built corpora and the
+	// retrieval indexes and embeddings; "" means DefaultCorpusCache and
+	// DefaultRetrievalCache. CorpusPython parses the source-1 code (ast,
+	// never executing it); "" means corpus.DefaultPython.
+	CorpusCache, RetrievalCache, CorpusPython string
 }
 
 // Status is what happened to one run.
@@ -179,6 +185,7 @@ type engine struct {
 	prompts *systems.Prompts
 	qaSets  map[string]*datasets.QASet
 	runs    []*prepared
+	rr      *retrievers
 }
 
 // prepare loads the data the plan needs and builds every run's skeleton.
@@ -192,7 +199,7 @@ func prepare(ctx context.Context, o Options) (*engine, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}}
+	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}, rr: newRetrievers(o)}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -248,6 +255,33 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			Source: "plan"},
 		Provenance: results.Provenance{Kind: results.ProvenanceRunner, Source: append([]results.SourceFile(nil), e.prompts.Files...)},
 		Endpoint:   llm.RedactURL(m.BaseURLFor(pr.Round)),
+	}
+	if pr.RetrievalMethod != "" {
+		c, err := e.rr.corpus(pr.RetrievalSource)
+		if err != nil {
+			return nil, err
+		}
+		r.RetrievalMethod, r.CorpusID, r.TopK = pr.RetrievalMethod, c.ID, pr.TopK
+		if pr.RetrievalMethod == plan.MethodEmbedding {
+			r.EmbeddingModel = e.o.Plan.Retrieval.Embedding.Model
+		}
+	}
+	if pr.Benchmark == results.BenchmarkToolUsage {
+		sys, err := systems.New(pr.System, systems.Params{RetrievalSource: pr.RetrievalSource, TopK: pr.TopK})
+		if err != nil {
+			return nil, err
+		}
+		if ps, ok := sys.(systems.Prompted); ok {
+			for _, rel := range ps.PromptFiles() {
+				_, src, err := e.prompts.Text(rel)
+				if err != nil {
+					return nil, err
+				}
+				if !slices.Contains(r.Provenance.Source, src) {
+					r.Provenance.Source = append(r.Provenance.Source, src)
+				}
+			}
+		}
 	}
 	p := &prepared{pr: pr}
 	h := sha256.New()
@@ -445,8 +479,13 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	env := systems.Env{LLM: client, Prompts: e.prompts}
 	var sys systems.System
 	if p.pr.Benchmark == results.BenchmarkToolUsage {
-		if sys, err = systems.New(p.pr.System, systems.Params{RetrievalSource: p.pr.RetrievalSource}); err != nil {
+		if sys, err = systems.New(p.pr.System, systems.Params{RetrievalSource: p.pr.RetrievalSource, TopK: p.pr.TopK}); err != nil {
 			return fail(err, len(j.items))
+		}
+		if p.pr.RetrievalMethod != "" {
+			if env.Retriever, err = e.rr.get(ctx, p.pr.RetrievalSource, p.pr.RetrievalMethod); err != nil {
+				return fail(err, len(j.items))
+			}
 		}
 	}
 
@@ -545,7 +584,8 @@ func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.S
 			Code: g.Code, FunctionName: g.FunctionName, Verdict: string(results.VerdictUnknown), Response: &g.Response,
 			FinishReason: &g.FinishReason, Attempts: ptr(int32(u.Attempts)), PromptTokens: &u.PromptTokens,
 			CompletionTokens: &u.CompletionTokens, LatencyMS: ptr(u.Latency.Milliseconds()),
-			ResponseBytes: ptr(int64(len(g.Response)))} // the response is kept whole
+			ResponseBytes: ptr(int64(len(g.Response))), // the response is kept whole
+			Retrieved:     g.Retrieved, Trace: g.Trace}
 		if scorer != nil {
 			s, err := scorer.Score(ctx, it.q, scoring.Submission{Code: g.Code, FunctionName: g.FunctionName})
 			if err != nil {

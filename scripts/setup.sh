@@ -43,6 +43,17 @@ if [ "$(cat "$submit_venv/.requirements.sha256" 2>/dev/null)" != "$submit_req_sh
   echo "$submit_req_sha" >"$submit_venv/.requirements.sha256"
 fi
 
+# The test-only environment of the corpus fidelity check (LangChain's splitters and BeautifulSoup, pinned in
+# scripts/corpus-fidelity/requirements.txt; datasets/corpus TestFidelity): a no-op when the stamp matches.
+fid_venv=build/corpus-fidelity-venv
+fid_req_sha=$(sha256sum scripts/corpus-fidelity/requirements.txt | cut -d' ' -f1)
+if [ "$(cat "$fid_venv/.requirements.sha256" 2>/dev/null)" != "$fid_req_sha" ]; then
+  echo "setup: python venv $fid_venv (scripts/corpus-fidelity/requirements.txt)"
+  /usr/bin/python3 -m venv "$fid_venv"
+  "$fid_venv/bin/pip" install -q -r scripts/corpus-fidelity/requirements.txt
+  echo "$fid_req_sha" >"$fid_venv/.requirements.sha256"
+fi
+
 # actionlint (a Go tool in its own module, tools/actionlint/go.mod), which checks .github/workflows in make test:
 # built here, outside any test timeout.
 go tool -modfile=tools/actionlint/go.mod actionlint -version >/dev/null

@@ -75,6 +75,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	resultsDir := filepath.Join(base, "results")
 	copyTree(t, importedDir, filepath.Join(resultsDir, "imported"))
 	copyTree(t, fakeDir, filepath.Join(resultsDir, "fake"))
+	copyTree(t, fakerunner.Run(t, root).RAGDir, filepath.Join(resultsDir, "fake-rag"))
 	bench, err := datasets.Load(root)
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +120,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 		Model   string   `json:"model"`
 		ModelID string   `json:"modelID"`
 		System  string   `json:"system"`
+		Source  string   `json:"source"`
 		Badges  []string `json:"badges"`
 		Hrefs   []string `json:"hrefs"` // of the badges that link
 		Cells   []string `json:"cells"` // data-sort of each metric column
@@ -135,7 +137,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 		return {heading: s.querySelector("h2").textContent,
 			columns: metricIdx.map(i => heads[i].dataset.metric + "|" + heads[i].dataset.protocol),
 			rows: Array.from(tab.tBodies[0].rows).map(r => ({rank: r.cells[0].textContent.trim(), model: r.querySelector("th").textContent.trim(),
-				modelID: r.dataset.model, system: r.dataset.system,
+				modelID: r.dataset.model, system: r.dataset.system, source: r.dataset.source,
 				badges: Array.from(r.querySelectorAll(".badge")).map(b => b.textContent.trim()),
 				hrefs: Array.from(r.querySelectorAll("a.badge")).map(b => b.href),
 				cells: metricIdx.map(i => r.cells[i].getAttribute("data-sort"))}))};
@@ -211,6 +213,24 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	if !(num(fr.Cells[frr]) > num(gr.Cells[frr])) || !(num(fr.Cells[tsr]) < num(gr.Cells[tsr])) || fake < gpt {
 		t.Errorf("fake model: runnable %s, success %s at row %d; GPT-4o: runnable %s, success %s at row %d; want the fake above in runnable, below in rank",
 			fr.Cells[frr], fr.Cells[tsr], fake, gr.Cells[frr], gr.Cells[tsr], gpt)
+	}
+
+	// The fake model's LLM-RAG runs (issue 11): sources 1 and 2, BM25 and
+	// dense, each a row of its own in the same table as its single-LLM row,
+	// labelled with the retrieval source and method, at the same rates (the
+	// same dict-of-None answers).
+	var ragSources []string
+	for _, r := range sub.Rows {
+		if r.ModelID == fakerunner.Model && r.System == string(results.SystemLLMRAG) {
+			ragSources = append(ragSources, r.Source)
+			if r.Cells[tsr] != fr.Cells[tsr] || r.Cells[frr] != fr.Cells[frr] || !slices.Equal(r.Badges, []string{"runner"}) {
+				t.Errorf("fake model llm-rag %s: success %s, runnable %s, badges %v; want the single-LLM row's %s, %s", r.Source, r.Cells[tsr], r.Cells[frr], r.Badges, fr.Cells[tsr], fr.Cells[frr])
+			}
+		}
+	}
+	slices.Sort(ragSources)
+	if want := []string{"1: pymatgen code, BM25", "1: pymatgen code, dense (fake-embedding)", "2: official docs, BM25", "2: official docs, dense (fake-embedding)"}; !slices.Equal(ragSources, want) {
+		t.Errorf("fake model's llm-rag rows in %q: %q, want %q", sub.Heading, ragSources, want)
 	}
 
 	// The example submission (issue 10): verified in the 28-question table

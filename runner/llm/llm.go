@@ -1,11 +1,12 @@
 // Package llm is the runner's client for OpenAI-compatible chat-completion
-// endpoints (OpenAI, Gemini's OpenAI-compatible API, vLLM, Ollama, and this
+// and embeddings endpoints (OpenAI, Gemini's OpenAI-compatible API, vLLM, Ollama, and this
 // project's fake and replay servers). It wraps github.com/sashabaranov/go-openai
 // with what a benchmark run needs: the sampling parameters sent exactly as
 // configured (temperature 0 included), retries with exponential backoff and
 // jitter on 429, 5xx, timeouts, transport errors and malformed responses,
 // honouring Retry-After, a per-request timeout, an optional request rate
-// limit, and the tokens and latency of every completion.
+// limit, and the tokens and latency of every completion. Embed computes
+// embeddings with the same retries and checks every vector it returns.
 //
 // The API key is used only for the Authorization header: it is redacted from
 // every error and every completion this package returns, so that it cannot
@@ -21,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -91,6 +93,12 @@ type Config struct {
 	// OnRetry, if set, is called before each retry with the attempt number
 	// (1-based) that failed, its error (already redacted) and the delay.
 	OnRetry func(attempt int, err error, delay time.Duration)
+	// EmbeddingFormat is the encoding_format of Embed's requests: "float"
+	// (the default when empty: JSON numbers, which every compatible server
+	// supports) or "base64" (little-endian float32, 4 bytes per component:
+	// about a quarter of the response size; OpenAI's and vLLM's servers
+	// support it).
+	EmbeddingFormat string
 }
 
 // Completion is one answered chat completion.
@@ -124,6 +132,13 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.Model == "" {
 		return nil, errors.New("llm: empty model id")
+	}
+	switch cfg.EmbeddingFormat {
+	case "":
+		cfg.EmbeddingFormat = string(openai.EmbeddingEncodingFormatFloat)
+	case string(openai.EmbeddingEncodingFormatFloat), string(openai.EmbeddingEncodingFormatBase64):
+	default:
+		return nil, fmt.Errorf("llm: embedding format %q is neither \"float\" nor \"base64\"", cfg.EmbeddingFormat)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -177,34 +192,146 @@ func (c *Client) Complete(ctx context.Context, msgs []Message) (*Completion, err
 	for _, m := range msgs {
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
+	var comp *Completion
+	attempts, err := c.retry(ctx, c.cfg.Model, func(actx context.Context, info *attemptInfo) error {
+		var err error
+		comp, err = c.attempt(actx, info, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	comp.Attempts = attempts
+	return comp, nil
+}
+
+// retry runs one attempt after another, as Complete documents, until one
+// succeeds, a failure is not retryable, MaxRetries is reached or ctx ends.
+// It returns the number of attempts made or an *Error naming model.
+func (c *Client) retry(ctx context.Context, model string, try func(ctx context.Context, info *attemptInfo) error) (int, error) {
 	for attempt := 1; ; attempt++ {
 		if c.limiter != nil {
 			if err := c.limiter.Wait(ctx); err != nil {
-				return nil, c.fail(attempt-1, ctx.Err(), 0, err)
+				return 0, c.fail(model, attempt-1, ctx.Err(), 0, err)
 			}
 		}
-		comp, info, err := c.attempt(ctx, req)
+		info := &attemptInfo{}
+		err := try(ctx, info)
 		if err == nil {
-			comp.Attempts = attempt
-			return comp, nil
+			return attempt, nil
 		}
 		if ctx.Err() != nil {
-			return nil, c.fail(attempt, ctx.Err(), info.status, err)
+			return 0, c.fail(model, attempt, ctx.Err(), info.status, err)
 		}
 		if !info.retryable || attempt > c.cfg.MaxRetries {
-			return nil, c.fail(attempt, nil, info.status, err)
+			return 0, c.fail(model, attempt, nil, info.status, err)
 		}
 		delay := c.backoff(attempt)
 		if info.retryAfter > 0 {
 			delay = min(info.retryAfter, c.cfg.MaxRetryAfter)
 		}
 		if c.cfg.OnRetry != nil {
-			c.cfg.OnRetry(attempt, c.fail(attempt, nil, info.status, err), delay)
+			c.cfg.OnRetry(attempt, c.fail(model, attempt, nil, info.status, err), delay)
 		}
 		if err := c.cfg.Sleep(ctx, delay); err != nil {
-			return nil, c.fail(attempt, ctx.Err(), info.status, err)
+			return 0, c.fail(model, attempt, ctx.Err(), info.status, err)
 		}
 	}
+}
+
+// ErrInvalidEmbeddings is wrapped by the *Error that Embed returns when a
+// response decodes but is wrong: a vector count other than the input count,
+// an index out of order, vectors of different dimensions, or a NaN or
+// infinite component. Such responses are not retried: they come from a
+// misconfigured model or server, and a retry would be paid for again.
+var ErrInvalidEmbeddings = errors.New("invalid embeddings response")
+
+// Embeddings is one answered embeddings request.
+type Embeddings struct {
+	// Vectors holds one vector per input, in input order, all of the same
+	// dimension; components are as the server sent them (not normalised).
+	Vectors [][]float32
+	Model   string // the model id the server reports
+	// PromptTokens is the server's usage count of input tokens (0 when the
+	// server reports none).
+	PromptTokens int64
+	Latency      time.Duration // of the successful attempt
+	Attempts     int           // attempts made, ≥ 1
+}
+
+// Embed sends inputs to the OpenAI-compatible "/embeddings" endpoint of the
+// client's base URL as one request for model (which may differ from the
+// chat Model) and returns one vector per input. It retries, waits and
+// limits its rate exactly as Complete does, with the same Timeout per
+// attempt, and sends none of the sampling Params. With no inputs it makes
+// no request and returns no vectors. A response that fails validation (see
+// ErrInvalidEmbeddings) is returned at once. Errors are *Error, naming model.
+func (c *Client) Embed(ctx context.Context, model string, inputs []string) (*Embeddings, error) {
+	if model == "" {
+		return nil, &Error{Model: model, msg: "empty embedding model id"}
+	}
+	if len(inputs) == 0 {
+		return &Embeddings{Model: model}, nil
+	}
+	req := openai.EmbeddingRequestStrings{Input: inputs, Model: openai.EmbeddingModel(model),
+		EncodingFormat: openai.EmbeddingEncodingFormat(c.cfg.EmbeddingFormat)}
+	var emb *Embeddings
+	attempts, err := c.retry(ctx, model, func(actx context.Context, info *attemptInfo) error {
+		var err error
+		emb, err = c.embedAttempt(actx, info, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	emb.Attempts = attempts
+	return emb, nil
+}
+
+func (c *Client) embedAttempt(ctx context.Context, info *attemptInfo, req openai.EmbeddingRequestStrings) (*Embeddings, error) {
+	actx, cancel := context.WithTimeout(context.WithValue(ctx, infoKey{}, info), c.cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	resp, err := c.oa.CreateEmbeddings(actx, req)
+	latency := time.Since(start)
+	if err != nil {
+		return nil, c.classify(ctx, actx, info, err)
+	}
+	vecs, err := checkEmbeddings(resp.Data, len(req.Input))
+	if err != nil {
+		return nil, err
+	}
+	return &Embeddings{Vectors: vecs, Model: string(resp.Model),
+		PromptTokens: int64(resp.Usage.PromptTokens), Latency: latency}, nil
+}
+
+// checkEmbeddings returns the vectors of data if there is one per input
+// (n), data[i].Index == i, all have the first vector's dimension (> 0) and
+// every component is finite; otherwise an error wrapping
+// ErrInvalidEmbeddings that names the first offending vector.
+func checkEmbeddings(data []openai.Embedding, n int) ([][]float32, error) {
+	if len(data) != n {
+		return nil, fmt.Errorf("%w: %d vectors for %d inputs", ErrInvalidEmbeddings, len(data), n)
+	}
+	vecs := make([][]float32, n)
+	for i, d := range data {
+		if d.Index != i {
+			return nil, fmt.Errorf("%w: vector %d has index %d (indices must be 0…%d in order)", ErrInvalidEmbeddings, i, d.Index, n-1)
+		}
+		if len(d.Embedding) == 0 {
+			return nil, fmt.Errorf("%w: vector %d is empty", ErrInvalidEmbeddings, i)
+		}
+		if len(d.Embedding) != len(data[0].Embedding) {
+			return nil, fmt.Errorf("%w: vector %d has %d dimensions, vector 0 has %d", ErrInvalidEmbeddings, i, len(d.Embedding), len(data[0].Embedding))
+		}
+		for j, x := range d.Embedding {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("%w: vector %d component %d is %v", ErrInvalidEmbeddings, i, j, x)
+			}
+		}
+		vecs[i] = d.Embedding
+	}
+	return vecs, nil
 }
 
 // attemptInfo is what one attempt learned about the failure, filled in by
@@ -217,8 +344,7 @@ type attemptInfo struct {
 
 type infoKey struct{}
 
-func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest) (*Completion, *attemptInfo, error) {
-	info := &attemptInfo{}
+func (c *Client) attempt(ctx context.Context, info *attemptInfo, req openai.ChatCompletionRequest) (*Completion, error) {
 	actx, cancel := context.WithTimeout(context.WithValue(ctx, infoKey{}, info), c.cfg.Timeout)
 	defer cancel()
 	start := time.Now()
@@ -228,20 +354,7 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest) 
 		err = errors.New("response has no choices")
 	}
 	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-		case errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil:
-			err = fmt.Errorf("no response within the request timeout of %s: %w", c.cfg.Timeout, err)
-			info.retryable = true
-		case info.status == 0:
-			info.retryable = true // transport error: connection refused or reset, EOF
-		case info.status == http.StatusRequestTimeout || info.status == http.StatusTooManyRequests || info.status >= 500:
-			info.retryable = true
-		case info.status >= 200 && info.status < 300:
-			err = fmt.Errorf("malformed response (HTTP %d): %w", info.status, err)
-			info.retryable = true
-		}
-		return nil, info, err
+		return nil, c.classify(ctx, actx, info, err)
 	}
 	ch := resp.Choices[0]
 	return &Completion{
@@ -251,7 +364,27 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest) 
 		PromptTokens:     int64(resp.Usage.PromptTokens),
 		CompletionTokens: int64(resp.Usage.CompletionTokens),
 		Latency:          latency,
-	}, info, nil
+	}, nil
+}
+
+// classify marks a failed attempt's err retryable (HTTP 408, 429, 5xx, a
+// timeout of the attempt context actx, a transport error, an undecodable 2xx
+// body) in info and returns it, annotated for timeouts and malformed bodies.
+func (c *Client) classify(ctx, actx context.Context, info *attemptInfo, err error) error {
+	switch {
+	case ctx.Err() != nil:
+	case errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil:
+		err = fmt.Errorf("no response within the request timeout of %s: %w", c.cfg.Timeout, err)
+		info.retryable = true
+	case info.status == 0:
+		info.retryable = true // transport error: connection refused or reset, EOF
+	case info.status == http.StatusRequestTimeout || info.status == http.StatusTooManyRequests || info.status >= 500:
+		info.retryable = true
+	case info.status >= 200 && info.status < 300:
+		err = fmt.Errorf("malformed response (HTTP %d): %w", info.status, err)
+		info.retryable = true
+	}
+	return err
 }
 
 // backoff returns the delay before retry number attempt (1-based): an
@@ -280,11 +413,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 // the context's error when the caller gave up. Its text never contains the
 // API key.
 type Error struct {
-	Model    string
+	Model    string // the chat model (Complete) or the embedding model (Embed)
 	Attempts int
 	Status   int // HTTP status of the last attempt; 0 when none arrived
 	msg      string
 	ctxErr   error
+	cause    error // a sentinel such as ErrInvalidEmbeddings, or nil
 }
 
 func (e *Error) Error() string {
@@ -292,16 +426,27 @@ func (e *Error) Error() string {
 }
 
 // Unwrap returns the context's error when the caller's context ended, so
-// that errors.Is(err, context.Canceled) works; otherwise nil.
-func (e *Error) Unwrap() error { return e.ctxErr }
+// that errors.Is(err, context.Canceled) works; ErrInvalidEmbeddings when an
+// embeddings response failed validation; otherwise nil.
+func (e *Error) Unwrap() error {
+	if e.ctxErr != nil {
+		return e.ctxErr
+	}
+	return e.cause
+}
 
-func (c *Client) fail(attempts int, ctxErr error, status int, err error) *Error {
-	return &Error{Model: c.cfg.Model, Attempts: attempts, Status: status,
+func (c *Client) fail(model string, attempts int, ctxErr error, status int, err error) *Error {
+	e := &Error{Model: model, Attempts: attempts, Status: status,
 		msg: c.redact.Replace(err.Error()), ctxErr: ctxErr}
+	if errors.Is(err, ErrInvalidEmbeddings) {
+		e.cause = ErrInvalidEmbeddings
+	}
+	return e
 }
 
 // doer is go-openai's HTTP client: it writes the configured sampling
-// parameters into the request body (go-openai omits zero values) and records
+// parameters into chat-completion request bodies (go-openai omits zero
+// values; embeddings requests are sent as they are) and records
 // the response status and Retry-After for the retry loop.
 type doer struct {
 	hc     *http.Client
@@ -309,7 +454,7 @@ type doer struct {
 }
 
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
-	if req.Body != nil && req.Method == http.MethodPost {
+	if req.Body != nil && req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/chat/completions") {
 		body, err := io.ReadAll(req.Body)
 		req.Body.Close()
 		if err != nil {

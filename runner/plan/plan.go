@@ -11,6 +11,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -56,13 +57,51 @@ type Plan struct {
 	Systems []results.System `toml:"systems"`
 	// RetrievalSources (1–4) for the systems that retrieve; systems without
 	// retrieval run with source 0 regardless.
-	RetrievalSources []int          `toml:"retrieval_sources"`
-	ToolUsage        ToolUsage      `toml:"tool_usage"`
-	Sandbox          Sandbox        `toml:"sandbox"`
-	QASets           map[string]QA  `toml:"qa_sets"` // keyed by benchmark: "qa-code", "qa-doc"
-	Models           []Model        `toml:"models"`
-	Estimate         EstimateParams `toml:"estimate"`
+	RetrievalSources []int `toml:"retrieval_sources"`
+	// Retrieval configures how the retrieving systems retrieve.
+	Retrieval Retrieval      `toml:"retrieval"`
+	ToolUsage ToolUsage      `toml:"tool_usage"`
+	Sandbox   Sandbox        `toml:"sandbox"`
+	QASets    map[string]QA  `toml:"qa_sets"` // keyed by benchmark: "qa-code", "qa-doc"
+	Models    []Model        `toml:"models"`
+	Estimate  EstimateParams `toml:"estimate"`
 }
+
+// Retrieval configures the retrievers (runner/retrieval) of the retrieving
+// systems. Each method in Methods makes configurations of its own: BM25 and
+// dense runs are never averaged together, nor with the paper's Chroma runs.
+type Retrieval struct {
+	// Methods are "bm25" (embedded, no server, no key: the default) and/or
+	// "embedding" (dense vectors from an OpenAI-compatible embeddings
+	// endpoint; needs Embedding).
+	Methods []string `toml:"methods"`
+	// TopK is the documents retrieved per query; default 5 (the paper).
+	TopK int `toml:"top_k"`
+	// Embedding is the embeddings endpoint of the "embedding" method.
+	Embedding *Embedding `toml:"embedding"`
+}
+
+// Embedding is an OpenAI-compatible embeddings endpoint and model.
+type Embedding struct {
+	Model   string `toml:"model"`    // e.g. "text-embedding-3-large" (the paper's)
+	BaseURL string `toml:"base_url"` // e.g. "https://api.openai.com/v1"
+	// APIKeyEnv is the NAME of the environment variable holding the key.
+	APIKeyEnv         string   `toml:"api_key_env"`
+	BatchSize         int      `toml:"batch_size"`          // inputs per request; default 100
+	RequestsPerMinute float64  `toml:"requests_per_minute"` // 0 = unlimited
+	Timeout           Duration `toml:"timeout"`             // per request; default 600s
+	// Price is in US dollars per million input tokens; cost is estimated only when set.
+	PricePerMillion float64 `toml:"price_per_million"`
+}
+
+// Retrieval methods a plan may name (runner/retrieval).
+const (
+	MethodBM25      = "bm25"
+	MethodEmbedding = "embedding"
+)
+
+// DefaultTopK is the documents retrieved per query (MatTools: k = 5).
+const DefaultTopK = 5
 
 // ToolUsage configures the tool-usage benchmark.
 type ToolUsage struct {
@@ -294,6 +333,50 @@ func Parse(data []byte, name string) (*Plan, error) {
 	if retrieves && len(p.RetrievalSources) == 0 {
 		add("retrieval_sources", "is required by the retrieving systems in systems")
 	}
+	r := &p.Retrieval
+	if len(r.Methods) == 0 {
+		r.Methods = []string{MethodBM25}
+	}
+	for i, m := range r.Methods {
+		switch {
+		case m != MethodBM25 && m != MethodEmbedding:
+			add(fmt.Sprintf("retrieval.methods[%d]", i), "is %q; want %s or %s", m, MethodBM25, MethodEmbedding)
+		case slices.Index(r.Methods, m) != i:
+			add(fmt.Sprintf("retrieval.methods[%d]", i), "%q appears twice", m)
+		}
+	}
+	if r.TopK == 0 {
+		r.TopK = DefaultTopK
+	}
+	if r.TopK < 1 || r.TopK > 100 {
+		add("retrieval.top_k", "is %d; want 1–100", r.TopK)
+	}
+	if e := r.Embedding; e != nil {
+		if e.Model == "" {
+			add("retrieval.embedding.model", "is empty")
+		}
+		if !strings.HasPrefix(e.BaseURL, "http://") && !strings.HasPrefix(e.BaseURL, "https://") {
+			add("retrieval.embedding.base_url", "must start with http:// or https://")
+		}
+		if e.APIKeyEnv != "" && !envName.MatchString(e.APIKeyEnv) {
+			add("retrieval.embedding.api_key_env", "must be the NAME of an environment variable (letters, digits, _), not the key itself")
+		}
+		if e.BatchSize == 0 {
+			e.BatchSize = 100
+		}
+		if e.BatchSize < 1 || e.BatchSize > 2048 {
+			add("retrieval.embedding.batch_size", "is %d; want 1–2048", e.BatchSize)
+		}
+		if e.RequestsPerMinute < 0 || e.PricePerMillion < 0 || math.IsNaN(e.RequestsPerMinute) || math.IsNaN(e.PricePerMillion) {
+			add("retrieval.embedding", "requests_per_minute and price_per_million must be ≥ 0")
+		}
+		if e.Timeout.Duration == 0 {
+			e.Timeout.Duration = DefaultTimeout
+		}
+	}
+	if retrieves && slices.Contains(r.Methods, MethodEmbedding) && r.Embedding == nil {
+		add("retrieval.embedding", "is required by the method %q (model, base_url, api_key_env)", MethodEmbedding)
+	}
 	if !md.IsDefined("tool_usage", "scoring_protocols") {
 		p.ToolUsage.ScoringProtocols = []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict}
 	}
@@ -401,6 +484,10 @@ type Configuration struct {
 	Benchmark       results.Benchmark
 	System          results.System
 	RetrievalSource int
+	// RetrievalMethod is "bm25" or "embedding" for retrieving systems, ""
+	// otherwise; TopK the documents per query (0 without retrieval).
+	RetrievalMethod string
+	TopK            int
 	Model           *Model
 	// ScoringProtocols are the protocols the plan asks for, one run each:
 	// the plan's tool_usage.scoring_protocols, or mattools-qa-v1 for QA.
@@ -415,7 +502,8 @@ type Run struct {
 }
 
 // Configurations expands the plan in a stable order: benchmarks, then
-// systems, then retrieval sources, then models, each in plan order. QA
+// systems, then retrieval sources, then retrieval methods, then models,
+// each in plan order. QA
 // benchmarks run with single-llm only (the paper's QA evaluation); systems
 // without retrieval get source 0 once.
 func (p *Plan) Configurations() []Configuration {
@@ -425,19 +513,24 @@ func (p *Plan) Configurations() []Configuration {
 			if b.IsQA() && s != results.SystemSingleLLM {
 				continue
 			}
-			sources := []int{0}
+			sources, methods := []int{0}, []string{""}
 			if UsesRetrieval(s) {
-				sources = p.RetrievalSources
+				sources, methods = p.RetrievalSources, p.Retrieval.Methods
 			}
 			for _, src := range sources {
-				for i := range p.Models {
-					c := Configuration{Benchmark: b, System: s, RetrievalSource: src, Model: &p.Models[i],
-						ScoringProtocols: p.ToolUsage.ScoringProtocols}
-					if b.IsQA() {
-						qa := p.QASets[string(b)]
-						c.QA, c.ScoringProtocols = &qa, []string{results.ProtocolQAV1}
+				for _, method := range methods {
+					for i := range p.Models {
+						c := Configuration{Benchmark: b, System: s, RetrievalSource: src, Model: &p.Models[i],
+							ScoringProtocols: p.ToolUsage.ScoringProtocols, RetrievalMethod: method}
+						if method != "" {
+							c.TopK = p.Retrieval.TopK
+						}
+						if b.IsQA() {
+							qa := p.QASets[string(b)]
+							c.QA, c.ScoringProtocols = &qa, []string{results.ProtocolQAV1}
+						}
+						out = append(out, c)
 					}
-					out = append(out, c)
 				}
 			}
 		}

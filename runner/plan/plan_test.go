@@ -13,7 +13,7 @@ import (
 )
 
 func TestExamplePlansParse(t *testing.T) {
-	for _, name := range []string{"paper.toml", "replay.toml", "qa-sample.toml"} {
+	for _, name := range []string{"paper.toml", "paper-rag.toml", "replay.toml", "qa-sample.toml"} {
 		t.Run(name, func(t *testing.T) {
 			p, err := Load(filepath.Join("..", "..", "plans", name))
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
@@ -39,6 +40,43 @@ type Prompts struct {
 	// root ("prompts/<file>", or the upstream Python file when extracted),
 	// with their SHA-256, for the run's provenance.
 	Files []results.SourceFile
+
+	// origins maps a prompt file (relative to Dir) to the file it was
+	// extracted from, when extracted (ObtainPrompts); texts caches Text.
+	origins map[string]results.SourceFile
+	mu      sync.Mutex
+	texts   map[string]promptText
+}
+
+type promptText struct {
+	text string
+	src  results.SourceFile
+}
+
+// Text returns the prompt file rel (slash-separated, relative to the
+// prompts directory, e.g. "llm_rag/system.txt") and the source file to
+// record for it (the prompts file with its SHA-256, or the upstream Python
+// file it was extracted from). A missing file is an error naming it.
+func (p *Prompts) Text(rel string) (string, results.SourceFile, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t, ok := p.texts[rel]; ok {
+		return t.text, t.src, nil
+	}
+	data, err := os.ReadFile(filepath.Join(p.Dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", results.SourceFile{}, fmt.Errorf("reading the prompt text %s (MatTools' prompts as in MATTOOLS_DATA/%s): %w", rel, PromptsDir, err)
+	}
+	sum := sha256.Sum256(data)
+	src := results.SourceFile{Path: PromptsDir + "/" + rel, SHA256: hex.EncodeToString(sum[:])}
+	if o, ok := p.origins[rel]; ok {
+		src = o
+	}
+	if p.texts == nil {
+		p.texts = map[string]promptText{}
+	}
+	p.texts[rel] = promptText{string(data), src}
+	return string(data), src, nil
 }
 
 // LoadPrompts reads the prompt files from the prompts directory dir

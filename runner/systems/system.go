@@ -18,6 +18,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
 
 // Completer is the model client a system calls: *llm.Client, or a fake.
@@ -29,6 +30,16 @@ type Completer interface {
 type Env struct {
 	LLM     Completer
 	Prompts *Prompts
+	// Retriever searches the configuration's retrieval source (nil for
+	// systems without retrieval).
+	Retriever retrieval.Retriever
+}
+
+// Prompted is implemented by systems that send prompt texts beyond the
+// single-LLM and QA ones: the prompt files (relative to the prompts
+// directory) the runner records in each run's provenance.
+type Prompted interface {
+	PromptFiles() []string
 }
 
 // Params configure a system.
@@ -46,6 +57,10 @@ type Generation struct {
 	Response           string // the final model answer, verbatim
 	FinishReason       string // the final answer's finish reason ("stop", "length", …)
 	Usage                     // over all model calls made for the question
+	// Retrieved is the context given to the model, in its order (results
+	// format v2 column retrieved); Trace the stages (column trace).
+	Retrieved []results.RetrievedChunk
+	Trace     []results.TraceStage
 }
 
 // Usage is the model usage of one question.

@@ -8,14 +8,17 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
 
 func dataRoot(t *testing.T) string {
@@ -201,8 +204,11 @@ func TestQAPromptWithThePublishedTemplate(t *testing.T) {
 }
 
 func TestNewRejectsUnavailableSystemsAndBadParams(t *testing.T) {
-	if _, err := New("llm-rag", Params{RetrievalSource: 4}); err == nil || !strings.Contains(err.Error(), "single-llm") {
-		t.Errorf("llm-rag: err = %v, want 'not available' listing single-llm", err)
+	if _, err := New(results.SystemAgenticRAG, Params{RetrievalSource: 4}); err == nil || !strings.Contains(err.Error(), "available: [llm-rag single-llm]") {
+		t.Errorf("agentic-rag: err = %v, want 'not available' listing llm-rag and single-llm", err)
+	}
+	if _, err := New(results.SystemLLMRAG, Params{}); err == nil || !strings.Contains(err.Error(), "needs a retrieval source 1–4") {
+		t.Errorf("llm-rag without a source: err = %v", err)
 	}
 	if _, err := New("nonsense", Params{}); err == nil || !strings.Contains(err.Error(), "not a known system") {
 		t.Errorf("nonsense: err = %v", err)
@@ -220,21 +226,39 @@ func TestEverySystem(t *testing.T) {
 		{Index: 1, ID: "test_b", Text: "Question B?"},
 		{Index: 2, ID: "test_c", Text: "Question C?\n\n"},
 	}
-	p := &Prompts{SingleLLMAnswerFormat: "FORMAT", QAAnswer: "{question}"}
+	dir := t.TempDir()
+	for rel, text := range map[string]string{PromptLLMRAGSystem: "SYSTEM", PromptLLMRAGUserCode: "Q: {question}\nCODE:\n{retrieved_code_segments}",
+		PromptLLMRAGUserDoc: "Q: {question}\nDOCS:\n{retrieved_code_documents}", PromptLLMRAGUserLLMDoc: "Q: {question}\nLLM DOCS:\n{retrieved_code_documents}"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755)
+		os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644)
+	}
+	p := &Prompts{SingleLLMAnswerFormat: "FORMAT", QAAnswer: "{question}", Dir: dir}
+	c := &corpus.Corpus{Source: 1, ID: "sha256:" + strings.Repeat("0", 64), Chunks: []corpus.Chunk{
+		{ID: "a.py#0", Source: "a.py", Name: "alpha", Text: "def alpha(): question a"},
+		{ID: "b.py#0", Source: "b.py", Text: "b = 1"}}}
+	bm, err := retrieval.NewBM25(context.Background(), c, retrieval.BM25Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	letterRE := regexp.MustCompile(`Question ([A-Z])\?`)
 	for _, name := range Names() {
 		t.Run(string(name), func(t *testing.T) {
 			srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
-				id := strings.Fields(r.Prompt())[1]
+				id := letterRE.FindStringSubmatch(r.Prompt())[1]
 				return llmtest.Reply{Content: "<answer><code>```python\ndef f" + id[:1] + "(): pass\n```</code><name>f" + id[:1] + "</name></answer>",
 					PromptTokens: 10, CompletionTokens: 5}
 			}})
 			c, _ := llm.New(llm.Config{BaseURL: srv.URL, Model: "m"})
-			sys, err := New(name, Params{})
+			params, env := Params{}, Env{LLM: c, Prompts: p}
+			if name == results.SystemLLMRAG {
+				params.RetrievalSource, env.Retriever = 1, bm
+			}
+			sys, err := New(name, params)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, q := range qs {
-				g, err := sys.Generate(context.Background(), &q, Env{LLM: c, Prompts: p})
+				g, err := sys.Generate(context.Background(), &q, env)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -249,6 +273,109 @@ func TestEverySystem(t *testing.T) {
 					t.Errorf("prompt %q", got)
 				}
 			}
+			if name == results.SystemLLMRAG {
+				// The whole question (stripped) is the query: "question a" ranks alpha first;
+				// "b" matches nothing and is not returned.
+				want := "Q: Question A?\nCODE:\nThis code belongs to the module: a.py\nThe top-level function or class of this code: alpha\ndef alpha(): question a"
+				if got := srv.Requests()[0].Prompt(); got != want {
+					t.Errorf("prompt %q, want %q", got, want)
+				}
+			}
 		})
 	}
+}
+
+// TestLLMRAGPromptPerSource: for one real question, the LLM-RAG messages of
+// retrieval sources 1 and 2 are MatTools' prompt texts (the data root's
+// prompts, byte for byte) with the stripped question and the retrieved
+// chunks in MatTools' context format (build_agent.py retrieve /
+// retrieve_doc), the chunks looked up by the hits' ids in the corpus.
+func TestLLMRAGPromptPerSource(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to build the real corpora and prompts")
+	bench, err := datasets.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompts, err := LoadPrompts(filepath.Join(root, PromptsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := bench.Questions[0]
+	read := func(rel string) string {
+		data, err := os.ReadFile(filepath.Join(root, PromptsDir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	cache := t.TempDir()
+	for _, src := range []int{1, 2} {
+		build := corpus.BuildCode
+		if src == 2 {
+			build = corpus.BuildDocs
+		}
+		c, err := build(root, corpus.Options{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := map[string]corpus.Chunk{}
+		for _, ch := range c.Chunks {
+			byID[ch.ID] = ch
+		}
+		bm, err := retrieval.NewBM25(context.Background(), c, retrieval.BM25Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := llmtest.New(t, llmtest.Options{Responder: func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Content: "no answer"} }})
+		client, _ := llm.New(llm.Config{BaseURL: srv.URL, Model: "m"})
+		sys, err := New(results.SystemLLMRAG, Params{RetrievalSource: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := sys.Generate(context.Background(), &q, Env{LLM: client, Prompts: prompts, Retriever: bm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Retrieved) != DefaultTopK {
+			t.Fatalf("source %d: %d chunks retrieved, want %d", src, len(g.Retrieved), DefaultTopK)
+		}
+		var items []string
+		for _, r := range g.Retrieved {
+			ch := byID[r.ChunkID]
+			if src == 1 {
+				name := ch.Name
+				if name == "" {
+					name = "None"
+				}
+				items = append(items, "This code belongs to the module: "+ch.Source+"\nThe top-level function or class of this code: "+name+"\n"+ch.Text)
+			} else {
+				items = append(items, "Source of this document: "+ch.Source+"\n"+ch.Text)
+			}
+		}
+		context := strings.Join(items, "\n\n---------------------------------\n\n")
+		user, field := read("llm_rag/user_code_source1.txt"), "{retrieved_code_segments}"
+		if src == 2 {
+			user, field = read("llm_rag/user_doc_source2.txt"), "{retrieved_code_documents}"
+		}
+		want := strings.Replace(strings.Replace(user, "{question}", strings.TrimSpace(q.Text), 1), field, context, 1)
+		reqs := srv.Requests()
+		if len(reqs) != 1 || len(reqs[0].Messages) != 2 {
+			t.Fatalf("source %d: %d requests", src, len(reqs))
+		}
+		if got := reqs[0].Messages[0].Content; got != read("llm_rag/system.txt") {
+			t.Errorf("source %d: system prompt %q", src, got)
+		}
+		if got := reqs[0].Messages[1].Content; got != want {
+			t.Errorf("source %d: user prompt differs from MatTools' template filled with the question and the retrieved chunks:\n%s\nwant:\n%s", src, got, want)
+		}
+		t.Logf("source %d (%d chunks): question %s retrieved %v; prompt %d bytes", src, len(c.Chunks), q.ID, chunkIDs(g.Retrieved), len(want))
+	}
+}
+
+func chunkIDs(rs []results.RetrievedChunk) []string {
+	var ids []string
+	for _, r := range rs {
+		ids = append(ids, r.ChunkID)
+	}
+	return ids
 }

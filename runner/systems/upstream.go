@@ -304,5 +304,9 @@ func ObtainPrompts(ctx context.Context, root, dir string, o ExtractOptions) (*Pr
 		up := origin[f.Path]
 		p.Files[i] = results.SourceFile{Path: up, SHA256: sha[up]}
 	}
+	p.origins = map[string]results.SourceFile{}
+	for _, t := range UpstreamTexts {
+		p.origins[t.Out] = results.SourceFile{Path: t.File, SHA256: sha[t.File]}
+	}
 	return p, nil
 }

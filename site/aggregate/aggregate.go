@@ -365,6 +365,27 @@ func Slug(key string) string {
 }
 
 // SourceTitle names a retrieval source as the paper does.
+// RetrievalTitle names how a run retrieved, for labels: the retrieval
+// source (SourceTitle) and, when recorded, the method: "1: pymatgen code,
+// BM25", "2: official docs, dense (text-embedding-3-large)". Imported runs
+// record no method (the paper's Chroma store, dense).
+func RetrievalTitle(r *results.Run) string {
+	s := SourceTitle(r.RetrievalSource)
+	switch r.RetrievalMethod {
+	case "bm25":
+		s += ", BM25"
+	case "embedding":
+		s += ", dense (" + r.EmbeddingModel + ")"
+	case "":
+	default:
+		s += ", " + r.RetrievalMethod
+	}
+	if r.TopK > 0 && r.TopK != 5 {
+		s += fmt.Sprintf(", top-%d", r.TopK)
+	}
+	return s
+}
+
 func SourceTitle(s int) string {
 	switch s {
 	case 0:

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
@@ -178,6 +179,24 @@ type codeView struct {
 	Code      string `json:"code"`
 	Function  string `json:"function"`
 	Protocols string `json:"protocols"` // the protocols whose rows hold it, when a round has several codes
+	// Retrieved is the context the system retrieved for this answer, in
+	// the order given to the model (results column retrieved).
+	Retrieved []retrievedView `json:"retrieved"`
+}
+
+type retrievedView struct {
+	Rank   int32  `json:"rank"`
+	Chunk  string `json:"chunk"`
+	Source string `json:"source"`
+	Score  string `json:"score"`
+}
+
+func retrievedViews(rs []results.RetrievedChunk) []retrievedView {
+	out := []retrievedView{}
+	for _, r := range rs {
+		out = append(out, retrievedView{Rank: r.Rank, Chunk: r.ChunkID, Source: r.Source, Score: strconv.FormatFloat(r.Score, 'g', 4, 64)})
+	}
+	return out
 }
 
 // roundEntry is one round of a group on one question: the code once and
@@ -215,7 +234,7 @@ type identitySection struct {
 func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggregate.Run) *results.QuestionRow) *identitySection {
 	p := g.Primary
 	s := &identitySection{Anchor: p.Slug, Model: p.Model.DisplayName, ModelID: p.Key.Model, System: aggregate.SystemTitle(p.Key.System),
-		SystemID: string(p.Key.System), Source: aggregate.SourceTitle(p.Key.RetrievalSource), Family: familyText(p), Href: confHref(p),
+		SystemID: string(p.Key.System), Source: aggregate.RetrievalTitle(&p.Runs[0].File.Run), Family: familyText(p), Href: confHref(p),
 		Anchors: []string{}}
 	entries := map[string]*roundEntry{}
 	var order []string
@@ -262,7 +281,8 @@ func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggrega
 			if i := slices.IndexFunc(e.Codes, func(x codeView) bool { return x.Code == qr.Code && x.Function == qr.FunctionName }); i >= 0 {
 				e.Codes[i].Protocols += ", " + c.Key.ScoringProtocol
 			} else {
-				e.Codes = append(e.Codes, codeView{Code: qr.Code, Function: qr.FunctionName, Protocols: c.Key.ScoringProtocol})
+				e.Codes = append(e.Codes, codeView{Code: qr.Code, Function: qr.FunctionName, Protocols: c.Key.ScoringProtocol,
+					Retrieved: retrievedViews(qr.Retrieved)})
 			}
 		}
 	}

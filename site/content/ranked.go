@@ -216,7 +216,7 @@ func metricHelp(c aggregate.RankedColumn) string {
 func (v *views) rankedRow(r *aggregate.RankedRow) *rankedRowView {
 	rv := &rankedRowView{RankSort: r.Rank, Model: r.Model.DisplayName, ModelID: r.Model.ID, ModelHref: v.modelHref(r.Model.ID),
 		System: aggregate.SystemTitle(r.System), SystemID: string(r.System), SystemHref: systemHref(r.System),
-		Source: aggregate.SourceTitle(r.RetrievalSource), SourceN: r.RetrievalSource, Notes: []string{}, Why: r.Notes}
+		Source: aggregate.RetrievalTitle(&r.Configurations[0].Runs[0].File.Run), SourceN: r.RetrievalSource, Notes: []string{}, Why: r.Notes}
 	if r.Rank > 0 {
 		rv.Rank = strconv.Itoa(r.Rank)
 	} else {

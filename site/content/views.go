@@ -475,7 +475,7 @@ func summaryText(m aggregate.Metric, s stats.Summary) string {
 func (v *views) config(c *aggregate.Configuration) configView {
 	cv := configView{Key: c.Key.String(), Href: confHref(c), Model: c.Model.DisplayName, ModelHref: v.modelHref(c.Key.Model),
 		Benchmark: string(c.Key.Benchmark), System: aggregate.SystemTitle(c.Key.System), SystemHref: systemHref(c.Key.System),
-		Source: aggregate.SourceTitle(c.Key.RetrievalSource), Protocol: c.Key.ScoringProtocol, QuestionSet: c.Key.QuestionSet,
+		Source: aggregate.RetrievalTitle(&c.Runs[0].File.Run), Protocol: c.Key.ScoringProtocol, QuestionSet: c.Key.QuestionSet,
 		Provenance: string(c.Key.Provenance), Version: c.Key.BenchmarkVersion, Board: c.Board.Title(), BoardHref: href(string(c.Board)),
 		Runs: len(c.Runs), Summary: []string{}}
 	for _, m := range c.Metrics() {

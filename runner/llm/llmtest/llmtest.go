@@ -5,19 +5,31 @@
 // answers to simulate a stuck endpoint. It records every request body as
 // received, so tests can assert on the JSON the client sent.
 //
+// It also serves POST …/embeddings with deterministic vectors (Embedding: a
+// hashed bag of words, L2-normalised), in the "float" or "base64"
+// encoding_format, and embeddings-only faults (a wrong dimension, NaN, +Inf,
+// a short list, indices out of order, a slow answer).
+//
 // It listens on 127.0.0.1 only.
 package llmtest
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+	"unicode"
 )
 
 // Fault is a failure the server can inject instead of an answer.
@@ -36,8 +48,77 @@ const (
 	FaultMalformed Fault = "malformed"
 )
 
-// AllFaults lists every fault kind.
+// Faults of embeddings requests only; a chat request drawing one of them
+// is answered normally (and recorded with FaultNone).
+const (
+	// FaultWrongDimension answers with the last vector one component short.
+	FaultWrongDimension Fault = "wrong-dimension"
+	// FaultNaN answers with component 0 of the last vector NaN: a base64
+	// float32 NaN, or the bare token NaN (invalid JSON, as Python's json
+	// module writes it) in the "float" format.
+	FaultNaN Fault = "nan"
+	// FaultInf is FaultNaN with +Inf (bare Infinity in the "float" format).
+	FaultInf Fault = "inf"
+	// FaultShortList answers with the last vector missing.
+	FaultShortList Fault = "short-list"
+	// FaultIndexOrder answers with the first two vectors' indices swapped
+	// (the vectors keep their positions); with one input, index 1.
+	FaultIndexOrder Fault = "index-order"
+	// FaultSlow answers normally after Options.SlowDelay.
+	FaultSlow Fault = "slow"
+)
+
+// AllFaults lists every fault kind of chat requests (every kind can also
+// hit an embeddings request).
 var AllFaults = []Fault{FaultRateLimit, FaultServerError, FaultHang, FaultMalformed}
+
+// EmbeddingFaults lists the faults of embeddings requests only.
+var EmbeddingFaults = []Fault{FaultWrongDimension, FaultNaN, FaultInf, FaultShortList, FaultIndexOrder, FaultSlow}
+
+// DefaultEmbeddingDims is the dimension of the fake's vectors unless
+// Options.EmbeddingDims says otherwise.
+const DefaultEmbeddingDims = 64
+
+// Embedding returns the fake's vector for text, of dims components: each
+// word (a maximal run of Unicode letters and digits, lowercased) adds ±1 at
+// component FNV-1a-64(word) mod dims, the sign being bit 63 of the same
+// hash; the sum is L2-normalised. A text with no word gets the unit vector
+// e0. Equal word multisets give equal vectors, so cosine similarity grows
+// with shared words.
+func Embedding(text string, dims int) []float32 {
+	v := make([]float64, dims)
+	words := Words(text)
+	for _, w := range words {
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		x := h.Sum64()
+		if x>>63 == 1 {
+			v[x%uint64(dims)]--
+		} else {
+			v[x%uint64(dims)]++
+		}
+	}
+	var n float64
+	for _, x := range v {
+		n += x * x
+	}
+	out := make([]float32, dims)
+	if n == 0 {
+		out[0] = 1
+		return out
+	}
+	n = math.Sqrt(n)
+	for i, x := range v {
+		out[i] = float32(x / n)
+	}
+	return out
+}
+
+// Words returns the lowercased maximal runs of Unicode letters and digits
+// of text, in order: the fake's words for Embedding and its usage count.
+func Words(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
 
 // Message is one chat message of a request.
 type Message struct {
@@ -47,8 +128,11 @@ type Message struct {
 
 // Request is one request as the server received it.
 type Request struct {
+	// Endpoint is "chat/completions" or "embeddings".
+	Endpoint string
 	Model    string
-	Messages []Message
+	Messages []Message   // of a chat request
+	Inputs   []string    // of an embeddings request, in order
 	Body     []byte      // the raw JSON body
 	Header   http.Header // the request headers
 	Fault    Fault       // the fault injected instead of an answer, FaultNone if answered
@@ -88,6 +172,14 @@ type Options struct {
 	// BlockAfter, when positive, makes every request after the first
 	// BlockAfter answers block until Unblock is called or the client gives up.
 	BlockAfter int
+	// FaultSequence gives the faults of the first len(FaultSequence)
+	// requests in arrival order (FaultNone answers normally), e.g. {429}
+	// for "429, then OK"; FaultRate applies to the requests after them.
+	FaultSequence []Fault
+	// EmbeddingDims is the dimension of embeddings (DefaultEmbeddingDims when 0).
+	EmbeddingDims int
+	// SlowDelay is how long FaultSlow waits before answering (2 s when 0).
+	SlowDelay time.Duration
 }
 
 // Server is the fake. Create it with New.
@@ -107,6 +199,7 @@ type Server struct {
 	answered   int // requests answered with a completion
 	admitted   int // requests let through to be answered (BlockAfter counts these)
 	faultN     int
+	seqN       int // requests that took their fault from FaultSequence
 	blocked    int
 	unblock    chan struct{}
 }
@@ -126,6 +219,12 @@ func NewServer(opts Options) *Server {
 	}
 	if opts.RetryAfter == "" {
 		opts.RetryAfter = "1"
+	}
+	if opts.EmbeddingDims <= 0 {
+		opts.EmbeddingDims = DefaultEmbeddingDims
+	}
+	if opts.SlowDelay <= 0 {
+		opts.SlowDelay = 2 * time.Second
 	}
 	s := &Server{opts: opts, closing: make(chan struct{}), unblock: make(chan struct{}), scripts: map[string][]Reply{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -184,7 +283,8 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
-// Answered returns the number of requests answered with a completion.
+// Answered returns the number of requests answered with a completion or
+// with embeddings.
 func (s *Server) Answered() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -228,9 +328,38 @@ func writeError(w http.ResponseWriter, status int, typ, msg string) {
 	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": nil}})
 }
 
+// nextFault draws the fault of the next request (FaultSequence first, then
+// FaultRate). Call with s.mu held.
+func (s *Server) nextFault() Fault {
+	if s.seqN < len(s.opts.FaultSequence) {
+		s.seqN++
+		return s.opts.FaultSequence[s.seqN-1]
+	}
+	if s.faultAcc += s.opts.FaultRate; s.faultAcc >= 1-1e-9 {
+		s.faultAcc--
+		f := s.opts.Faults[s.faultN%len(s.opts.Faults)]
+		s.faultN++
+		return f
+	}
+	return FaultNone
+}
+
+func isEmbeddingFault(f Fault) bool {
+	for _, e := range EmbeddingFaults {
+		if f == e {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/embeddings") {
+		s.handleEmbeddings(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		writeError(w, http.StatusNotFound, "not_found", "llmtest: only POST …/chat/completions is served")
+		writeError(w, http.StatusNotFound, "not_found", "llmtest: only POST …/chat/completions and …/embeddings are served")
 		return
 	}
 	var body struct {
@@ -245,13 +374,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "llmtest: bad JSON body: "+err.Error())
 		return
 	}
-	req := Request{Model: body.Model, Messages: body.Messages, Body: raw, Header: r.Header.Clone()}
+	req := Request{Endpoint: "chat/completions", Model: body.Model, Messages: body.Messages, Body: raw, Header: r.Header.Clone()}
 
 	s.mu.Lock()
-	if s.faultAcc += s.opts.FaultRate; s.faultAcc >= 1-1e-9 {
-		s.faultAcc--
-		req.Fault = s.opts.Faults[s.faultN%len(s.opts.Faults)]
-		s.faultN++
+	if req.Fault = s.nextFault(); isEmbeddingFault(req.Fault) {
+		req.Fault = FaultNone
 	}
 	s.requests = append(s.requests, req)
 	block := false
@@ -352,4 +479,139 @@ func (s *Server) takeScript(prompt string) (Reply, bool) {
 	}
 	s.scripts[prompt] = rs[1:]
 	return rs[0], true
+}
+
+// handleEmbeddings serves POST …/embeddings: input is a string or an array
+// of strings; usage counts Words of every input as prompt tokens.
+func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Model          string          `json:"model"`
+		Input          json.RawMessage `json:"input"`
+		EncodingFormat string          `json:"encoding_format"`
+	}
+	raw, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = json.Unmarshal(raw, &body)
+	}
+	var inputs []string
+	if err == nil {
+		if err = json.Unmarshal(body.Input, &inputs); err != nil {
+			var one string
+			if err = json.Unmarshal(body.Input, &one); err == nil {
+				inputs = []string{one}
+			}
+		}
+	}
+	if err == nil && len(inputs) == 0 {
+		err = fmt.Errorf("no input")
+	}
+	if err == nil && body.EncodingFormat != "" && body.EncodingFormat != "float" && body.EncodingFormat != "base64" {
+		err = fmt.Errorf("encoding_format %q is neither float nor base64", body.EncodingFormat)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "llmtest: bad embeddings request: "+err.Error())
+		return
+	}
+	req := Request{Endpoint: "embeddings", Model: body.Model, Inputs: inputs, Body: raw, Header: r.Header.Clone()}
+	s.mu.Lock()
+	req.Fault = s.nextFault()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+
+	switch req.Fault {
+	case FaultRateLimit:
+		w.Header().Set("Retry-After", s.opts.RetryAfter)
+		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "llmtest: injected rate limit")
+		return
+	case FaultServerError:
+		writeError(w, http.StatusInternalServerError, "server_error", "llmtest: injected server error")
+		return
+	case FaultHang:
+		select {
+		case <-r.Context().Done():
+		case <-s.closing:
+		}
+		return
+	case FaultMalformed:
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,`))
+		return
+	case FaultSlow:
+		t := time.NewTimer(s.opts.SlowDelay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		case <-s.closing:
+			return
+		}
+	}
+
+	vecs := make([][]float32, len(inputs))
+	idx := make([]int, len(inputs))
+	tokens := 0
+	for i, in := range inputs {
+		vecs[i] = Embedding(in, s.opts.EmbeddingDims)
+		idx[i] = i
+		tokens += len(Words(in))
+	}
+	last := len(vecs) - 1
+	bare := "" // a bare non-JSON number token for the "float" format
+	switch req.Fault {
+	case FaultWrongDimension:
+		vecs[last] = vecs[last][:len(vecs[last])-1]
+	case FaultNaN, FaultInf:
+		x, tok := float32(math.NaN()), "NaN"
+		if req.Fault == FaultInf {
+			x, tok = float32(math.Inf(1)), "Infinity"
+		}
+		vecs[last][0] = x
+		bare = tok
+	case FaultShortList:
+		vecs, idx = vecs[:last], idx[:last]
+	case FaultIndexOrder:
+		if len(idx) > 1 {
+			idx[0], idx[1] = idx[1], idx[0]
+		} else {
+			idx[0] = 1
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`{"object":"list","data":[`)
+	for i, v := range vecs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"object":"embedding","index":%d,"embedding":`, idx[i])
+		if body.EncodingFormat == "base64" {
+			buf := make([]byte, 4*len(v))
+			for j, x := range v {
+				binary.LittleEndian.PutUint32(buf[4*j:], math.Float32bits(x))
+			}
+			b.WriteString(`"` + base64.StdEncoding.EncodeToString(buf) + `"`)
+		} else {
+			b.WriteByte('[')
+			for j, x := range v {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					b.WriteString(bare)
+				} else {
+					b.WriteString(strconv.FormatFloat(float64(x), 'g', -1, 32))
+				}
+			}
+			b.WriteByte(']')
+		}
+		b.WriteByte('}')
+	}
+	model, _ := json.Marshal(req.Model)
+	fmt.Fprintf(&b, `],"model":%s,"usage":{"prompt_tokens":%d,"total_tokens":%d}}`, model, tokens, tokens)
+	w.Header().Set("Content-Type", "application/json")
+	if _, err := io.WriteString(w, b.String()); err == nil {
+		s.mu.Lock()
+		s.answered++
+		s.mu.Unlock()
+	}
 }

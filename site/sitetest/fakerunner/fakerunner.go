@@ -82,11 +82,19 @@ type Result struct {
 	Open time.Duration
 	// Requests is the number of model requests the fake server answered.
 	Requests int
+	// RAGDir holds the fake model's LLM-RAG runs: retrieval sources 1 and 2,
+	// each by BM25 and by dense retrieval (the fake server's embeddings),
+	// 1 round, both protocols (8 results files). Their answers are the
+	// single-LLM runs' code, so no question is executed again.
+	RAGDir string
 	// Executions is the number of answers passed to the sandbox scorer
 	// (which runs nothing for a data-missing question) and Reused the number
 	// given the outcome of identical code in an earlier round (0 with
 	// ExecuteEveryRound).
 	Executions, Reused int
+	// RAGExecutions is the number of answers of the LLM-RAG runs executed
+	// (not reused): 0 unless a system changed the fake model's code.
+	RAGExecutions int
 }
 
 var (
@@ -252,7 +260,53 @@ max_retries = 0
 			return Result{}, "", fmt.Errorf("run %s: %s", r.RunID, r.Status)
 		}
 	}
-	return Result{Dir: out, Open: openTime, Requests: len(srv.Requests()), Executions: ms.executions, Reused: ms.reused}, "", nil
+	requests, executions, reused := len(srv.Requests()), ms.executions, ms.reused
+
+	// LLM-RAG, sources 1 and 2 × BM25 and dense, one round.
+	rp, err := plan.Parse([]byte(fmt.Sprintf(`rounds = 1
+concurrency = %d
+benchmarks = ["tool-usage"]
+systems = ["llm-rag"]
+retrieval_sources = [1, 2]
+[retrieval]
+methods = ["bm25", "embedding"]
+[retrieval.embedding]
+model = "fake-embedding"
+base_url = %q
+[tool_usage]
+scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
+[sandbox]
+slots = %d
+[[models]]
+name = %q
+display_name = %q
+base_url = %q
+timeout = "60s"
+max_retries = 0
+`, Concurrency, srv.URL, Slots, Model, DisplayName, srv.URL)), "fakerunner-rag.toml")
+	if err != nil {
+		return Result{}, "", err
+	}
+	ragOut := filepath.Join(dir, "rag")
+	runs, err = runner.Run(ctx, runner.Options{Plan: rp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
+		OutDir: ragOut, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner",
+		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")})
+	if err != nil {
+		return Result{}, "", fmt.Errorf("runner (llm-rag): %w", err)
+	}
+	if len(unmatched) > 0 {
+		return Result{}, "", fmt.Errorf("llm-rag: %d prompts name no question of %s; the first: %.200q", len(unmatched), dataRoot, unmatched[0])
+	}
+	if want := 2 * 2 * len(scoring.Protocols); len(runs) != want {
+		return Result{}, "", fmt.Errorf("runner wrote %d llm-rag runs, want %d", len(runs), want)
+	}
+	for _, r := range runs {
+		if r.Status != runner.StatusWritten {
+			return Result{}, "", fmt.Errorf("run %s: %s", r.RunID, r.Status)
+		}
+	}
+	return Result{Dir: out, RAGDir: ragOut, Open: openTime, Requests: requests, Executions: executions, Reused: reused,
+		RAGExecutions: ms.executions - executions}, "", nil
 }
 
 // memoScorer is the real sandbox scorer that, when reuse is set, executes

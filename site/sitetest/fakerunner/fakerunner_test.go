@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
@@ -274,4 +275,45 @@ func totals(t results.Totals) string {
 	}
 	return fmt.Sprintf("scored %v, %d questions, %d properties, runnable %s, passed %s, correct %s, partial %s",
 		t.Scored, t.Questions, t.Properties, v(t.Runnable), v(t.PropertiesPassed), v(t.QuestionsCorrect), v(t.QuestionsPartial))
+}
+
+// TestFakeModelLLMRAGRuns: the fake model's LLM-RAG runs (sources 1 and 2,
+// BM25 and dense) complete, scored, with what each question retrieved
+// recorded, and their prompts are MatTools' LLM-RAG prompts filled with the
+// question and exactly the chunks the row says were retrieved.
+func TestFakeModelLLMRAGRuns(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to run the fake model's LLM-RAG configurations")
+	res := fakerunner.Run(t, root)
+	files, err := results.ReadDir(res.RAGDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 8 || res.RAGExecutions != 0 {
+		t.Fatalf("%d llm-rag results files (want 2 sources × 2 methods × 2 protocols); %d answers executed anew (want 0)", len(files), res.RAGExecutions)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		r := f.Run
+		seen[fmt.Sprintf("%d/%s", r.RetrievalSource, r.RetrievalMethod)] = true
+		if r.System != results.SystemLLMRAG || r.TopK != 5 || !strings.HasPrefix(r.CorpusID, "sha256:") ||
+			(r.RetrievalMethod == "embedding") != (r.EmbeddingModel == "fake-embedding") || !r.Totals.Scored {
+			t.Errorf("%s: system %s, top-k %d, corpus %q, method %q, embedding model %q", r.RunID, r.System, r.TopK, r.CorpusID, r.RetrievalMethod, r.EmbeddingModel)
+		}
+		var prompts []string
+		for _, s := range r.Provenance.Source {
+			prompts = append(prompts, s.Path)
+		}
+		if !slices.Contains(prompts, "prompts/llm_rag/system.txt") {
+			t.Errorf("%s: provenance sources %v lack the LLM-RAG prompts", r.RunID, prompts)
+		}
+		for _, q := range f.Questions {
+			if len(q.Retrieved) != 5 || len(q.Trace) != 2 || q.Trace[0].Stage != "retrieve" || len(q.Trace[0].RetrievedIDs) != 5 {
+				t.Errorf("%s %s: %d retrieved, trace %+v", r.RunID, q.QuestionID, len(q.Retrieved), q.Trace)
+				break
+			}
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("configurations %v, want sources 1 and 2 × bm25 and embedding", seen)
+	}
 }

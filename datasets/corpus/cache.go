@@ -1,0 +1,151 @@
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// cacheHeader is the first line of a cache file.
+type cacheHeader struct {
+	Builder   string `json:"builder"`
+	Source    int    `json:"source"`
+	Key       string `json:"key"`
+	ID        string `json:"id"`
+	Files     int    `json:"files"`
+	Documents int    `json:"documents"`
+	Chunks    int    `json:"chunks"`
+}
+
+// cacheKey is the hex SHA-256 of BuilderVersion, the source number and, per
+// input file in build order, its path relative to src/, its length and the
+// SHA-256 of its bytes.
+func cacheKey(source int, files []inputFile) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nsource %d\n", BuilderVersion, source)
+	for _, f := range files {
+		sum := sha256.Sum256(f.data)
+		fmt.Fprintf(h, "%s\x00%d\x00%x\n", f.rel, len(f.data), sum)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func cacheName(source int) string {
+	if source == 1 {
+		return "code"
+	}
+	return "docs"
+}
+
+// cached returns the corpus of files from o.CacheDir if a valid entry is
+// there, else builds it and, with a CacheDir, stores it.
+//
+// A cache file is CacheDir/<code|docs>-<key>.jsonl: one header line
+// {"builder","source","key","id","files","documents","chunks"}, then one
+// Chunk (its JSON encoding) per line. An entry is used only if it parses,
+// its header names this builder, source and key, it holds the announced
+// number of chunks and the chunks' ComputeID equals the header's id;
+// otherwise it is reported through Options.Logf and rebuilt. Files are
+// written to a temporary file in CacheDir and renamed into place.
+func cached(o Options, source int, files []inputFile, build func() (*Corpus, error)) (*Corpus, error) {
+	if o.CacheDir == "" {
+		return build()
+	}
+	key := cacheKey(source, files)
+	p := filepath.Join(o.CacheDir, cacheName(source)+"-"+key+".jsonl")
+	if c, err := readCache(p, source, key); err == nil {
+		return c, nil
+	} else if !os.IsNotExist(err) {
+		o.logf("corpus: ignoring cache %s: %v; rebuilding", p, err)
+	}
+	c, err := build()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeCache(p, key, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func readCache(p string, source int, key string) (*Corpus, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	if !sc.Scan() {
+		return nil, fmt.Errorf("empty file")
+	}
+	var h cacheHeader
+	if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	if h.Builder != BuilderVersion || h.Source != source || h.Key != key {
+		return nil, fmt.Errorf("header names builder %q source %d key %s", h.Builder, h.Source, h.Key)
+	}
+	c := &Corpus{Source: source, Files: h.Files, Documents: h.Documents, Cached: true}
+	for sc.Scan() {
+		var ch Chunk
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&ch); err != nil {
+			return nil, fmt.Errorf("line %d: %w", len(c.Chunks)+2, err)
+		}
+		c.Chunks = append(c.Chunks, ch)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(c.Chunks) != h.Chunks {
+		return nil, fmt.Errorf("%d chunks, header says %d", len(c.Chunks), h.Chunks)
+	}
+	if c.ID = ComputeID(c.Chunks); c.ID != h.ID {
+		return nil, fmt.Errorf("chunks hash to %s, header says %s", c.ID, h.ID)
+	}
+	return c, nil
+}
+
+func writeCache(p, key string, c *Corpus) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("corpus: cache: %w", err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	h := cacheHeader{BuilderVersion, c.Source, key, c.ID, c.Files, c.Documents, len(c.Chunks)}
+	if err := enc.Encode(h); err != nil {
+		return err
+	}
+	for _, ch := range c.Chunks {
+		if err := enc.Encode(ch); err != nil {
+			return err
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp"+strconv.Itoa(os.Getpid()))
+	if err != nil {
+		return fmt.Errorf("corpus: cache: %w", err)
+	}
+	_, werr := tmp.Write(buf.Bytes())
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), p)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("corpus: writing cache %s: %w", p, werr)
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+)
+
+func ragPlan(t *testing.T, url string) *plan.Plan {
+	t.Helper()
+	p, err := plan.Parse([]byte(fmt.Sprintf(`rounds = 1
+systems = ["llm-rag"]
+retrieval_sources = [2]
+[retrieval]
+methods = ["embedding"]
+[retrieval.embedding]
+model = "fake-embedding"
+base_url = %q
+batch_size = 100
+[[models]]
+name = "fake"
+base_url = %q
+max_retries = 0
+`, url, url)), "rag.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDenseRetrievalFailureLeavesNothingPartial: an embeddings endpoint
+// that answers fewer vectors than inputs while the corpus (source 2) is embedded fails
+// the run with an error naming the batch; the results folder gets no
+// results file and the cache no embeddings file, only the finished batches
+// (verified on reuse). Run again against a healthy endpoint, the runner
+// resumes after them (fewer requests than batches) and writes the run,
+// whose rows record the chunks retrieved.
+func TestDenseRetrievalFailureLeavesNothingPartial(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to build the docs corpus")
+	bench, err := datasets.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := scoring.Restrict(bench, nil); err != nil { // ask every question, execute none
+		t.Fatal(err)
+	}
+	answer := func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Content: "<answer><code>```python\ndef f(): return {}\n```</code><name>f</name></answer>"}
+	}
+	out, cache := t.TempDir(), t.TempDir()
+	opts := func(url string) Options {
+		return Options{Plan: ragPlan(t, url), DataRoot: root, Benchmark: bench, OutDir: out, Unscored: true,
+			PromptsCache: t.TempDir(), CorpusCache: filepath.Join(cache, "corpus"), RetrievalCache: filepath.Join(cache, "retrieval")}
+	}
+	seq := []llmtest.Fault{llmtest.FaultNone, llmtest.FaultNone, llmtest.FaultNone, llmtest.FaultShortList}
+	bad := llmtest.New(t, llmtest.Options{Responder: answer, FaultSequence: seq})
+	res, err := Run(context.Background(), opts(bad.URL))
+	if err == nil || len(res) != 1 || res[0].Status != StatusFailed || !strings.Contains(res[0].Err.Error(), "batch 4 of ") {
+		t.Fatalf("against a short list of vectors: %v, %+v; want the run failed naming batch 4", err, res)
+	}
+	if files, _ := filepath.Glob(filepath.Join(out, "*"+results.Extension)); len(files) > 0 {
+		t.Errorf("results files after a failed run: %v", files)
+	}
+	var final []string
+	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".parquet") && !strings.Contains(p, ".parts") {
+			final = append(final, p)
+		}
+		return err
+	})
+	if len(final) > 0 {
+		t.Errorf("an embeddings file after a failed embedding: %v", final)
+	}
+
+	good := llmtest.New(t, llmtest.Options{Responder: answer})
+	res, err = Run(context.Background(), opts(good.URL))
+	if err != nil || len(res) != 1 || res[0].Status != StatusWritten {
+		t.Fatalf("against a healthy endpoint: %v, %+v", err, res)
+	}
+	var batches, queries int
+	for _, r := range good.Requests() {
+		if r.Endpoint == "embeddings" {
+			if len(r.Inputs) > 1 {
+				batches++
+			} else {
+				queries++
+			}
+		}
+	}
+	f, err := results.Read(res[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, q := range f.Questions {
+		if len(q.Retrieved) != 5 {
+			t.Errorf("%s: %d chunks retrieved", q.QuestionID, len(q.Retrieved))
+		}
+	}
+	total = (3473 + 99) / 100
+	if batches == 0 || batches >= total-2 || queries != len(bench.Questions) {
+		t.Errorf("resumed embedding sent %d corpus batches (of %d; 3 were done) and %d query embeddings (want %d)", batches, total, queries, len(bench.Questions))
+	}
+	if r := f.Run; r.RetrievalMethod != "embedding" || r.EmbeddingModel != "fake-embedding" || r.TopK != 5 || !strings.HasPrefix(r.CorpusID, "sha256:") {
+		t.Errorf("run records method %q, model %q, top-k %d, corpus %q", r.RetrievalMethod, r.EmbeddingModel, r.TopK, r.CorpusID)
+	}
+}
