@@ -114,12 +114,8 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 					x.EmbeddingTokens += int64(math.Ceil(float64(corpusBytes) / est.BytesPerToken))
 				}
 			}
-			if emb.PricePerMillion > 0 {
-				cost := float64(x.EmbeddingTokens) * emb.PricePerMillion / 1e6
-				if x.CostUSD != nil {
-					cost += *x.CostUSD
-				}
-				x.CostUSD = &cost
+			if emb.PricePerMillion > 0 && x.CostUSD != nil { // an unpriced model's row stays unpriced
+				*x.CostUSD += float64(x.EmbeddingTokens) * emb.PricePerMillion / 1e6
 			}
 		}
 		out = append(out, x)

@@ -71,6 +71,9 @@ func TestDenseRetrievalFailureLeavesNothingPartial(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(out, "*"+results.Extension)); len(files) > 0 {
 		t.Errorf("results files after a failed run: %v", files)
 	}
+	if js, _ := filepath.Glob(filepath.Join(out, JournalDir, "*")); len(js) > 0 {
+		t.Errorf("journals after a run that failed before its first question: %v", js)
+	}
 	var final []string
 	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".parquet") && !strings.Contains(p, ".parts") {
@@ -111,7 +114,42 @@ func TestDenseRetrievalFailureLeavesNothingPartial(t *testing.T) {
 	if batches == 0 || batches >= total-2 || queries != len(bench.Questions) {
 		t.Errorf("resumed embedding sent %d corpus batches (of %d; 3 were done) and %d query embeddings (want %d)", batches, total, queries, len(bench.Questions))
 	}
-	if r := f.Run; r.RetrievalMethod != "embedding" || r.EmbeddingModel != "fake-embedding" || r.TopK != 5 || !strings.HasPrefix(r.CorpusID, "sha256:") {
-		t.Errorf("run records method %q, model %q, top-k %d, corpus %q", r.RetrievalMethod, r.EmbeddingModel, r.TopK, r.CorpusID)
+	if r := f.Run; r.RetrievalMethod != "embedding" || r.EmbeddingModel != "fake-embedding" || r.TopK != 5 || !strings.HasPrefix(r.CorpusID, "sha256:") ||
+		r.SystemParams["embedding_endpoint"] != good.URL {
+		t.Errorf("run records method %q, model %q, top-k %d, corpus %q, params %v", r.RetrievalMethod, r.EmbeddingModel, r.TopK, r.CorpusID, r.SystemParams)
+	}
+}
+
+// TestEmbeddingKeyIsReadAndRequired: the embeddings endpoint's api_key_env
+// is one of the plan's key variables (read, then unset by the command),
+// and a dense run without it fails before any request.
+func TestEmbeddingKeyIsReadAndRequired(t *testing.T) {
+	p, err := plan.Parse([]byte(`systems = ["llm-rag"]
+retrieval_sources = [2]
+[retrieval]
+methods = ["embedding"]
+[retrieval.embedding]
+model = "e"
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "EMB_KEY"
+[[models]]
+name = "m"
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "MODEL_KEY"
+`), "k.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := KeyVariables(p)
+	if len(vars) != 2 || vars[1] != (KeyVariable{"EMB_KEY", "retrieval.embedding"}) {
+		t.Errorf("key variables %v", vars)
+	}
+	keys, err := ReadAPIKeys(p, func(k string) string { return map[string]string{"MODEL_KEY": "m"}[k] })
+	if err == nil || !strings.Contains(err.Error(), "retrieval.embedding: environment variable EMB_KEY (its api_key_env) is not set") || keys["MODEL_KEY"] != "m" {
+		t.Errorf("keys %v, err %v", keys, err)
+	}
+	p.Retrieval.Methods = []string{plan.MethodBM25}
+	if vars := KeyVariables(p); len(vars) != 1 {
+		t.Errorf("BM25 plan: key variables %v, want the model's only", vars)
 	}
 }

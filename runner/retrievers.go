@@ -27,10 +27,11 @@ type retrievers struct {
 	mu      sync.Mutex
 	corpora map[int]*corpus.Corpus
 	rs      map[string]retrieval.Retriever
+	failed  map[string]error // a retriever that could not be built: every run needing it fails at once
 }
 
 func newRetrievers(o Options) *retrievers {
-	return &retrievers{o: o, corpora: map[int]*corpus.Corpus{}, rs: map[string]retrieval.Retriever{}}
+	return &retrievers{o: o, corpora: map[int]*corpus.Corpus{}, rs: map[string]retrieval.Retriever{}, failed: map[string]error{}}
 }
 
 // corpus returns the corpus of retrieval source src, building it on first use.
@@ -83,6 +84,9 @@ func (r *retrievers) get(ctx context.Context, src int, method string) (retrieval
 	if rt := r.rs[key]; rt != nil {
 		return rt, nil
 	}
+	if err := r.failed[key]; err != nil {
+		return nil, err
+	}
 	cache := r.retrievalCache()
 	var rt retrieval.Retriever
 	switch method {
@@ -100,7 +104,9 @@ func (r *retrievers) get(ctx context.Context, src int, method string) (retrieval
 		err = fmt.Errorf("unknown retrieval method %q", method)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("retrieval source %d, method %s: %w", src, method, err)
+		err = fmt.Errorf("retrieval source %d, method %s: %w", src, method, err)
+		r.failed[key] = err
+		return nil, err
 	}
 	r.rs[key] = rt
 	return rt, nil

@@ -41,6 +41,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 )
@@ -131,18 +132,36 @@ var ErrInterrupted = errors.New("run interrupted; run the same plan again to res
 func ReadAPIKeys(p *plan.Plan, getenv func(string) string) (map[string]string, error) {
 	keys := map[string]string{}
 	var errs []error
-	for _, m := range p.Models {
-		if m.APIKeyEnv == "" {
-			continue
-		}
-		v := getenv(m.APIKeyEnv)
+	for _, k := range KeyVariables(p) {
+		v := getenv(k.Name)
 		if v == "" {
-			errs = append(errs, fmt.Errorf("model %s: environment variable %s (its api_key_env) is not set", m.Name, m.APIKeyEnv))
+			errs = append(errs, fmt.Errorf("%s: environment variable %s (its api_key_env) is not set", k.For, k.Name))
 			continue
 		}
-		keys[m.APIKeyEnv] = v
+		keys[k.Name] = v
 	}
 	return keys, errors.Join(errs...)
+}
+
+// KeyVariable is an environment variable a plan names for an API key, and
+// what needs it ("model gpt-4o", "retrieval.embedding").
+type KeyVariable struct{ Name, For string }
+
+// KeyVariables lists the API-key variables of the plan: every model's
+// api_key_env and, when a retrieving system uses the embedding method,
+// retrieval.embedding.api_key_env. Callers unset them after reading them
+// (ReadAPIKeys), so that no child process inherits a key.
+func KeyVariables(p *plan.Plan) []KeyVariable {
+	var out []KeyVariable
+	for _, m := range p.Models {
+		if m.APIKeyEnv != "" {
+			out = append(out, KeyVariable{m.APIKeyEnv, "model " + m.Name})
+		}
+	}
+	if e := p.Retrieval.Embedding; e != nil && e.APIKeyEnv != "" && slices.Contains(p.Retrieval.Methods, plan.MethodEmbedding) {
+		out = append(out, KeyVariable{e.APIKeyEnv, "retrieval.embedding"})
+	}
+	return out
 }
 
 // item is one question of a run.
@@ -263,7 +282,11 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		}
 		r.RetrievalMethod, r.CorpusID, r.TopK = pr.RetrievalMethod, c.ID, pr.TopK
 		if pr.RetrievalMethod == plan.MethodEmbedding {
-			r.EmbeddingModel = e.o.Plan.Retrieval.Embedding.Model
+			emb := e.o.Plan.Retrieval.Embedding
+			// The endpoint is part of the configuration: two servers may
+			// serve different vectors under one model name.
+			r.EmbeddingModel = emb.Model
+			r.SystemParams = map[string]string{"embedding_endpoint": llm.RedactURL(emb.BaseURL)}
 		}
 	}
 	if pr.Benchmark == results.BenchmarkToolUsage {
@@ -377,6 +400,9 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 		if !p.exists && m.APIKeyEnv != "" && o.APIKeys[m.APIKeyEnv] == "" {
 			return nil, fmt.Errorf("model %s: no API key: environment variable %s is not set", m.Name, m.APIKeyEnv)
 		}
+		if e := o.Plan.Retrieval.Embedding; !p.exists && p.pr.RetrievalMethod == plan.MethodEmbedding && e.APIKeyEnv != "" && o.APIKeys[e.APIKeyEnv] == "" {
+			return nil, fmt.Errorf("retrieval.embedding: no API key: environment variable %s is not set", e.APIKeyEnv)
+		}
 		if !p.exists && p.scored() && o.Scorer == nil {
 			return nil, errors.New("runner: tool-usage runs need a Scorer (a sandbox) to be scored; set Unscored to write them unscored")
 		}
@@ -447,6 +473,15 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		e.log.Error("run failed; run the plan again to resume it", "run", p.journalID, "done", done, "of", len(p.items), "error", err)
 		return set(StatusFailed, err, done)
 	}
+	// The retriever first: a corpus that cannot be embedded fails the run
+	// before any journal is opened.
+	var retriever retrieval.Retriever
+	if p.pr.Benchmark == results.BenchmarkToolUsage && p.pr.RetrievalMethod != "" {
+		var err error
+		if retriever, err = e.rr.get(ctx, p.pr.RetrievalSource, p.pr.RetrievalMethod); err != nil {
+			return fail(err, 0)
+		}
+	}
 	var scorer Scorer
 	var senv *scoring.Environment
 	if p.scored() {
@@ -482,11 +517,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		if sys, err = systems.New(p.pr.System, systems.Params{RetrievalSource: p.pr.RetrievalSource, TopK: p.pr.TopK}); err != nil {
 			return fail(err, len(j.items))
 		}
-		if p.pr.RetrievalMethod != "" {
-			if env.Retriever, err = e.rr.get(ctx, p.pr.RetrievalSource, p.pr.RetrievalMethod); err != nil {
-				return fail(err, len(j.items))
-			}
-		}
+		env.Retriever = retriever
 	}
 
 	var todo []item

@@ -135,10 +135,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		level = slog.LevelWarn // the bar shows progress; retries and failures are still logged
 	}
 	opts := runner.Options{Plan: p, DataRoot: *data, PromptsDir: *prompts, PromptsCache: *promptsCache, OutDir: *out, Unscored: *unscored,
-		Python: []string{filepath.Join(*python, "bin", "python"), "python3"},
-		Log:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
+		Python:       []string{filepath.Join(*python, "bin", "python"), "python3"},
+		CorpusPython: filepath.Join(*python, "bin", "python3"),
+		Log:          slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
 
 	if *dryRun {
+		for _, k := range runner.KeyVariables(p) {
+			env.unsetenv(k.Name) // a dry run needs no key; no child process may inherit one
+		}
 		ests, err := runner.EstimatePlan(opts)
 		if err != nil {
 			fmt.Fprintln(stderr, "run-benchmark:", err)
@@ -155,10 +159,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		fmt.Fprintln(stderr, "run-benchmark:", err)
 		return exitFailed
 	}
-	for _, m := range p.Models {
-		if m.APIKeyEnv != "" {
-			env.unsetenv(m.APIKeyEnv) // no child process may inherit a key
-		}
+	for _, k := range runner.KeyVariables(p) {
+		env.unsetenv(k.Name) // no child process may inherit a key
 	}
 	opts.APIKeys = keys
 	if !*unscored && slices.Contains(p.Benchmarks, results.BenchmarkToolUsage) {

@@ -203,6 +203,9 @@ func runSegmenter(o Options, files []inputFile, texts []string) ([]segResult, er
 		return nil, fmt.Errorf("corpus: encoding the sources for %s: %w", py, err)
 	}
 	cmd := exec.Command(py, "-I", "-c", segmentScript)
+	// The parser inherits nothing of the caller's environment (API keys
+	// included): only a fixed PATH and a UTF-8 locale.
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C.UTF-8", "PYTHONIOENCODING=utf-8"}
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
