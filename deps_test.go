@@ -56,7 +56,7 @@ var allowed = map[string][]string{
 	// (results files, the contract) for the site's tests. It is the one
 	// package under site/ that imports the runner; the site's own code never
 	// imports it.
-	"site/sitetest/fakerunner": []string{"datasets", "runner", "runner/llm/llmtest", "runner/plan", "runner/sandbox", "runner/scoring"},
+	"site/sitetest/fakerunner": []string{"datasets", "runner", "runner/docgen", "runner/llm", "runner/llm/llmtest", "runner/plan", "runner/sandbox", "runner/scoring"},
 
 	// issue 4: the sandbox is a leaf; scoring runs code only through it.
 	"runner/sandbox":             []string{},
@@ -66,6 +66,10 @@ var allowed = map[string][]string{
 	// Submissions by pull request (issue 10): the validator re-executes
 	// submitted code through scoring and the sandbox.
 	"cmd/validate-submission": []string{"datasets", "internal/version", "results", "results/submission", "runner/sandbox", "runner/scoring"},
+
+	// LLM-written documentation (issue 12): the generator of sources 3/4's text.
+	"runner/docgen": []string{"datasets/corpus", "runner/llm"},
+	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version"},
 
 	// make test's reporter of `go test -json` (issue 8).
 	"scripts/testreport": []string{},

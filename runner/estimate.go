@@ -47,13 +47,14 @@ type Estimate struct {
 // needing API keys: it loads the data, builds every prompt and counts the
 // questions already finished in existing results files and journals.
 func EstimatePlan(o Options) ([]Estimate, error) {
-	e, err := prepare(context.Background(), o)
+	e, err := prepareWith(context.Background(), o, true)
 	if err != nil {
 		return nil, err
 	}
 	est := o.Plan.Estimate
 	var out []Estimate
 	embedded := map[string]bool{} // corpus × embedding model already counted
+	semanticCounted := false
 	for _, p := range e.runs {
 		x := Estimate{RunID: p.journalID, Benchmark: p.pr.Benchmark, System: p.pr.System, Source: p.pr.RetrievalSource, Method: p.pr.RetrievalMethod,
 			Model: p.pr.Model.Name, Round: p.pr.Round, Questions: len(p.items), Done: p.done}
@@ -89,6 +90,13 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 		x.PromptTokens = int64(math.Ceil(float64(promptBytes) / est.BytesPerToken))
 		if price := p.pr.Model.Price; price != nil {
 			x.CostUSD = ptr(price.Cost(x.PromptTokens, x.CompletionTokens))
+		}
+		if p.pr.RetrievalSource == 3 && !semanticCounted && e.rr.semanticInputs > 0 && len(todo) > 0 {
+			// Source 3's semantic chunking embeds every combined sentence once.
+			semanticCounted = true
+			emb := o.Plan.Retrieval.Embedding
+			x.EmbeddingCalls += (e.rr.semanticInputs + emb.BatchSize - 1) / emb.BatchSize
+			x.EmbeddingTokens += int64(math.Ceil(float64(e.rr.semanticInputByte) / est.BytesPerToken))
 		}
 		if p.pr.RetrievalMethod == plan.MethodEmbedding && len(todo) > 0 {
 			emb := o.Plan.Retrieval.Embedding

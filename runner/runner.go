@@ -208,7 +208,10 @@ type engine struct {
 }
 
 // prepare loads the data the plan needs and builds every run's skeleton.
-func prepare(ctx context.Context, o Options) (*engine, error) {
+func prepare(ctx context.Context, o Options) (*engine, error) { return prepareWith(ctx, o, false) }
+
+// prepareWith is prepare; dry makes no request (a dry run: see retrievers).
+func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 	if o.Plan == nil {
 		return nil, errors.New("runner: no plan")
 	}
@@ -219,6 +222,7 @@ func prepare(ctx context.Context, o Options) (*engine, error) {
 		o.Now = time.Now
 	}
 	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}, rr: newRetrievers(o)}
+	e.rr.dry = dry
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -281,12 +285,20 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			return nil, err
 		}
 		r.RetrievalMethod, r.CorpusID, r.TopK = pr.RetrievalMethod, c.ID, pr.TopK
+		if c.Origin != "" {
+			// Who wrote the LLM documentation and how it was cut (sources 3
+			// and 4): shown beside the retrieval source on the site.
+			r.SystemParams = map[string]string{"corpus_origin": c.Origin}
+		}
 		if pr.RetrievalMethod == plan.MethodEmbedding {
 			emb := e.o.Plan.Retrieval.Embedding
 			// The endpoint is part of the configuration: two servers may
 			// serve different vectors under one model name.
 			r.EmbeddingModel = emb.Model
-			r.SystemParams = map[string]string{"embedding_endpoint": llm.RedactURL(emb.BaseURL)}
+			if r.SystemParams == nil {
+				r.SystemParams = map[string]string{}
+			}
+			r.SystemParams["embedding_endpoint"] = llm.RedactURL(emb.BaseURL)
 		}
 	}
 	if pr.Benchmark == results.BenchmarkToolUsage {

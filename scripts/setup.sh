@@ -54,6 +54,17 @@ if [ "$(cat "$fid_venv/.requirements.sha256" 2>/dev/null)" != "$fid_req_sha" ]; 
   echo "$fid_req_sha" >"$fid_venv/.requirements.sha256"
 fi
 
+# The test-only environment of the semantic-chunker fidelity check (langchain_experimental's SemanticChunker,
+# pinned in scripts/semantic-fidelity/requirements.txt; runner/retrieval TestSemanticFidelity).
+sem_venv=build/semantic-fidelity-venv
+sem_req_sha=$(sha256sum scripts/semantic-fidelity/requirements.txt | cut -d' ' -f1)
+if [ "$(cat "$sem_venv/.requirements.sha256" 2>/dev/null)" != "$sem_req_sha" ]; then
+  echo "setup: python venv $sem_venv (scripts/semantic-fidelity/requirements.txt)"
+  /usr/bin/python3 -m venv "$sem_venv"
+  "$sem_venv/bin/pip" install -q -r scripts/semantic-fidelity/requirements.txt
+  echo "$sem_req_sha" >"$sem_venv/.requirements.sha256"
+fi
+
 # actionlint (a Go tool in its own module, tools/actionlint/go.mod), which checks .github/workflows in make test:
 # built here, outside any test timeout.
 go tool -modfile=tools/actionlint/go.mod actionlint -version >/dev/null

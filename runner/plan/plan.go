@@ -77,8 +77,20 @@ type Retrieval struct {
 	Methods []string `toml:"methods"`
 	// TopK is the documents retrieved per query; default 5 (the paper).
 	TopK int `toml:"top_k"`
-	// Embedding is the embeddings endpoint of the "embedding" method.
+	// Embedding is the embeddings endpoint of the "embedding" method (and
+	// of source 3's semantic chunking).
 	Embedding *Embedding `toml:"embedding"`
+	// LLMDocs is the LLM-written documentation of sources 3 and 4: a JSON
+	// list in upstream's schema (MatTools'
+	// documents_llm_doc_gemini_20_flash_full.json, or cmd/gen-docs'
+	// output). "" means the upstream file in the data root
+	// (src/documents_llm_doc_gemini_20_flash_full.json). Environment
+	// variables are expanded; a relative path is relative to the plan.
+	LLMDocs string `toml:"llm_docs"`
+	// LLMDocsChunked, when given, is upstream's chunked file of source 3
+	// (documents_llm_doc_gemini_20_flash.json.zip), used as is instead of
+	// chunking LLMDocs.
+	LLMDocsChunked string `toml:"llm_docs_chunked"`
 }
 
 // Embedding is an OpenAI-compatible embeddings endpoint and model.
@@ -347,6 +359,14 @@ func Parse(data []byte, name string) (*Plan, error) {
 	}
 	if r.TopK == 0 {
 		r.TopK = DefaultTopK
+	}
+	for _, f := range []*string{&r.LLMDocs, &r.LLMDocsChunked} {
+		if *f != "" {
+			*f = os.ExpandEnv(*f)
+			if !filepath.IsAbs(*f) && name != "" {
+				*f = filepath.Join(filepath.Dir(name), *f)
+			}
+		}
 	}
 	if r.TopK < 1 || r.TopK > 100 {
 		add("retrieval.top_k", "is %d; want 1–100", r.TopK)

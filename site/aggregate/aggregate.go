@@ -383,8 +383,14 @@ func RetrievalTitle(r *results.Run) string {
 	if r.TopK > 0 && r.TopK != 5 {
 		s += fmt.Sprintf(", top-%d", r.TopK)
 	}
+	if o := r.SystemParams["corpus_origin"]; o != "" {
+		s += " — " + shortHashes.ReplaceAllString(o, "$1")
+	}
 	return s
 }
+
+// shortHashes shortens "sha256:<64 hex>" to its first 8 digits in labels.
+var shortHashes = regexp.MustCompile(`(sha256:[0-9a-f]{8})[0-9a-f]{56}`)
 
 func SourceTitle(s int) string {
 	switch s {

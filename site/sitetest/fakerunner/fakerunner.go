@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -39,6 +40,8 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/runner"
+	"github.com/mattools-leaderboard/leaderboard/runner/docgen"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
@@ -82,9 +85,11 @@ type Result struct {
 	Open time.Duration
 	// Requests is the number of model requests the fake server answered.
 	Requests int
-	// RAGDir holds the fake model's LLM-RAG runs: retrieval sources 1 and 2,
-	// each by BM25 and by dense retrieval (the fake server's embeddings),
-	// 1 round, both protocols (8 results files). Their answers are the
+	// RAGDir holds the fake model's LLM-RAG runs: retrieval sources 1–4
+	// (3 and 4 from the fake model's documentation of
+	// pymatgen/analysis/defects, runner/docgen; source 3 cut by the semantic
+	// chunker over the fake server's embeddings), each by BM25 and by dense
+	// retrieval, 1 round, both protocols (16 results files). Their answers are the
 	// single-LLM runs' code, so no question is executed again.
 	RAGDir string
 	// Executions is the number of answers passed to the sandbox scorer
@@ -215,6 +220,11 @@ func run(dataRoot string) (Result, string, error) {
 	var unmatched []string
 	var umu sync.Mutex
 	srv := llmtest.NewServer(llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
+		if m := docgenObject.FindStringSubmatch(r.Prompt()); m != nil {
+			// A documentation request of runner/docgen (sources 3 and 4).
+			return llmtest.Reply{Content: fmt.Sprintf("# %[1]s\n\n%[1]s is the %[2]s of pymatgen's defects analysis in %[3]s. "+
+				"It is documented here for retrieval. Use it as its code shows! Does it return anything? See its code.", m[2], m[1], m[3])}
+		}
 		if a, ok := answers.For(r.Prompt()); ok {
 			return llmtest.Reply{Content: a}
 		}
@@ -262,14 +272,37 @@ max_retries = 0
 	}
 	requests, executions, reused := len(srv.Requests()), ms.executions, ms.reused
 
-	// LLM-RAG, sources 1 and 2 × BM25 and dense, one round.
+	// The LLM-written documentation of sources 3 and 4: the fake model
+	// documents pymatgen/analysis/defects (runner/docgen, as cmd/gen-docs).
+	objs, err := docgen.Walk(dataRoot, "pymatgen/analysis/defects", filepath.Join(python, "bin", "python3"))
+	if err != nil {
+		return Result{}, "", fmt.Errorf("docgen: %w", err)
+	}
+	docsClient, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "fake-docs"})
+	if err != nil {
+		return Result{}, "", err
+	}
+	llmDocs := filepath.Join(dir, "llm-docs", "fake-docs.json")
+	if err := os.MkdirAll(filepath.Dir(llmDocs), 0o755); err != nil {
+		return Result{}, "", err
+	}
+	dres, err := docgen.Generate(ctx, objs, docsClient, docgen.Options{Concurrency: Concurrency, Journal: llmDocs + ".journal.jsonl", Out: llmDocs})
+	if err != nil {
+		return Result{}, "", fmt.Errorf("docgen: %w", err)
+	}
+	if err := os.WriteFile(llmDocs+".origin", []byte(dres.Origin+"\n"), 0o644); err != nil {
+		return Result{}, "", err
+	}
+
+	// LLM-RAG, sources 1–4 × BM25 and dense, one round.
 	rp, err := plan.Parse([]byte(fmt.Sprintf(`rounds = 1
 concurrency = %d
 benchmarks = ["tool-usage"]
 systems = ["llm-rag"]
-retrieval_sources = [1, 2]
+retrieval_sources = [1, 2, 3, 4]
 [retrieval]
 methods = ["bm25", "embedding"]
+llm_docs = %q
 [retrieval.embedding]
 model = "fake-embedding"
 base_url = %q
@@ -283,7 +316,7 @@ display_name = %q
 base_url = %q
 timeout = "60s"
 max_retries = 0
-`, Concurrency, srv.URL, Slots, Model, DisplayName, srv.URL)), "fakerunner-rag.toml")
+`, Concurrency, llmDocs, srv.URL, Slots, Model, DisplayName, srv.URL)), "fakerunner-rag.toml")
 	if err != nil {
 		return Result{}, "", err
 	}
@@ -297,7 +330,7 @@ max_retries = 0
 	if len(unmatched) > 0 {
 		return Result{}, "", fmt.Errorf("llm-rag: %d prompts name no question of %s; the first: %.200q", len(unmatched), dataRoot, unmatched[0])
 	}
-	if want := 2 * 2 * len(scoring.Protocols); len(runs) != want {
+	if want := 4 * 2 * len(scoring.Protocols); len(runs) != want {
 		return Result{}, "", fmt.Errorf("runner wrote %d llm-rag runs, want %d", len(runs), want)
 	}
 	for _, r := range runs {
@@ -424,3 +457,8 @@ func Answer(q datasets.Question) string {
 	code, name := Function(q)
 	return "<answer>\n<code>\n```python\n" + code + "\n```\n</code>\n<name>" + name + "</name>\n</answer>"
 }
+
+// docgenObject finds, in a documentation prompt of runner/docgen, the
+// object's kind, name and file ("The object is the {kind} "{name}" in the
+// file {file}.").
+var docgenObject = regexp.MustCompile(`The object is the (\S+) "([^"]+)" in the file (\S+)\.`)
