@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -23,12 +24,31 @@ type cacheHeader struct {
 	Chunks    int    `json:"chunks"`
 }
 
-// cacheKey is the hex SHA-256 of BuilderVersion, the source number and, per
+// builderSources are this package's own sources that decide the chunks;
+// their hash (builderHash) is part of every cache key, so that a cache
+// written by an earlier builder is never reused, even when BuilderVersion
+// was not bumped.
+//
+//go:embed code.go docs.go split.go pystr.go llmdoc.go llmdoc_chunked.go
+var builderSources embed.FS
+
+var builderHash = func() string {
+	h := sha256.New()
+	entries, _ := builderSources.ReadDir(".")
+	for _, e := range entries {
+		data, _ := builderSources.ReadFile(e.Name())
+		fmt.Fprintf(h, "%s\x00%d\x00", e.Name(), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}()
+
+// cacheKey is the hex SHA-256 of BuilderVersion, the builder's source hash, the source number and, per
 // input file in build order, its path relative to src/, its length and the
 // SHA-256 of its bytes.
 func cacheKey(source int, files []inputFile) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nsource %d\n", BuilderVersion, source)
+	fmt.Fprintf(h, "%s %s\nsource %d\n", BuilderVersion, builderHash, source)
 	for _, f := range files {
 		sum := sha256.Sum256(f.data)
 		fmt.Fprintf(h, "%s\x00%d\x00%x\n", f.rel, len(f.data), sum)

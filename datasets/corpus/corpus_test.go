@@ -202,3 +202,20 @@ func TestSplitter(t *testing.T) {
 		t.Errorf("pySplitLines: %q", got)
 	}
 }
+
+// TestCacheKeyFollowsTheBuilderSources: the cache key hashes the builder's
+// own sources, so a cache written by an earlier builder (whose chunks may
+// differ) is never reused.
+func TestCacheKeyFollowsTheBuilderSources(t *testing.T) {
+	files := []inputFile{{rel: "a.py", data: []byte("x = 1\n")}}
+	k := cacheKey(1, files)
+	if len(builderHash) != 16 {
+		t.Fatalf("builder hash %q", builderHash)
+	}
+	saved := builderHash
+	builderHash = "0000000000000000"
+	defer func() { builderHash = saved }()
+	if cacheKey(1, files) == k {
+		t.Error("the cache key does not change with the builder's sources")
+	}
+}

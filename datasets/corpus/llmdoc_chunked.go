@@ -78,7 +78,7 @@ func CachedLLMDocChunks(dir string, docs []LLMDoc, tag string, chunks func([]str
 		return BuildLLMDocChunks(docs, chunks, origin)
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nllm-doc-chunks\n%s\n", BuilderVersion, tag)
+	fmt.Fprintf(h, "%s %s\nllm-doc-chunks\n%s\n", BuilderVersion, builderHash, tag)
 	for _, d := range docs {
 		fmt.Fprintf(h, "%s\x00%s\x00%d\x00", d.Metadata.CodeSourceFile, d.Metadata.Name, len(d.PageContent))
 		h.Write([]byte(d.PageContent))
