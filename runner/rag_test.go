@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
@@ -151,5 +153,83 @@ api_key_env = "MODEL_KEY"
 	p.Retrieval.Methods = []string{plan.MethodBM25}
 	if vars := KeyVariables(p); len(vars) != 1 {
 		t.Errorf("BM25 plan: key variables %v, want the model's only", vars)
+	}
+}
+
+// TestDryRunOfSource3MakesNoRequestAndFindsTheRealRuns: a dry run of a
+// source-3 plan (semantic chunking through the embeddings endpoint) sends
+// nothing and counts the chunking's embeddings; after a real run cached the
+// chunks, a dry run uses them and so finds that run done.
+func TestDryRunOfSource3MakesNoRequestAndFindsTheRealRuns(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to load the benchmark questions")
+	bench, err := datasets.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := scoring.Restrict(bench, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs.json")
+	var entries []corpus.LLMDoc
+	for i, name := range []string{"Vacancy", "Interstitial", "Substitution"} {
+		entries = append(entries, corpus.LLMDoc{PageContent: fmt.Sprintf("# %s\n\n%s is a point defect. It lives in pymatgen.analysis.defects.core. "+
+			"Create it from a structure and a site! Its charge states are guessed. Does it have a name? Yes.", name, name),
+			Metadata: corpus.LLMDocMetadata{CodeSourceFile: "pymatgen/analysis/defects/core.py", Type: "ClassDef", Name: name,
+				CodeStartLine: 10 * (i + 1), CodeEndLine: 10*(i+1) + 5, CodeContent: "class " + name + ":\n    pass\n", ItemStatus: "doc_up_to_date"}})
+	}
+	if err := corpus.WriteLLMDocs(docs, entries); err != nil {
+		t.Fatal(err)
+	}
+	answer := func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Content: "<answer><code>```python\ndef f(): return {}\n```</code><name>f</name></answer>"}
+	}
+	srv := llmtest.New(t, llmtest.Options{Responder: answer})
+	p, err := plan.Parse([]byte(fmt.Sprintf(`rounds = 1
+systems = ["llm-rag"]
+retrieval_sources = [3]
+[retrieval]
+methods = ["bm25"]
+llm_docs = %q
+[retrieval.embedding]
+model = "fake-embedding"
+base_url = %q
+[[models]]
+name = "fake"
+base_url = %q
+max_retries = 0
+`, docs, srv.URL, srv.URL)), "s3.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	o := Options{Plan: p, DataRoot: root, Benchmark: bench, OutDir: out, Unscored: true, PromptsCache: filepath.Join(dir, "prompts"),
+		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")}
+	ests, err := EstimatePlan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Requests()); n != 0 || len(ests) != 1 || ests[0].EmbeddingCalls == 0 || ests[0].Done != 0 {
+		t.Fatalf("dry run before any run: %d requests, estimates %+v; want none sent and the chunking's embeddings counted", n, ests)
+	}
+	if res, err := Run(context.Background(), o); err != nil || res[0].Status != StatusWritten {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	before := len(srv.Requests())
+	ests, err = EstimatePlan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Requests()) - before; n != 0 || ests[0].Done != len(bench.Questions) || ests[0].Calls != 0 {
+		t.Errorf("dry run after the run: %d requests, done %d of %d, %d calls to make; want the real run found", n, ests[0].Done, len(bench.Questions), ests[0].Calls)
+	}
+	f, err := results.Read(filepath.Join(out, ests[0].RunID+results.Extension))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var origin string
+	json.Unmarshal(f.Run.Extensions["corpus_origin"], &origin)
+	if !strings.Contains(origin, "semantic chunks (95th percentile, buffer 1) by fake-embedding") {
+		t.Errorf("corpus origin %q", origin)
 	}
 }

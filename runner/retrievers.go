@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -165,7 +166,7 @@ func (r *retrievers) llmDocCorpus(src int, cache string) (*corpus.Corpus, error)
 		if err != nil {
 			return nil, err
 		}
-		return corpus.BuildLLMDocChunked(chunks, llmDocOrigin(rp.LLMDocsChunked)), nil
+		return corpus.BuildLLMDocChunked(chunks, llmDocOrigin(rp.LLMDocsChunked)+", upstream chunks"), nil
 	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("the LLM-written documentation %s: %w (upstream's file is over 4 MiB and absent from some copies: "+
@@ -181,6 +182,19 @@ func (r *retrievers) llmDocCorpus(src int, cache string) (*corpus.Corpus, error)
 	}
 	e := rp.Embedding
 	if e != nil && r.dry {
+		// A dry run makes no request: the chunks a real run cached are
+		// used (so the run ids, and what is done, are the real ones);
+		// otherwise the recursive chunks stand in for the estimate, not
+		// cached, and what the semantic chunking would embed is counted.
+		tag := "semantic p95 buffer 1 " + e.Model + " " + llm.RedactURL(e.BaseURL)
+		origin := origin + ", semantic chunks (95th percentile, buffer 1) by " + e.Model
+		c, err := corpus.CachedLLMDocChunks(cache, docs, tag, func([]string) ([][]string, error) { return nil, errNotCached }, origin)
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, errNotCached) {
+			return nil, err
+		}
 		for _, d := range docs {
 			ss := retrieval.CombineSentences(retrieval.SplitSentences(d.PageContent), 1)
 			if len(ss) > 1 {
@@ -190,16 +204,11 @@ func (r *retrievers) llmDocCorpus(src int, cache string) (*corpus.Corpus, error)
 				}
 			}
 		}
-		e = nil // estimate with the recursive chunks; no request in a dry run
+		return corpus.BuildLLMDocChunks(docs, recursiveChunks, origin+" (dry run: not chunked yet; recursive chunks stand in for the estimate)")
 	}
 	if e == nil {
-		return corpus.CachedLLMDocChunks(cache, docs, corpus.BuilderVersion+" recursive", func(texts []string) ([][]string, error) {
-			out := make([][]string, len(texts))
-			for i, t := range texts {
-				out[i] = corpus.SplitRecursive(t)
-			}
-			return out, nil
-		}, origin+", recursive chunks 1000/50 (no embeddings endpoint for semantic chunking)")
+		return corpus.CachedLLMDocChunks(cache, docs, corpus.BuilderVersion+" recursive", recursiveChunks,
+			origin+", recursive chunks 1000/50 (no embeddings endpoint for semantic chunking)")
 	}
 	client, err := llm.New(llm.Config{BaseURL: e.BaseURL, APIKey: r.o.APIKeys[e.APIKeyEnv], Model: e.Model, Timeout: e.Timeout.Duration,
 		RequestsPerMinute: e.RequestsPerMinute, HTTPClient: r.o.HTTPClient})
@@ -222,3 +231,15 @@ func (r *retrievers) llmDocCorpus(src int, cache string) (*corpus.Corpus, error)
 
 // ctx is the context of corpus builds (they run in prepare, which has none).
 func (r *retrievers) ctx() context.Context { return context.Background() }
+
+// errNotCached: a dry run found no cached semantic chunks.
+var errNotCached = errors.New("not chunked yet")
+
+// recursiveChunks cuts each text with corpus.SplitRecursive.
+func recursiveChunks(texts []string) ([][]string, error) {
+	out := make([][]string, len(texts))
+	for i, t := range texts {
+		out[i] = corpus.SplitRecursive(t)
+	}
+	return out, nil
+}

@@ -148,7 +148,8 @@ func ReadAPIKeys(p *plan.Plan, getenv func(string) string) (map[string]string, e
 type KeyVariable struct{ Name, For string }
 
 // KeyVariables lists the API-key variables of the plan: every model's
-// api_key_env and, when a retrieving system uses the embedding method,
+// api_key_env and, when a retrieving system uses the embedding method or
+// retrieval source 3 (cut by the semantic chunker through that endpoint),
 // retrieval.embedding.api_key_env. Callers unset them after reading them
 // (ReadAPIKeys), so that no child process inherits a key.
 func KeyVariables(p *plan.Plan) []KeyVariable {
@@ -158,7 +159,9 @@ func KeyVariables(p *plan.Plan) []KeyVariable {
 			out = append(out, KeyVariable{m.APIKeyEnv, "model " + m.Name})
 		}
 	}
-	if e := p.Retrieval.Embedding; e != nil && e.APIKeyEnv != "" && slices.Contains(p.Retrieval.Methods, plan.MethodEmbedding) {
+	// The endpoint serves the embedding method and source 3's semantic
+	// chunking (whatever the method).
+	if e := p.Retrieval.Embedding; e != nil && e.APIKeyEnv != "" && (slices.Contains(p.Retrieval.Methods, plan.MethodEmbedding) || slices.Contains(p.RetrievalSources, 3)) {
 		out = append(out, KeyVariable{e.APIKeyEnv, "retrieval.embedding"})
 	}
 	return out
@@ -287,8 +290,10 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		r.RetrievalMethod, r.CorpusID, r.TopK = pr.RetrievalMethod, c.ID, pr.TopK
 		if c.Origin != "" {
 			// Who wrote the LLM documentation and how it was cut (sources 3
-			// and 4): shown beside the retrieval source on the site.
-			r.SystemParams = map[string]string{"corpus_origin": c.Origin}
+			// and 4): a label, shown beside the retrieval source on the site,
+			// outside the configuration (the corpus ID identifies the corpus).
+			origin, _ := json.Marshal(c.Origin)
+			r.Extensions = map[string]json.RawMessage{"corpus_origin": origin}
 		}
 		if pr.RetrievalMethod == plan.MethodEmbedding {
 			emb := e.o.Plan.Retrieval.Embedding
@@ -412,7 +417,8 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 		if !p.exists && m.APIKeyEnv != "" && o.APIKeys[m.APIKeyEnv] == "" {
 			return nil, fmt.Errorf("model %s: no API key: environment variable %s is not set", m.Name, m.APIKeyEnv)
 		}
-		if e := o.Plan.Retrieval.Embedding; !p.exists && p.pr.RetrievalMethod == plan.MethodEmbedding && e.APIKeyEnv != "" && o.APIKeys[e.APIKeyEnv] == "" {
+		if e := o.Plan.Retrieval.Embedding; e != nil && !p.exists && (p.pr.RetrievalMethod == plan.MethodEmbedding || p.pr.RetrievalSource == 3) &&
+			e.APIKeyEnv != "" && o.APIKeys[e.APIKeyEnv] == "" {
 			return nil, fmt.Errorf("retrieval.embedding: no API key: environment variable %s is not set", e.APIKeyEnv)
 		}
 		if !p.exists && p.scored() && o.Scorer == nil {

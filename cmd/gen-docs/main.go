@@ -95,13 +95,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *journal == "" {
 		*journal = strings.TrimSuffix(*out, ".json") + ".journal.jsonl"
 	}
-	client, err := llm.New(llm.Config{BaseURL: *baseURL, APIKey: os.Getenv(*keyEnv), Model: *model, RequestsPerMinute: *rpm})
+	key := ""
+	if *keyEnv != "" {
+		key = os.Getenv(*keyEnv)
+		os.Unsetenv(*keyEnv) // no child process may inherit the key
+	}
+	client, err := llm.New(llm.Config{BaseURL: *baseURL, APIKey: key, Model: *model, RequestsPerMinute: *rpm})
 	if err != nil {
 		fmt.Fprintln(stderr, "gen-docs:", err)
 		return 1
 	}
 	fmt.Fprintf(stderr, "gen-docs %s: %d objects under %s, model %s, prompt %s\n", version.String(), len(objs), *under, *model, docgen.PromptSHA256)
-	res, err := docgen.Generate(ctx, objs, client, docgen.Options{Concurrency: *conc, Journal: *journal, Out: *out, MaxAnswerBytes: *maxAnswer, Progress: stderr})
+	res, err := docgen.Generate(ctx, objs, client, docgen.Options{Concurrency: *conc, Journal: *journal, Out: *out, MaxAnswerBytes: *maxAnswer, Progress: stderr,
+		Endpoint: llm.RedactURL(*baseURL)})
 	if res != nil {
 		fmt.Fprintf(stdout, "objects: %d (%d from the journal)\ncalls made: %d (%d answered, %d failed)\nflagged: %d empty (dropped), %d oversize (capped at %d bytes)\ntokens: %d prompt, %d completion\nwall time: %s\n",
 			res.Objects, res.Resumed, res.Requested, res.Completions, res.Failed, res.Empty, res.Oversize, *maxAnswer,

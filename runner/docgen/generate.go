@@ -50,7 +50,7 @@ const MaxListed = 20
 const DefaultMaxAnswerBytes = 64 << 10
 
 // JournalVersion is the "journal" value of a journal's header line.
-const JournalVersion = "docgen-journal/1"
+const JournalVersion = "docgen-journal/2"
 
 // Flags of a journal line.
 const (
@@ -87,10 +87,12 @@ func Prompt(o Object, byID map[string]*Object) string {
 		"{code}", strings.TrimRight(o.Code, "\n"), "{callees}", list(o.Calls), "{callers}", list(o.CalledBy)).Replace(PromptTemplate)
 }
 
-// Fingerprint is the hex SHA-256 of model, PromptSHA256 and code, NUL
-// separated: a journal line counts for an object only while it matches.
-func Fingerprint(model, code string) string {
-	s := sha256.Sum256([]byte(model + "\x00" + PromptSHA256 + "\x00" + code))
+// Fingerprint is the hex SHA-256 of model, PromptSHA256 and the object's
+// whole prompt (Prompt: its code, parent, callers and callees), NUL
+// separated: a journal line counts for an object only while it matches, so
+// an object whose code or call graph changed (another walk) is asked again.
+func Fingerprint(model, prompt string) string {
+	s := sha256.Sum256([]byte(model + "\x00" + PromptSHA256 + "\x00" + prompt))
 	return hex.EncodeToString(s[:])
 }
 
@@ -111,6 +113,9 @@ type Options struct {
 	MaxAnswerBytes int
 	// Progress, if not nil, shows a progress bar with ETA.
 	Progress io.Writer
+	// Endpoint is the model's base URL without credentials, recorded in
+	// the journal's header: a journal of another endpoint is refused.
+	Endpoint string
 }
 
 // JournalLine is one finished object of a journal.
@@ -129,9 +134,11 @@ type JournalLine struct {
 }
 
 type journalHeader struct {
-	Journal      string `json:"journal"`
-	Model        string `json:"model"`
-	PromptSHA256 string `json:"prompt_sha256"`
+	Journal        string `json:"journal"`
+	Model          string `json:"model"`
+	PromptSHA256   string `json:"prompt_sha256"`
+	Endpoint       string `json:"endpoint"` // the model's base URL, without credentials
+	MaxAnswerBytes int    `json:"max_answer_bytes"`
 }
 
 // Result summarises a Generate call.
@@ -193,14 +200,14 @@ func Generate(ctx context.Context, objects []Object, client *llm.Client, opts Op
 		}
 		byID[objects[i].ID] = &objects[i]
 	}
-	done, jf, err := openJournal(opts.Journal, model)
+	done, jf, err := openJournal(opts.Journal, model, opts.Endpoint, opts.MaxAnswerBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer jf.Close()
 	var todo []int
 	for i, o := range objects {
-		if l, ok := done[o.ID]; ok && l.Fingerprint == Fingerprint(model, o.Code) {
+		if l, ok := done[o.ID]; ok && l.Fingerprint == Fingerprint(model, Prompt(o, byID)) {
 			res.Resumed++
 			continue
 		}
@@ -227,7 +234,8 @@ func Generate(ctx context.Context, objects []Object, client *llm.Client, opts Op
 			defer wg.Done()
 			for i := range jobs {
 				o := objects[i]
-				comp, err := client.Complete(ctx, []llm.Message{llm.User(Prompt(o, byID))})
+				prompt := Prompt(o, byID)
+				comp, err := client.Complete(ctx, []llm.Message{llm.User(prompt)})
 				mu.Lock()
 				res.Requested++
 				if err != nil {
@@ -241,7 +249,7 @@ func Generate(ctx context.Context, objects []Object, client *llm.Client, opts Op
 				res.Completions++
 				res.PromptTokens += comp.PromptTokens
 				res.CompletionTokens += comp.CompletionTokens
-				l := JournalLine{ID: o.ID, Fingerprint: Fingerprint(model, o.Code), PromptTokens: comp.PromptTokens,
+				l := JournalLine{ID: o.ID, Fingerprint: Fingerprint(model, prompt), PromptTokens: comp.PromptTokens,
 					CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
 				l.Doc, l.Flag, l.AnswerBytes = capAnswer(comp.Content, opts.MaxAnswerBytes)
 				if jerr == nil {
@@ -334,11 +342,25 @@ func capAnswer(s string, max int) (string, string, int) {
 
 // openJournal reads (or creates) the journal and returns its finished
 // lines by ID and the file, open for appending.
-func openJournal(p, model string) (map[string]JournalLine, *os.File, error) {
-	want := journalHeader{JournalVersion, model, PromptSHA256}
+func openJournal(p, model, endpoint string, maxAnswer int) (map[string]JournalLine, *os.File, error) {
+	want := journalHeader{JournalVersion, model, PromptSHA256, endpoint, maxAnswer}
 	done := map[string]JournalLine{}
-	b, err := os.ReadFile(p)
-	if err != nil && !os.IsNotExist(err) {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("docgen: journal: %w", err)
+	}
+	// Locked before it is read: two gen-docs on one journal would
+	// overwrite each other's lines.
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("docgen: journal: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("docgen: journal %s is in use by another process (%v): one generator per journal", p, err)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
 		return nil, nil, fmt.Errorf("docgen: journal: %w", err)
 	}
 	good := 0 // bytes of complete, valid lines
@@ -353,14 +375,17 @@ func openJournal(p, model string) (map[string]JournalLine, *os.File, error) {
 			if n == 1 {
 				var h journalHeader
 				if err := json.Unmarshal(line, &h); err != nil || !complete {
+					f.Close()
 					return nil, nil, fmt.Errorf("docgen: journal %s: the first line is not a docgen journal header", p)
 				}
 				if h.Journal != JournalVersion {
+					f.Close()
 					return nil, nil, fmt.Errorf("docgen: journal %s: version %q, want %q", p, h.Journal, JournalVersion)
 				}
 				if h != want {
-					return nil, nil, fmt.Errorf("docgen: journal %s was written for model %q with prompt %s; this run uses model %q with prompt %s: refusing to mix them (use another -journal, or delete it to start over)",
-						p, h.Model, h.PromptSHA256, model, PromptSHA256)
+					f.Close()
+					return nil, nil, fmt.Errorf("docgen: journal %s was written for model %q at %q with prompt %s and answers capped at %d bytes; this run uses model %q at %q with prompt %s, cap %d: refusing to mix them (use another -journal, or delete it to start over)",
+						p, h.Model, h.Endpoint, h.PromptSHA256, h.MaxAnswerBytes, model, endpoint, PromptSHA256, maxAnswer)
 				}
 				good += len(line) + 1
 				continue
@@ -372,21 +397,16 @@ func openJournal(p, model string) (map[string]JournalLine, *os.File, error) {
 				if !complete {
 					break // a torn last line: dropped
 				}
+				f.Close()
 				return nil, nil, fmt.Errorf("docgen: journal %s: line %d is not a journal line", p, n)
 			}
 			done[l.ID] = l
 			good += len(line) + 1
 		}
 		if err := sc.Err(); err != nil {
+			f.Close()
 			return nil, nil, fmt.Errorf("docgen: journal %s: %w", p, err)
 		}
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, nil, fmt.Errorf("docgen: journal: %w", err)
-	}
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, nil, fmt.Errorf("docgen: journal: %w", err)
 	}
 	if err := f.Truncate(int64(good)); err == nil {
 		_, err = f.Seek(int64(good), io.SeekStart)

@@ -235,6 +235,9 @@ func runWalk(python string, files []string) ([]walkResult, error) {
 		return nil, err
 	}
 	cmd := exec.Command(python, "-I", "-c", walkScript)
+	// The parser inherits nothing of the caller's environment (API keys
+	// included): only a fixed PATH and a UTF-8 locale.
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C.UTF-8", "PYTHONIOENCODING=utf-8"}
 	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

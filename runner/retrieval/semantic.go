@@ -31,20 +31,12 @@ const (
 	SemanticBatchSize = 1000
 )
 
-// Corpus-ID suffixes that name how source 3 was cut, so that a corpus cut
-// by the fallback never carries the semantic corpus's name.
-//
-// The fallback, used when no embeddings endpoint is configured, is the
-// RecursiveCharacterTextSplitter of sources 1 and 2 with
-// corpus.ChunkSize/corpus.ChunkOverlap (1,000 / 50 characters) and
-// corpus.DefaultSeparators. datasets/corpus does not export its splitter
-// (the type is unexported), so this package defines no FallbackChunks:
-// the corpus builder of source 3 applies its own splitter and appends
-// FallbackCorpusSuffix to the corpus ID.
-const (
-	SemanticCorpusSuffix = "-semantic-p95-b1"
-	FallbackCorpusSuffix = "-fallback-recursive-1000-50"
-)
+// The fallback, used when no embeddings endpoint is configured, is
+// corpus.SplitRecursive (the recursive splitter of sources 1 and 2, 1,000 /
+// 50 characters): the runner builds source 3 with it under an origin that
+// says so ("…, recursive chunks 1000/50 (no embeddings endpoint …)"), and
+// its chunks, so its corpus ID, differ from the semantic ones wherever the
+// two chunkers cut differently.
 
 // SemanticOptions configure SemanticChunks and SemanticBatch. The zero value
 // is the paper's chunker.

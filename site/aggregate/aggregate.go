@@ -15,6 +15,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -383,8 +384,9 @@ func RetrievalTitle(r *results.Run) string {
 	if r.TopK > 0 && r.TopK != 5 {
 		s += fmt.Sprintf(", top-%d", r.TopK)
 	}
-	if o := r.SystemParams["corpus_origin"]; o != "" {
-		s += " — " + shortHashes.ReplaceAllString(o, "$1")
+	var origin string
+	if raw, ok := r.Extensions["corpus_origin"]; ok && json.Unmarshal(raw, &origin) == nil && origin != "" {
+		s += " — " + shortHashes.ReplaceAllString(origin, "$1")
 	}
 	return s
 }
