@@ -96,5 +96,12 @@ replay-check: replay ## make replay, rescore the same 9 published runs, compare 
 	  $(GO) test -count=1 -run 'TestReplayedRunsScoreAsRescore' -v ./cmd/rescore/ > build/replay-check.txt 2>&1; \
 	  st=$$?; cat build/replay-check.txt; exit $$st
 
+# fuzz runs every go test -fuzz target (results reader and validator, plan loader, answer extractor,
+# response decoder, MatTools importers, pystr, submission checks) for FUZZTIME each, one after another;
+# make test runs only their seeds (testdata/fuzz). A failing input lands in the package's testdata/fuzz.
+FUZZTIME ?= 1m
+fuzz: ## run each fuzz target for FUZZTIME (default 1m), one after another; per target: executions and findings
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
 clean: ## remove build/ and public/
 	rm -rf build public

@@ -38,6 +38,15 @@ const (
 	RowKindQAItem            = "qa-item"
 )
 
+// MaxDecodedBytes caps the decompressed size of a results file's columns
+// as its footer states it (the QA code set's whole run is about 30 MB).
+const MaxDecodedBytes = 1 << 30
+
+// MaxRows is the most rows a results file may hold: far above the largest
+// run (the 34,621 questions of the QA code set), far below what would
+// exhaust memory.
+const MaxRows = 1 << 22
+
 // Extension is the file name extension of results files.
 const Extension = ".parquet"
 
@@ -171,6 +180,20 @@ func decode(data []byte) (*File, error) {
 	if err != nil {
 		return nil, &FormatError{Err: fmt.Errorf("not a Parquet file: %w", err)}
 	}
+	// The column chunks' decompressed size, as the footer states it, is
+	// bounded before any page is read.
+	var decoded int64
+	for _, rg := range pf.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			if c.MetaData.TotalUncompressedSize < 0 {
+				return nil, &FormatError{Err: fmt.Errorf("not a Parquet file: a column chunk claims %d bytes", c.MetaData.TotalUncompressedSize)}
+			}
+			decoded += c.MetaData.TotalUncompressedSize
+		}
+	}
+	if decoded > MaxDecodedBytes {
+		return nil, &FormatError{Err: fmt.Errorf("the columns decompress to %d bytes, over the reader's cap of %d", decoded, MaxDecodedBytes)}
+	}
 	version, ok := pf.Lookup(MetaFormatVersion)
 	if !ok {
 		return nil, metaErr(MetaFormatVersion, "missing: not a MatTools results file")
@@ -296,20 +319,31 @@ func readRows[T any](pf *parquet.File) ([]T, error) {
 			return nil, metaErr("columns", "required column %q is missing", field.Name())
 		}
 	}
-	rows := make([]T, pf.NumRows())
+	// The footer's row count is the writer's claim: it bounds the rows read,
+	// but memory grows with the rows actually decoded (a damaged or hostile
+	// footer claiming billions of rows must not allocate them up front).
+	total := pf.NumRows()
+	if total < 0 || total > MaxRows {
+		return nil, metaErr("rows", "the file claims %d rows; a results file holds at most %d", total, MaxRows)
+	}
+	var rows []T
+	buf := make([]T, min(int(total), 1024))
 	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
-	n := 0
-	for n < len(rows) {
-		k, err := r.Read(rows[n:])
-		n += k
+	for int64(len(rows)) < total {
+		k, err := r.Read(buf[:min(len(buf), int(total)-len(rows))])
+		rows = append(rows, buf[:k]...)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, &FormatError{Row: n + 1, Err: err}
+			return nil, &FormatError{Row: len(rows) + 1, Err: err}
+		}
+		if k == 0 {
+			return nil, &FormatError{Row: len(rows) + 1, Err: errors.New("no progress reading rows")}
 		}
 	}
+	n := len(rows)
 	rows = rows[:n]
 	// A list column the file does not have reads as one zero element per
 	// row (parquet-go fills the absent group); it is absent, so empty.

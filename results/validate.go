@@ -243,13 +243,41 @@ func validateSystemParams(r *Run) []error {
 	return errs
 }
 
+// MaxPropertyCount bounds a tool-usage question's property count: the
+// MatTools questions have 1 to 10 (138 over 49 questions); a count beyond
+// this is damage, not a question.
+const MaxPropertyCount = 1000
+
+// minPassed is the lowest properties_passed a protocol can credit for k
+// properties: 0, except under mattools-v1, whose credit for a partial
+// question is MatTools' L[-1] − L[-2] (runner/scoring tallyV1): the number of
+// expected properties (k) minus the number of error strings the question's
+// unit test appended. A test appends at most two error strings per
+// property in MatTools' 49 unit tests (a missing key, a wrong type or a
+// wrong value add one; the two exceptions, test_HarmonicDefect's "list of
+// tuples" check and test_chgcar_insertion's loop over its two site
+// groups, add at most two; mattools-reference.md §1), so
+// L[-2] ≤ 2k and the credit is at least k − 2k = −k. Anything lower is
+// damage (−2,000,000,000 showed as −200000000000.00 on the leaderboard).
+func minPassed(protocol string, k int) int {
+	if protocol == ProtocolMatToolsV1 {
+		return -max(k, 0) // a negative k is reported on its own
+	}
+	return 0
+}
+
 func validateToolUsage(f *File) []error {
 	var errs []error
 	r := &f.Run
 	t := r.Totals
-	// Only MatTools' own arithmetic (mattools-v1) can credit a question with
-	// fewer than zero properties (reference §2.4 E).
-	negativeOK := r.ScoringProtocol == ProtocolMatToolsV1
+	qs := &r.QuestionSet
+	if qs.Questions < 0 {
+		errs = append(errs, metaErr("question_set.questions", "is %d; want ≥ 0", qs.Questions))
+	}
+	if maxProps := max(qs.Questions, 0) * MaxPropertyCount; qs.Properties < 0 || qs.Properties > maxProps {
+		errs = append(errs, metaErr("question_set.properties", "is %d; want 0–%d (%d questions × at most %d properties)",
+			qs.Properties, maxProps, qs.Questions, MaxPropertyCount))
+	}
 	if t.Properties != r.QuestionSet.Properties {
 		errs = append(errs, metaErr("totals.properties", "is %d but the question set has %d", t.Properties, r.QuestionSet.Properties))
 	}
@@ -260,8 +288,16 @@ func validateToolUsage(f *File) []error {
 			if *t.Runnable < 0 || *t.Runnable > t.Questions {
 				errs = append(errs, metaErr("totals.runnable", "is %d; want 0–%d", *t.Runnable, t.Questions))
 			}
-			if *t.PropertiesPassed > t.Properties || (*t.PropertiesPassed < 0 && !negativeOK) {
-				errs = append(errs, metaErr("totals.properties_passed", "is %d; want 0–%d", *t.PropertiesPassed, t.Properties))
+			if lo := minPassed(r.ScoringProtocol, t.Properties); *t.PropertiesPassed > t.Properties || *t.PropertiesPassed < lo {
+				errs = append(errs, metaErr("totals.properties_passed", "is %d; want %d–%d", *t.PropertiesPassed, lo, t.Properties))
+			}
+			for _, c := range []struct {
+				field string
+				n     *int
+			}{{"totals.questions_correct", t.QuestionsCorrect}, {"totals.questions_partial", t.QuestionsPartial}} {
+				if c.n != nil && (*c.n < 0 || *c.n > t.Questions) {
+					errs = append(errs, metaErr(c.field, "is %d; want 0–%d", *c.n, t.Questions))
+				}
 			}
 			if t.QuestionsCorrect != nil && t.QuestionsPartial != nil {
 				if c := *t.QuestionsCorrect + *t.QuestionsPartial; c > *t.Runnable || (r.ScoringProtocol == ProtocolMatToolsOriginal && c != *t.Runnable) {
@@ -307,6 +343,9 @@ func validateToolUsage(f *File) []error {
 			}
 			continue
 		}
+		if q.PropertyCount < 0 || q.PropertyCount > MaxPropertyCount {
+			errs = append(errs, rowErr(row, "property_count", "is %d; want 0–%d", q.PropertyCount, MaxPropertyCount))
+		}
 		scored++
 		props += int(q.PropertyCount)
 		if len(inSet) > 0 && !inSet[q.QuestionID] {
@@ -338,8 +377,8 @@ func validateToolUsage(f *File) []error {
 		case v == VerdictVerificationCrash && (*q.PropertiesPassed != 0 || (*q.Runnable && (r.ScoringProtocol == ProtocolMatToolsV1 || r.ScoringProtocol == ProtocolMatToolsOriginal))):
 			errs = append(errs, rowErr(row, "runnable", "a verification crash passes 0 properties (and is not runnable under %s)", r.ScoringProtocol))
 		}
-		if *q.PropertiesPassed > q.PropertyCount || (*q.PropertiesPassed < 0 && !negativeOK) {
-			errs = append(errs, rowErr(row, "properties_passed", "is %d; want 0–%d", *q.PropertiesPassed, q.PropertyCount))
+		if lo := minPassed(r.ScoringProtocol, int(q.PropertyCount)); *q.PropertiesPassed > q.PropertyCount || int(*q.PropertiesPassed) < lo {
+			errs = append(errs, rowErr(row, "properties_passed", "is %d; want %d–%d", *q.PropertiesPassed, lo, q.PropertyCount))
 		}
 		if *q.Runnable {
 			runnable++
@@ -368,6 +407,17 @@ func validateQA(f *File) []error {
 	t := f.Run.Totals
 	if t.Scored && t.Correct == nil {
 		errs = append(errs, metaErr("totals.correct", "a scored QA run needs correct"))
+	}
+	if t.Questions < 0 {
+		errs = append(errs, metaErr("totals.questions", "is %d; want ≥ 0", t.Questions))
+	}
+	for _, c := range []struct {
+		field string
+		n     *int
+	}{{"totals.correct", t.Correct}, {"totals.correct_lenient", t.CorrectLenient}} {
+		if c.n != nil && (*c.n < 0 || *c.n > t.Questions) {
+			errs = append(errs, metaErr(c.field, "is %d; want 0–%d", *c.n, t.Questions))
+		}
 	}
 	var questions, correct, lenient, withLenient int
 	for i, q := range f.QAItems {

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,6 +34,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -619,26 +621,65 @@ feed:
 	return res
 }
 
+// implausibleUsage counts, per prepared run, the model calls of this
+// process whose server-reported usage was implausible (llm.UsageAudit);
+// assemble names the count in the run's warnings. (Counts of an earlier
+// session of a resumed run are not in the journal, so not included.)
+var implausibleUsage sync.Map // *prepared → *atomic.Int64
+
+// Caps of what answer stores (issue 15): the model's answer text is stored
+// capped at a UTF-8 boundary, with its original length; generated code is
+// never cut: code over maxCodeBytes is refused whole (empty code, verdict
+// cause scoring.CauseCodeTooLarge).
+const (
+	maxStoredResponseBytes = llm.DefaultMaxCompletionBytes // 1 MiB
+	maxCodeBytes           = 256 << 10
+)
+
 // answer asks one question and scores the answer, returning its journal line.
 func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.System, scorer Scorer, env systems.Env) (journalLine, error) {
 	l := journalLine{Kind: "item", Index: it.index, ID: it.id}
 	var u systems.Usage
+	audit := &llm.UsageAudit{}
+	ctx = llm.WithUsageAudit(ctx, audit)
+	defer func() {
+		if n := audit.Implausible(); n > 0 {
+			v, _ := implausibleUsage.LoadOrStore(p, new(atomic.Int64))
+			v.(*atomic.Int64).Add(n)
+		}
+	}()
 	if it.q != nil {
 		g, err := sys.Generate(ctx, it.q, env)
 		if err != nil {
 			return l, err
 		}
 		u = g.Usage
+		// Code and verdicts come from the whole answer; only the stored text is capped.
+		code, tooLarge := g.Code, len(g.Code) > maxCodeBytes
+		if tooLarge {
+			code = ""
+		}
+		resp := llm.CapText(g.Response, maxStoredResponseBytes)
 		l.Question = &results.QuestionRow{QuestionIndex: int32(it.q.Index), QuestionID: it.q.ID, PropertyCount: int32(len(it.q.Properties)),
-			Code: g.Code, FunctionName: g.FunctionName, Verdict: string(results.VerdictUnknown), Response: &g.Response,
+			Code: code, FunctionName: g.FunctionName, Verdict: string(results.VerdictUnknown), Response: &resp,
 			FinishReason: &g.FinishReason, Attempts: ptr(int32(u.Attempts)), PromptTokens: &u.PromptTokens,
 			CompletionTokens: &u.CompletionTokens, LatencyMS: ptr(u.Latency.Milliseconds()),
-			ResponseBytes: ptr(int64(len(g.Response))), // the response is kept whole
+			ResponseBytes: ptr(int64(len(g.Response))), // the original length, ≥ the stored text's
 			Retrieved:     g.Retrieved, Trace: g.Trace}
+		if tooLarge {
+			l.Question.VerdictCause = scoring.CauseCodeTooLarge // also recorded when unscored
+		}
 		if scorer != nil {
-			s, err := scorer.Score(ctx, it.q, scoring.Submission{Code: g.Code, FunctionName: g.FunctionName})
+			s, err := scorer.Score(ctx, it.q, scoring.Submission{Code: code, FunctionName: g.FunctionName})
 			if err != nil {
 				return l, fmt.Errorf("scoring: %w", err)
+			}
+			if tooLarge {
+				for _, o := range []*scoring.Outcome{&s.V1, &s.Strict} {
+					if o.Cause == scoring.CauseEmptyCode {
+						o.Cause = scoring.CauseCodeTooLarge
+					}
+				}
 			}
 			s.Trim()
 			l.Scored = s
@@ -649,8 +690,9 @@ func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.S
 			return l, err
 		}
 		s := scoring.QAScoreAnswer(a.Response, it.qa.CorrectAnswer)
+		text := llm.CapText(a.Response, maxStoredResponseBytes)
 		l.QA = &results.QAItem{ItemIndex: int32(it.qa.Index), Item: it.qa.ID, Questions: 1, Correct: b2i(s.Correct),
-			CorrectLenient: ptr(b2i(s.CorrectLenient)), AnswerText: &a.Response, ExtractedStrict: &s.Strict,
+			CorrectLenient: ptr(b2i(s.CorrectLenient)), AnswerText: &text, ExtractedStrict: &s.Strict,
 			ExtractedLenient: &s.Lenient, CorrectAnswer: &it.qa.CorrectAnswer, AnswerTextBytes: ptr(int64(len(a.Response)))}
 		u = a.Usage
 		l.QA.PromptTokens, l.QA.CompletionTokens, l.QA.LatencyMS = &u.PromptTokens, &u.CompletionTokens, ptr(u.Latency.Milliseconds())
@@ -676,6 +718,33 @@ func (e *engine) assemble(p *prepared, out *output, j *journal, senv *scoring.En
 	f := &results.File{Run: out.run}
 	r := &f.Run
 	usage := &results.Usage{}
+	// Usage from the server is not trusted (the client already replaces a
+	// call's negative or implausibly large count by 0 and counts the call):
+	// a journal row's negative count, or one above llm.MaxPlausibleTokens
+	// per call, is counted as unknown (0), and the sums saturate.
+	var badRows int64
+	satAdd := func(a, b int64) int64 {
+		if b > math.MaxInt64-a {
+			return math.MaxInt64
+		}
+		return a + b
+	}
+	addUsage := func(pt, ct *int64, calls int) {
+		bound := llm.MaxPlausibleTokens * int64(max(calls, 1))
+		bad := false
+		add := func(sum *int64, n int64) {
+			if n < 0 || n > bound {
+				bad = true
+				return
+			}
+			*sum = satAdd(*sum, n)
+		}
+		add(&usage.PromptTokens, deref(pt))
+		add(&usage.CompletionTokens, deref(ct))
+		if bad {
+			badRows++
+		}
+	}
 	var qaCorrect, qaLenient int
 	for _, it := range p.items {
 		l, ok := j.items[it.index]
@@ -685,7 +754,7 @@ func (e *engine) assemble(p *prepared, out *output, j *journal, senv *scoring.En
 		if l.ID != it.id || (it.q != nil) != (l.Question != nil) {
 			return nil, fmt.Errorf("journal %s: item %d is %q, but the run's question %d is %q", j.path, it.index, l.ID, it.index, it.id)
 		}
-		usage.Calls += int64(l.Calls)
+		usage.Calls = satAdd(usage.Calls, max(int64(l.Calls), 0))
 		if it.q != nil {
 			row := *l.Question
 			if senv != nil {
@@ -695,13 +764,11 @@ func (e *engine) assemble(p *prepared, out *output, j *journal, senv *scoring.En
 				l.Scored.FillRow(&row, r.ScoringProtocol)
 			}
 			f.Questions = append(f.Questions, row)
-			usage.PromptTokens += deref(row.PromptTokens)
-			usage.CompletionTokens += deref(row.CompletionTokens)
+			addUsage(row.PromptTokens, row.CompletionTokens, l.Calls)
 		} else {
 			row := *l.QA
 			f.QAItems = append(f.QAItems, row)
-			usage.PromptTokens += deref(row.PromptTokens)
-			usage.CompletionTokens += deref(row.CompletionTokens)
+			addUsage(row.PromptTokens, row.CompletionTokens, l.Calls)
 			qaCorrect += int(row.Correct)
 			qaLenient += int(deref(row.CorrectLenient))
 		}
@@ -726,6 +793,18 @@ func (e *engine) assemble(p *prepared, out *output, j *journal, senv *scoring.En
 		r.Totals = results.Totals{Questions: r.QuestionSet.Questions, Properties: r.QuestionSet.Properties}
 		r.Warnings = append(r.Warnings, fmt.Sprintf("not scored: generated code only (run with scoring off); the plan asks for %s",
 			strings.Join(p.pr.ScoringProtocols, " and ")))
+	}
+	var calls int64
+	if v, ok := implausibleUsage.Load(p); ok {
+		calls = v.(*atomic.Int64).Load()
+	}
+	if calls > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("usage: %d model call(s) reported implausible token counts (negative, or above %d per call); "+
+			"they are counted as unknown (0), so the usage totals are lower bounds", calls, llm.MaxPlausibleTokens))
+	}
+	if badRows > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("usage: %d journal row(s) held negative or implausible token counts; "+
+			"they are counted as unknown (0), so the usage totals are lower bounds", badRows))
 	}
 	if price := p.pr.Model.Price; price != nil {
 		usage.CostUSD = ptr(price.Cost(usage.PromptTokens, usage.CompletionTokens))

@@ -28,7 +28,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/time/rate"
@@ -64,12 +66,25 @@ const (
 	NoRetries = -1
 	// DefaultMaxRetryAfter caps how long a server's Retry-After can make one retry wait.
 	DefaultMaxRetryAfter = 5 * time.Minute
+	// DefaultMaxResponseBytes caps the bytes read of one response body
+	// (chat, embeddings and error bodies alike): 32 MiB.
+	DefaultMaxResponseBytes = 32 << 20
+	// DefaultMaxCompletionBytes is the cap of stored completion text that
+	// callers (the runner) apply with CapText: 1 MiB. The client itself
+	// caps Completion.Content only when Config.MaxCompletionBytes is set.
+	DefaultMaxCompletionBytes = 1 << 20
+	// MaxPlausibleTokens bounds a plausible token count of one call (prompt
+	// or completion): larger counts, like negative ones, are not trusted.
+	MaxPlausibleTokens = 10_000_000
 )
 
 // Config configures a Client. Zero durations and counts take the defaults above.
 type Config struct {
 	// BaseURL is the endpoint's base, e.g. "https://api.openai.com/v1" or
-	// "http://127.0.0.1:8000/v1"; "/chat/completions" is appended.
+	// "http://127.0.0.1:8000/v1"; "/chat/completions" (or "/embeddings") is
+	// appended to its path, and its query string, if any, is kept on every
+	// request ("https://h/v1?api-version=1" → "https://h/v1/chat/completions?api-version=1").
+	// Its user info and query never appear in an error the client returns.
 	BaseURL string
 	// APIKey is sent as "Authorization: Bearer <key>" when non-empty. It never
 	// appears in an error or completion returned by the client.
@@ -99,6 +114,16 @@ type Config struct {
 	// about a quarter of the response size; OpenAI's and vLLM's servers
 	// support it).
 	EmbeddingFormat string
+	// MaxResponseBytes caps the bytes read of one response body (0 =
+	// DefaultMaxResponseBytes). A longer body fails the attempt at once,
+	// not retried, with an error naming the cap; reading stops at the cap,
+	// so an endless body costs bounded memory and time.
+	MaxResponseBytes int64
+	// MaxCompletionBytes, when positive, caps Completion.Content at a UTF-8
+	// boundary (Completion.ContentBytes keeps the original length). 0 keeps
+	// the content whole (bounded by MaxResponseBytes): the runner extracts
+	// code from the whole answer and caps only the text it stores.
+	MaxCompletionBytes int
 }
 
 // Completion is one answered chat completion.
@@ -106,12 +131,71 @@ type Completion struct {
 	Content      string // the first choice's message content
 	FinishReason string
 	Model        string // the model id the server reports
+	// ContentBytes is the byte length of the content as received, before
+	// any MaxCompletionBytes cap (equal to len(Content) when not capped).
+	ContentBytes int64
 	// PromptTokens and CompletionTokens are the server's usage counts
-	// (0 when the server reports none).
+	// (0 when the server reports none, or an implausible count: see
+	// UsageImplausible).
 	PromptTokens     int64
 	CompletionTokens int64
+	// UsageImplausible is set when the server reported a negative token
+	// count or one above MaxPlausibleTokens; such a count is replaced by 0
+	// (unknown) and the call is counted in the context's UsageAudit.
+	UsageImplausible bool
 	Latency          time.Duration // of the successful attempt
 	Attempts         int           // attempts made, ≥ 1
+}
+
+// UsageAudit counts the calls whose reported usage was implausible. Attach
+// one to a context with WithUsageAudit; every Complete and Embed made with
+// that context (or one derived from it) that gets an implausible usage
+// report adds 1. It is safe for concurrent use.
+type UsageAudit struct{ n atomic.Int64 }
+
+// Implausible returns the number of calls counted so far.
+func (a *UsageAudit) Implausible() int64 { return a.n.Load() }
+
+type auditKey struct{}
+
+// WithUsageAudit returns ctx carrying a.
+func WithUsageAudit(ctx context.Context, a *UsageAudit) context.Context {
+	return context.WithValue(ctx, auditKey{}, a)
+}
+
+// checkUsage returns the server's counts with each implausible one (< 0 or
+// > MaxPlausibleTokens) replaced by 0, and whether any was implausible, in
+// which case the call is counted in ctx's UsageAudit.
+func checkUsage(ctx context.Context, counts ...int) ([]int64, bool) {
+	out := make([]int64, len(counts))
+	bad := false
+	for i, n := range counts {
+		if n < 0 || n > MaxPlausibleTokens {
+			bad = true
+			continue
+		}
+		out[i] = int64(n)
+	}
+	if a, ok := ctx.Value(auditKey{}).(*UsageAudit); ok && bad && a != nil {
+		a.n.Add(1)
+	}
+	return out, bad
+}
+
+// CapText returns s cut to at most max bytes at a UTF-8 boundary (s
+// itself when it fits; "" when max ≤ 0 and s is not empty).
+func CapText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	if max <= 0 {
+		return ""
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
 }
 
 // Client sends chat completions to one model of one endpoint. It is safe for
@@ -120,7 +204,10 @@ type Client struct {
 	cfg     Config
 	oa      *openai.Client
 	limiter *rate.Limiter
-	redact  *strings.Replacer
+	redact  *strings.Replacer // of completions: the API key
+	// redactErr is of errors: the API key and the base URL's credentials
+	// (user info, query string and its values).
+	redactErr *strings.Replacer
 }
 
 // New returns a client for cfg. It fails if the base URL is not an absolute
@@ -160,17 +247,27 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Sleep == nil {
 		cfg.Sleep = sleep
 	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = &http.Client{}
 	}
+	// go-openai appends the endpoint to BaseURL as a string, so a query
+	// would end up before the path: it gets the base without its query,
+	// and doer puts the query back on every request.
+	query := u.RawQuery
+	base := *u
+	base.RawQuery, base.ForceQuery, base.Fragment, base.RawFragment = "", false, "", ""
 	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &doer{hc: hc, params: cfg.Params}
+	oc.BaseURL = strings.TrimRight(base.String(), "/")
+	oc.HTTPClient = &doer{hc: hc, params: cfg.Params, query: query, maxBody: cfg.MaxResponseBytes, model: cfg.Model}
 	c := &Client{cfg: cfg, oa: openai.NewClientWithConfig(oc), redact: strings.NewReplacer()}
 	if cfg.APIKey != "" {
 		c.redact = strings.NewReplacer(cfg.APIKey, "[REDACTED]")
 	}
+	c.redactErr = strings.NewReplacer(urlSecrets(u, cfg.APIKey)...)
 	if cfg.RequestsPerMinute > 0 {
 		c.limiter = rate.NewLimiter(rate.Limit(cfg.RequestsPerMinute/60), 1)
 	}
@@ -255,8 +352,10 @@ type Embeddings struct {
 	// PromptTokens is the server's usage count of input tokens (0 when the
 	// server reports none).
 	PromptTokens int64
-	Latency      time.Duration // of the successful attempt
-	Attempts     int           // attempts made, ≥ 1
+	// UsageImplausible is as Completion's: an implausible count became 0.
+	UsageImplausible bool
+	Latency          time.Duration // of the successful attempt
+	Attempts         int           // attempts made, ≥ 1
 }
 
 // Embed sends inputs to the OpenAI-compatible "/embeddings" endpoint of the
@@ -301,8 +400,9 @@ func (c *Client) embedAttempt(ctx context.Context, info *attemptInfo, req openai
 	if err != nil {
 		return nil, err
 	}
+	tok, bad := checkUsage(ctx, resp.Usage.PromptTokens)
 	return &Embeddings{Vectors: vecs, Model: string(resp.Model),
-		PromptTokens: int64(resp.Usage.PromptTokens), Latency: latency}, nil
+		PromptTokens: tok[0], UsageImplausible: bad, Latency: latency}, nil
 }
 
 // checkEmbeddings returns the vectors of data if there is one per input
@@ -340,6 +440,7 @@ type attemptInfo struct {
 	status     int // HTTP status, 0 when no response arrived
 	retryAfter time.Duration
 	retryable  bool
+	tooLarge   atomic.Bool // the response body reached the MaxResponseBytes cap
 }
 
 type infoKey struct{}
@@ -357,12 +458,20 @@ func (c *Client) attempt(ctx context.Context, info *attemptInfo, req openai.Chat
 		return nil, c.classify(ctx, actx, info, err)
 	}
 	ch := resp.Choices[0]
+	content := c.redact.Replace(ch.Message.Content)
+	n := int64(len(content))
+	if c.cfg.MaxCompletionBytes > 0 {
+		content = CapText(content, c.cfg.MaxCompletionBytes)
+	}
+	tok, bad := checkUsage(ctx, resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
 	return &Completion{
-		Content:          c.redact.Replace(ch.Message.Content),
+		Content:          content,
+		ContentBytes:     n,
 		FinishReason:     string(ch.FinishReason),
 		Model:            resp.Model,
-		PromptTokens:     int64(resp.Usage.PromptTokens),
-		CompletionTokens: int64(resp.Usage.CompletionTokens),
+		PromptTokens:     tok[0],
+		CompletionTokens: tok[1],
+		UsageImplausible: bad,
 		Latency:          latency,
 	}, nil
 }
@@ -373,6 +482,10 @@ func (c *Client) attempt(ctx context.Context, info *attemptInfo, req openai.Chat
 func (c *Client) classify(ctx, actx context.Context, info *attemptInfo, err error) error {
 	switch {
 	case ctx.Err() != nil:
+	case info.tooLarge.Load():
+		// Not retried: the endpoint would likely send it again, and each
+		// attempt reads MaxResponseBytes.
+		err = fmt.Errorf("response body (HTTP %d) exceeds the cap of %d bytes (MaxResponseBytes); reading stopped there", info.status, c.cfg.MaxResponseBytes)
 	case errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil:
 		err = fmt.Errorf("no response within the request timeout of %s: %w", c.cfg.Timeout, err)
 		info.retryable = true
@@ -436,8 +549,12 @@ func (e *Error) Unwrap() error {
 }
 
 func (c *Client) fail(model string, attempts int, ctxErr error, status int, err error) *Error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = RedactURL(ue.URL) // a transport or request error names the URL, query included
+	}
 	e := &Error{Model: model, Attempts: attempts, Status: status,
-		msg: c.redact.Replace(err.Error()), ctxErr: ctxErr}
+		msg: c.redactErr.Replace(err.Error()), ctxErr: ctxErr}
 	if errors.Is(err, ErrInvalidEmbeddings) {
 		e.cause = ErrInvalidEmbeddings
 	}
@@ -449,11 +566,21 @@ func (c *Client) fail(model string, attempts int, ctxErr error, status int, err 
 // values; embeddings requests are sent as they are) and records
 // the response status and Retry-After for the retry loop.
 type doer struct {
-	hc     *http.Client
-	params Params
+	hc      *http.Client
+	params  Params
+	query   string // the base URL's raw query, put back on every request
+	maxBody int64  // MaxResponseBytes
+	model   string
 }
 
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	if d.query != "" {
+		if req.URL.RawQuery == "" {
+			req.URL.RawQuery = d.query
+		} else {
+			req.URL.RawQuery = d.query + "&" + req.URL.RawQuery
+		}
+	}
 	if req.Body != nil && req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/chat/completions") {
 		body, err := io.ReadAll(req.Body)
 		req.Body.Close()
@@ -468,12 +595,62 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		req.ContentLength = int64(len(body))
 	}
 	resp, err := d.hc.Do(req)
-	if info, ok := req.Context().Value(infoKey{}).(*attemptInfo); ok && resp != nil {
+	info, _ := req.Context().Value(infoKey{}).(*attemptInfo)
+	if info != nil && resp != nil {
 		info.status = resp.StatusCode
 		info.retryAfter = retryAfter(resp.Header, time.Now())
 	}
+	if resp != nil && resp.Body != nil {
+		resp.Body = &capBody{rc: resp.Body, left: d.maxBody, max: d.maxBody, model: d.model, info: info}
+	}
 	return resp, err
 }
+
+// BodyTooLargeError is the read error of a response body that reached
+// Config.MaxResponseBytes; go-openai's decoder returns it, and the attempt
+// fails with an error naming the cap.
+type BodyTooLargeError struct {
+	Model string
+	Max   int64
+}
+
+func (e *BodyTooLargeError) Error() string {
+	return fmt.Sprintf("llm: model %s: response body exceeds the cap of %d bytes (MaxResponseBytes)", e.Model, e.Max)
+}
+
+// capBody reads at most max bytes of a response body, then fails every
+// read with a *BodyTooLargeError (and marks the attempt) without reading
+// further; Close closes the underlying body, which drops the connection.
+type capBody struct {
+	rc        io.ReadCloser
+	left, max int64
+	model     string
+	info      *attemptInfo
+	err       error
+}
+
+func (b *capBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.rc.Read(p)
+	if int64(n) <= b.left {
+		b.left -= int64(n)
+		return n, err
+	}
+	n = int(b.left)
+	b.left = 0
+	b.err = &BodyTooLargeError{Model: b.model, Max: b.max}
+	if b.info != nil {
+		b.info.tooLarge.Store(true)
+	}
+	return n, b.err
+}
+
+func (b *capBody) Close() error { return b.rc.Close() }
 
 // patch sets the non-nil parameters in a JSON request body.
 func (p Params) patch(body []byte) ([]byte, error) {
@@ -530,6 +707,49 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// urlSecrets returns the strings.Replacer pairs that redact the API key and
+// the credentials of base URL u from error text: the base URL as given (and
+// its query), its user info, and the query's values of 4 bytes or more
+// (shorter ones, like "api-version=1"'s, would match unrelated text).
+func urlSecrets(u *url.URL, apiKey string) []string {
+	var secrets []string
+	add := func(s string, min int) {
+		if len(s) >= min {
+			secrets = append(secrets, s)
+			if e := url.QueryEscape(s); e != s {
+				secrets = append(secrets, e)
+			}
+		}
+	}
+	add(apiKey, 1)
+	if u.User != nil {
+		add(u.User.String(), 1)
+		add(u.User.Username(), 4)
+		if p, ok := u.User.Password(); ok {
+			add(p, 1)
+		}
+	}
+	if u.RawQuery != "" {
+		add(u.RawQuery, 1)
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				add(v, 4)
+			}
+		}
+	}
+	// Longest first, so that a secret containing another is replaced whole.
+	for i := 1; i < len(secrets); i++ {
+		for j := i; j > 0 && len(secrets[j]) > len(secrets[j-1]); j-- {
+			secrets[j], secrets[j-1] = secrets[j-1], secrets[j]
+		}
+	}
+	pairs := make([]string, 0, 2*len(secrets))
+	for _, s := range secrets {
+		pairs = append(pairs, s, "[REDACTED]")
+	}
+	return pairs
 }
 
 // RedactURL returns u without user info, query or fragment, so that it can

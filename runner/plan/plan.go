@@ -202,7 +202,10 @@ type EstimateParams struct {
 }
 
 // Duration is a TOML string such as "600s" or "2m".
-type Duration struct{ time.Duration }
+type Duration struct {
+	time.Duration
+	set bool // given in the plan (so that an explicit "0s" is refused, not defaulted)
+}
 
 // UnmarshalText parses a Go duration string.
 func (d *Duration) UnmarshalText(b []byte) error {
@@ -213,9 +216,30 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	if v < 0 {
 		return errors.New("negative duration")
 	}
-	d.Duration = v
+	d.Duration, d.set = v, true
 	return nil
 }
+
+// Bounds of a plan's values: beyond them a value is a mistake (concurrency
+// = 100000000 would start that many goroutines and buffers before the first
+// request), so Parse refuses it naming the field.
+const (
+	MaxConcurrency          = 1024 // concurrency and models[].max_concurrency
+	MaxRounds               = 100
+	MaxSandboxSlots         = 256
+	MinTimeout              = time.Second
+	MaxSandboxTimeout       = time.Hour     // [sandbox] timeout
+	MaxRequestTimeout       = 2 * time.Hour // models[].timeout, [retrieval.embedding] timeout
+	MaxRetriesLimit         = 20
+	MaxTemperature, MaxTopP = 2.0, 1.0
+)
+
+// inRange reports lo ≤ v ≤ hi; false for NaN (every comparison with NaN is
+// false, so "v < lo || v > hi" would let NaN through).
+func inRange(v, lo, hi float64) bool { return v >= lo && v <= hi }
+
+// nonNegative reports whether v is a finite number ≥ 0 (not NaN, not +Inf).
+func nonNegative(v float64) bool { return inRange(v, 0, math.MaxFloat64) }
 
 // BaseURLFor returns the model's base URL for round r ("{round}" replaced).
 func (m *Model) BaseURLFor(round int) string {
@@ -289,14 +313,24 @@ func Parse(data []byte, name string) (*Plan, error) {
 	if !md.IsDefined("rounds") {
 		p.Rounds = DefaultRounds
 	}
-	if p.Rounds < 1 {
-		add("rounds", "is %d; want ≥ 1", p.Rounds)
+	if p.Rounds < 1 || p.Rounds > MaxRounds {
+		add("rounds", "is %d; want 1–%d", p.Rounds, MaxRounds)
 	}
-	if p.Concurrency == 0 {
+	if !md.IsDefined("concurrency") {
 		p.Concurrency = DefaultConcurrency
 	}
-	if p.Concurrency < 1 {
-		add("concurrency", "is %d; want ≥ 1", p.Concurrency)
+	if p.Concurrency < 1 || p.Concurrency > MaxConcurrency {
+		add("concurrency", "is %d; want 1–%d", p.Concurrency, MaxConcurrency)
+	}
+	// duration checks a timeout: set to def when absent, else within lo–hi.
+	duration := func(field string, d *Duration, def, lo, hi time.Duration) {
+		if !d.set && d.Duration == 0 {
+			d.Duration = def
+			return
+		}
+		if d.Duration < lo || d.Duration > hi {
+			add(field, "is %s; want %s–%s", d.Duration, lo, hi)
+		}
 	}
 	if len(p.Benchmarks) == 0 {
 		p.Benchmarks = []results.Benchmark{results.BenchmarkToolUsage}
@@ -387,12 +421,13 @@ func Parse(data []byte, name string) (*Plan, error) {
 		if e.BatchSize < 1 || e.BatchSize > 2048 {
 			add("retrieval.embedding.batch_size", "is %d; want 1–2048", e.BatchSize)
 		}
-		if e.RequestsPerMinute < 0 || e.PricePerMillion < 0 || math.IsNaN(e.RequestsPerMinute) || math.IsNaN(e.PricePerMillion) {
-			add("retrieval.embedding", "requests_per_minute and price_per_million must be ≥ 0")
+		if !nonNegative(e.RequestsPerMinute) {
+			add("retrieval.embedding.requests_per_minute", "is %g; want a finite number ≥ 0 (0 = unlimited)", e.RequestsPerMinute)
 		}
-		if e.Timeout.Duration == 0 {
-			e.Timeout.Duration = DefaultTimeout
+		if !nonNegative(e.PricePerMillion) {
+			add("retrieval.embedding.price_per_million", "is %g; want a finite number ≥ 0", e.PricePerMillion)
 		}
+		duration("retrieval.embedding.timeout", &e.Timeout, DefaultTimeout, MinTimeout, MaxRequestTimeout)
 	}
 	if retrieves && slices.Contains(r.Methods, MethodEmbedding) && r.Embedding == nil {
 		add("retrieval.embedding", "is required by the method %q (model, base_url, api_key_env)", MethodEmbedding)
@@ -416,11 +451,9 @@ func Parse(data []byte, name string) (*Plan, error) {
 	if !slices.Contains(SandboxBackends, p.Sandbox.Backend) {
 		add("sandbox.backend", "is %q; want one of %v", p.Sandbox.Backend, SandboxBackends)
 	}
-	if p.Sandbox.Timeout.Duration == 0 {
-		p.Sandbox.Timeout.Duration = DefaultSandboxTimeout
-	}
-	if p.Sandbox.Slots < 0 {
-		add("sandbox.slots", "is %d; want ≥ 0 (0 = the number of CPUs)", p.Sandbox.Slots)
+	duration("sandbox.timeout", &p.Sandbox.Timeout, DefaultSandboxTimeout, MinTimeout, MaxSandboxTimeout)
+	if p.Sandbox.Slots < 0 || p.Sandbox.Slots > MaxSandboxSlots {
+		add("sandbox.slots", "is %d; want 0–%d (0 = the number of CPUs)", p.Sandbox.Slots, MaxSandboxSlots)
 	}
 	if len(p.Models) == 0 {
 		add("models", "no [[models]] given")
@@ -448,41 +481,56 @@ func Parse(data []byte, name string) (*Plan, error) {
 			t := DefaultTemperature
 			m.Temperature = &t
 		}
-		if *m.Temperature < 0 || *m.Temperature > 2 {
-			add(f+".temperature", "is %g; want 0–2", *m.Temperature)
+		if !inRange(*m.Temperature, 0, MaxTemperature) {
+			add(f+".temperature", "is %g; want 0–%g", *m.Temperature, MaxTemperature)
 		}
-		if m.TopP != nil && (*m.TopP < 0 || *m.TopP > 1) {
-			add(f+".top_p", "is %g; want 0–1", *m.TopP)
+		if m.TopP != nil && !inRange(*m.TopP, 0, MaxTopP) {
+			add(f+".top_p", "is %g; want 0–%g", *m.TopP, MaxTopP)
 		}
 		if m.MaxTokens != nil && *m.MaxTokens < 1 {
 			add(f+".max_tokens", "is %d; want ≥ 1", *m.MaxTokens)
 		}
-		if m.Timeout.Duration == 0 {
-			m.Timeout.Duration = DefaultTimeout
-		}
+		duration(f+".timeout", &m.Timeout, DefaultTimeout, MinTimeout, MaxRequestTimeout)
 		if m.MaxRetries == nil {
 			n := DefaultMaxRetries
 			m.MaxRetries = &n
 		}
-		if *m.MaxRetries < 0 {
-			add(f+".max_retries", "is %d; want ≥ 0", *m.MaxRetries)
+		if *m.MaxRetries < 0 || *m.MaxRetries > MaxRetriesLimit {
+			add(f+".max_retries", "is %d; want 0–%d", *m.MaxRetries, MaxRetriesLimit)
 		}
-		if m.RequestsPerMinute < 0 || m.MaxConcurrency < 0 {
-			add(f, "requests_per_minute and max_concurrency must be ≥ 0")
+		if !nonNegative(m.RequestsPerMinute) {
+			add(f+".requests_per_minute", "is %g; want a finite number ≥ 0 (0 = unlimited)", m.RequestsPerMinute)
 		}
-		if m.Price != nil && (m.Price.InputPerMillion < 0 || m.Price.OutputPerMillion < 0) {
-			add(f+".price", "prices must be ≥ 0")
+		if m.MaxConcurrency < 0 || m.MaxConcurrency > MaxConcurrency {
+			add(f+".max_concurrency", "is %d; want 0–%d (0 = the plan's concurrency)", m.MaxConcurrency, MaxConcurrency)
+		}
+		if m.Price != nil {
+			if !nonNegative(m.Price.InputPerMillion) {
+				add(f+".price.input_per_million", "is %g; want a finite number ≥ 0", m.Price.InputPerMillion)
+			}
+			if !nonNegative(m.Price.OutputPerMillion) {
+				add(f+".price.output_per_million", "is %g; want a finite number ≥ 0", m.Price.OutputPerMillion)
+			}
 		}
 	}
+	// [estimate]: absent values take the defaults; given ones must be
+	// finite and positive (0, negative, NaN or Inf would make every
+	// estimate meaningless).
 	e := &p.Estimate
-	if e.BytesPerToken <= 0 {
+	if !md.IsDefined("estimate", "bytes_per_token") {
 		e.BytesPerToken = DefaultBytesPerToken
+	} else if !inRange(e.BytesPerToken, math.SmallestNonzeroFloat64, math.MaxFloat64) {
+		add("estimate.bytes_per_token", "is %g; want a finite number > 0", e.BytesPerToken)
 	}
-	if e.CompletionTokensToolUsage <= 0 {
+	if !md.IsDefined("estimate", "completion_tokens_tool_usage") {
 		e.CompletionTokensToolUsage = DefaultCompletionTokensToolUse
+	} else if e.CompletionTokensToolUsage < 1 {
+		add("estimate.completion_tokens_tool_usage", "is %d; want ≥ 1", e.CompletionTokensToolUsage)
 	}
-	if e.CompletionTokensQAQuestion <= 0 {
+	if !md.IsDefined("estimate", "completion_tokens_qa") {
 		e.CompletionTokensQAQuestion = DefaultCompletionTokensQA
+	} else if e.CompletionTokensQAQuestion < 1 {
+		add("estimate.completion_tokens_qa", "is %d; want ≥ 1", e.CompletionTokensQAQuestion)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
@@ -175,5 +176,137 @@ func TestParseErrorsNameFileAndField(t *testing.T) {
 func TestLoadMissingFile(t *testing.T) {
 	if _, err := Load(filepath.Join(t.TempDir(), "none.toml")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestBadValuesNameTheirField: every out-of-range, NaN or infinite value is
+// refused by Parse (so before any request) with an error naming its field,
+// and the error is the only one (no other field is blamed).
+func TestBadValuesNameTheirField(t *testing.T) {
+	const model = "[[models]]\nname = \"m\"\nbase_url = \"http://h/v1\"\n"
+	const emb = "[retrieval.embedding]\nmodel = \"e\"\nbase_url = \"http://h/v1\"\n"
+	tests := []struct{ name, toml, want string }{
+		{"concurrency huge", "concurrency = 100000000\n" + model, "p.toml: concurrency: is 100000000; want 1–1024"},
+		{"concurrency 1025", "concurrency = 1025\n" + model, "p.toml: concurrency: is 1025; want 1–1024"},
+		{"concurrency zero", "concurrency = 0\n" + model, "p.toml: concurrency: is 0; want 1–1024"},
+		{"concurrency negative", "concurrency = -3\n" + model, "p.toml: concurrency: is -3; want 1–1024"},
+		{"rounds 101", "rounds = 101\n" + model, "p.toml: rounds: is 101; want 1–100"},
+		{"rounds negative", "rounds = -1\n" + model, "p.toml: rounds: is -1; want 1–100"},
+		{"slots 257", "[sandbox]\nslots = 257\n" + model, "p.toml: sandbox.slots: is 257; want 0–256 (0 = the number of CPUs)"},
+		{"sandbox timeout zero", "[sandbox]\ntimeout = \"0s\"\n" + model, "p.toml: sandbox.timeout: is 0s; want 1s–1h0m0s"},
+		{"sandbox timeout 500ms", "[sandbox]\ntimeout = \"500ms\"\n" + model, "p.toml: sandbox.timeout: is 500ms; want 1s–1h0m0s"},
+		{"sandbox timeout 61m", "[sandbox]\ntimeout = \"61m\"\n" + model, "p.toml: sandbox.timeout: is 1h1m0s; want 1s–1h0m0s"},
+		{"model timeout zero", model + "timeout = \"0s\"\n", "p.toml: models[0].timeout: is 0s; want 1s–2h0m0s"},
+		{"model timeout 999ms", model + "timeout = \"999ms\"\n", "p.toml: models[0].timeout: is 999ms; want 1s–2h0m0s"},
+		{"model timeout 3h", model + "timeout = \"3h\"\n", "p.toml: models[0].timeout: is 3h0m0s; want 1s–2h0m0s"},
+		{"max_retries 21", model + "max_retries = 21\n", "p.toml: models[0].max_retries: is 21; want 0–20"},
+		{"max_retries negative", model + "max_retries = -1\n", "p.toml: models[0].max_retries: is -1; want 0–20"},
+		{"max_concurrency 1025", model + "max_concurrency = 1025\n", "p.toml: models[0].max_concurrency: is 1025; want 0–1024 (0 = the plan's concurrency)"},
+		{"max_concurrency negative", model + "max_concurrency = -1\n", "p.toml: models[0].max_concurrency: is -1; want 0–1024"},
+		{"rpm negative", model + "requests_per_minute = -1\n", "p.toml: models[0].requests_per_minute: is -1; want a finite number ≥ 0 (0 = unlimited)"},
+		{"rpm nan", model + "requests_per_minute = nan\n", "p.toml: models[0].requests_per_minute: is NaN; want a finite number ≥ 0"},
+		{"rpm inf", model + "requests_per_minute = inf\n", "p.toml: models[0].requests_per_minute: is +Inf; want a finite number ≥ 0"},
+		{"temperature nan", model + "temperature = nan\n", "p.toml: models[0].temperature: is NaN; want 0–2"},
+		{"temperature -nan", model + "temperature = -nan\n", "p.toml: models[0].temperature: is NaN; want 0–2"},
+		{"temperature inf", model + "temperature = inf\n", "p.toml: models[0].temperature: is +Inf; want 0–2"},
+		{"temperature -inf", model + "temperature = -inf\n", "p.toml: models[0].temperature: is -Inf; want 0–2"},
+		{"top_p nan", model + "top_p = nan\n", "p.toml: models[0].top_p: is NaN; want 0–1"},
+		{"top_p inf", model + "top_p = +inf\n", "p.toml: models[0].top_p: is +Inf; want 0–1"},
+		{"top_p 1.5", model + "top_p = 1.5\n", "p.toml: models[0].top_p: is 1.5; want 0–1"},
+		{"input price nan", model + "price = { input_per_million = nan, output_per_million = 1 }\n", "p.toml: models[0].price.input_per_million: is NaN; want a finite number ≥ 0"},
+		{"output price inf", model + "price = { input_per_million = 1, output_per_million = inf }\n", "p.toml: models[0].price.output_per_million: is +Inf; want a finite number ≥ 0"},
+		{"output price negative", model + "price = { input_per_million = 1, output_per_million = -0.5 }\n", "p.toml: models[0].price.output_per_million: is -0.5; want a finite number ≥ 0"},
+		{"second model named", model + "[[models]]\nname = \"n\"\nbase_url = \"http://h/v1\"\ntemperature = nan\n", "p.toml: models[1].temperature: is NaN"},
+		{"embedding rpm nan", emb + "requests_per_minute = nan\n" + model, "p.toml: retrieval.embedding.requests_per_minute: is NaN; want a finite number ≥ 0 (0 = unlimited)"},
+		{"embedding rpm inf", emb + "requests_per_minute = inf\n" + model, "p.toml: retrieval.embedding.requests_per_minute: is +Inf"},
+		{"embedding price nan", emb + "price_per_million = nan\n" + model, "p.toml: retrieval.embedding.price_per_million: is NaN; want a finite number ≥ 0"},
+		{"embedding price inf", emb + "price_per_million = inf\n" + model, "p.toml: retrieval.embedding.price_per_million: is +Inf; want a finite number ≥ 0"},
+		{"embedding price negative", emb + "price_per_million = -1\n" + model, "p.toml: retrieval.embedding.price_per_million: is -1; want a finite number ≥ 0"},
+		{"embedding timeout zero", emb + "timeout = \"0s\"\n" + model, "p.toml: retrieval.embedding.timeout: is 0s; want 1s–2h0m0s"},
+		{"embedding timeout 3h", emb + "timeout = \"3h\"\n" + model, "p.toml: retrieval.embedding.timeout: is 3h0m0s; want 1s–2h0m0s"},
+		{"embedding batch", emb + "batch_size = 4096\n" + model, "p.toml: retrieval.embedding.batch_size: is 4096; want 1–2048"},
+		{"bytes_per_token nan", "[estimate]\nbytes_per_token = nan\n" + model, "p.toml: estimate.bytes_per_token: is NaN; want a finite number > 0"},
+		{"bytes_per_token inf", "[estimate]\nbytes_per_token = inf\n" + model, "p.toml: estimate.bytes_per_token: is +Inf; want a finite number > 0"},
+		{"bytes_per_token zero", "[estimate]\nbytes_per_token = 0.0\n" + model, "p.toml: estimate.bytes_per_token: is 0; want a finite number > 0"},
+		{"bytes_per_token negative", "[estimate]\nbytes_per_token = -4.0\n" + model, "p.toml: estimate.bytes_per_token: is -4; want a finite number > 0"},
+		{"completion tokens tool-usage zero", "[estimate]\ncompletion_tokens_tool_usage = 0\n" + model, "p.toml: estimate.completion_tokens_tool_usage: is 0; want ≥ 1"},
+		{"completion tokens qa negative", "[estimate]\ncompletion_tokens_qa = -10\n" + model, "p.toml: estimate.completion_tokens_qa: is -10; want ≥ 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse([]byte(tt.toml), "p.toml")
+			if err == nil {
+				t.Fatalf("accepted: %+v", p)
+			}
+			var pe *Error
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v\nwant *Error containing %q", err, tt.want)
+			}
+			if n := strings.Count(err.Error(), "\n") + 1; n != 1 {
+				t.Errorf("%d errors, want 1: %v", n, err)
+			}
+		})
+	}
+}
+
+// TestBoundsAreInclusive: the limits themselves are accepted and kept.
+func TestBoundsAreInclusive(t *testing.T) {
+	p, err := Parse([]byte(`rounds = 100
+concurrency = 1024
+[sandbox]
+slots = 256
+timeout = "1h"
+[retrieval.embedding]
+model = "e"
+base_url = "http://h/v1"
+timeout = "1s"
+requests_per_minute = 0
+price_per_million = 0
+[estimate]
+bytes_per_token = 0.5
+completion_tokens_tool_usage = 1
+completion_tokens_qa = 1
+[[models]]
+name = "m"
+base_url = "http://h/v1"
+temperature = 2
+top_p = 0
+timeout = "2h"
+max_retries = 20
+max_concurrency = 1024
+requests_per_minute = 0
+price = { input_per_million = 0, output_per_million = 0 }
+[[models]]
+name = "n"
+base_url = "http://h/v1"
+temperature = 0
+top_p = 1
+timeout = "1s"
+max_retries = 0
+max_concurrency = 0
+`), "p.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, n := p.Models[0], p.Models[1]
+	if p.Rounds != 100 || p.Concurrency != 1024 || p.Sandbox.Slots != 256 || p.Sandbox.Timeout.Duration != time.Hour ||
+		p.Retrieval.Embedding.Timeout.Duration != time.Second || p.Estimate.BytesPerToken != 0.5 ||
+		p.Estimate.CompletionTokensToolUsage != 1 || p.Estimate.CompletionTokensQAQuestion != 1 {
+		t.Errorf("plan %+v", p)
+	}
+	if *m.Temperature != 2 || *m.TopP != 0 || m.Timeout.Duration != 2*time.Hour || *m.MaxRetries != 20 || m.MaxConcurrency != 1024 ||
+		*n.Temperature != 0 || *n.TopP != 1 || n.Timeout.Duration != time.Second || *n.MaxRetries != 0 {
+		t.Errorf("models %+v %+v", m, n)
+	}
+	// Absent values still take the defaults.
+	d, err := Parse([]byte("[retrieval.embedding]\nmodel = \"e\"\nbase_url = \"http://h/v1\"\n[[models]]\nname = \"m\"\nbase_url = \"http://h/v1\"\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Concurrency != DefaultConcurrency || d.Models[0].Timeout.Duration != DefaultTimeout || d.Sandbox.Timeout.Duration != DefaultSandboxTimeout ||
+		d.Retrieval.Embedding.Timeout.Duration != DefaultTimeout || *d.Models[0].MaxRetries != DefaultMaxRetries ||
+		d.Estimate.BytesPerToken != DefaultBytesPerToken || d.Estimate.CompletionTokensToolUsage != DefaultCompletionTokensToolUse ||
+		d.Estimate.CompletionTokensQAQuestion != DefaultCompletionTokensQA {
+		t.Errorf("defaults %+v", d)
 	}
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,7 @@ type local struct {
 	slots   chan int
 	uids    []int
 	locks   []*os.File
+	owner   *os.File // the flock on base's owner lock (see makeBase)
 	cg      *cgroups // nil when no cgroup is usable
 	seq     atomic.Int64
 	reapMu  sync.Mutex
@@ -101,7 +103,8 @@ func openLocal(ctx context.Context, o Options) (Sandbox, error) {
 	if err := os.MkdirAll(lockDir, 0o700); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
-	if l.base, err = os.MkdirTemp("", "mattools-sandbox-"); err != nil {
+	sweepStaleBases(os.TempDir())
+	if l.base, l.owner, err = makeBase(os.TempDir()); err != nil {
 		return nil, err
 	}
 	if err := os.Chmod(l.base, 0o755); err != nil {
@@ -211,8 +214,127 @@ func (l *local) Close() error {
 		if l.base != "" {
 			os.RemoveAll(l.base)
 		}
+		if l.owner != nil {
+			os.Remove(l.owner.Name())
+			l.owner.Close()
+		}
 	})
 	return nil
+}
+
+// Task folders of a runner killed with SIGKILL (which runs no Close) stay
+// in the temporary directory; every Open sweeps them, as it sweeps stale
+// cgroups (sweepStale).
+//
+// The rule: a base folder is named basePrefix<pid>-<random> (pid: the
+// owner's), and its owner holds, for the life of the Sandbox, an exclusive
+// flock on lockDir/base-<pid>-<random>.lock, created and locked BEFORE the
+// folder. The kernel drops a flock when its holder dies, whatever kills it,
+// so a folder whose lock is free has no live owner and is removed, even if
+// its pid was reused by an unrelated process since. A folder whose lock
+// file is absent (possible only after a reboot emptied /run, or when a
+// sweeper removed a free lock in the instant between its creation and its
+// flock, the lock coming before the folder) is removed only when the
+// recorded pid is dead. A held lock (a live run) is never touched; nor is
+// any folder not named so (older runners' mattools-sandbox-<random> record
+// no owner), not a directory (a symlink), or not owned by our uid (the
+// temporary directory is shared).
+const basePrefix = "mattools-sandbox-"
+
+// makeBase creates the owner lock, then the base folder, in dir.
+func makeBase(dir string) (base string, owner *os.File, err error) {
+	for range 100 {
+		var rnd [6]byte
+		if _, err := io.ReadFull(randReader, rnd[:]); err != nil {
+			return "", nil, err
+		}
+		id := fmt.Sprintf("%d-%x", os.Getpid(), rnd)
+		f, err := os.OpenFile(filepath.Join(lockDir, "base-"+id+".lock"), os.O_CREATE|os.O_EXCL|os.O_RDWR|syscall.O_CLOEXEC, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "", nil, fmt.Errorf("lock %s: %v", f.Name(), err)
+		}
+		base := filepath.Join(dir, basePrefix+id)
+		if err := os.Mkdir(base, 0o700); err != nil {
+			os.Remove(f.Name())
+			f.Close()
+			if errors.Is(err, os.ErrExist) {
+				continue
+			}
+			return "", nil, err
+		}
+		return base, f, nil
+	}
+	return "", nil, errors.New("no free name for the sandbox's task folder")
+}
+
+var randReader = rand.Reader
+
+// sweepStaleBases removes, in dir, the base folders of owners that are
+// gone (see basePrefix for the rule), and free lock files without a folder.
+func sweepStaleBases(dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		id, ok := strings.CutPrefix(e.Name(), basePrefix)
+		pidText, rest, ok2 := strings.Cut(id, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || !ok2 || rest == "" || err != nil || pid <= 0 || e.Type()&os.ModeType != os.ModeDir {
+			continue // not ours, an older name without an owner, or a symlink
+		}
+		path := filepath.Join(dir, e.Name())
+		if fi, err := os.Lstat(path); err != nil || !fi.IsDir() || fi.Sys().(*syscall.Stat_t).Uid != uint32(os.Geteuid()) {
+			continue
+		}
+		lock := filepath.Join(lockDir, "base-"+id+".lock")
+		f, err := os.OpenFile(lock, os.O_RDWR|syscall.O_CLOEXEC, 0) // never create it
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			if pidAlive(pid) {
+				continue
+			}
+			os.RemoveAll(path)
+		case err != nil:
+			continue
+		default:
+			if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+				f.Close() // held: a live run
+				continue
+			}
+			os.RemoveAll(path)
+			os.Remove(lock)
+			f.Close()
+		}
+	}
+	// Free locks left without a folder (an owner killed between the two).
+	locks, _ := filepath.Glob(filepath.Join(lockDir, "base-*.lock"))
+	for _, lock := range locks {
+		id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(lock), "base-"), ".lock")
+		if _, err := os.Lstat(filepath.Join(dir, basePrefix+id)); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		f, err := os.OpenFile(lock, os.O_RDWR|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(lock)
+		}
+		f.Close()
+	}
+}
+
+// pidAlive reports whether a process with this pid exists (EPERM: it
+// exists, owned by another user).
+func pidAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {

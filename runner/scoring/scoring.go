@@ -88,6 +88,7 @@ const (
 	CauseVerifyOutput       = "verify-output"       // v1: the check printed neither "ok" nor a JSON list
 	CauseVerifyException    = "verify-exception"    // strict: the unit test could not be run at all
 	CauseVerifyMalformed    = "verify-malformed"    // v1: a list whose last two items are not counts
+	CauseCodeTooLarge       = "code-too-large"      // the runner refused the extracted code whole: over its size cap, not run
 	// "exception:<Type>" — the code raised <Type> (e.g. exception:FileNotFoundError).
 )
 

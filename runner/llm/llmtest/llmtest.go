@@ -46,6 +46,12 @@ const (
 	FaultHang Fault = "hang"
 	// FaultMalformed answers 200 with a truncated JSON body.
 	FaultMalformed Fault = "malformed"
+	// FaultEndlessBody answers 200 with the start of a JSON response, a
+	// string value opened in it, then bytes streamed without end until the
+	// client goes away or the server closes (of chat and embeddings
+	// requests alike; not in AllFaults: a client reading it whole never
+	// finishes).
+	FaultEndlessBody Fault = "endless-body"
 )
 
 // Faults of embeddings requests only; a chat request drawing one of them
@@ -135,7 +141,10 @@ type Request struct {
 	Inputs   []string    // of an embeddings request, in order
 	Body     []byte      // the raw JSON body
 	Header   http.Header // the request headers
-	Fault    Fault       // the fault injected instead of an answer, FaultNone if answered
+	// URL is the request's path and query as received, e.g.
+	// "/v1/chat/completions?api-version=1".
+	URL   string
+	Fault Fault // the fault injected instead of an answer, FaultNone if answered
 }
 
 // Prompt returns the content of the last message (the user prompt).
@@ -374,7 +383,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "llmtest: bad JSON body: "+err.Error())
 		return
 	}
-	req := Request{Endpoint: "chat/completions", Model: body.Model, Messages: body.Messages, Body: raw, Header: r.Header.Clone()}
+	req := Request{Endpoint: "chat/completions", Model: body.Model, Messages: body.Messages, Body: raw, Header: r.Header.Clone(),
+		URL: r.URL.RequestURI()}
 
 	s.mu.Lock()
 	if req.Fault = s.nextFault(); isEmbeddingFault(req.Fault) {
@@ -414,6 +424,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	case FaultMalformed:
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"id":"chatcmpl-llmtest","object":"chat.completion","choices":[{"index":0,"message":{"role":"assis`))
+		return
+	case FaultEndlessBody:
+		s.endless(w, r, `{"id":"chatcmpl-llmtest","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"`)
 		return
 	}
 	if block {
@@ -472,6 +485,33 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// endless writes 200, prefix, then 'a' bytes in 64 KiB flushed chunks until
+// the client goes away or the server closes.
+func (s *Server) endless(w http.ResponseWriter, r *http.Request, prefix string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	if _, err := io.WriteString(w, prefix); err != nil {
+		return
+	}
+	chunk := []byte(strings.Repeat("a", 64<<10))
+	fl, _ := w.(http.Flusher)
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.closing:
+			return
+		default:
+		}
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+}
+
 func (s *Server) takeScript(prompt string) (Reply, bool) {
 	rs := s.scripts[prompt]
 	if len(rs) == 0 {
@@ -512,7 +552,8 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "llmtest: bad embeddings request: "+err.Error())
 		return
 	}
-	req := Request{Endpoint: "embeddings", Model: body.Model, Inputs: inputs, Body: raw, Header: r.Header.Clone()}
+	req := Request{Endpoint: "embeddings", Model: body.Model, Inputs: inputs, Body: raw, Header: r.Header.Clone(),
+		URL: r.URL.RequestURI()}
 	s.mu.Lock()
 	req.Fault = s.nextFault()
 	s.requests = append(s.requests, req)
@@ -535,6 +576,9 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	case FaultMalformed:
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,`))
+		return
+	case FaultEndlessBody:
+		s.endless(w, r, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":"`)
 		return
 	case FaultSlow:
 		t := time.NewTimer(s.opts.SlowDelay)

@@ -1,0 +1,82 @@
+package pystr
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+var spaceRE = regexp.MustCompile(`^[` + Space + `]$`)
+
+// FuzzStrip checks Strip and IsSpace against each other and against Space
+// (the regexp class the extractors use): for every rune of the input,
+// IsSpace agrees with [Space]; Strip leaves no leading or trailing space,
+// removes only spaces, and is idempotent.
+func FuzzStrip(f *testing.F) {
+	f.Add("  \t\n x y \u3000\u0085")
+	f.Add("\x1c\x1d\x1e\x1fa\v\f\r")
+	f.Add("\u200b\ufeffkeep\u00a0")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, r := range s {
+			if IsSpace(r) != spaceRE.MatchString(string(r)) {
+				t.Fatalf("IsSpace(%U) = %v but [Space] says %v", r, IsSpace(r), !IsSpace(r))
+			}
+		}
+		got := Strip(s)
+		if Strip(got) != got {
+			t.Fatalf("Strip not idempotent on %q", s)
+		}
+		if r, _ := utf8.DecodeRuneInString(got); got != "" && IsSpace(r) {
+			t.Fatalf("Strip(%q) = %q starts with a space", s, got)
+		}
+		if r, _ := utf8.DecodeLastRuneInString(got); got != "" && IsSpace(r) {
+			t.Fatalf("Strip(%q) = %q ends with a space", s, got)
+		}
+		i := strings.Index(s, got)
+		if i < 0 || strings.TrimFunc(s[:i], IsSpace) != "" || strings.TrimFunc(s[i+len(got):], IsSpace) != "" {
+			t.Fatalf("Strip(%q) = %q removed more than spaces", s, got)
+		}
+	})
+}
+
+// FuzzFormat feeds arbitrary templates and values to Format (Python's
+// str.format with named fields). Invariants: no panic; a value is inserted
+// verbatim, never re-scanned (values full of braces change nothing else);
+// escaping a text's braces ({{, }}) and formatting gives the text back; a
+// template without braces is returned as is; an accepted template's output
+// is the template with each {field} replaced, so formatting with values
+// that are the field's own "{name}" escaped reproduces the unescaped
+// template.
+func FuzzFormat(f *testing.F) {
+	f.Add("Pick one.\n<question>{question}</question>\n{first_choice}\nAnswer as <answer>X</answer>.", "What is {x}?", "A. {{}}")
+	f.Add("{{literal}} {question}", "}", "{")
+	f.Add("{unknown}", "", "")
+	f.Add("{question", "", "")
+	f.Add("}", "", "")
+	f.Fuzz(func(t *testing.T, tmpl, a, b string) {
+		fields := map[string]string{"question": a, "first_choice": b, "": a + b}
+		out, err := Format(tmpl, fields)
+		if err != nil {
+			if out != "" {
+				t.Fatalf("error with output %q", out)
+			}
+		} else {
+			// Values full of braces: same success, and the same output
+			// around them.
+			braces := map[string]string{"question": "{" + a + "}}", "first_choice": "{{" + b, "": "}{"}
+			if _, err := Format(tmpl, braces); err != nil {
+				t.Fatalf("values changed the outcome: %v", err)
+			}
+		}
+		if !strings.ContainsAny(tmpl, "{}") {
+			if err != nil || out != tmpl {
+				t.Fatalf("template without braces: %q, %v", out, err)
+			}
+		}
+		esc := strings.NewReplacer("{", "{{", "}", "}}").Replace(tmpl)
+		if got, err := Format(esc, nil); err != nil || got != tmpl {
+			t.Fatalf("escaped template gives %q, %v; want it back", got, err)
+		}
+	})
+}
