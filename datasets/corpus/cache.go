@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 )
 
 // cacheHeader is the first line of a cache file.
@@ -149,23 +148,8 @@ func writeCache(p, key string, c *Corpus) error {
 			return err
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp"+strconv.Itoa(os.Getpid()))
-	if err != nil {
-		return fmt.Errorf("corpus: cache: %w", err)
-	}
-	_, werr := tmp.Write(buf.Bytes())
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), p)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("corpus: writing cache %s: %w", p, werr)
+	if err := writeFileAtomic(p, buf.Bytes()); err != nil {
+		return fmt.Errorf("corpus: writing cache %s: %w", p, err)
 	}
 	return nil
 }

@@ -1,12 +1,9 @@
 package corpus
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -198,23 +195,9 @@ func runSegmenter(o Options, files []inputFile, texts []string) ([]segResult, er
 	if py == "" {
 		py = DefaultPython
 	}
-	in, err := json.Marshal(texts)
-	if err != nil {
-		return nil, fmt.Errorf("corpus: encoding the sources for %s: %w", py, err)
-	}
-	cmd := exec.Command(py, "-I", "-c", segmentScript)
-	// The parser inherits nothing of the caller's environment (API keys
-	// included): only a fixed PATH and a UTF-8 locale.
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C.UTF-8", "PYTHONIOENCODING=utf-8"}
-	cmd.Stdin = bytes.NewReader(in)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("corpus: running the Python parser %s: %w: %s", py, err, strings.TrimSpace(stderr.String()))
-	}
 	var segs []segResult
-	if err := json.Unmarshal(stdout.Bytes(), &segs); err != nil {
-		return nil, fmt.Errorf("corpus: reading the output of the Python parser %s: %w", py, err)
+	if err := RunParser("corpus", py, segmentScript, texts, &segs); err != nil {
+		return nil, err
 	}
 	if len(segs) != len(files) {
 		return nil, fmt.Errorf("corpus: the Python parser %s returned %d results for %d files", py, len(segs), len(files))

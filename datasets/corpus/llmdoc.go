@@ -347,27 +347,8 @@ func WriteLLMDocs(path string, docs []LLMDoc) error {
 		buf.WriteByte('\n')
 	}
 	buf.WriteString("]\n")
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("corpus: writing %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("corpus: writing %s: %w", path, err)
-	}
-	_, werr := tmp.Write(buf.Bytes())
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("corpus: writing %s: %w", path, werr)
 	}
 	return nil
 }

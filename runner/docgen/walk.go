@@ -11,18 +11,17 @@
 package docgen
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
 )
 
 // CodeDir is the folder of the pymatgen source relative to the MatTools
@@ -230,23 +229,9 @@ func runWalk(python string, files []string) ([]walkResult, error) {
 	if python == "" {
 		python = DefaultPython
 	}
-	in, err := json.Marshal(files)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(python, "-I", "-c", walkScript)
-	// The parser inherits nothing of the caller's environment (API keys
-	// included): only a fixed PATH and a UTF-8 locale.
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C.UTF-8", "PYTHONIOENCODING=utf-8"}
-	cmd.Stdin = bytes.NewReader(in)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("docgen: running the Python parser %s: %w: %s", python, err, strings.TrimSpace(stderr.String()))
-	}
 	var res []walkResult
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		return nil, fmt.Errorf("docgen: reading the output of the Python parser %s: %w", python, err)
+	if err := corpus.RunParser("docgen", python, walkScript, files, &res); err != nil {
+		return nil, err
 	}
 	if len(res) != len(files) {
 		return nil, fmt.Errorf("docgen: the Python parser %s returned %d results for %d files", python, len(res), len(files))

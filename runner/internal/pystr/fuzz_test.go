@@ -33,8 +33,10 @@ func FuzzStrip(f *testing.F) {
 		if r, _ := utf8.DecodeLastRuneInString(got); got != "" && IsSpace(r) {
 			t.Fatalf("Strip(%q) = %q ends with a space", s, got)
 		}
-		i := strings.Index(s, got)
-		if i < 0 || strings.TrimFunc(s[:i], IsSpace) != "" || strings.TrimFunc(s[i+len(got):], IsSpace) != "" {
+		// Where got starts: after the leading spaces (not strings.Index,
+		// which can match inside a multi-byte rune of invalid UTF-8).
+		i := len(s) - len(strings.TrimLeftFunc(s, IsSpace))
+		if i+len(got) > len(s) || s[i:i+len(got)] != got || strings.TrimFunc(s[:i], IsSpace) != "" || strings.TrimFunc(s[i+len(got):], IsSpace) != "" {
 			t.Fatalf("Strip(%q) = %q removed more than spaces", s, got)
 		}
 	})
