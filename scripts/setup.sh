@@ -8,6 +8,8 @@ need_apt=()
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 # Debian's chromium: the site's real-browser test (site/realsite_integration_test.go, chromedp).
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# npm: the DuckDB interoperability check (tools/duckdb).
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
