@@ -34,7 +34,14 @@ type storedRun struct {
 	Code     map[string]submission // question id → code
 }
 
-type submission struct{ Code, FunctionName string }
+// submission is one question's stored answer: its code and, for runs of
+// retrieving systems, what was retrieved and the stage trace (kept on the
+// rescored rows, so that their question pages still show the context).
+type submission struct {
+	Code, FunctionName string
+	Retrieved          []results.RetrievedChunk
+	Trace              []results.TraceStage
+}
 
 // readMatToolsRun reads a MatTools run folder (its
 // function_generation_results.jsonl, in the published evaluation order) as
@@ -79,7 +86,7 @@ func storedFromFile(f *results.File, label string, source results.SourceFile) (*
 		if _, dup := r.Code[q.QuestionID]; dup {
 			return nil, fmt.Errorf("%s: row %d: question_id: %s appears twice", path, i+1, q.QuestionID)
 		}
-		r.Code[q.QuestionID] = submission{Code: q.Code, FunctionName: q.FunctionName}
+		r.Code[q.QuestionID] = submission{Code: q.Code, FunctionName: q.FunctionName, Retrieved: q.Retrieved, Trace: q.Trace}
 	}
 	for _, id := range datasets.Order() {
 		if _, ok := r.Code[id]; !ok {

@@ -314,7 +314,7 @@ func buildFile(r *storedRun, protocol string, b *datasets.Benchmark, scored []*s
 	for i, q := range b.Questions {
 		sub := r.Code[q.ID]
 		row := results.QuestionRow{QuestionIndex: int32(q.Index), QuestionID: q.ID, PropertyCount: int32(len(q.Properties)),
-			Code: sub.Code, FunctionName: sub.FunctionName}
+			Code: sub.Code, FunctionName: sub.FunctionName, Retrieved: sub.Retrieved, Trace: sub.Trace}
 		scored[i].FillRow(&row, protocol)
 		f.Questions = append(f.Questions, row)
 	}

@@ -223,3 +223,62 @@ func TestRescoredIDsKeepTheStoredIdentity(t *testing.T) {
 		t.Errorf("rescored imported ids depend on top-k: %s, %s", a, b)
 	}
 }
+
+// TestRescoreKeepsRetrievedContext: rescoring a run of a retrieving system
+// keeps, row by row, what was retrieved and the stage trace (the question
+// pages of the rescored run show the same context).
+func TestRescoreKeepsRetrievedContext(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to rescore a stored run")
+	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
+	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+	}
+	in := filepath.Join(root, "src", "pure_agent_test", "round1", "gpt-4o-2024-08-06")
+	out1, out2 := t.TempDir(), t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-quiet", "-out", out1, "-questions", "test_boltzmann", in}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("rescore: exit %d: %s", code, stderr.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(out1, "*.parquet"))
+	if len(files) == 0 {
+		t.Fatal("no output")
+	}
+	f, err := results.Read(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Make it a stored llm-rag run whose rows record their context.
+	r := &f.Run
+	r.System, r.RetrievalSource, r.RetrievalMethod, r.TopK = results.SystemLLMRAG, 1, "bm25", 5
+	r.CorpusID = "sha256:" + strings.Repeat("ab", 32)
+	r.RunID = results.MakeRunID(r)
+	for i := range f.Questions {
+		f.Questions[i].Retrieved = []results.RetrievedChunk{{ChunkID: "pymatgen/core/structure.py#3", Source: "pymatgen/core/structure.py", Score: 7.25, Rank: 1}}
+		f.Questions[i].Trace = []results.TraceStage{{Stage: "retrieve", LatencyMS: 2, RetrievedIDs: []string{"pymatgen/core/structure.py#3"}}}
+	}
+	stored := filepath.Join(t.TempDir(), r.RunID+results.Extension)
+	if err := results.Write(stored, f); err != nil {
+		t.Fatal(err)
+	}
+	if code := run(context.Background(), []string{"-quiet", "-out", out2, "-questions", "test_boltzmann", stored}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("rescore the llm-rag run: exit %d: %s", code, stderr.String())
+	}
+	outs, _ := filepath.Glob(filepath.Join(out2, "*.parquet"))
+	if len(outs) != 2 {
+		t.Fatalf("outputs %v", outs)
+	}
+	for _, p := range outs {
+		g, err := results.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Run.System != results.SystemLLMRAG || g.Run.CorpusID != r.CorpusID {
+			t.Errorf("%s: system %s, corpus %s", p, g.Run.System, g.Run.CorpusID)
+		}
+		for _, q := range g.Questions {
+			if len(q.Retrieved) != 1 || q.Retrieved[0].Score != 7.25 || len(q.Trace) != 1 || q.Trace[0].Stage != "retrieve" {
+				t.Errorf("%s %s: retrieved %+v, trace %+v; want the stored run's", p, q.QuestionID, q.Retrieved, q.Trace)
+			}
+		}
+	}
+}
