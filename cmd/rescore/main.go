@@ -26,11 +26,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
-
-	"github.com/schollz/progressbar/v3"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
@@ -122,12 +119,6 @@ func envOr(k, def string) string {
 	return def
 }
 
-type task struct {
-	run *storedRun
-	q   *datasets.Question
-	out **scoring.Scored
-}
-
 // benchmark loads the data root of c as an absolute path, restricted to
 // -questions when given.
 func (c config) benchmark() (root string, bench *datasets.Benchmark, err error) {
@@ -194,60 +185,21 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 		todo = append(todo, r)
 	}
 
+	// One task per run × question, in order.
 	scored := make([][]*scoring.Scored, len(todo))
-	tasks := make(chan task)
-	var bar *progressbar.ProgressBar
-	total := len(todo) * len(bench.Questions)
-	if !c.quiet {
-		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true), progressbar.OptionSetDescription("rescoring"),
-			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	var errMu sync.Mutex
-	var firstErr error
-	for w := 0; w < scorer.Sandbox.Info().Slots; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range tasks {
-				sub := t.run.Code[t.q.ID]
-				s, err := scorer.Score(ctx, t.q, scoring.Submission{Code: sub.Code, FunctionName: sub.FunctionName})
-				if err != nil {
-					errMu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("%s: %w", t.run.Label, err)
-					}
-					errMu.Unlock()
-					cancel()
-					continue
-				}
-				*t.out = s
-				if bar != nil {
-					bar.Add(1)
-				}
-			}
-		}()
-	}
-feed:
-	for i, r := range todo {
+	for i := range todo {
 		scored[i] = make([]*scoring.Scored, len(bench.Questions))
-		for j := range bench.Questions {
-			select {
-			case tasks <- task{run: r, q: &bench.Questions[j], out: &scored[i][j]}:
-			case <-ctx.Done():
-				break feed
-			}
-		}
 	}
-	close(tasks)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
+	nq := len(bench.Questions)
+	var progress io.Writer
+	if !c.quiet {
+		progress = stderr
 	}
-	if err := ctx.Err(); err != nil {
+	err = scorer.ScoreEach(ctx, len(todo)*nq, func(i int) (*datasets.Question, scoring.Submission) {
+		sub := todo[i/nq].Code[bench.Questions[i%nq].ID]
+		return &bench.Questions[i%nq], scoring.Submission{Code: sub.Code, FunctionName: sub.FunctionName}
+	}, func(i int, sc *scoring.Scored) { scored[i/nq][i%nq] = sc }, func(i int) string { return todo[i/nq].Label }, progress)
+	if err != nil {
 		return err
 	}
 

@@ -31,11 +31,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
-
-	"github.com/schollz/progressbar/v3"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
@@ -320,51 +317,13 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 	defer scorer.Close()
 	rx.env = scorer.Environment()
 
-	var bar *progressbar.ProgressBar
+	var progress io.Writer
 	if !c.quiet {
-		bar = progressbar.NewOptions(len(jobs), progressbar.OptionSetWriter(stderr), progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true), progressbar.OptionSetDescription("re-executing"),
-			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
+		progress = stderr
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var mu sync.Mutex
-	var firstErr error
-	ch := make(chan job)
-	var wg sync.WaitGroup
-	for w := 0; w < scorer.Sandbox.Info().Slots; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ch {
-				s, err := scorer.Score(ctx, j.q, j.sub)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("%s: %w", j.q.ID, err)
-					cancel()
-				}
-				rx.scored[j.key] = s
-				mu.Unlock()
-				if bar != nil {
-					bar.Add(1)
-				}
-			}
-		}()
-	}
-feed:
-	for _, j := range jobs {
-		select {
-		case ch <- j:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(ch)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
+	err = scorer.ScoreEach(ctx, len(jobs), func(i int) (*datasets.Question, scoring.Submission) { return jobs[i].q, jobs[i].sub },
+		func(i int, sc *scoring.Scored) { rx.scored[jobs[i].key] = sc }, func(i int) string { return jobs[i].q.ID }, progress)
+	if err != nil {
 		return nil, err
 	}
 
