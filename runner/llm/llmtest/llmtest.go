@@ -407,26 +407,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 
-	switch req.Fault {
-	case FaultRateLimit:
-		w.Header().Set("Retry-After", s.opts.RetryAfter)
-		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "llmtest: injected rate limit")
-		return
-	case FaultServerError:
-		writeError(w, http.StatusInternalServerError, "server_error", "llmtest: injected server error")
-		return
-	case FaultHang:
-		select {
-		case <-r.Context().Done():
-		case <-s.closing:
-		}
-		return
-	case FaultMalformed:
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"id":"chatcmpl-llmtest","object":"chat.completion","choices":[{"index":0,"message":{"role":"assis`))
-		return
-	case FaultEndlessBody:
-		s.endless(w, r, `{"id":"chatcmpl-llmtest","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"`)
+	if s.commonFault(w, r, req.Fault, `{"id":"chatcmpl-llmtest","object":"chat.completion","choices":[{"index":0,"message":{"role":"assis`,
+		`{"id":"chatcmpl-llmtest","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"`) {
 		return
 	}
 	if block {
@@ -559,27 +541,11 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
 
+	if s.commonFault(w, r, req.Fault, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,`,
+		`{"object":"list","data":[{"object":"embedding","index":0,"embedding":"`) {
+		return
+	}
 	switch req.Fault {
-	case FaultRateLimit:
-		w.Header().Set("Retry-After", s.opts.RetryAfter)
-		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "llmtest: injected rate limit")
-		return
-	case FaultServerError:
-		writeError(w, http.StatusInternalServerError, "server_error", "llmtest: injected server error")
-		return
-	case FaultHang:
-		select {
-		case <-r.Context().Done():
-		case <-s.closing:
-		}
-		return
-	case FaultMalformed:
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,`))
-		return
-	case FaultEndlessBody:
-		s.endless(w, r, `{"object":"list","data":[{"object":"embedding","index":0,"embedding":"`)
-		return
 	case FaultSlow:
 		t := time.NewTimer(s.opts.SlowDelay)
 		defer t.Stop()
@@ -658,4 +624,30 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		s.answered++
 		s.mu.Unlock()
 	}
+}
+
+// commonFault answers the faults chat and embeddings requests share (429,
+// 500, hang, a malformed body cut after malformed, an endless body after
+// endlessPrefix) and reports whether it answered.
+func (s *Server) commonFault(w http.ResponseWriter, r *http.Request, f Fault, malformed, endlessPrefix string) bool {
+	switch f {
+	case FaultRateLimit:
+		w.Header().Set("Retry-After", s.opts.RetryAfter)
+		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "llmtest: injected rate limit")
+	case FaultServerError:
+		writeError(w, http.StatusInternalServerError, "server_error", "llmtest: injected server error")
+	case FaultHang:
+		select {
+		case <-r.Context().Done():
+		case <-s.closing:
+		}
+	case FaultMalformed:
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(malformed))
+	case FaultEndlessBody:
+		s.endless(w, r, endlessPrefix)
+	default:
+		return false
+	}
+	return true
 }
