@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"runner":                []string{"datasets", "datasets/corpus", "results", "internal/version", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
 	"runner/plan":           []string{"results"},
 	"runner/systems":        []string{"datasets", "results", "runner/internal/pystr", "runner/llm", "runner/retrieval"},
-	"runner/retrieval":      []string{"datasets/corpus", "runner/llm"},
+	"runner/retrieval":      []string{"datasets/corpus", "runner/internal/pystr", "runner/llm"},
 	"datasets/corpus":       []string{},
 	"runner/scoring":        []string{"datasets", "results", "runner/internal/pystr", "runner/sandbox"},
 	"runner/llm":            []string{},

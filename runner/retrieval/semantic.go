@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
 )
 
 // The SemanticChunker parameters of retrieval source 3 in the paper:
@@ -227,11 +229,11 @@ func SplitSentences(text string) []string {
 	prev := rune(-1)
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
-		if (prev == '.' || prev == '?' || prev == '!') && pyIsSpace(r) {
+		if (prev == '.' || prev == '?' || prev == '!') && pystr.IsSpace(r) {
 			end := i
 			for i < len(text) {
 				r, n = utf8.DecodeRuneInString(text[i:])
-				if !pyIsSpace(r) {
+				if !pystr.IsSpace(r) {
 					break
 				}
 				i += n
@@ -245,18 +247,6 @@ func SplitSentences(text string) []string {
 		i += n
 	}
 	return append(out, text[start:])
-}
-
-// pyIsSpace reports whether r is whitespace for Python's \s in str
-// patterns (str.isspace: Unicode bidirectional class WS, B or S, or
-// category Zs).
-func pyIsSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, ' ',
-		0x85, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
 }
 
 // CombineSentences is langchain_experimental's combine_sentences: for each
