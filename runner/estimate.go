@@ -63,7 +63,7 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 		}
 		var sys systems.System
 		if p.pr.Benchmark == results.BenchmarkToolUsage {
-			if sys, err = systems.New(p.pr.System, systems.Params{RetrievalSource: p.pr.RetrievalSource, TopK: p.pr.TopK}); err != nil {
+			if sys, err = systems.New(p.pr.System, systemParams(p.pr.Configuration)); err != nil {
 				return nil, err
 			}
 		}
@@ -104,8 +104,17 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 			for _, it := range todo {
 				queryBytes += len(it.q.Text)
 			}
-			x.EmbeddingCalls = len(todo)
-			x.EmbeddingTokens = int64(math.Ceil(float64(queryBytes) / est.BytesPerToken))
+			// Queries per question: agentic RAG searches its 4 generated
+			// queries; the self-reflection loop up to once per iteration.
+			perQ := 1
+			switch p.pr.System {
+			case results.SystemAgenticRAG:
+				perQ = 4
+			case results.SystemSelfReflectionRAG:
+				perQ = p.pr.MaxIterations
+			}
+			x.EmbeddingCalls = perQ * len(todo)
+			x.EmbeddingTokens = int64(math.Ceil(float64(perQ*queryBytes) / est.BytesPerToken))
 			key := fmt.Sprintf("%d/%s", p.pr.RetrievalSource, emb.Model)
 			if !embedded[key] {
 				embedded[key] = true

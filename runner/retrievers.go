@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -30,6 +31,7 @@ type retrievers struct {
 	o       Options
 	mu      sync.Mutex
 	corpora map[int]*corpus.Corpus
+	objects map[int]*codeObjects // sources 3 and 4: the documented code objects
 	rs      map[string]retrieval.Retriever
 	failed  map[string]error // a retriever that could not be built: every run needing it fails at once
 	// dry: a dry run (EstimatePlan) makes no request: source 3's semantic
@@ -41,7 +43,7 @@ type retrievers struct {
 }
 
 func newRetrievers(o Options) *retrievers {
-	return &retrievers{o: o, corpora: map[int]*corpus.Corpus{}, rs: map[string]retrieval.Retriever{}, failed: map[string]error{}}
+	return &retrievers{o: o, corpora: map[int]*corpus.Corpus{}, objects: map[int]*codeObjects{}, rs: map[string]retrieval.Retriever{}, failed: map[string]error{}}
 }
 
 // corpus returns the corpus of retrieval source src, building it on first use.
@@ -166,6 +168,7 @@ func (r *retrievers) llmDocCorpus(src int, cache string) (*corpus.Corpus, error)
 		if err != nil {
 			return nil, err
 		}
+		r.objects[src] = newCodeObjects(chunks)
 		return corpus.BuildLLMDocChunked(chunks, llmDocOrigin(rp.LLMDocsChunked)+", upstream chunks"), nil
 	}
 	if _, err := os.Stat(path); err != nil {
@@ -176,6 +179,7 @@ func (r *retrievers) llmDocCorpus(src int, cache string) (*corpus.Corpus, error)
 	if err != nil {
 		return nil, err
 	}
+	r.objects[src] = newCodeObjects(docs)
 	origin := llmDocOrigin(path)
 	if src == 4 {
 		return corpus.BuildLLMDocFull(docs, origin), nil
@@ -242,4 +246,65 @@ func recursiveChunks(texts []string) ([][]string, error) {
 		out[i] = corpus.SplitRecursive(t)
 	}
 	return out, nil
+}
+
+// codeObjectsOf returns the code objects of retrieval source src (3 or 4),
+// building its corpus first if needed.
+func (r *retrievers) codeObjectsOf(src int) (*codeObjects, error) {
+	if _, err := r.corpus(src); err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if o := r.objects[src]; o != nil {
+		return o, nil
+	}
+	return nil, fmt.Errorf("retrieval source %d has no LLM-written documentation to look code objects up in", src)
+}
+
+// codeObjects implements systems.CodeObjects over the documents an
+// LLM-documentation corpus was built from: chunk IDs of sources 3 and 4
+// begin "<code_source_file>#<name>#<i>" (corpus.BuildLLMDocFull,
+// BuildLLMDocChunks), which names the document.
+type codeObjects struct {
+	byKey  map[string]*corpus.LLMDoc
+	byName map[string][]*corpus.LLMDoc
+}
+
+func newCodeObjects(docs []corpus.LLMDoc) *codeObjects {
+	o := &codeObjects{byKey: map[string]*corpus.LLMDoc{}, byName: map[string][]*corpus.LLMDoc{}}
+	n := map[string]int{}
+	for i := range docs {
+		d := &docs[i]
+		key := d.Metadata.CodeSourceFile + "#" + d.Metadata.Name
+		o.byKey[key+"#"+strconv.Itoa(n[key])] = d
+		n[key]++
+		o.byName[d.Metadata.Name] = append(o.byName[d.Metadata.Name], d)
+	}
+	return o
+}
+
+// ByChunk returns the file and code of the document chunk id belongs to.
+func (o *codeObjects) ByChunk(id string) (file, code string, ok bool) {
+	d := o.byKey[id]
+	if d == nil {
+		if i := strings.LastIndexByte(id, '#'); i >= 0 {
+			d = o.byKey[id[:i]] // a chunk of source 3: "<file>#<name>#<i>#<j>"
+		}
+	}
+	if d == nil {
+		return "", "", false
+	}
+	return d.Metadata.CodeSourceFile, d.Metadata.CodeContent, true
+}
+
+// ByName returns the code and markdown of the documents named name, in
+// file order: MatTools' queryblock (JsonFileProcessor.search_code_contents_by_name)
+// matching metadata.name.
+func (o *codeObjects) ByName(name string) (codes, docs []string) {
+	for _, d := range o.byName[name] {
+		codes = append(codes, d.Metadata.CodeContent)
+		docs = append(docs, d.PageContent)
+	}
+	return codes, docs
 }

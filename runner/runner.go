@@ -32,6 +32,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,6 +198,12 @@ type output struct {
 	exists bool
 }
 
+// systemParams returns the system parameters of configuration c.
+func systemParams(c plan.Configuration) systems.Params {
+	return systems.Params{RetrievalSource: c.RetrievalSource, TopK: c.TopK, JSONMode: *c.Model.JSONMode,
+		Variant: c.Variant, MaxIterations: c.MaxIterations}
+}
+
 // scored reports whether p's tool-usage answers are scored.
 func (p *prepared) scored() bool {
 	return p.pr.Benchmark == results.BenchmarkToolUsage && p.outs[0].run.ScoringProtocol != ProtocolUnscored
@@ -309,9 +316,32 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		}
 	}
 	if pr.Benchmark == results.BenchmarkToolUsage {
-		sys, err := systems.New(pr.System, systems.Params{RetrievalSource: pr.RetrievalSource, TopK: pr.TopK})
+		sys, err := systems.New(pr.System, systemParams(pr.Configuration))
 		if err != nil {
 			return nil, err
+		}
+		switch pr.System {
+		case results.SystemAgenticRAG:
+			// A model setting that changes the requests: part of the configuration.
+			mode := "none"
+			if *m.JSONMode {
+				mode = "json_object"
+			}
+			r.Generation.Extra = map[string]string{"response_format": mode}
+		case results.SystemSelfReflectionRAG:
+			if _, ok := e.o.Scorer.(Executor); !e.rr.dry && (!ok || e.o.Unscored) {
+				return nil, fmt.Errorf("system self-reflection-rag executes its answers in the scoring sandbox: it cannot run without scoring")
+			}
+			if r.SystemParams == nil {
+				r.SystemParams = map[string]string{}
+			}
+			r.SystemParams["variant"] = pr.Variant
+			r.SystemParams["max_iterations"] = strconv.Itoa(pr.MaxIterations)
+			if pr.Variant == plan.VariantFeedback {
+				sum := systems.FeedbackPromptSHA256()
+				r.SystemParams["feedback_prompt_sha256"] = sum
+				r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: systems.FeedbackPromptPath, SHA256: sum})
+			}
 		}
 		if ps, ok := sys.(systems.Prompted); ok {
 			for _, rel := range ps.PromptFiles() {
@@ -534,10 +564,28 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	env := systems.Env{LLM: client, Prompts: e.prompts}
 	var sys systems.System
 	if p.pr.Benchmark == results.BenchmarkToolUsage {
-		if sys, err = systems.New(p.pr.System, systems.Params{RetrievalSource: p.pr.RetrievalSource, TopK: p.pr.TopK}); err != nil {
+		if sys, err = systems.New(p.pr.System, systemParams(p.pr.Configuration)); err != nil {
 			return fail(err, len(j.items))
 		}
 		env.Retriever = retriever
+		if p.pr.System == results.SystemAgenticRAG {
+			objs, err := e.rr.codeObjectsOf(p.pr.RetrievalSource)
+			if err != nil {
+				return fail(err, len(j.items))
+			}
+			env.Objects = objs
+		}
+		if ex, ok := scorer.(Executor); ok {
+			timeout := scorer.Environment().Sandbox.TimeoutSeconds
+			env.Execute = func(ctx context.Context, q *datasets.Question, code, name string) (systems.Execution, error) {
+				r, err := ex.Execute(ctx, q, scoring.Submission{Code: code, FunctionName: name})
+				if err != nil {
+					return systems.Execution{}, err
+				}
+				return systems.Execution{Stdout: string(r.Stdout), Stderr: string(r.Stderr), TimedOut: r.TimedOut, TimeoutSeconds: timeout,
+					Dict: r.Dict(), Keys: r.Keys, NoneValues: r.NoneValues, Duration: r.Duration}, nil
+			}
+		}
 	}
 
 	var todo []item

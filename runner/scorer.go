@@ -40,3 +40,13 @@ type Scorer interface {
 }
 
 var _ Scorer = (*scoring.Scorer)(nil)
+
+// Executor is implemented by Scorers that can also execute code without
+// verifying it (*scoring.Scorer): the self-reflection loop runs its drafts
+// through it, with the scoring sandbox, limits and data. Without one,
+// self-reflection-rag cannot run.
+type Executor interface {
+	Execute(ctx context.Context, q *datasets.Question, sub scoring.Submission) (*scoring.Execution, error)
+}
+
+var _ Executor = (*scoring.Scorer)(nil)

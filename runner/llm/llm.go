@@ -285,7 +285,23 @@ func (c *Client) Model() string { return c.cfg.Model }
 // jitter. Other HTTP errors are returned at once. When ctx ends, Complete
 // returns ctx's error. Errors are *Error.
 func (c *Client) Complete(ctx context.Context, msgs []Message) (*Completion, error) {
+	return c.CompleteWith(ctx, msgs, CallOptions{})
+}
+
+// CallOptions are per-call request settings beyond the model's Params.
+type CallOptions struct {
+	// JSONObject sends response_format {"type": "json_object"} (OpenAI's
+	// JSON mode), as MatTools' agentic RAG does for its reranking, NER and
+	// final-answer calls.
+	JSONObject bool
+}
+
+// CompleteWith is Complete with per-call options.
+func (c *Client) CompleteWith(ctx context.Context, msgs []Message, o CallOptions) (*Completion, error) {
 	req := openai.ChatCompletionRequest{Model: c.cfg.Model}
+	if o.JSONObject {
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	}
 	for _, m := range msgs {
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}

@@ -59,12 +59,34 @@ type Plan struct {
 	// retrieval run with source 0 regardless.
 	RetrievalSources []int `toml:"retrieval_sources"`
 	// Retrieval configures how the retrieving systems retrieve.
-	Retrieval Retrieval      `toml:"retrieval"`
-	ToolUsage ToolUsage      `toml:"tool_usage"`
-	Sandbox   Sandbox        `toml:"sandbox"`
-	QASets    map[string]QA  `toml:"qa_sets"` // keyed by benchmark: "qa-code", "qa-doc"
-	Models    []Model        `toml:"models"`
-	Estimate  EstimateParams `toml:"estimate"`
+	Retrieval Retrieval     `toml:"retrieval"`
+	ToolUsage ToolUsage     `toml:"tool_usage"`
+	Sandbox   Sandbox       `toml:"sandbox"`
+	QASets    map[string]QA `toml:"qa_sets"` // keyed by benchmark: "qa-code", "qa-doc"
+	// SelfReflection configures the self-reflection-rag system.
+	SelfReflection SelfReflection `toml:"self_reflection"`
+	Models         []Model        `toml:"models"`
+	Estimate       EstimateParams `toml:"estimate"`
+}
+
+// The self-reflection variants (runner/systems) and the loop's bounds.
+const (
+	VariantAsPublished   = "as-published"
+	VariantFeedback      = "feedback"
+	DefaultMaxIterations = 5 // MatTools' iteration_limit
+	MaxIterationsLimit   = 20
+)
+
+// SelfReflection configures the self-reflection-rag system: each variant
+// makes configurations of its own.
+type SelfReflection struct {
+	// Variants: "as-published" (the loop as MatTools' code runs it: the
+	// critique reaches only the next retrieval query) and/or "feedback"
+	// (the generator sees its previous answer, the runtime output and the
+	// critique). Default ["as-published"].
+	Variants []string `toml:"variants"`
+	// MaxIterations bounds the loop (default 5, as MatTools; 1–20).
+	MaxIterations int `toml:"max_iterations"`
 }
 
 // Retrieval configures the retrievers (runner/retrieval) of the retrieving
@@ -181,6 +203,12 @@ type Model struct {
 
 	// Price is in US dollars per million tokens; cost is reported only when set.
 	Price *Price `toml:"price"`
+
+	// JSONMode sends response_format {"type": "json_object"} on the calls
+	// where MatTools' agentic RAG asks for JSON (reranking, NER, the final
+	// answer). Default true, as upstream sends it to every model but
+	// gemini-2.0-flash-thinking; set false for a server that rejects it.
+	JSONMode *bool `toml:"json_mode"`
 }
 
 // Price is a model's price in US dollars per million tokens.
@@ -455,6 +483,26 @@ func Parse(data []byte, name string) (*Plan, error) {
 	if p.Sandbox.Slots < 0 || p.Sandbox.Slots > MaxSandboxSlots {
 		add("sandbox.slots", "is %d; want 0–%d (0 = the number of CPUs)", p.Sandbox.Slots, MaxSandboxSlots)
 	}
+	sr := &p.SelfReflection
+	if len(sr.Variants) == 0 {
+		sr.Variants = []string{VariantAsPublished}
+	}
+	for i, v := range sr.Variants {
+		switch {
+		case v != VariantAsPublished && v != VariantFeedback:
+			add(fmt.Sprintf("self_reflection.variants[%d]", i), "is %q; want %s or %s", v, VariantAsPublished, VariantFeedback)
+		case slices.Index(sr.Variants, v) != i:
+			add(fmt.Sprintf("self_reflection.variants[%d]", i), "%q appears twice", v)
+		}
+	}
+	if !md.IsDefined("self_reflection", "max_iterations") {
+		sr.MaxIterations = DefaultMaxIterations
+	} else if sr.MaxIterations < 1 || sr.MaxIterations > MaxIterationsLimit {
+		add("self_reflection.max_iterations", "is %d; want 1–%d", sr.MaxIterations, MaxIterationsLimit)
+	}
+	if slices.Contains(p.Systems, results.SystemAgenticRAG) && !slices.Contains(p.RetrievalSources, 3) && !slices.Contains(p.RetrievalSources, 4) {
+		add("retrieval_sources", "holds neither 3 nor 4, which agentic-rag needs (it looks objects up in the LLM-written documentation, as MatTools)")
+	}
 	if len(p.Models) == 0 {
 		add("models", "no [[models]] given")
 	}
@@ -476,6 +524,10 @@ func Parse(data []byte, name string) (*Plan, error) {
 		if m.APIKeyEnv != "" && !envName.MatchString(m.APIKeyEnv) {
 			// Never echo the value: it may be a key pasted by mistake.
 			add(f+".api_key_env", "must be the NAME of an environment variable (letters, digits, _), not the key itself")
+		}
+		if m.JSONMode == nil {
+			on := true
+			m.JSONMode = &on
 		}
 		if m.Temperature == nil {
 			t := DefaultTemperature
@@ -561,6 +613,10 @@ type Configuration struct {
 	// the plan's tool_usage.scoring_protocols, or mattools-qa-v1 for QA.
 	ScoringProtocols []string
 	QA               *QA // the question set of a QA configuration
+	// Variant is the self-reflection variant ("" for other systems) and
+	// MaxIterations its loop bound (0 for other systems).
+	Variant       string
+	MaxIterations int
 }
 
 // Run is one configuration in one round (1-based).
@@ -570,10 +626,12 @@ type Run struct {
 }
 
 // Configurations expands the plan in a stable order: benchmarks, then
-// systems, then retrieval sources, then retrieval methods, then models,
-// each in plan order. QA
+// systems, then retrieval sources, then retrieval methods, then
+// self-reflection variants, then models, each in plan order. QA
 // benchmarks run with single-llm only (the paper's QA evaluation); systems
-// without retrieval get source 0 once.
+// without retrieval get source 0 once; agentic-rag runs with the plan's
+// sources 3 and 4 only (the LLM-written documentation it looks objects up
+// in); self-reflection-rag once per variant.
 func (p *Plan) Configurations() []Configuration {
 	var out []Configuration
 	for _, b := range p.Benchmarks {
@@ -585,19 +643,31 @@ func (p *Plan) Configurations() []Configuration {
 			if UsesRetrieval(s) {
 				sources, methods = p.RetrievalSources, p.Retrieval.Methods
 			}
+			variants := []string{""}
+			if s == results.SystemSelfReflectionRAG {
+				variants = p.SelfReflection.Variants
+			}
 			for _, src := range sources {
+				if s == results.SystemAgenticRAG && src != 3 && src != 4 {
+					continue
+				}
 				for _, method := range methods {
-					for i := range p.Models {
-						c := Configuration{Benchmark: b, System: s, RetrievalSource: src, Model: &p.Models[i],
-							ScoringProtocols: p.ToolUsage.ScoringProtocols, RetrievalMethod: method}
-						if method != "" {
-							c.TopK = p.Retrieval.TopK
+					for _, v := range variants {
+						for i := range p.Models {
+							c := Configuration{Benchmark: b, System: s, RetrievalSource: src, Model: &p.Models[i],
+								ScoringProtocols: p.ToolUsage.ScoringProtocols, RetrievalMethod: method, Variant: v}
+							if method != "" {
+								c.TopK = p.Retrieval.TopK
+							}
+							if v != "" {
+								c.MaxIterations = p.SelfReflection.MaxIterations
+							}
+							if b.IsQA() {
+								qa := p.QASets[string(b)]
+								c.QA, c.ScoringProtocols = &qa, []string{results.ProtocolQAV1}
+							}
+							out = append(out, c)
 						}
-						if b.IsQA() {
-							qa := p.QASets[string(b)]
-							c.QA, c.ScoringProtocols = &qa, []string{results.ProtocolQAV1}
-						}
-						out = append(out, c)
 					}
 				}
 			}

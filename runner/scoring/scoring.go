@@ -164,10 +164,12 @@ type runStatus struct {
 }
 
 type parsed struct {
-	Status string `json:"status"`
-	Error  string `json:"error"`
-	Type   string `json:"type"`
-	Pickle string `json:"pickle"`
+	Status     string `json:"status"`
+	Error      string `json:"error"`
+	Type       string `json:"type"`
+	Pickle     string `json:"pickle"`
+	Keys       int    `json:"keys"`        // of a parsed dict
+	NoneValues int    `json:"none_values"` // values of a parsed dict that are None
 }
 
 type verified struct {
@@ -210,38 +212,13 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 	}
 
 	// A. Run the function.
-	run, err := s.Sandbox.Run(ctx, sandbox.Spec{
-		Files: map[string][]byte{"run.py": harnessFile("run.py"), "function.py": []byte(sub.Code),
-			"name.txt": []byte(sub.FunctionName)},
-		Argv:    []string{"python3", "-I", "/sbx/run.py"},
-		DataDir: filepath.Join(s.Root, "src", "tool_source_code"),
-		Limits:  s.Limits,
-	})
+	run, st, runCause, err := s.run(ctx, q, sub)
 	if err != nil {
-		return nil, fmt.Errorf("question %s: running the function: %w", q.ID, err)
+		return nil, err
 	}
 	out.Stdout, out.Stderr, out.StdoutDropped, out.StderrDropped = run.Stdout, run.Stderr, run.StdoutDropped, run.StderrDropped
 	out.RunDuration, out.ExecDuration = run.Duration, run.Duration
-	var st runStatus
-	haveStatus := json.Unmarshal(run.Side, &st) == nil && st.Status != ""
-	runCause := ""
-	switch {
-	case run.TimedOut:
-		runCause = CauseTimeout
-	case !haveStatus && run.Signal != "":
-		runCause = CauseKilled
-	case !haveStatus:
-		runCause = "exception:SystemExit" // os._exit or a closed side channel: the program ended early
-	case st.Status == "syntax-error":
-		runCause = CauseSyntaxError
-	case st.Status == "missing-function":
-		runCause = CauseMissingFunction
-	case st.Status == "exception" && st.Where == "call-site" && st.Type == "TypeError":
-		runCause = CauseRequiredParameters
-	case st.Status == "exception" || st.Status == "exit":
-		runCause = "exception:" + st.Type
-	}
-	if runCause != "" && haveStatus {
+	if runCause != "" && st.Status != "" {
 		out.RunError = st.Type + ": " + st.Message
 	}
 	if run.TimedOut {
@@ -343,6 +320,47 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 		}
 	}
 	return out, nil
+}
+
+// run executes sub's function for question q (step A): the function code
+// as __main__, then name() printed, in a fresh sandbox with the data
+// mounted read-only. It returns the sandbox's result, the harness's status
+// (zero when the harness reported none) and the run cause ("" when the
+// function returned a value). Errors are failures of the sandbox.
+func (s *Scorer) run(ctx context.Context, q *datasets.Question, sub Submission) (*sandbox.Result, runStatus, string, error) {
+	run, err := s.Sandbox.Run(ctx, sandbox.Spec{
+		Files: map[string][]byte{"run.py": harnessFile("run.py"), "function.py": []byte(sub.Code),
+			"name.txt": []byte(sub.FunctionName)},
+		Argv:    []string{"python3", "-I", "/sbx/run.py"},
+		DataDir: filepath.Join(s.Root, "src", "tool_source_code"),
+		Limits:  s.Limits,
+	})
+	if err != nil {
+		return nil, runStatus{}, "", fmt.Errorf("question %s: running the function: %w", q.ID, err)
+	}
+	var st runStatus
+	if json.Unmarshal(run.Side, &st) != nil {
+		st = runStatus{}
+	}
+	haveStatus := st.Status != ""
+	runCause := ""
+	switch {
+	case run.TimedOut:
+		runCause = CauseTimeout
+	case !haveStatus && run.Signal != "":
+		runCause = CauseKilled
+	case !haveStatus:
+		runCause = "exception:SystemExit" // os._exit or a closed side channel: the program ended early
+	case st.Status == "syntax-error":
+		runCause = CauseSyntaxError
+	case st.Status == "missing-function":
+		runCause = CauseMissingFunction
+	case st.Status == "exception" && st.Where == "call-site" && st.Type == "TypeError":
+		runCause = CauseRequiredParameters
+	case st.Status == "exception" || st.Status == "exit":
+		runCause = "exception:" + st.Type
+	}
+	return run, st, runCause, nil
 }
 
 // decide returns the pickle to verify, or the not-runnable cause.

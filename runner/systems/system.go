@@ -24,6 +24,7 @@ import (
 // Completer is the model client a system calls: *llm.Client, or a fake.
 type Completer interface {
 	Complete(ctx context.Context, msgs []llm.Message) (*llm.Completion, error)
+	CompleteWith(ctx context.Context, msgs []llm.Message, o llm.CallOptions) (*llm.Completion, error)
 }
 
 // Env is what the runner gives a system for one question.
@@ -33,6 +34,43 @@ type Env struct {
 	// Retriever searches the configuration's retrieval source (nil for
 	// systems without retrieval).
 	Retriever retrieval.Retriever
+	// Objects are the code objects documented by the LLM documentation of
+	// retrieval sources 3 and 4 (agentic RAG's code list and name lookup);
+	// nil for other sources.
+	Objects CodeObjects
+	// Execute runs generated code in the scoring sandbox (the
+	// self-reflection loop); nil when the run has no sandbox.
+	Execute Executor
+}
+
+// CodeObjects are the code objects behind an LLM-documentation corpus
+// (retrieval sources 3 and 4): for each chunk, the documented object's
+// file and code; for each name, the objects of that name.
+type CodeObjects interface {
+	// ByChunk returns the code_source_file and code_content of the object
+	// that chunk id (a retrieval.Hit's ChunkID) documents.
+	ByChunk(id string) (file, code string, ok bool)
+	// ByName returns, in corpus order, the code_content and the markdown
+	// (page_content) of every document whose metadata name is name.
+	ByName(name string) (codes, docs []string)
+}
+
+// Executor runs code (defining function name) for question q as scoring
+// runs it, with the question's data and the sandbox's limits, and parses
+// what it printed as mattools-v1 does; it never verifies. Errors are
+// failures of the sandbox, not of the code.
+type Executor func(ctx context.Context, q *datasets.Question, code, name string) (Execution, error)
+
+// Execution is what one execution told the system.
+type Execution struct {
+	Stdout, Stderr string // what the program printed (as captured, capped by the sandbox)
+	TimedOut       bool   // the sandbox's time limit killed it
+	TimeoutSeconds float64
+	// Dict reports that stdout parsed (MatTools' ComplexDictParser) to a
+	// dict; Keys and NoneValues count its keys and its None values.
+	Dict             bool
+	Keys, NoneValues int
+	Duration         time.Duration // sandbox time
 }
 
 // Prompted is implemented by systems that send prompt texts beyond the
@@ -46,6 +84,22 @@ type Prompted interface {
 type Params struct {
 	RetrievalSource int // 0 = none, 1–4 as in the paper
 	TopK            int // documents per retrieval; 0 = the system's default
+	// JSONMode sends response_format json_object on the calls that ask for
+	// JSON (agentic RAG's reranking, NER and final answer), as MatTools
+	// does for every model but gemini-2.0-flash-thinking.
+	JSONMode bool
+	// Variant is the self-reflection loop's variant (SelfReflectionVariants;
+	// "" = as-published) and MaxIterations its iteration limit (0 = 5).
+	Variant       string
+	MaxIterations int
+}
+
+// call calls the model, in JSON mode when json is set.
+func call(ctx context.Context, c Completer, msgs []llm.Message, json bool) (*llm.Completion, error) {
+	if json {
+		return c.CompleteWith(ctx, msgs, llm.CallOptions{JSONObject: true})
+	}
+	return c.Complete(ctx, msgs)
 }
 
 // Generation is a system's answer to one tool-usage question.

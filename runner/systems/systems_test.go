@@ -204,8 +204,17 @@ func TestQAPromptWithThePublishedTemplate(t *testing.T) {
 }
 
 func TestNewRejectsUnavailableSystemsAndBadParams(t *testing.T) {
-	if _, err := New(results.SystemAgenticRAG, Params{RetrievalSource: 4}); err == nil || !strings.Contains(err.Error(), "available: [llm-rag single-llm]") {
-		t.Errorf("agentic-rag: err = %v, want 'not available' listing llm-rag and single-llm", err)
+	if _, err := New(results.SystemGraphRAG, Params{RetrievalSource: 1}); err == nil ||
+		!strings.Contains(err.Error(), "available: [agentic-rag llm-rag self-reflection-rag single-llm]") {
+		t.Errorf("graph-rag: err = %v, want 'not available' listing the four others", err)
+	}
+	if _, err := New(results.SystemAgenticRAG, Params{RetrievalSource: 2}); err == nil || !strings.Contains(err.Error(), "needs retrieval source 3 or 4") {
+		t.Errorf("agentic-rag on source 2: err = %v", err)
+	}
+	for _, p := range []Params{{RetrievalSource: 4, Variant: "loud"}, {RetrievalSource: 4, MaxIterations: 99}, {RetrievalSource: 0}} {
+		if _, err := New(results.SystemSelfReflectionRAG, p); err == nil {
+			t.Errorf("self-reflection-rag accepted %+v", p)
+		}
 	}
 	if _, err := New(results.SystemLLMRAG, Params{}); err == nil || !strings.Contains(err.Error(), "needs a retrieval source 1–4") {
 		t.Errorf("llm-rag without a source: err = %v", err)
@@ -218,8 +227,9 @@ func TestNewRejectsUnavailableSystemsAndBadParams(t *testing.T) {
 	}
 }
 
-// TestEverySystem runs each registered system on a 3-question fixture against
-// the fake model and checks that the answer is extracted and the usage added.
+// TestEverySystem runs each one-call system on a 3-question fixture against
+// the fake model and checks that the answer is extracted and the usage
+// added (agentic RAG and the self-reflection loop: agentic_test.go).
 func TestEverySystem(t *testing.T) {
 	qs := []datasets.Question{
 		{Index: 0, ID: "test_a", Text: "  Question A?\n"},
@@ -241,7 +251,7 @@ func TestEverySystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	letterRE := regexp.MustCompile(`Question ([A-Z])\?`)
-	for _, name := range Names() {
+	for _, name := range []results.System{results.SystemLLMRAG, results.SystemSingleLLM} {
 		t.Run(string(name), func(t *testing.T) {
 			srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
 				id := letterRE.FindStringSubmatch(r.Prompt())[1]

@@ -1,7 +1,8 @@
 // Package pystr reproduces the few Python string semantics the MatTools
 // scripts rely on, so that prompts and extractions match theirs byte for
 // byte: str.strip() without arguments, the str-pattern meaning of \s in the
-// re module, and str.format with named fields.
+// re module, str.format with named fields, repr of a str and of a list
+// of str, and json.dumps of a str with ensure_ascii=False.
 //
 // It imports no project package.
 package pystr
@@ -9,6 +10,7 @@ package pystr
 import (
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // Space is a regexp character class body (without brackets) matching the
@@ -64,4 +66,97 @@ func Format(tmpl string, fields map[string]string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// Repr returns repr(s) of a Python 3 str: single quotes, or double quotes
+// when s holds a single quote and no double quote; backslash, the chosen
+// quote, \t, \n and \r escaped; other non-printable characters (as
+// str.isprintable, which Go's unicode.IsPrint matches: letters, marks,
+// numbers, punctuation, symbols and the ASCII space) as \xhh, \uhhhh or
+// \Uhhhhhhhh. Invalid UTF-8 bytes are taken as U+FFFD.
+func Repr(s string) string {
+	quote := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		quote = '"'
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte(quote)
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == rune(quote):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x7f && r >= ' ':
+			b.WriteRune(r)
+		case unicode.IsPrint(r) && r != 0x7f:
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+	}
+	b.WriteByte(quote)
+	return b.String()
+}
+
+// ReprList returns str(items) of a Python list of str: "[" + the items'
+// Repr joined by ", " + "]".
+func ReprList(items []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(Repr(s))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// JSONString returns s as Python's json.dumps(s, ensure_ascii=False)
+// writes it: double quotes; " and \ escaped; \n, \r, \t, \b and \f by
+// their short escapes; other characters below U+0020 as \u00hh; all else
+// as is (Go's encoding/json differs: it escapes <, >, &, U+2028 and
+// U+2029). Invalid UTF-8 bytes are taken as U+FFFD.
+func JSONString(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -9,6 +9,7 @@ this happens here and never on the host.
 Writes one JSON object to fd 3: {"v1": R, "strict": R} with
 R = {"status": "ok"|"empty"|"unparseable"|"not-dict"|"empty-dict"|"absent",
      "error": text, "type": type name of the parsed value,
+     "keys", "none_values": a parsed dict's keys and its values that are None,
      "pickle": base64 of pickle.dumps(parsed dict) when status is "ok"}.
 """
 import ast
@@ -227,6 +228,10 @@ def parse_one(path, parser_class, strip):
     except BaseException as e:  # noqa: BLE001 - MatTools: any parse failure is a function error
         return {"status": "unparseable", "error": f"{type(e).__name__}: {e}"[:2000]}
     r = {"type": type(value).__name__}
+    if isinstance(value, dict):
+        # For the self-reflection loop's stopping rule (all values non-None).
+        r["keys"] = len(value)
+        r["none_values"] = sum(1 for v in value.values() if v is None)
     if not isinstance(value, dict):
         r["status"] = "not-dict"
     elif value == {}:

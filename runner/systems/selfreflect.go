@@ -1,0 +1,361 @@
+package systems
+
+import (
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+)
+
+func init() { register(results.SystemSelfReflectionRAG, newSelfReflection) }
+
+// The self-reflection prompt files (prompts layout), from MatTools
+// src/mtr_rag_test/prompts.py.
+const (
+	PromptSRSystem          = "self_reflection_rag/system.txt"                           // SYSTEM_PROMPT
+	PromptSRUserCode        = "self_reflection_rag/user_code_source1.txt"                // USER_PROMPT (source 1)
+	PromptSRUserDoc         = "self_reflection_rag/user_doc_source2.txt"                 // USER_PROMPT_DOC (source 2)
+	PromptSRUserLLMDoc      = "self_reflection_rag/user_llm_doc_sources3_4.txt"          // USER_PROMPT_LLM_DOC (sources 3, 4)
+	PromptSRFormatChecker   = "self_reflection_rag/format_checker.txt"                   // FORMAT_CHECKER_PROMPT
+	PromptSRCritic          = "self_reflection_rag/critical_feedback.txt"                // CRITICAL_FEEDBACK_PROMPT
+	PromptSRCriticFormatter = "self_reflection_rag/critical_feedback_format_checker.txt" // CRITICAL_FEEDBACK_FORMART_CHECKER_PROMPT
+)
+
+// The self-reflection variants (system parameter "variant").
+const (
+	// VariantAsPublished is the loop as MatTools' code runs it: the runtime
+	// output and the critique change only the next retrieval query; the
+	// generator is prompted afresh each iteration; an empty dict stops.
+	VariantAsPublished = "as-published"
+	// VariantFeedback is the loop as the paper describes it: the generator
+	// sees its previous answer, the runtime output and the critique
+	// (FeedbackPrompt, this project's text); only a non-empty dict with no
+	// None value stops.
+	VariantFeedback = "feedback"
+	// DefaultMaxIterations is MatTools' iteration_limit.
+	DefaultMaxIterations = 5
+)
+
+// SelfReflectionVariants lists the variants.
+var SelfReflectionVariants = []string{VariantAsPublished, VariantFeedback}
+
+// FeedbackPrompt is the feedback variant's extra user message, this
+// project's own text (upstream never sent one; the shape follows the
+// extra_info it builds but never reaches): fields {runtime_output},
+// {critique} and {retrieved_content}.
+//
+//go:embed prompts/self_reflection_feedback.txt
+var FeedbackPrompt string
+
+// FeedbackPromptPath is where FeedbackPrompt lives in this repository,
+// recorded in the provenance of the feedback variant's runs.
+const FeedbackPromptPath = "runner/systems/prompts/self_reflection_feedback.txt"
+
+// FeedbackPromptSHA256 returns the hex SHA-256 of FeedbackPrompt.
+func FeedbackPromptSHA256() string {
+	sum := sha256.Sum256([]byte(FeedbackPrompt))
+	return hex.EncodeToString(sum[:])
+}
+
+// FormatFailure is code_check's fail_result when the answer has no code or
+// no name: the text the published loop hands on (MatTools
+// src/mtr_rag_test/rag.py).
+const FormatFailure = "The response format is incorrect.\nThe response format should be as follows:\n<answer>\n<code>\n```python\n# The generated function code\ndef example_function():\n    pass\n```\n</code>\n<name>name_of_generated_function</name>\n</answer>"
+
+var (
+	feedbackTag = regexp.MustCompile(`(?s)<feedback>(.*?)</feedback>`)
+	nextTag     = regexp.MustCompile(`(?s)<next_rag_retrieval>(.*?)</next_rag_retrieval>`)
+)
+
+// selfReflection is MatTools' self-reflection LLM-doc RAG (RAGPipeline of
+// src/mtr_rag_test/rag.py; mattools-reference.md §5). Each of at most
+// MaxIterations iterations:
+//
+//   - retrieve k = 5 with the current query (the question first; then the
+//     critic's <next_rag_retrieval> text, or its whole answer when the tags
+//     are missing; no new retrieval after an answer that could not be
+//     executed), the context formatted as LLM-RAG's;
+//   - generate with the self-reflection system and user prompts (as-published:
+//     afresh; feedback: the conversation so far plus FeedbackPrompt);
+//   - format check: one call that restores the answer format;
+//   - execute in the scoring sandbox: function + print(name()), no unit
+//     test, no expected value;
+//   - stop when stdout parses to a dict with no None value (as-published:
+//     an empty dict too, as Python's all() of nothing);
+//   - otherwise, before the last iteration: the critic (question, answer,
+//     runtime output as JSON) and its format check; skipped when the answer
+//     had no code (its suggestion is then the format failure).
+//
+// The final answer is the last iteration's format-checked answer. An
+// execution that reaches the sandbox's time limit ends that iteration (the
+// runtime output says so: the published code had no limit); the loop goes
+// on.
+type selfReflection struct {
+	source, k, max int
+	variant        string
+}
+
+func newSelfReflection(p Params) (System, error) {
+	if p.RetrievalSource < 1 || p.RetrievalSource > 4 {
+		return nil, fmt.Errorf("system self-reflection-rag needs a retrieval source 1–4; got %d", p.RetrievalSource)
+	}
+	s := &selfReflection{source: p.RetrievalSource, k: p.TopK, max: p.MaxIterations, variant: p.Variant}
+	if s.k == 0 {
+		s.k = DefaultTopK
+	}
+	if s.max == 0 {
+		s.max = DefaultMaxIterations
+	}
+	if s.variant == "" {
+		s.variant = VariantAsPublished
+	}
+	switch {
+	case s.k < 0:
+		return nil, fmt.Errorf("system self-reflection-rag: top-k %d; want ≥ 1", s.k)
+	case s.max < 1 || s.max > 50:
+		return nil, fmt.Errorf("system self-reflection-rag: max_iterations %d; want 1–50", s.max)
+	case s.variant != VariantAsPublished && s.variant != VariantFeedback:
+		return nil, fmt.Errorf("system self-reflection-rag: variant %q; want one of %v", s.variant, SelfReflectionVariants)
+	}
+	return s, nil
+}
+
+func (s *selfReflection) Name() results.System { return results.SystemSelfReflectionRAG }
+
+// PromptFiles returns the prompt files of the data root the loop sends
+// (FeedbackPrompt, embedded, is recorded apart).
+func (s *selfReflection) PromptFiles() []string {
+	return []string{PromptSRSystem, srUserPrompt(s.source), PromptSRFormatChecker, PromptSRCritic, PromptSRCriticFormatter}
+}
+
+func srUserPrompt(source int) string {
+	switch source {
+	case 1:
+		return PromptSRUserCode
+	case 2:
+		return PromptSRUserDoc
+	}
+	return PromptSRUserLLMDoc
+}
+
+// RuntimeOutput is the critic's {runtime_output}: json.dumps({"stdout":
+// …, "stderr": …}, ensure_ascii=False, indent=2) of the stripped outputs,
+// as the published loop writes DockerSandbox's result.
+func RuntimeOutput(stdout, stderr string) string {
+	return "{\n  \"stdout\": " + pystr.JSONString(pystr.Strip(stdout)) + ",\n  \"stderr\": " + pystr.JSONString(pystr.Strip(stderr)) + "\n}"
+}
+
+// suggestion is the loop's state.suggestions.
+type suggestion struct {
+	kind                 string // "", "dict" (feedback + next retrieval), "text" (the critic's answer) or "fail"
+	feedback, next, text string
+}
+
+func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env Env) (Generation, error) {
+	var g Generation
+	if env.Retriever == nil {
+		return g, fmt.Errorf("system self-reflection-rag: no retriever for retrieval source %d", s.source)
+	}
+	if env.Execute == nil {
+		return g, fmt.Errorf("system self-reflection-rag executes its answers: it needs the sandbox (a scored run)")
+	}
+	texts := map[string]string{}
+	for _, rel := range s.PromptFiles() {
+		t, _, err := env.Prompts.Text(rel)
+		if err != nil {
+			return g, err
+		}
+		texts[rel] = t
+	}
+	userRel := srUserPrompt(s.source)
+	ctxField := "retrieved_code_documents"
+	if s.source == 1 {
+		ctxField = "retrieved_code_segments"
+	}
+	question := pystr.Strip(q.Text)
+	llmCall := func(it int, stage string, msgs []llm.Message) (*llm.Completion, error) {
+		c, err := env.LLM.Complete(ctx, msgs)
+		if err != nil {
+			return nil, fmt.Errorf("self-reflection-rag, iteration %d, stage %s: %w", it+1, stage, err)
+		}
+		g.add(c)
+		g.Trace = append(g.Trace, results.TraceStage{Stage: stage, Iteration: int32(it), PromptTokens: c.PromptTokens,
+			CompletionTokens: c.CompletionTokens, LatencyMS: c.Latency.Milliseconds()})
+		return c, nil
+	}
+
+	var (
+		sug       suggestion
+		retrieved string        // the context given to the generator
+		memory    []llm.Message // feedback: the conversation so far
+		answer    string
+		runtime   string // the last execution's runtime output (or the format failure)
+	)
+	for it := 0; it < s.max; it++ {
+		// Retrieve.
+		query, retrieve := question, true
+		switch sug.kind {
+		case "dict":
+			query = sug.next
+		case "text":
+			query = sug.text
+		case "fail":
+			retrieve = false
+		}
+		if retrieve {
+			start := time.Now()
+			hits, err := env.Retriever.Search(ctx, query, s.k)
+			if err != nil {
+				return g, fmt.Errorf("retrieval: %w", err)
+			}
+			retrieved = RAGContext(s.source, hits)
+			ids := make([]string, len(hits))
+			g.Retrieved = g.Retrieved[:0]
+			for i, h := range hits {
+				ids[i] = h.ChunkID
+				g.Retrieved = append(g.Retrieved, results.RetrievedChunk{ChunkID: h.ChunkID, Source: h.Source, Score: h.Score, Rank: int32(h.Rank)})
+			}
+			g.Trace = append(g.Trace, results.TraceStage{Stage: "retrieve", Iteration: int32(it), LatencyMS: time.Since(start).Milliseconds(), RetrievedIDs: ids})
+		}
+
+		// Generate.
+		var msgs []llm.Message
+		if s.variant == VariantFeedback && it > 0 {
+			critique := sug.feedback
+			switch sug.kind {
+			case "text":
+				critique = sug.text
+			case "fail":
+				critique = "(none: the answer could not be executed)"
+			}
+			extra, err := format(FeedbackPrompt, FeedbackPromptPath, map[string]string{"runtime_output": runtime, "critique": critique, "retrieved_content": retrieved})
+			if err != nil {
+				return g, err
+			}
+			memory = append(memory, llm.Message{Role: "assistant", Content: answer}, llm.User(extra))
+			msgs = memory
+		} else {
+			user, err := format(texts[userRel], userRel, map[string]string{"question": question, ctxField: retrieved})
+			if err != nil {
+				return g, err
+			}
+			msgs = []llm.Message{{Role: "system", Content: texts[PromptSRSystem]}, llm.User(user)}
+			memory = append([]llm.Message(nil), msgs...)
+		}
+		c, err := llmCall(it, "generate", msgs)
+		if err != nil {
+			return g, err
+		}
+		check, err := format(texts[PromptSRFormatChecker], PromptSRFormatChecker, map[string]string{"generated_code": c.Content})
+		if err != nil {
+			return g, err
+		}
+		if c, err = llmCall(it, "format-check", []llm.Message{llm.User(check)}); err != nil {
+			return g, err
+		}
+		answer = c.Content
+		g.Response, g.FinishReason = c.Content, c.FinishReason
+
+		// Execute.
+		code, name, ok := ExtractCode(answer)
+		stage := results.TraceStage{Stage: "execute", Iteration: int32(it), Verdict: string(results.VerdictNotRunnable)}
+		stop := false
+		if !ok || code == "" || name == "" {
+			runtime = FormatFailure
+		} else {
+			ex, err := env.Execute(ctx, q, code, name)
+			if err != nil {
+				return g, fmt.Errorf("self-reflection-rag, iteration %d: executing: %w", it+1, err)
+			}
+			stage.LatencyMS = ex.Duration.Milliseconds()
+			stderr := ex.Stderr
+			if ex.TimedOut {
+				stderr += "\nTimeoutError: the sandbox stopped the program at its time limit of " + strconv.FormatFloat(ex.TimeoutSeconds, 'g', -1, 64) + " s"
+			}
+			runtime = RuntimeOutput(ex.Stdout, stderr)
+			if ex.Dict {
+				stage.Verdict = string(results.VerdictUnknown) // runnable as far as the loop can tell; scoring decides
+			}
+			stop = pystr.Strip(ex.Stdout) != "" && ex.Dict && ex.NoneValues == 0 && (s.variant == VariantAsPublished || ex.Keys > 0)
+		}
+		switch {
+		case stop:
+			stage.StopReason = "complete-dict"
+		case it == s.max-1:
+			stage.StopReason = "max-iterations"
+		}
+		g.Trace = append(g.Trace, stage)
+		if stop || it == s.max-1 {
+			break
+		}
+
+		// Critic.
+		if runtime == FormatFailure {
+			sug = suggestion{kind: "fail"}
+			continue
+		}
+		critic, err := format(texts[PromptSRCritic], PromptSRCritic, map[string]string{"question": question, "generated_code": answer, "runtime_output": runtime})
+		if err != nil {
+			return g, err
+		}
+		cc, err := llmCall(it, "critic", []llm.Message{llm.User(critic)})
+		if err != nil {
+			return g, err
+		}
+		fix, err := format(texts[PromptSRCriticFormatter], PromptSRCriticFormatter, map[string]string{"content": cc.Content})
+		if err != nil {
+			return g, err
+		}
+		if cc, err = llmCall(it, "critic-format-check", []llm.Message{llm.User(fix)}); err != nil {
+			return g, err
+		}
+		fb, next := feedbackTag.FindStringSubmatch(cc.Content), nextTag.FindStringSubmatch(cc.Content)
+		if fb == nil || next == nil {
+			sug = suggestion{kind: "text", text: cc.Content}
+		} else {
+			sug = suggestion{kind: "dict", feedback: pystr.Strip(fb[1]), next: pystr.Strip(next[1])}
+		}
+	}
+	g.Code, g.FunctionName, g.Extracted = ExtractCode(answer)
+	return g, nil
+}
+
+// Estimate is an upper bound: every iteration runs (2 calls each) and the
+// critic before each but the last (2 calls each), 4 × MaxIterations − 2
+// calls (18 for 5); a question that stops early costs less. Prompt bytes
+// assume k context chunks of 1,000 characters with their prefixes and
+// answers of estimatedAgenticOutputBytes; the feedback variant's
+// conversation grows by one answer and one feedback message per iteration.
+func (s *selfReflection) Estimate(q *datasets.Question, p *Prompts) Estimate {
+	text := func(rel string) int {
+		t, _, _ := p.Text(rel)
+		return len(t)
+	}
+	question := len(pystr.Strip(q.Text))
+	ctx := s.k*(1000+120) + len(ContextSeparator)*max(0, s.k-1)
+	answer, output := estimatedAgenticOutputBytes, estimatedAgenticOutputBytes
+	generate := text(PromptSRSystem) + text(srUserPrompt(s.source)) + question + ctx
+	perIteration := text(PromptSRFormatChecker) + answer
+	critic := text(PromptSRCritic) + question + answer + output + text(PromptSRCriticFormatter) + answer
+	n := 0
+	for it := 0; it < s.max; it++ {
+		g := generate
+		if s.variant == VariantFeedback {
+			g += it * (answer + len(FeedbackPrompt) + output + answer + ctx)
+		}
+		n += g + perIteration
+		if it < s.max-1 {
+			n += critic
+		}
+	}
+	return Estimate{Calls: 4*s.max - 2, PromptBytes: n}
+}
