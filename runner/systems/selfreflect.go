@@ -95,7 +95,9 @@ var (
 //     runtime output as JSON) and its format check; skipped when the answer
 //     had no code (its suggestion is then the format failure).
 //
-// The final answer is the last iteration's format-checked answer. An
+// The final answer is the last iteration's format-checked answer. A
+// question whose data files are absent (data-missing, left out of scoring)
+// stops after the first draft, unexecuted. An
 // execution that reaches the sandbox's time limit ends that iteration (the
 // runtime output says so: the published code had no limit); the loop goes
 // on.
@@ -269,6 +271,13 @@ func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env
 		code, name, ok := ExtractCode(answer)
 		stage := results.TraceStage{Stage: "execute", Iteration: int32(it), Verdict: string(results.VerdictNotRunnable)}
 		stop := false
+		if !q.Executable() {
+			// Its data files are absent: nothing can run, and scoring leaves
+			// the question out (data-missing); the first draft is the answer.
+			stage.Verdict, stage.StopReason = string(results.VerdictDataMissing), "data-missing"
+			g.Trace = append(g.Trace, stage)
+			break
+		}
 		if !ok || code == "" || name == "" {
 			runtime = FormatFailure
 		} else {

@@ -33,8 +33,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,6 +102,18 @@ type Result struct {
 	// RAGExecutions is the number of answers of the LLM-RAG runs executed
 	// (not reused): 0 unless a system changed the fake model's code.
 	RAGExecutions int
+	// AdvancedDir holds the fake model's agentic-rag and self-reflection-rag
+	// runs (both variants): source 4 (the fake model's documentation) by
+	// BM25, Rounds rounds, both protocols (18 results files). The fake
+	// answers every stage (keywords, queries, rankings of the documents it
+	// is shown, NER, a critique); its final code is the single-LLM runs'
+	// (none scored anew: AdvancedScored is 0 unless a system changed it).
+	// The self-reflection loop executes its drafts: LoopExecutions ran in
+	// the sandbox, LoopReused took the outcome of the same code executed
+	// before (the fake code returns None values, so every loop runs its 5
+	// iterations).
+	AdvancedDir                                string
+	AdvancedScored, LoopExecutions, LoopReused int
 }
 
 var (
@@ -225,6 +239,9 @@ func run(dataRoot string) (Result, string, error) {
 			return llmtest.Reply{Content: fmt.Sprintf("# %[1]s\n\n%[1]s is the %[2]s of pymatgen's defects analysis in %[3]s. "+
 				"It is documented here for retrieval. Use it as its code shows! Does it return anything? See its code.", m[2], m[1], m[3])}
 		}
+		if a, ok := advancedReply(r, answers, bench); ok {
+			return llmtest.Reply{Content: a}
+		}
 		if a, ok := answers.For(r.Prompt()); ok {
 			return llmtest.Reply{Content: a}
 		}
@@ -338,8 +355,55 @@ max_retries = 0
 			return Result{}, "", fmt.Errorf("run %s: %s", r.RunID, r.Status)
 		}
 	}
-	return Result{Dir: out, RAGDir: ragOut, Open: openTime, Requests: requests, Executions: executions, Reused: reused,
-		RAGExecutions: ms.executions - executions}, "", nil
+	ragExecutions := ms.executions - executions
+
+	// Agentic RAG and both self-reflection variants, source 4 by BM25,
+	// Rounds rounds, both protocols.
+	ap, err := plan.Parse([]byte(fmt.Sprintf(`rounds = %d
+concurrency = %d
+benchmarks = ["tool-usage"]
+systems = ["agentic-rag", "self-reflection-rag"]
+retrieval_sources = [4]
+[retrieval]
+methods = ["bm25"]
+llm_docs = %q
+[self_reflection]
+variants = ["as-published", "feedback"]
+[tool_usage]
+scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
+[sandbox]
+slots = %d
+[[models]]
+name = %q
+display_name = %q
+base_url = %q
+timeout = "60s"
+max_retries = 0
+`, Rounds, Concurrency, llmDocs, Slots, Model, DisplayName, srv.URL)), "fakerunner-advanced.toml")
+	if err != nil {
+		return Result{}, "", err
+	}
+	advOut := filepath.Join(dir, "advanced")
+	before := ms.executions
+	runs, err = runner.Run(ctx, runner.Options{Plan: ap, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
+		OutDir: advOut, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner",
+		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")})
+	if err != nil {
+		return Result{}, "", fmt.Errorf("runner (advanced systems): %w", err)
+	}
+	if len(unmatched) > 0 {
+		return Result{}, "", fmt.Errorf("advanced systems: %d prompts name no question of %s; the first: %.200q", len(unmatched), dataRoot, unmatched[0])
+	}
+	if want := Rounds * 3 * len(scoring.Protocols); len(runs) != want {
+		return Result{}, "", fmt.Errorf("runner wrote %d advanced-system runs, want %d", len(runs), want)
+	}
+	for _, r := range runs {
+		if r.Status != runner.StatusWritten {
+			return Result{}, "", fmt.Errorf("run %s: %s", r.RunID, r.Status)
+		}
+	}
+	return Result{Dir: out, RAGDir: ragOut, AdvancedDir: advOut, Open: openTime, Requests: requests, Executions: executions, Reused: reused,
+		RAGExecutions: ragExecutions, AdvancedScored: ms.executions - before, LoopExecutions: ms.loopExecutions, LoopReused: ms.loopReused}, "", nil
 }
 
 // memoScorer is the real sandbox scorer that, when reuse is set, executes
@@ -353,6 +417,48 @@ type memoScorer struct {
 	mu                 sync.Mutex
 	calls              map[memoKey]*memoCall
 	executions, reused int
+	// The self-reflection loop's executions (Execute), memoized alike.
+	execs                      map[memoKey]*memoExec
+	loopExecutions, loopReused int
+}
+
+type memoExec struct {
+	done chan struct{}
+	e    *scoring.Execution
+	err  error
+}
+
+// Execute runs the loop's draft once per distinct (question, code, name),
+// as Score does, when reuse is set.
+func (m *memoScorer) Execute(ctx context.Context, q *datasets.Question, sub scoring.Submission) (*scoring.Execution, error) {
+	k := memoKey{q.ID, sub.Code, sub.FunctionName}
+	m.mu.Lock()
+	if m.execs == nil {
+		m.execs = map[memoKey]*memoExec{}
+	}
+	c, ok := m.execs[k]
+	if !ok || !m.reuse {
+		c = &memoExec{done: make(chan struct{})}
+		m.execs[k] = c
+		m.loopExecutions++
+		m.mu.Unlock()
+		c.e, c.err = m.sc.Execute(ctx, q, sub)
+		close(c.done)
+		if c.err != nil {
+			m.mu.Lock()
+			delete(m.execs, k)
+			m.mu.Unlock()
+		}
+	} else {
+		m.loopReused++
+		m.mu.Unlock()
+		<-c.done
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	cp := *c.e
+	return &cp, nil
 }
 
 type memoKey struct{ question, code, name string }
@@ -462,3 +568,119 @@ func Answer(q datasets.Question) string {
 // object's kind, name and file ("The object is the {kind} "{name}" in the
 // file {file}.").
 var docgenObject = regexp.MustCompile(`The object is the (\S+) "([^"]+)" in the file (\S+)\.`)
+
+// The fake model's answers to the stages of agentic RAG and the
+// self-reflection loop, recognised by the opening of their prompt texts
+// (MatTools' prompts: runner/systems).
+var (
+	fakeFunctionName = regexp.MustCompile(`fake_none_(test_\w+)`)
+	rankedOnce       sync.Map // rerank prompt → answers given (*atomic.Int32)
+)
+
+// advancedReply answers a request of agentic RAG or the self-reflection
+// loop; ok is false for other requests. Every other answer to a reranking
+// prompt is unusable JSON, so that every ranking is retried once.
+func advancedReply(r llmtest.Request, answers *AnswerSet, bench *datasets.Benchmark) (string, bool) {
+	first, last := r.Messages[0].Content, r.Prompt()
+	switch {
+	case strings.HasPrefix(first, "Please provide a list of Code keywords"):
+		return "DefectEntry, Vacancy, Supercell", true
+	case strings.HasPrefix(first, "You are a helpful assistant that generates multiple search queries"):
+		return "```\nvacancy defect structure\n\ndefect entry formation energy\nsupercell generation\ncharge state corrections\n```", true
+	case strings.HasPrefix(first, "You are an expert relevance ranker"):
+		n, _ := rankedOnce.LoadOrStore(last, new(atomic.Int32))
+		if n.(*atomic.Int32).Add(1)%2 == 1 {
+			return `{"documents": [`, true // each ranking's first attempt (in every round)
+		}
+		docs := pyStrings(last[strings.Index(last, "\n\nDocs: ")+len("\n\nDocs: "):])
+		type doc struct {
+			Content string  `json:"content"`
+			Score   float64 `json:"relevance_score"`
+		}
+		var ranked []doc
+		for i, d := range docs {
+			ranked = append(ranked, doc{d, float64(100 - i)})
+		}
+		b, _ := json.Marshal(map[string][]doc{"documents": ranked})
+		return string(b), true
+	case strings.HasPrefix(first, "You are a helpful assistant in the Pymatgen repository Q&A"):
+		return "The documents describe DefectEntry and Vacancy; the function can build them from the structure file.", true
+	case strings.Contains(first, "Extract the most relevant Pymatgen class or function"):
+		return `{"type": "class", "name": "DefectEntry"}`, true
+	case strings.HasPrefix(first, "You are a helpful Repository-Level Software Q&A assistant"):
+		if a, ok := answers.For(first); ok {
+			if q, ok := bench.Question(fakeFunctionName.FindStringSubmatch(a)[1]); ok {
+				code, name := Function(*q)
+				b, _ := json.Marshal(map[string]string{"function_name": name, "function": code})
+				return string(b), true
+			}
+		}
+		return "{}", true
+	case strings.HasPrefix(last, "Here is your task:\n1. Please check if the generated code"),
+		strings.HasPrefix(last, "Here is your task:\n1. Please check if the content below"):
+		// The format checks: the answer (or critique) given, unchanged.
+		if m := fakeFunctionName.FindStringSubmatch(last); m != nil && strings.Contains(last, "Please check if the generated code") {
+			if q, ok := bench.Question(m[1]); ok {
+				return Answer(*q), true
+			}
+		}
+		if i := strings.Index(last, "**Content:**\n"); i >= 0 {
+			return last[i+len("**Content:**\n"):], true
+		}
+		return "", true
+	case strings.HasPrefix(last, "You're a critical feedback agent"):
+		return "<think>The function returns None for every property.</think>\n<feedback>The code runs, but it computes nothing: " +
+			"every value is None.</feedback>\n<next_rag_retrieval>\n- DefectEntry and Vacancy constructors\n- reading the structure file\n</next_rag_retrieval>", true
+	case strings.HasPrefix(last, "Your previous answer was executed in the sandbox"):
+		// The feedback variant's message: the fake answers with the same code.
+		for _, m := range r.Messages {
+			if a, ok := answers.For(m.Content); ok {
+				return a, true
+			}
+		}
+	}
+	return "", false
+}
+
+// pyStrings reads a Python list of str literals (str(list) of the
+// reranking prompt): single- or double-quoted items with backslash
+// escapes (\\, \', \", \n, \r, \t, \xhh, \uhhhh, \Uhhhhhhhh).
+func pyStrings(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		q := s[i]
+		if q != '\'' && q != '"' {
+			continue
+		}
+		var b strings.Builder
+		for i++; i < len(s) && s[i] != q; i++ {
+			if s[i] != '\\' || i+1 >= len(s) {
+				b.WriteByte(s[i])
+				continue
+			}
+			i++
+			switch c := s[i]; c {
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'x', 'u', 'U':
+				n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+				if i+n < len(s) {
+					if v, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32); err == nil {
+						b.WriteRune(rune(v))
+						i += n
+						continue
+					}
+				}
+				b.WriteByte(c)
+			default:
+				b.WriteByte(c)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}

@@ -328,3 +328,90 @@ func TestFakeModelLLMRAGRuns(t *testing.T) {
 		t.Errorf("configurations %v, want sources 1–4 × bm25 and embedding", seen)
 	}
 }
+
+// TestFakeModelAdvancedRuns (issue 13): agentic RAG and both
+// self-reflection variants, 3 rounds of the benchmark against the fake
+// model, scored under both protocols, each question's stages in its trace.
+// Agentic RAG makes 12 calls a question (9, plus one retry of each of the
+// three rankings, whose first answer the fake sends malformed); the fake's
+// drafts return None for every property, so both loops run all 5
+// iterations (18 calls, 5 executions, the last stopping at max-iterations)
+// and score as the single-LLM runs of the same code.
+func TestFakeModelAdvancedRuns(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to run the fake model's agentic and self-reflection configurations")
+	res := fakerunner.Run(t, root)
+	files, err := results.ReadDir(res.AdvancedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 18 || res.AdvancedScored != 0 {
+		t.Fatalf("%d advanced results files (want 3 rounds × 3 configurations × 2 protocols); %d final answers scored anew (want 0)", len(files), res.AdvancedScored)
+	}
+	single, err := results.ReadDir(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTotals := map[string]string{}
+	for _, f := range single {
+		wantTotals[f.Run.ScoringProtocol] = totals(f.Run.Totals)
+	}
+	t.Logf("loop executions: %d in the sandbox, %d reused", res.LoopExecutions, res.LoopReused)
+	configs := map[string]int{}
+	for _, f := range files {
+		r := f.Run
+		key := string(r.System) + "/" + r.SystemParams["variant"]
+		configs[key]++
+		if r.RetrievalSource != 4 || r.RetrievalMethod != "bm25" || !r.Totals.Scored || totals(r.Totals) != wantTotals[r.ScoringProtocol] {
+			t.Errorf("%s: source %d, method %s, totals %s; want the single-LLM runs' %s", r.RunID, r.RetrievalSource, r.RetrievalMethod, totals(r.Totals), wantTotals[r.ScoringProtocol])
+		}
+		var prompts []string
+		for _, s := range r.Provenance.Source {
+			prompts = append(prompts, s.Path)
+		}
+		switch r.System {
+		case results.SystemAgenticRAG:
+			if r.Generation.Extra["response_format"] != "json_object" || !slices.Contains(prompts, "prompts/agentic_rag/rag_final_answer.txt") {
+				t.Errorf("%s: response_format %q, prompts %v", r.RunID, r.Generation.Extra["response_format"], prompts)
+			}
+		case results.SystemSelfReflectionRAG:
+			fb := r.SystemParams["variant"] == systems.VariantFeedback
+			if r.SystemParams["max_iterations"] != "5" || fb != (r.SystemParams["feedback_prompt_sha256"] == systems.FeedbackPromptSHA256()) ||
+				fb != slices.Contains(prompts, systems.FeedbackPromptPath) || !slices.Contains(prompts, "prompts/self_reflection_rag/critical_feedback.txt") {
+				t.Errorf("%s: params %v, prompts %v", r.RunID, r.SystemParams, prompts)
+			}
+		}
+		for _, q := range f.Questions {
+			stages := map[string]int{}
+			for _, st := range q.Trace {
+				stages[st.Stage]++
+			}
+			var calls int32
+			if q.Attempts != nil {
+				calls = *q.Attempts
+			}
+			switch r.System {
+			case results.SystemAgenticRAG:
+				if calls != 12 || stages["rerank"] != 6 || stages["retrieve"] != 4 || stages["ner"] != 2 || stages["answer"] != 1 || len(q.Retrieved) == 0 {
+					t.Errorf("%s %s: %d calls, stages %v, %d retrieved", r.RunID, q.QuestionID, calls, stages, len(q.Retrieved))
+				}
+			default:
+				last := q.Trace[len(q.Trace)-1]
+				if q.Verdict == string(results.VerdictDataMissing) {
+					if calls != 2 || last.StopReason != "data-missing" {
+						t.Errorf("%s %s (data-missing): %d calls, last %+v", r.RunID, q.QuestionID, calls, last)
+					}
+					continue
+				}
+				if calls != 18 || stages["execute"] != 5 || stages["critic"] != 4 || last.StopReason != "max-iterations" {
+					t.Errorf("%s %s: %d calls, stages %v, last %+v", r.RunID, q.QuestionID, calls, stages, last)
+				}
+			}
+			if t.Failed() {
+				return
+			}
+		}
+	}
+	if len(configs) != 3 || configs["agentic-rag/"] != 6 || configs["self-reflection-rag/as-published"] != 6 || configs["self-reflection-rag/feedback"] != 6 {
+		t.Errorf("configurations %v", configs)
+	}
+}

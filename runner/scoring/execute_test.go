@@ -1,0 +1,51 @@
+package scoring_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+)
+
+// TestExecute runs drafts through the sandbox as the self-reflection loop
+// does (issue 13): what the program printed, whether it parsed to a dict and
+// how many values are None, a hang stopped at the time limit, a missing
+// function; the unit test is never involved (the question's unit test
+// here would fail every dict).
+func TestExecute(t *testing.T) {
+	sb := openSandbox(t)
+	s := &scoring.Scorer{Sandbox: sb, Root: fixtureRoot(t), Limits: sandbox.Limits{Wall: 3e9}}
+	q := fixtureQuestion()
+	q.UnitTest = "raise SystemExit('the unit test must not run')"
+	cases := []struct {
+		name, code          string
+		dict                bool
+		parse, cause        string
+		keys, none          int
+		timedOut            bool
+		stdout, stderrShows string
+	}{
+		{"None values", "def f():\n    return {'a': 1, 'b': None, 'c': None}", true, "ok", "", 3, 2, false, "{'a': 1, 'b': None, 'c': None}\n", ""},
+		{"complete", "def f():\n    import numpy as np\n    return {'a': np.array([1.0, 2.0])}", true, "ok", "", 1, 0, false, "{'a': array([1., 2.])}\n", ""},
+		{"empty dict", "def f():\n    return {}", true, "empty-dict", "", 0, 0, false, "{}\n", ""},
+		{"debug print", "def f():\n    print('hi')\n    return {'a': 1}", false, "unparseable", "", 0, 0, false, "hi\n{'a': 1}\n", ""},
+		{"exception", "def f():\n    raise ValueError('no structure')", false, "empty", "exception:ValueError", 0, 0, false, "", "ValueError: no structure"},
+		{"hang", "def f():\n    while True:\n        pass", false, "empty", scoring.CauseTimeout, 0, 0, true, "", ""},
+		{"missing function", "def g():\n    return {}", false, "empty", scoring.CauseMissingFunction, 0, 0, false, "", "NameError"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ex, err := s.Execute(context.Background(), q, scoring.Submission{Code: c.code, FunctionName: "f"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.Dict() != c.dict || ex.Parse != c.parse || ex.Cause != c.cause || ex.Keys != c.keys || ex.NoneValues != c.none ||
+				ex.TimedOut != c.timedOut || string(ex.Stdout) != c.stdout || !strings.Contains(string(ex.Stderr), c.stderrShows) {
+				t.Errorf("got dict %v parse %q (%s) cause %q keys %d none %d timed out %v stdout %q stderr %q",
+					ex.Dict(), ex.Parse, ex.ParseError, ex.Cause, ex.Keys, ex.NoneValues, ex.TimedOut, ex.Stdout, tailString(ex.Stderr, 300))
+			}
+		})
+	}
+}
