@@ -15,6 +15,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -231,5 +232,26 @@ max_retries = 0
 	json.Unmarshal(f.Run.Extensions["corpus_origin"], &origin)
 	if !strings.Contains(origin, "semantic chunks (95th percentile, buffer 1) by fake-embedding") {
 		t.Errorf("corpus origin %q", origin)
+	}
+}
+
+// TestSelfReflectionNeedsTheSandbox: the self-reflection loop executes its
+// drafts, so an unscored run of it (no sandbox) is refused before any
+// request, and the runner's and the systems' variant names agree.
+func TestSelfReflectionNeedsTheSandbox(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to load the benchmark")
+	srv := llmtest.New(t, llmtest.Options{})
+	p, err := plan.Parse([]byte(fmt.Sprintf("systems = [\"self-reflection-rag\"]\nretrieval_sources = [2]\n[[models]]\nname = \"m\"\nbase_url = %q\n", srv.URL)), "sr.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), Options{Plan: p, DataRoot: root, OutDir: t.TempDir(), Unscored: true, PromptsCache: t.TempDir(),
+		CorpusCache: t.TempDir(), RetrievalCache: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "cannot run without scoring") || len(srv.Requests()) != 0 {
+		t.Errorf("err = %v after %d requests", err, len(srv.Requests()))
+	}
+	if plan.VariantAsPublished != systems.VariantAsPublished || plan.VariantFeedback != systems.VariantFeedback ||
+		plan.DefaultMaxIterations != systems.DefaultMaxIterations {
+		t.Error("runner/plan and runner/systems name the self-reflection variants differently")
 	}
 }

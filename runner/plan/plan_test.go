@@ -4,6 +4,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 )
 
 func TestExamplePlansParse(t *testing.T) {
-	for _, name := range []string{"paper.toml", "paper-rag.toml", "replay.toml", "qa-sample.toml"} {
+	for _, name := range []string{"paper.toml", "paper-rag.toml", "paper-advanced.toml", "replay.toml", "qa-sample.toml"} {
 		t.Run(name, func(t *testing.T) {
 			p, err := Load(filepath.Join("..", "..", "plans", name))
 			if err != nil {
@@ -24,6 +25,47 @@ func TestExamplePlansParse(t *testing.T) {
 				t.Error("no runs")
 			}
 		})
+	}
+}
+
+// TestAdvancedPlanExpansion (issue 13): agentic-rag takes only sources 3
+// and 4 of the plan's list, self-reflection-rag every source once per
+// variant, with the loop bound; a plan whose sources hold neither 3 nor 4
+// cannot run agentic-rag, and bad variants or bounds name their field.
+func TestAdvancedPlanExpansion(t *testing.T) {
+	p, err := Load(filepath.Join("..", "..", "plans", "paper-advanced.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range p.Configurations() {
+		got = append(got, fmt.Sprintf("%s/%d/%s/%d/%v", c.System, c.RetrievalSource, c.Variant, c.MaxIterations, *c.Model.JSONMode))
+	}
+	want := "agentic-rag/4//0/true self-reflection-rag/1/as-published/5/true self-reflection-rag/4/as-published/5/true"
+	if strings.Join(got, " ") != want {
+		t.Errorf("configurations %v, want %s", got, want)
+	}
+	if n := len(p.Runs()); n != 9 {
+		t.Errorf("%d runs, want 3 configurations × 3 rounds", n)
+	}
+	base := "[[models]]\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"
+	for text, field := range map[string]string{
+		"systems = [\"agentic-rag\"]\nretrieval_sources = [1, 2]\n" + base:                                        "retrieval_sources",
+		"systems = [\"self-reflection-rag\"]\nretrieval_sources = [4]\n[self_reflection]\nvariants = [\"x\"]\n" + base: "self_reflection.variants[0]",
+		"systems = [\"self-reflection-rag\"]\nretrieval_sources = [4]\n[self_reflection]\nmax_iterations = 0\n" + base: "self_reflection.max_iterations",
+	} {
+		_, err := Parse([]byte(text), "x.toml")
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Field != field {
+			t.Errorf("plan %q: error %v; want one naming %s", text, err, field)
+		}
+	}
+	q, err := Parse([]byte("systems = [\"self-reflection-rag\"]\nretrieval_sources = [2]\n[self_reflection]\nvariants = [\"as-published\", \"feedback\"]\n"+base+"json_mode = false\n"), "x.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := q.Configurations(); len(cs) != 2 || cs[1].Variant != VariantFeedback || *cs[0].Model.JSONMode {
+		t.Errorf("configurations %+v", cs)
 	}
 }
 
