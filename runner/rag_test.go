@@ -15,8 +15,8 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
-	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 )
 
 func ragPlan(t *testing.T, url string) *plan.Plan {

@@ -50,7 +50,7 @@ func TestAdvancedPlanExpansion(t *testing.T) {
 	}
 	base := "[[models]]\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"
 	for text, field := range map[string]string{
-		"systems = [\"agentic-rag\"]\nretrieval_sources = [1, 2]\n" + base:                                        "retrieval_sources",
+		"systems = [\"agentic-rag\"]\nretrieval_sources = [1, 2]\n" + base:                                             "retrieval_sources",
 		"systems = [\"self-reflection-rag\"]\nretrieval_sources = [4]\n[self_reflection]\nvariants = [\"x\"]\n" + base: "self_reflection.variants[0]",
 		"systems = [\"self-reflection-rag\"]\nretrieval_sources = [4]\n[self_reflection]\nmax_iterations = 0\n" + base: "self_reflection.max_iterations",
 	} {

@@ -343,7 +343,7 @@ func srAnswer(stage string, n int, msgs []llm.Message) string {
 	case "format-check":
 		// Echo the answer's tags (the generated text follows the prompt's last line).
 		prompt := msgs[0].Content
-		return prompt[strings.LastIndex(prompt, "<answer>"):strings.LastIndex(prompt, "</answer>")+len("</answer>")]
+		return prompt[strings.LastIndex(prompt, "<answer>") : strings.LastIndex(prompt, "</answer>")+len("</answer>")]
 	case "critic":
 		return fmt.Sprintf("<think>t</think><feedback>critique %d: value b is None</feedback><next_rag_retrieval>- structure API %d</next_rag_retrieval>", n, n)
 	case "critic-format-check":
