@@ -198,6 +198,24 @@ type output struct {
 	exists bool
 }
 
+// executorOf returns the systems.Executor that runs drafts through
+// scorer's sandbox (scoring.Scorer.Execute), or nil when scorer cannot.
+func executorOf(scorer Scorer) systems.Executor {
+	ex, ok := scorer.(Executor)
+	if !ok {
+		return nil
+	}
+	timeout := scorer.Environment().Sandbox.TimeoutSeconds
+	return func(ctx context.Context, q *datasets.Question, code, name string) (systems.Execution, error) {
+		r, err := ex.Execute(ctx, q, scoring.Submission{Code: code, FunctionName: name})
+		if err != nil {
+			return systems.Execution{}, err
+		}
+		return systems.Execution{Stdout: string(r.Stdout), Stderr: string(r.Stderr), TimedOut: r.TimedOut, TimeoutSeconds: timeout,
+			Dict: r.Dict(), Keys: r.Keys, NoneValues: r.NoneValues, Duration: r.Duration}, nil
+	}
+}
+
 // systemParams returns the system parameters of configuration c.
 func systemParams(c plan.Configuration) systems.Params {
 	return systems.Params{RetrievalSource: c.RetrievalSource, TopK: c.TopK, JSONMode: *c.Model.JSONMode,
@@ -575,17 +593,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 			}
 			env.Objects = objs
 		}
-		if ex, ok := scorer.(Executor); ok {
-			timeout := scorer.Environment().Sandbox.TimeoutSeconds
-			env.Execute = func(ctx context.Context, q *datasets.Question, code, name string) (systems.Execution, error) {
-				r, err := ex.Execute(ctx, q, scoring.Submission{Code: code, FunctionName: name})
-				if err != nil {
-					return systems.Execution{}, err
-				}
-				return systems.Execution{Stdout: string(r.Stdout), Stderr: string(r.Stderr), TimedOut: r.TimedOut, TimeoutSeconds: timeout,
-					Dict: r.Dict(), Keys: r.Keys, NoneValues: r.NoneValues, Duration: r.Duration}, nil
-			}
-		}
+		env.Execute = executorOf(scorer)
 	}
 
 	var todo []item
