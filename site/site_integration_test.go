@@ -213,7 +213,7 @@ func TestFixtureLinksResolve(t *testing.T) {
 // <script> and HTML entities render as text on every page (issue 3).
 func TestHostileTextIsEscapedEverywhere(t *testing.T) {
 	fx := builtFixture(t)
-	sawName, sawCode := false, false
+	sawName, sawCode, sawTrace := false, false, false
 	err := filepath.WalkDir(fx.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -235,13 +235,17 @@ func TestHostileTextIsEscapedEverywhere(t *testing.T) {
 		if strings.Contains(s, "&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(&#34;code&#34;)&lt;/script&gt; &amp;lt;b&amp;gt; &amp;amp;") {
 			sawCode = true
 		}
+		if strings.Contains(s, "<td>&lt;script&gt;alert(&#34;stage&#34;)&lt;/script&gt;</td>") &&
+			strings.Contains(s, "<code>&lt;/code&gt;&lt;script&gt;alert(&#34;chunk&#34;)&lt;/script&gt;</code>") {
+			sawTrace = true
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sawName || !sawCode {
-		t.Errorf("escaped hostile name seen: %v, escaped hostile code seen: %v", sawName, sawCode)
+	if !sawName || !sawCode || !sawTrace {
+		t.Errorf("escaped hostile name seen: %v, escaped hostile code seen: %v, escaped hostile stage trace seen: %v", sawName, sawCode, sawTrace)
 	}
 }
 

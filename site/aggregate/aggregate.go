@@ -208,6 +208,12 @@ func (b Board) Title() string {
 	return string(b)
 }
 
+// ReferenceSource is the LLM-RAG retrieval source an advanced-systems table
+// shows beside each of its models (Row.Reference): source 4, the LLM-written
+// docs per object, the source agentic RAG and the self-reflection loop
+// retrieve from by default.
+const ReferenceSource = 4
+
 func boardOf(k Key) Board {
 	switch {
 	case k.Benchmark.IsQA():
@@ -233,7 +239,8 @@ type Leaderboard struct {
 	// scoring protocols side by side, rows ranked by task success rate.
 	Ranked map[Board][]*RankedTable
 	// Headline: every tool-usage configuration, all systems together, one
-	// RankedTable per question set (the canonical set first).
+	// RankedTable per question set (the canonical set first); reference
+	// rows (Row.Reference) are not repeated in it.
 	Headline []*RankedTable
 }
 
@@ -279,7 +286,9 @@ func Build(files []*results.File, cat *Catalog) *Leaderboard {
 		lb.Tables[b] = buildTables(b, confs)
 		for _, t := range lb.Tables[b] {
 			for _, row := range t.Rows {
-				lb.Configurations = append(lb.Configurations, row.Configurations...)
+				if !row.Reference { // listed under its own board
+					lb.Configurations = append(lb.Configurations, row.Configurations...)
+				}
 			}
 		}
 		na := lb.NotAggregated[b]
@@ -410,6 +419,39 @@ func SourceTitle(s int) string {
 	return strconv.Itoa(s)
 }
 
+// ParamVariant is the system parameter (results.Run.SystemParams) naming a
+// variant of a system's algorithm, e.g. self-reflection-rag's
+// "as-published" or "feedback"; labels show it (SystemLabel).
+const ParamVariant = "variant"
+
+// SystemVariant returns the configuration's system variant
+// (SystemParams[ParamVariant]), "" when it has none. Every run of a
+// configuration has the same system parameters.
+func (c *Configuration) SystemVariant() string {
+	return c.Runs[0].File.Run.SystemParams[ParamVariant]
+}
+
+// SystemLabel names the configuration's system for labels: SystemTitle,
+// followed by its variant when it has one, e.g. "Self-reflection LLM-doc
+// RAG (feedback variant)", so that two variants of one model are told apart
+// in tables, figures and pages.
+func (c *Configuration) SystemLabel() string {
+	return systemLabel(c.Key.System, c.SystemVariant())
+}
+
+func systemLabel(s results.System, variant string) string {
+	if variant == "" {
+		return SystemTitle(s)
+	}
+	return SystemTitle(s) + " (" + strings.ReplaceAll(variant, "-", " ") + " variant)"
+}
+
+// ReferenceLabel names a reference row's system (Row.Reference), e.g.
+// "LLM-RAG, source 4 (reference)".
+func ReferenceLabel(s results.System, source int) string {
+	return fmt.Sprintf("%s, source %d (reference)", SystemTitle(s), source)
+}
+
 // SystemTitle names a system as the paper does.
 func SystemTitle(s results.System) string {
 	switch s {
@@ -453,7 +495,8 @@ func provenanceOrder(p string) int {
 }
 
 // compareConfigurations orders configurations within a board: system, model
-// (board order, then id), retrieval source, provenance, benchmark.
+// (board order, then id), retrieval source, provenance, variants (the run's,
+// then the system's), settings, benchmark.
 func compareConfigurations(b Board, x, y *Configuration) int {
 	return cmp.Or(
 		cmp.Compare(systemOrder(x.Key.System), systemOrder(y.Key.System)),
@@ -464,6 +507,7 @@ func compareConfigurations(b Board, x, y *Configuration) int {
 		cmp.Compare(provenanceOrder(x.Key.Provenance), provenanceOrder(y.Key.Provenance)),
 		strings.Compare(x.Key.Provenance, y.Key.Provenance),
 		strings.Compare(x.Key.Variant, y.Key.Variant),
+		strings.Compare(x.SystemVariant(), y.SystemVariant()),
 		strings.Compare(x.Key.Settings, y.Key.Settings),
 		strings.Compare(x.Key.SystemParams, y.Key.SystemParams),
 		strings.Compare(x.Key.String(), y.Key.String()),

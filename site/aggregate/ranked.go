@@ -93,6 +93,30 @@ type RankedRow struct {
 	// Notes say why the same model, system and retrieval source appear in
 	// another row of this table.
 	Notes []string
+	// Reference marks a reference row of an advanced-systems table
+	// (Row.Reference): shown among the rows by its values, never ranked
+	// (Rank 0). The headline tables have none.
+	Reference bool
+}
+
+// SystemLabel names the row's system for labels: ReferenceLabel for a
+// reference row, else the system with its variant (Configuration.SystemLabel).
+func (r *RankedRow) SystemLabel() string {
+	if r.Reference {
+		return ReferenceLabel(r.System, r.RetrievalSource)
+	}
+	return r.Configurations[0].SystemLabel()
+}
+
+// ReferenceRows returns the table's reference rows, in table order.
+func (t *RankedTable) ReferenceRows() []*RankedRow {
+	var out []*RankedRow
+	for _, r := range t.Rows {
+		if r.Reference {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Cell returns the row's cell of a protocol and metric, or nil.
@@ -191,6 +215,9 @@ func (rt *RankedTable) join() {
 	rows := map[string]*RankedRow{}
 	for _, t := range rt.Parts {
 		for _, r := range t.Rows {
+			if r.Reference && rt.Board == BoardToolUsage {
+				continue // listed once, as the row of its own board's table
+			}
 			for _, c := range r.Configurations {
 				if rt.TotalQuestions == 0 {
 					qs := c.QuestionSet()
@@ -203,6 +230,9 @@ func (rt *RankedTable) join() {
 					}
 				}
 				id := c.Identity()
+				if r.Reference {
+					id = "reference|" + id
+				}
 				row := rows[id]
 				if row != nil && slices.ContainsFunc(row.Configurations, func(o *Configuration) bool { return o.Key.ScoringProtocol == c.Key.ScoringProtocol }) {
 					// Two configurations of one identity and protocol (e.g. a
@@ -213,7 +243,7 @@ func (rt *RankedTable) join() {
 				}
 				if row == nil {
 					row = &RankedRow{Identity: id, Model: c.Model, System: c.Key.System, RetrievalSource: c.Key.RetrievalSource,
-						Variant: c.Key.Variant, Family: Family(c.Key.Provenance)}
+						Variant: c.Key.Variant, Family: Family(c.Key.Provenance), Reference: r.Reference}
 					rows[id] = row
 					rt.Rows = append(rt.Rows, row)
 				}
@@ -229,11 +259,12 @@ func (rt *RankedTable) join() {
 	// under, ties broken by ProtocolOrder, so that a few rows scored under
 	// another protocol (a submission scored under mattools-v1 on all 49
 	// questions, beside MatTools' published totals) never unrank the rest.
+	// Reference rows are not ranked and do not count.
 	best := 0
 	for _, p := range ProtocolOrder {
 		n := 0
 		for _, row := range rt.Rows {
-			if row.Cell(rt, p, TaskSuccessRate) != nil {
+			if !row.Reference && row.Cell(rt, p, TaskSuccessRate) != nil {
 				n++
 			}
 		}
@@ -256,7 +287,8 @@ func (rt *RankedTable) join() {
 // ProtocolOrder (the headline first; a row without a value follows every
 // row with one), then by function runnable rate under the headline
 // protocol, then in board order, and gives the rows with a headline value
-// their competition rank.
+// their competition rank. Reference rows take their place by value too, but
+// no rank, and the ranks of the other rows do not count them.
 func (rt *RankedTable) rank() {
 	var protos []string
 	for _, c := range rt.Columns {
@@ -286,16 +318,21 @@ func (rt *RankedTable) rank() {
 		}
 		return compareConfigurations(BoardLLMRAG, x.Configurations[0], y.Configurations[0])
 	})
-	for i, row := range rt.Rows {
+	var prev *RankedRow // the previous ranked row
+	n := 0              // rows ranked so far
+	for _, row := range rt.Rows {
 		c := row.Cell(rt, rt.HeadlineProtocol, TaskSuccessRate)
 		switch {
-		case c == nil:
+		case c == nil || row.Reference:
 			row.Rank = 0
-		case i > 0 && rt.Rows[i-1].Rank > 0 && rounded(rt.Rows[i-1].Cell(rt, rt.HeadlineProtocol, TaskSuccessRate).Summary.Mean) == rounded(c.Summary.Mean):
-			row.Rank = rt.Rows[i-1].Rank
+			continue
+		case prev != nil && rounded(prev.Cell(rt, rt.HeadlineProtocol, TaskSuccessRate).Summary.Mean) == rounded(c.Summary.Mean):
+			row.Rank = prev.Rank
 		default:
-			row.Rank = i + 1
+			row.Rank = n + 1
 		}
+		n++
+		prev = row
 	}
 }
 
@@ -303,11 +340,11 @@ func (rt *RankedTable) rank() {
 // another order (70 of 279 properties as 30+21+19 or 23+25+22) rank as ties.
 func rounded(mean float64) float64 { return math.Round(mean*1e9) / 1e9 }
 
-// sameAnswersKey identifies what a reader sees of a row: model, system and
-// retrieval source.
+// sameAnswersKey identifies what a reader sees of a row: model, system (with
+// its variant, which the row's label names) and retrieval source.
 func sameAnswersKey(r *RankedRow) string {
 	k := r.Configurations[0].Key
-	return strings.Join([]string{string(k.System), fmt.Sprint(k.RetrievalSource), k.Model}, "|")
+	return strings.Join([]string{string(k.System), r.Configurations[0].SystemVariant(), fmt.Sprint(k.RetrievalSource), k.Model}, "|")
 }
 
 // settingsText names the settings, system parameters and variant of a row,
@@ -367,13 +404,13 @@ func annotate(tables []*RankedTable) {
 				case o.row == row:
 				case o.t == t && !sameSettings(row, o.row):
 					row.Notes = append(row.Notes, fmt.Sprintf("%s · %s also has %s (%s) with other settings: this row %s; that row %s.",
-						row.Model.DisplayName, SystemTitle(row.System), ordinal(o.row), joinBadges(o.row.Badges), orNone(settingsText(row)), orNone(settingsText(o.row))))
+						row.Model.DisplayName, row.SystemLabel(), ordinal(o.row), joinBadges(o.row.Badges), orNone(settingsText(row)), orNone(settingsText(o.row))))
 				case o.t == t && o.row.Family != row.Family:
 					row.Notes = append(row.Notes, fmt.Sprintf("%s · %s also has %s (%s): this row scores %s; that row scores %s.",
-						row.Model.DisplayName, SystemTitle(row.System), ordinal(o.row), joinBadges(o.row.Badges), FamilyTitle(row.Family), FamilyTitle(o.row.Family)))
+						row.Model.DisplayName, row.SystemLabel(), ordinal(o.row), joinBadges(o.row.Badges), FamilyTitle(row.Family), FamilyTitle(o.row.Family)))
 				case o.t == t:
 					row.Notes = append(row.Notes, fmt.Sprintf("%s · %s also has %s (%s): the same answers, scored by another path; this row is %s.",
-						row.Model.DisplayName, SystemTitle(row.System), ordinal(o.row), joinBadges(o.row.Badges), joinBadges(row.Badges)))
+						row.Model.DisplayName, row.SystemLabel(), ordinal(o.row), joinBadges(o.row.Badges), joinBadges(row.Badges)))
 				case !seen[o.t]:
 					seen[o.t] = true
 					shared[o.t]++
@@ -397,6 +434,9 @@ func orNone(s string) string {
 }
 
 func ordinal(row *RankedRow) string {
+	if row.Reference {
+		return "a reference row"
+	}
 	if row.Rank > 0 {
 		return fmt.Sprintf("the row of rank %d", row.Rank)
 	}

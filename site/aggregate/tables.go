@@ -52,6 +52,22 @@ type Row struct {
 	Cells           []*Cell // aligned with the table's Columns; nil where no value exists
 	// Configurations behind the row (one for tool usage; up to one per QA benchmark).
 	Configurations []*Configuration
+	// Reference marks a row of an advanced-systems table that repeats, for
+	// comparison, an LLM-RAG configuration of retrieval source
+	// ReferenceSource (board BoardLLMRAG, where it is listed) of a model
+	// that has an advanced-system row in the table. Reference rows are
+	// never ranked, and Leaderboard.Configurations and the headline tables
+	// do not list their configurations a second time.
+	Reference bool
+}
+
+// SystemLabel names the row's system for labels: ReferenceLabel for a
+// reference row, else the configuration's SystemLabel (with its variant).
+func (r *Row) SystemLabel() string {
+	if r.Reference {
+		return ReferenceLabel(r.System, r.RetrievalSource)
+	}
+	return r.Configurations[0].SystemLabel()
 }
 
 // Cell is one computed value: a metric of one configuration over its
@@ -101,6 +117,9 @@ func buildTables(b Board, confs []*Configuration) []*Table {
 		}
 		row.Configurations = append(row.Configurations, c)
 	}
+	if b == BoardAdvanced {
+		addReferences(tables, confs)
+	}
 	for _, t := range tables {
 		t.Columns = columnsOf(b, t.Rows)
 		for _, row := range t.Rows {
@@ -117,6 +136,13 @@ func buildTables(b Board, confs []*Configuration) []*Table {
 			}
 		}
 		slices.SortFunc(t.Rows, func(x, y *Row) int {
+			if b == BoardAdvanced {
+				// Model by model, so that each model's reference row (LLM-RAG
+				// comes first in system order) stands beside its advanced systems.
+				if c := cmp.Or(cmp.Compare(x.Model.order(b), y.Model.order(b)), strings.Compare(x.Model.ID, y.Model.ID)); c != 0 {
+					return c
+				}
+			}
 			return compareConfigurations(b, x.Configurations[0], y.Configurations[0])
 		})
 	}
@@ -130,6 +156,27 @@ func buildTables(b Board, confs []*Configuration) []*Table {
 		)
 	})
 	return tables
+}
+
+// addReferences adds to each advanced-systems table, for every model with a
+// row in it, that model's LLM-RAG configurations of retrieval source
+// ReferenceSource with the table's benchmark version, scoring protocol and
+// question set (one reference row each; Row.Reference).
+func addReferences(tables []*Table, confs []*Configuration) {
+	for _, t := range tables {
+		models := map[string]bool{}
+		for _, row := range t.Rows {
+			models[row.Model.ID] = true
+		}
+		for _, c := range confs {
+			if c.Key.System != results.SystemLLMRAG || c.Key.RetrievalSource != ReferenceSource || !models[c.Key.Model] ||
+				len(c.RunsWith(StatusAggregated)) == 0 || tableKey(c) != t.BenchmarkVersion+"|"+t.ScoringProtocol+"|"+t.QuestionSet {
+				continue
+			}
+			t.Rows = append(t.Rows, &Row{Model: c.Model, System: c.Key.System, RetrievalSource: c.Key.RetrievalSource,
+				Provenance: c.Key.Provenance, Configurations: []*Configuration{c}, Reference: true})
+		}
+	}
 }
 
 func columnsOf(b Board, rows []*Row) []Column {

@@ -12,11 +12,14 @@ import (
 // TableCSVHeader is the header of every leaderboard table download.
 var TableCSVHeader = []string{"table", "benchmark", "benchmark_version", "scoring_protocol", "question_set", "provenance",
 	"system", "retrieval_source", "model", "display_name", "metric", "n", "mean_percent", "pop_std_percent",
-	"sample_std_percent", "rounds", "round_counts", "round_totals", "round_percents", "configuration"}
+	"sample_std_percent", "rounds", "round_counts", "round_totals", "round_percents", "configuration", "reference"}
 
 // TableCSV returns a leaderboard table as CSV: one line per computed cell
 // (row × metric), in the table's row order, with the per-round counts behind
 // it. Percentages have 4 decimals; per-round lists are separated by ";".
+// Column reference is "true" for a reference row of an advanced-systems
+// table (aggregate.Row.Reference: an LLM-RAG configuration shown for
+// comparison), "false" otherwise.
 // Paper-only values are never in it (they are in paper-only-values.csv).
 // Untrusted text (model names) is defused against spreadsheet formulas.
 func TableCSV(t *aggregate.Table) []byte {
@@ -41,7 +44,7 @@ func TableCSV(t *aggregate.Table) []byte {
 			w.Write([]string{t.ID, string(k.Benchmark), k.BenchmarkVersion, k.ScoringProtocol, k.QuestionSet, string(k.Provenance),
 				string(k.System), strconv.Itoa(k.RetrievalSource), csvSafe(k.Model), csvSafe(r.Model.DisplayName), string(c.Metric),
 				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), f4(c.Summary.SampleStd),
-				strings.Join(rounds, ";"), strings.Join(counts, ";"), strings.Join(totals, ";"), strings.Join(pcts, ";"), csvSafe(k.String())})
+				strings.Join(rounds, ";"), strings.Join(counts, ";"), strings.Join(totals, ";"), strings.Join(pcts, ";"), csvSafe(k.String()), strconv.FormatBool(r.Reference)})
 		}
 	}
 	w.Flush()

@@ -73,7 +73,7 @@ func newInEdition(v *views, e *Edition) map[string]any {
 			continue
 		}
 		total += n
-		text := fmt.Sprintf("%s · %s", c.Model.DisplayName, aggregate.SystemTitle(c.Key.System))
+		text := fmt.Sprintf("%s · %s", c.Model.DisplayName, c.SystemLabel())
 		if c.Key.RetrievalSource > 0 {
 			text += fmt.Sprintf(" · source %d", c.Key.RetrievalSource)
 		}

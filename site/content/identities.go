@@ -182,6 +182,58 @@ type codeView struct {
 	// Retrieved is the context the system retrieved for this answer, in
 	// the order given to the model (results column retrieved).
 	Retrieved []retrievedView `json:"retrieved"`
+	// Trace is the answer's stage trace (results column trace); nil, and
+	// absent from the page data, when the row has none.
+	Trace *traceView `json:"trace,omitempty"`
+}
+
+// traceView is one answer's stage trace as a question page shows it,
+// collapsed: Summary, then one row per stage in the order recorded.
+type traceView struct {
+	Summary string           `json:"summary"` // "Stage trace: 9 stages, 1 iteration"
+	Stages  []traceStageView `json:"stages"`
+}
+
+// traceStageView is one results.TraceStage. Numbers are decimal text, as
+// the page prints them (Hugo would print a large JSON number in exponent
+// form). Fields that are empty for the stage (no chunk ids, no verdict, no
+// stop reason) are left out of the page data, so that a trace costs the
+// page only what it holds.
+type traceStageView struct {
+	Iteration        string   `json:"iteration"` // 1-based, for display
+	Stage            string   `json:"stage"`
+	PromptTokens     string   `json:"prompt_tokens"`
+	CompletionTokens string   `json:"completion_tokens"`
+	LatencyMS        string   `json:"latency_ms"`          // milliseconds
+	Retrieved        []string `json:"retrieved,omitempty"` // chunk ids
+	Verdict          string   `json:"verdict,omitempty"`
+	StopReason       string   `json:"stop_reason,omitempty"`
+}
+
+// newTrace returns the view of a stage trace, nil for an empty one. The
+// iterations counted are the distinct loop iterations the stages name.
+func newTrace(stages []results.TraceStage) *traceView {
+	if len(stages) == 0 {
+		return nil
+	}
+	tv := &traceView{}
+	iterations := map[int32]bool{}
+	for _, st := range stages {
+		iterations[st.Iteration] = true
+		tv.Stages = append(tv.Stages, traceStageView{Iteration: strconv.Itoa(int(st.Iteration) + 1), Stage: st.Stage,
+			PromptTokens: strconv.FormatInt(st.PromptTokens, 10), CompletionTokens: strconv.FormatInt(st.CompletionTokens, 10),
+			LatencyMS: strconv.FormatInt(st.LatencyMS, 10), Retrieved: st.RetrievedIDs, Verdict: st.Verdict, StopReason: st.StopReason})
+	}
+	tv.Summary = fmt.Sprintf("Stage trace: %s, %s", plural(len(stages), "stage"), plural(len(iterations), "iteration"))
+	return tv
+}
+
+// plural returns "1 stage", "2 stages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 type retrievedView struct {
@@ -233,7 +285,7 @@ type identitySection struct {
 // member has a row for it.
 func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggregate.Run) *results.QuestionRow) *identitySection {
 	p := g.Primary
-	s := &identitySection{Anchor: p.Slug, Model: p.Model.DisplayName, ModelID: p.Key.Model, System: aggregate.SystemTitle(p.Key.System),
+	s := &identitySection{Anchor: p.Slug, Model: p.Model.DisplayName, ModelID: p.Key.Model, System: p.SystemLabel(),
 		SystemID: string(p.Key.System), Source: aggregate.RetrievalTitle(&p.Runs[0].File.Run), Family: familyText(p), Href: confHref(p),
 		Anchors: []string{}}
 	entries := map[string]*roundEntry{}
@@ -282,7 +334,7 @@ func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggrega
 				e.Codes[i].Protocols += ", " + c.Key.ScoringProtocol
 			} else {
 				e.Codes = append(e.Codes, codeView{Code: qr.Code, Function: qr.FunctionName, Protocols: c.Key.ScoringProtocol,
-					Retrieved: retrievedViews(qr.Retrieved)})
+					Retrieved: retrievedViews(qr.Retrieved), Trace: newTrace(qr.Trace)})
 			}
 		}
 	}

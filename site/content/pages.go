@@ -29,7 +29,15 @@ var boardIntro = map[aggregate.Board]string{
 		"and task success rate (properties passed out of all properties of the question set) for one LLM call per question.",
 	aggregate.BoardLLMRAG: "The same metrics for retrieval-augmented generation, per model and retrieval source " +
 		"(1 pymatgen code, 2 official docs, 3 LLM-written docs chunked, 4 LLM-written docs per object).",
-	aggregate.BoardAdvanced: "Agentic RAG, GraphRAG (LightRAG) and the self-reflection LLM-doc RAG loop.",
+	aggregate.BoardAdvanced: "Agentic RAG, GraphRAG (LightRAG) and the self-reflection LLM-doc RAG loop. " +
+		"Beside each model's advanced systems, its LLM-RAG configuration on retrieval source 4 (LLM-written docs per object, the source agentic RAG " +
+		"and the self-reflection loop retrieve from by default) is repeated from the LLM-RAG table as an unranked reference row, " +
+		"labelled “LLM-RAG, source 4 (reference)”, with the same benchmark version, question set and scoring protocol. " +
+		"What differs from it is the system around the model: LLM-RAG retrieves the top 5 chunks for the question text once and calls the model once; " +
+		"agentic RAG extracts keywords, writes queries, reranks the retrieved chunks and looks up the pymatgen objects it names before its final call; " +
+		"the self-reflection loop executes the generated code and, until it returns a complete dict, lets a critic steer another retrieval and generation (up to 5 iterations). " +
+		"A self-reflection row names its variant when the run records one: “as published” is the loop as MatTools' code runs it (the critique changes only the next retrieval query), " +
+		"“feedback” the loop as the paper describes it (the generator also sees its previous answer, the runtime output and the critique).",
 }
 
 func (w *writer) writeBoards(v *views) {
@@ -327,7 +335,14 @@ func (w *writer) writeConfigurations(v *views) {
 				data["matrix"] = m
 			}
 		}
-		w.page(href("configurations", c.Slug), c.Model.DisplayName+" · "+aggregate.SystemTitle(c.Key.System)+" · "+c.Key.ScoringProtocol,
+		if boards := v.referenceIn[c]; len(boards) > 0 {
+			var refs []linkView
+			for _, b := range boards {
+				refs = append(refs, linkView{Text: b.Title(), Href: href(string(b))})
+			}
+			data["reference_in"] = refs
+		}
+		w.page(href("configurations", c.Slug), c.Model.DisplayName+" · "+c.SystemLabel()+" · "+c.Key.ScoringProtocol,
 			"configuration", data)
 	}
 }
@@ -492,7 +507,7 @@ func (w *writer) writeQuestions(v *views) {
 			known += s.Known
 			correct += s.Correct
 			addOpt(&models, s.ModelID, s.Model)
-			addOpt(&systems, s.SystemID, s.System)
+			addOpt(&systems, s.SystemID, aggregate.SystemTitle(results.System(s.SystemID)))
 			for _, e := range s.Entries {
 				addOpt(&verdicts, e.Verdict, verdictSymbol(results.Verdict(e.Verdict))+" "+e.Verdict)
 			}
@@ -608,7 +623,7 @@ func (w *writer) writeHome(v *views) {
 		if ranked, ok := v.lb.Ranked[b]; ok { // tool usage: the board shows its ranked tables
 			rows, tables = 0, len(ranked)
 			for _, t := range ranked {
-				rows += len(t.Rows)
+				rows += len(t.Rows) - len(t.ReferenceRows()) // reference rows are counted on their own board
 			}
 		}
 		boards = append(boards, boardItem{Title: b.Title(), Href: href(string(b)), Tables: tables, Rows: rows})

@@ -63,6 +63,9 @@ type rankedRowView struct {
 	Notes      []string     `json:"notes"`    // ids of paper footnotes
 	Why        []string     `json:"why"`      // why the same configuration appears twice in the table
 	WhyRefs    []string     `json:"why_refs"` // anchors of the Why notes
+	// Reference: an LLM-RAG row repeated beside the advanced systems
+	// (aggregate.RankedRow.Reference); shown as "ref", never ranked.
+	Reference bool `json:"reference,omitempty"`
 }
 
 type linkView struct {
@@ -71,11 +74,14 @@ type linkView struct {
 }
 
 type rankedView struct {
-	ID         string             `json:"id"`
-	Heading    string             `json:"heading"`
-	Caption    string             `json:"caption"`
-	Ranking    string             `json:"ranking"` // how the rows are ranked, in words
-	Differs    string             `json:"differs"` // what differs from the other tables of the page
+	ID      string `json:"id"`
+	Heading string `json:"heading"`
+	Caption string `json:"caption"`
+	Ranking string `json:"ranking"` // how the rows are ranked, in words
+	Differs string `json:"differs"` // what differs from the other tables of the page
+	// References says which reference rows the table has and what they are
+	// (advanced-systems tables; "" elsewhere).
+	References string             `json:"references,omitempty"`
 	Columns    []rankedColumnView `json:"columns"`
 	NCols      int                `json:"ncols"`
 	ShowSystem bool               `json:"show_system"`
@@ -109,13 +115,54 @@ func rankingText(t *aggregate.RankedTable) string {
 	s += ". Rows with equal counts share a rank; with three rounds, neighbouring ranks are often within the ± (population std)."
 	unranked := 0
 	for _, r := range t.Rows {
-		if r.Rank == 0 {
+		if r.Rank == 0 && !r.Reference {
 			unranked++
 		}
 	}
 	if unranked > 0 {
 		s += fmt.Sprintf(" %d row(s) without a value %s are unranked (–) and follow, ordered by the other protocols' task success rate.",
 			unranked, protocolPhrase(t.HeadlineProtocol))
+	}
+	return s
+}
+
+// referencesText says, for an advanced-systems table, which models have a
+// reference row (LLM-RAG on retrieval source aggregate.ReferenceSource, from
+// the LLM-RAG table of the same benchmark version, question set and scoring
+// protocols) and which have none, and what differs from those rows.
+func referencesText(t *aggregate.RankedTable) string {
+	if t.Board != aggregate.BoardAdvanced {
+		return ""
+	}
+	var with, without []string
+	has := map[string]bool{}
+	for _, r := range t.ReferenceRows() {
+		has[r.Model.ID] = true
+	}
+	seen := map[string]bool{}
+	for _, r := range t.Rows {
+		if seen[r.Model.ID] {
+			continue
+		}
+		seen[r.Model.ID] = true
+		if has[r.Model.ID] {
+			with = append(with, r.Model.DisplayName)
+		} else {
+			without = append(without, r.Model.DisplayName)
+		}
+	}
+	var s string
+	if len(with) > 0 {
+		s = fmt.Sprintf("Rows marked “ref” repeat the LLM-RAG rows on retrieval source %d (LLM-written docs per object) of %s from the LLM-RAG table of this question set: "+
+			"the same model with one retrieval and one generation call, for comparison. They stand where their values place them and take no rank.",
+			aggregate.ReferenceSource, strings.Join(with, ", "))
+	}
+	if len(without) > 0 {
+		if s != "" {
+			s += " "
+		}
+		s += fmt.Sprintf("%s: no LLM-RAG run on retrieval source %d with this question set and these scoring protocols, so no reference row.",
+			strings.Join(without, ", "), aggregate.ReferenceSource)
 	}
 	return s
 }
@@ -138,7 +185,7 @@ func differsText(t *aggregate.RankedTable, all []*aggregate.RankedTable) string 
 }
 
 func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *rankedView {
-	tv := &rankedView{ID: t.ID, Heading: t.Title(), Ranking: rankingText(t), Differs: differsText(t, all), CSV: rankedCSVPath(t),
+	tv := &rankedView{ID: t.ID, Heading: t.Title(), Ranking: rankingText(t), Differs: differsText(t, all), References: referencesText(t), CSV: rankedCSVPath(t),
 		ShowSystem: t.Board == aggregate.BoardAdvanced || t.Board == aggregate.BoardToolUsage,
 		ShowSource: t.Board != aggregate.BoardSingleLLM, Footnotes: []*paperCell{}, Figures: []*figureView{}, Parts: []linkView{},
 		Shared: t.Shared, Twice: []twiceNote{}}
@@ -215,11 +262,15 @@ func metricHelp(c aggregate.RankedColumn) string {
 
 func (v *views) rankedRow(r *aggregate.RankedRow) *rankedRowView {
 	rv := &rankedRowView{RankSort: r.Rank, Model: r.Model.DisplayName, ModelID: r.Model.ID, ModelHref: v.modelHref(r.Model.ID),
-		System: aggregate.SystemTitle(r.System), SystemID: string(r.System), SystemHref: systemHref(r.System),
-		Source: aggregate.RetrievalTitle(&r.Configurations[0].Runs[0].File.Run), SourceN: r.RetrievalSource, Notes: []string{}, Why: r.Notes}
-	if r.Rank > 0 {
+		System: r.SystemLabel(), SystemID: string(r.System), SystemHref: systemHref(r.System),
+		Source: aggregate.RetrievalTitle(&r.Configurations[0].Runs[0].File.Run), SourceN: r.RetrievalSource, Notes: []string{}, Why: r.Notes,
+		Reference: r.Reference}
+	switch {
+	case r.Rank > 0:
 		rv.Rank = strconv.Itoa(r.Rank)
-	} else {
+	case r.Reference:
+		rv.RankSort = 1 << 29 // after the ranked rows, before the unranked ones
+	default:
 		rv.RankSort = 1 << 30
 	}
 	if r.Variant != "" {
@@ -289,11 +340,12 @@ func (v *views) appendPaperRows(t *aggregate.RankedTable, tv *rankedView) {
 // RankedCSVHeader is the header of a ranked table's download: one line per
 // row and column with a value.
 var RankedCSVHeader = []string{"table", "rank", "model", "display_name", "system", "retrieval_source", "badge", "scoring_protocol", "metric",
-	"n", "mean", "pop_std", "configuration"}
+	"n", "mean", "pop_std", "configuration", "reference"}
 
 // RankedCSV writes a ranked table as CSV: per row (in rank order) and per
 // column with a value, its mean and population std (percent, 4 decimals),
-// n and the configuration key.
+// n, the configuration key and whether the row is a reference row (rank 0;
+// "true" or "false").
 func RankedCSV(t *aggregate.RankedTable) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -307,7 +359,7 @@ func RankedCSV(t *aggregate.RankedTable) []byte {
 			k := c.Configuration.Key
 			w.Write([]string{t.ID, strconv.Itoa(r.Rank), csvSafe(k.Model), csvSafe(r.Model.DisplayName), string(k.System), strconv.Itoa(k.RetrievalSource),
 				string(aggregate.BadgeOf(k.Provenance)), t.Columns[i].Protocol, string(t.Columns[i].Metric),
-				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), csvSafe(k.String())})
+				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), csvSafe(k.String()), strconv.FormatBool(r.Reference)})
 		}
 	}
 	w.Flush()

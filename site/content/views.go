@@ -21,12 +21,27 @@ type views struct {
 	lb        *aggregate.Leaderboard
 	modelSlug map[string]string
 	figure    map[string]*plots.Figure // table id → figure
+	// referenceIn lists, per configuration shown as a reference row
+	// (aggregate.Row.Reference), the boards whose tables show it so.
+	referenceIn map[*aggregate.Configuration][]aggregate.Board
 }
 
 func newViews(e *Edition) *views {
-	v := &views{e: e, lb: e.Leaderboard, modelSlug: map[string]string{}, figure: map[string]*plots.Figure{}}
+	v := &views{e: e, lb: e.Leaderboard, modelSlug: map[string]string{}, figure: map[string]*plots.Figure{},
+		referenceIn: map[*aggregate.Configuration][]aggregate.Board{}}
 	for _, c := range v.lb.Configurations {
 		v.modelSlug[c.Key.Model] = aggregate.Slug(c.Key.Model)
+	}
+	for _, b := range aggregate.Boards {
+		for _, t := range v.lb.Tables[b] {
+			for _, r := range t.Rows {
+				for _, c := range r.Configurations {
+					if r.Reference && !slices.Contains(v.referenceIn[c], b) {
+						v.referenceIn[c] = append(v.referenceIn[c], b)
+					}
+				}
+			}
+		}
 	}
 	for _, f := range e.Figures {
 		v.figure[f.TableID] = f
@@ -104,6 +119,7 @@ type rowView struct {
 	Paper      []*paperCell `json:"paper"` // paper-only row: one per column (nil where none)
 	PaperOnly  bool         `json:"paper_only"`
 	Notes      []string     `json:"notes"` // ids of paper footnotes about this row
+	systemID   results.System
 }
 
 type groupView struct {
@@ -232,8 +248,8 @@ func (v *views) table(t *aggregate.Table) *tableView {
 
 func (v *views) row(r *aggregate.Row) *rowView {
 	rv := &rowView{Model: r.Model.DisplayName, ModelID: r.Model.ID, ModelHref: v.modelHref(r.Model.ID), Group: r.Model.Group,
-		System: aggregate.SystemTitle(r.System), SystemHref: systemHref(r.System), Source: aggregate.SourceTitle(r.RetrievalSource),
-		SourceN: r.RetrievalSource, Provenance: string(r.Provenance), Notes: []string{}}
+		System: r.SystemLabel(), SystemHref: systemHref(r.System), Source: aggregate.SourceTitle(r.RetrievalSource),
+		SourceN: r.RetrievalSource, Provenance: string(r.Provenance), Notes: []string{}, systemID: r.System}
 	for _, c := range r.Configurations {
 		rv.Configs = append(rv.Configs, c.Key.String())
 	}
@@ -273,7 +289,7 @@ func (v *views) insertPaperRows(t *aggregate.Table, tv *tableView) {
 			}
 			rv = &rowView{Model: m.DisplayName, ModelID: p.Model, Group: m.Group, System: aggregate.SystemTitle(p.System),
 				SystemHref: systemHref(p.System), Source: aggregate.SourceTitle(p.RetrievalSource), SourceN: p.RetrievalSource,
-				Provenance: "paper", PaperOnly: true, Paper: make([]*paperCell, len(t.Columns)), Notes: []string{}, Configs: []string{}}
+				Provenance: "paper", PaperOnly: true, Paper: make([]*paperCell, len(t.Columns)), Notes: []string{}, Configs: []string{}, systemID: p.System}
 			if _, has := v.modelSlug[p.Model]; has {
 				rv.ModelHref = v.modelHref(p.Model)
 			}
@@ -311,7 +327,7 @@ func (v *views) insertPaperRows(t *aggregate.Table, tv *tableView) {
 					pos = i
 					break
 				}
-			} else if systemIndex(r.System) > systemIndex(aggregate.SystemTitle(k.system)) {
+			} else if systemIndex(r.systemID) > systemIndex(k.system) {
 				pos = i
 				break
 			}
@@ -334,11 +350,9 @@ func boardHas(b aggregate.Board, p paperonly.Value) bool {
 	return p.Benchmark == results.BenchmarkToolUsage && p.System != results.SystemSingleLLM && p.System != results.SystemLLMRAG
 }
 
-func systemIndex(title string) int {
-	for i, s := range results.Systems {
-		if aggregate.SystemTitle(s) == title {
-			return i
-		}
+func systemIndex(s results.System) int {
+	if i := slices.Index(results.Systems, s); i >= 0 {
+		return i
 	}
 	return len(results.Systems)
 }
@@ -474,7 +488,7 @@ func summaryText(m aggregate.Metric, s stats.Summary) string {
 
 func (v *views) config(c *aggregate.Configuration) configView {
 	cv := configView{Key: c.Key.String(), Href: confHref(c), Model: c.Model.DisplayName, ModelHref: v.modelHref(c.Key.Model),
-		Benchmark: string(c.Key.Benchmark), System: aggregate.SystemTitle(c.Key.System), SystemHref: systemHref(c.Key.System),
+		Benchmark: string(c.Key.Benchmark), System: c.SystemLabel(), SystemHref: systemHref(c.Key.System),
 		Source: aggregate.RetrievalTitle(&c.Runs[0].File.Run), Protocol: c.Key.ScoringProtocol, QuestionSet: c.Key.QuestionSet,
 		Provenance: string(c.Key.Provenance), Version: c.Key.BenchmarkVersion, Board: c.Board.Title(), BoardHref: href(string(c.Board)),
 		Runs: len(c.Runs), Summary: []string{}}

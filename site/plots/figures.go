@@ -48,18 +48,27 @@ func bar(category, series string, c *aggregate.Cell) Bar {
 }
 
 // rowLabels returns one x label per row: the model's display name, with
-// whatever else is needed to tell rows apart (system, retrieval source, provenance).
+// whatever else is needed to tell rows apart (system and its variant,
+// retrieval source, provenance). With the system, a label reads "Agentic
+// RAG (GPT-4o, source 4)", "Self-reflection LLM-doc RAG (feedback variant;
+// GPT-4o, source 4)" or, for a reference row, "LLM-RAG, source 4
+// (reference; GPT-4o)".
 func rowLabels(rows []*aggregate.Row, withSystem bool) []string {
 	labels := make([]string, len(rows))
 	count := map[string]int{}
 	for i, r := range rows {
 		l := r.Model.DisplayName
 		if withSystem {
-			l = aggregate.SystemTitle(r.System) + " (" + r.Model.DisplayName
-			if r.RetrievalSource > 0 {
-				l += fmt.Sprintf(", source %d", r.RetrievalSource)
+			inner := r.Model.DisplayName
+			if r.RetrievalSource > 0 && !r.Reference { // a reference label names its source
+				inner += fmt.Sprintf(", source %d", r.RetrievalSource)
 			}
-			l += ")"
+			sys := r.SystemLabel()
+			if head, ok := strings.CutSuffix(sys, ")"); ok {
+				l = head + "; " + inner + ")"
+			} else {
+				l = sys + " (" + inner + ")"
+			}
 		}
 		labels[i] = l
 		count[l]++
@@ -163,10 +172,15 @@ func advanced(t *aggregate.Table, paper []paperonly.Value) *Figure {
 			}
 		}
 	}
+	what := "Function runnable rate and task success rate per advanced system."
+	if slices.ContainsFunc(t.Rows, func(r *aggregate.Row) bool { return r.Reference }) {
+		what += fmt.Sprintf(" Bars labelled “reference”: the model's LLM-RAG configuration on retrieval source %d, from the LLM-RAG table, beside its advanced systems.",
+			aggregate.ReferenceSource)
+	}
 	return &Figure{ID: figureID("advanced", t), Title: "Advanced systems (paper Figure 6 layout)",
-		Caption: caption(t, "Function runnable rate and task success rate per advanced system."+
-			" Grey hatched bars: "+paperonly.Mark+" (values from the paper; see the methodology page)."),
-		Panels: []Panel{pn}, WidthInches: 8, HeightInches: 4.5}
+		Caption: caption(t, what+" Grey hatched bars: "+paperonly.Mark+" (values from the paper; see the methodology page)."),
+		// Wider as the systems along x grow beyond Figure 6's few.
+		Panels: []Panel{pn}, WidthInches: max(8, 1.1*float64(len(pn.Categories))), HeightInches: 4.5}
 }
 
 // PaperTable reports whether t is comparable with the paper's own numbers:

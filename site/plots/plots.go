@@ -92,6 +92,16 @@ func (f *Figure) SVG() ([]byte, error) {
 	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2,
 		PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
 	canvases := plot.Align([][]*plot.Plot{plots}, tiles, dc)
+	// Rotated category labels hang to the left of their bars; widen the
+	// left margin until the first panel's first label fits in the figure.
+	for range 3 {
+		over := leftOverhang(plots[0], canvases[0][0])
+		if over <= 0 {
+			break
+		}
+		tiles.PadLeft += over
+		canvases = plot.Align([][]*plot.Plot{plots}, tiles, dc)
+	}
 	for i, p := range plots {
 		p.Draw(canvases[0][i])
 	}
@@ -100,6 +110,26 @@ func (f *Figure) SVG() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// leftOverhang returns how far the first x tick label of p, drawn in c,
+// reaches left of the figure's left edge (x = 0) plus a millimetre; ≤ 0
+// when it fits or the labels are not rotated.
+func leftOverhang(p *plot.Plot, c draw.Canvas) vg.Length {
+	rot := p.X.Tick.Label.Rotation
+	if rot == 0 {
+		return 0
+	}
+	da := p.DataCanvas(c)
+	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if t.Label == "" {
+			continue
+		}
+		x := da.X(p.X.Norm(t.Value))
+		reach := p.X.Tick.Label.Width(t.Label)*vg.Length(math.Cos(rot)) + p.X.Tick.Label.Height(t.Label)*vg.Length(math.Sin(rot))
+		return reach + vg.Millimeter - x
+	}
+	return 0
 }
 
 func (pn *Panel) plot() (*plot.Plot, error) {

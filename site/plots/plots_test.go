@@ -119,3 +119,39 @@ func TestAdvancedFigureMarksPaperOnlyBars(t *testing.T) {
 		t.Error("the CSV does not mark the paper-only bars")
 	}
 }
+
+// TestAdvancedFigurePlacesReferenceBesideSystems: the advanced figure has
+// GPT-4o's LLM-RAG source-4 bars, labelled as the reference, first among
+// its systems, and tells the two self-reflection variants apart.
+func TestAdvancedFigurePlacesReferenceBesideSystems(t *testing.T) {
+	lb := aggregate.Build(sitetest.AdvancedRuns(), aggregate.DefaultCatalog())
+	tables := lb.Tables[aggregate.BoardAdvanced]
+	if len(tables) != 1 {
+		t.Fatalf("%d advanced tables, want 1", len(tables))
+	}
+	f := plots.ForTable(tables[0], paperonly.Values())
+	want := []string{
+		"LLM-RAG, source 4 (reference; GPT-4o)",
+		"Agentic RAG (GPT-4o, source 4)",
+		"Self-reflection LLM-doc RAG (as published variant; GPT-4o, source 4)",
+		"Self-reflection LLM-doc RAG (feedback variant; GPT-4o, source 4)",
+	}
+	if got := f.Panels[0].Categories; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("categories:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The reference bars: 9/15 properties → 60%, the LLM-RAG configuration's.
+	for _, b := range f.Panels[0].Bars {
+		if b.Category == want[0] && b.Series == aggregate.TaskSuccessRate.Title() &&
+			(b.Mean < 59.99 || b.Mean > 60.01 || !strings.Contains(b.Configuration, "/llm-rag/source-4/")) {
+			t.Errorf("reference bar %+v", b)
+		}
+	}
+	if !strings.Contains(f.Caption, "reference") {
+		t.Errorf("caption does not explain the reference bars: %s", f.Caption)
+	}
+	svg, err := f.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, svg)
+}

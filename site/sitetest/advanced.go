@@ -28,7 +28,6 @@ var (
 	AdvancedRAG1         = [3]int32{3, 0, 0}
 	AdvancedOtherRAG4    = [3]int32{6, 3, 1}
 	AdvancedStrictRAG4   = [3]int32{5, 2, 1}
-	AdvancedQuestionSet  = "tiny"
 	AdvancedAgenticTrace = []string{"keywords", "queries", "retrieve", "rerank", "ner", "lookup", "answer"}
 )
 
@@ -72,7 +71,6 @@ func AdvancedRuns() []*results.File {
 	for _, c := range confs {
 		for round := 1; round <= 3; round++ {
 			r := baseRun(results.BenchmarkToolUsage, c.sys, c.src, c.model, c.protocol, results.ProvenanceRunner, round)
-			r.QuestionSet.Name = AdvancedQuestionSet
 			r.RetrievalMethod, r.TopK, r.SystemParams = "bm25", 5, c.params
 			f := &results.File{Run: r}
 			runnable, passed, correct, partial := 0, 0, 0, 0

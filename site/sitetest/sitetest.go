@@ -19,6 +19,11 @@ const (
 	HostileDisplayName = `Evil <script>alert("name")</script> &amp; Co`
 	// HostileCode is generated code that closes its container and opens a script.
 	HostileCode = "def f():\n    return {'a': '</code></pre><script>alert(\"code\")</script> &lt;b&gt; &amp;'}\n"
+	// HostileStage and HostileChunkID are a stage name and a chunk id of a
+	// stage trace that would inject markup if the question page failed to
+	// escape them.
+	HostileStage   = `<script>alert("stage")</script>`
+	HostileChunkID = `</code><script>alert("chunk")</script>`
 )
 
 // Questions are the fixture's three questions: real ids of the benchmark's
@@ -102,7 +107,8 @@ func imported(sys results.System, src int, model string, round, runnable, passed
 }
 
 // runner returns a runner run with per-question outcomes: question 0 correct,
-// question 1 partial (2 of 4), question 2 not runnable.
+// question 1 partial (2 of 4, with a two-stage trace of hostile text),
+// question 2 not runnable.
 func runner(model string, round int) *results.File {
 	r := baseRun(results.BenchmarkToolUsage, results.SystemSingleLLM, 0, model, results.ProtocolMatToolsV1, results.ProvenanceRunner, round)
 	r.Totals = results.Totals{Scored: true, Questions: 3, Properties: 15, Runnable: ptr(2), PropertiesPassed: ptr(12),
@@ -117,7 +123,9 @@ func runner(model string, round int) *results.File {
 			Runnable: ptr(true), PropertiesPassed: ptr(int32(10)), Verdict: string(results.VerdictCorrect)},
 		{QuestionIndex: 1, QuestionID: Questions[1].ID, PropertyCount: 4, Code: code, FunctionName: "f",
 			Runnable: ptr(true), PropertiesPassed: ptr(int32(2)), Verdict: string(results.VerdictPartial),
-			ErrorExcerpt: ptr("prop_1: expected <1> but got <script>alert('err')</script>")},
+			ErrorExcerpt: ptr("prop_1: expected <1> but got <script>alert('err')</script>"),
+			Trace: []results.TraceStage{{Stage: "generate", PromptTokens: 120, CompletionTokens: 40, LatencyMS: 900},
+				{Stage: HostileStage, RetrievedIDs: []string{HostileChunkID}, Verdict: string(results.VerdictPartial), StopReason: HostileStage}}},
 		{QuestionIndex: 2, QuestionID: Questions[2].ID, PropertyCount: 1, Code: "", FunctionName: "",
 			Runnable: ptr(false), PropertiesPassed: ptr(int32(0)), Verdict: string(results.VerdictNotRunnable), VerdictCause: "empty-code"},
 	}}
