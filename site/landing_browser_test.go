@@ -76,6 +76,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	copyTree(t, importedDir, filepath.Join(resultsDir, "imported"))
 	copyTree(t, fakeDir, filepath.Join(resultsDir, "fake"))
 	copyTree(t, fakerunner.Run(t, root).RAGDir, filepath.Join(resultsDir, "fake-rag"))
+	copyTree(t, fakerunner.Run(t, root).AdvancedDir, filepath.Join(resultsDir, "fake-advanced"))
 	bench, err := datasets.Load(root)
 	if err != nil {
 		t.Fatal(err)
@@ -244,6 +245,46 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	if want := []string{"1: pymatgen code, BM25", "1: pymatgen code, dense (fake-embedding)", "2: official docs, BM25", "2: official docs, dense (fake-embedding)",
 		"3: LLM docs (chunked), BM25", "3: LLM docs (chunked), dense (fake-embedding)", "4: LLM docs (per object), BM25", "4: LLM docs (per object), dense (fake-embedding)"}; !slices.Equal(labels, want) {
 		t.Errorf("fake model's llm-rag rows in %q: %q, want %q", sub.Heading, labels, want)
+	}
+
+	// The fake model's agentic RAG and both self-reflection variants (issue
+	// 13): rows of the same table, at the single-LLM row's rates (the same
+	// final code), labelled by variant; the question page of test_vacancy
+	// shows each round's stage trace, collapsed: the loop's 5 iterations.
+	var advanced []string
+	for _, r := range sub.Rows {
+		if r.ModelID == fakerunner.Model && (r.System == string(results.SystemAgenticRAG) || r.System == string(results.SystemSelfReflectionRAG)) {
+			advanced = append(advanced, r.System+" "+r.Model)
+			if r.Cells[tsr] != fr.Cells[tsr] || r.Cells[frr] != fr.Cells[frr] {
+				t.Errorf("fake model %s: success %s, runnable %s; want the single-LLM row's %s, %s", r.System, r.Cells[tsr], r.Cells[frr], fr.Cells[tsr], fr.Cells[frr])
+			}
+		}
+	}
+	if len(advanced) != 3 {
+		t.Errorf("fake model's advanced-system rows in %q: %q, want agentic RAG and two self-reflection variants", sub.Heading, advanced)
+	}
+	qURL := srv.URL + "/" + site.PreviewPath + "/questions/test_vacancy/"
+	if err := chromedp.Do(ctx, chromedp.Navigate(qURL), chromedp.WaitReady(chromedp.CSS(`details.trace`))); err != nil {
+		t.Fatal(err)
+	}
+	traces, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("details.trace")).map(d =>
+		d.querySelector("summary").textContent.trim() + " | open=" + d.open + " | rows=" + d.querySelectorAll("tbody tr").length)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One section per configuration (protocols apart), one entry per round.
+	var loops, agentic int
+	for _, tr := range traces {
+		switch {
+		case strings.HasPrefix(tr, "Stage trace: 28 stages, 5 iterations | open=false"):
+			loops++ // 5 × (retrieve, generate, format-check, execute) + 4 × (critic, its check)
+		case strings.HasPrefix(tr, "Stage trace: 18 stages, 1 iteration | open=false"):
+			agentic++ // 12 calls, 4 retrievals, 2 lookups
+		}
+	}
+	if loops != 2*2*fakerunner.Rounds || agentic != 2*fakerunner.Rounds {
+		t.Errorf("test_vacancy's page shows %d collapsed loop traces and %d agentic ones; want %d and %d: %q",
+			loops, agentic, 2*2*fakerunner.Rounds, 2*fakerunner.Rounds, traces)
 	}
 
 	// The example submission (issue 10): verified in the 28-question table
