@@ -423,7 +423,19 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		return nil, err
 	}
 	defer sideR.Close()
-	cmd.ExtraFiles = []*os.File{sideW}
+	// fds 4 and 5: the seccomp layers (bwrapArgs' --add-seccomp-fd), read by
+	// bubblewrap before it executes the code.
+	filters, err := seccompFiles(task)
+	if err != nil {
+		sideW.Close()
+		return nil, err
+	}
+	defer func() {
+		for _, f := range filters {
+			f.Close()
+		}
+	}()
+	cmd.ExtraFiles = append([]*os.File{sideW}, filters...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = 2 * time.Second
 	side := &capWriter{max: lim.ResultBytes}
@@ -530,6 +542,7 @@ func (l *local) bwrapArgs(task string, s Spec, lim Limits) []string {
 	a := []string{
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
 		"--disable-userns", "--die-with-parent", "--new-session", "--clearenv",
+		"--add-seccomp-fd", "4", "--add-seccomp-fd", "5", // BaseDenied, then UntrustedDenied (seccomp.go)
 		"--ro-bind", "/usr", "/usr",
 		"--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
 		"--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
@@ -739,4 +752,30 @@ func closeInheritedFDs() {
 			syscall.CloseOnExec(fd)
 		}
 	}
+}
+
+// seccompFiles writes the two seccomp programs (SeccompPrograms) into the
+// task folder and opens them for reading, in the order of bwrapArgs' fds 4
+// and 5.
+func seccompFiles(task string) ([]*os.File, error) {
+	base, untrusted, err := SeccompPrograms()
+	if err != nil {
+		return nil, err
+	}
+	var files []*os.File
+	for i, prog := range [][]byte{base, untrusted} {
+		path := filepath.Join(task, fmt.Sprintf("seccomp-%d.bpf", i))
+		if err := os.WriteFile(path, prog, 0o600); err != nil {
+			return nil, err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			for _, g := range files {
+				g.Close()
+			}
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
 }
