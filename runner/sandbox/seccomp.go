@@ -62,7 +62,9 @@ var (
 var cloneNamespaceFlags = []uint64{syscall.CLONE_NEWNS, syscall.CLONE_NEWUTS, syscall.CLONE_NEWIPC, syscall.CLONE_NEWUSER,
 	syscall.CLONE_NEWPID, syscall.CLONE_NEWNET, 0x02000000 /* CLONE_NEWCGROUP */}
 
-func errnoAction(e syscall.Errno) seccomp.Action { return seccomp.Action(uint32(seccomp.ActionErrno) | uint32(e)) }
+func errnoAction(e syscall.Errno) seccomp.Action {
+	return seccomp.Action(uint32(seccomp.ActionErrno) | uint32(e))
+}
 
 var (
 	filterOnce                 sync.Once
