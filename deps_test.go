@@ -56,7 +56,11 @@ var allowed = map[string][]string{
 	// (results files, the contract) for the site's tests. It is the one
 	// package under site/ that imports the runner; the site's own code never
 	// imports it.
-	"site/sitetest/fakerunner": []string{"datasets", "runner", "runner/docgen", "runner/llm", "runner/llm/llmtest", "runner/plan", "runner/sandbox", "runner/scoring"},
+	// issue 14: the LightRAG 1.3.3 reference check (a test-only driver of the real package through the fake server).
+	"scripts/lightrag-check":       []string{"runner/llm/llmtest"},
+	"scripts/lightrag-check/o200k": []string{"scripts/lightrag-check"},
+	"scripts/lightrag-check/smoke": []string{"runner/llm/llmtest", "scripts/lightrag-check"},
+	"site/sitetest/fakerunner":     []string{"datasets", "runner", "runner/docgen", "runner/llm", "runner/llm/llmtest", "runner/plan", "runner/sandbox", "runner/scoring"},
 
 	// issue 4: the sandbox is a leaf; scoring runs code only through it.
 	"runner/sandbox":             []string{},

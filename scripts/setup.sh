@@ -67,6 +67,18 @@ if [ "$(cat "$sem_venv/.requirements.sha256" 2>/dev/null)" != "$sem_req_sha" ]; 
   echo "$sem_req_sha" >"$sem_venv/.requirements.sha256"
 fi
 
+# The test-only environment of the LightRAG reference check (lightrag-hku 1.3.3 and its dependencies, pinned in
+# scripts/lightrag-check/requirements.txt; drive.py, run by scripts/lightrag-check/smoke): a no-op when the
+# stamp matches; about 15 s and 160 MB cold.
+lrc_venv=build/lightrag-check-venv
+lrc_req_sha=$(sha256sum scripts/lightrag-check/requirements.txt | cut -d' ' -f1)
+if [ "$(cat "$lrc_venv/.requirements.sha256" 2>/dev/null)" != "$lrc_req_sha" ]; then
+  echo "setup: python venv $lrc_venv (scripts/lightrag-check/requirements.txt)"
+  /usr/bin/python3 -m venv "$lrc_venv"
+  "$lrc_venv/bin/pip" install -q -r scripts/lightrag-check/requirements.txt
+  echo "$lrc_req_sha" >"$lrc_venv/.requirements.sha256"
+fi
+
 # actionlint (a Go tool in its own module, tools/actionlint/go.mod), which checks .github/workflows in make test:
 # built here, outside any test timeout.
 go tool -modfile=tools/actionlint/go.mod actionlint -version >/dev/null
