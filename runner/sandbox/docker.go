@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -171,6 +173,19 @@ func ptrTo[T any](v T) *T { return &v }
 func (d *docker) Run(ctx context.Context, s Spec) (res *Result, err error) {
 	if len(s.Argv) == 0 {
 		return nil, errors.New("sandbox: empty argv")
+	}
+	if s.DataFiles != nil && s.DataDir != "" {
+		// The task's own copy of its data files (Spec.DataFiles), bound instead of DataDir.
+		dir, err := os.MkdirTemp("", "mattools-docker-data-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		if _, err := copyDataFiles(s.DataDir, s.DataFiles, filepath.Join(dir, "data")); err != nil {
+			return nil, err
+		}
+		os.Chmod(dir, 0o755)
+		s.DataDir = filepath.Join(dir, "data")
 	}
 	select {
 	case d.slots <- struct{}{}:

@@ -371,6 +371,13 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 			return nil, err
 		}
 	}
+	if s.DataFiles != nil && s.DataDir != "" {
+		// The task's private copy of its data files (Spec.DataFiles).
+		if _, err := copyDataFiles(s.DataDir, s.DataFiles, filepath.Join(task, "data")); err != nil {
+			return nil, err
+		}
+		s.DataDir = filepath.Join(task, "data")
+	}
 	passwd := fmt.Sprintf("sandbox:x:%d:%d:sandbox:/tmp:/bin/sh\n", uid, uid)
 	group := fmt.Sprintf("sandbox:x:%d:\n", uid)
 	if err := os.WriteFile(filepath.Join(task, "passwd"), []byte(passwd), 0o644); err != nil {

@@ -14,6 +14,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -38,6 +42,14 @@ type Spec struct {
 	// tool_source_code/pymatgen-analysis-defects/tests/test_files/GaN.vasp
 	// from the working directory /app). "" mounts nothing.
 	DataDir string
+	// DataFiles, when non-nil, narrows DataDir to these files (slash-separated
+	// paths relative to DataDir, e.g. "pymatgen-analysis-defects/tests/test_files/GaN.vasp"):
+	// each is copied into a folder private to the task, which is mounted
+	// read-only at /app/tool_source_code instead of DataDir, so the task sees
+	// only its question's files and shares no inode with a concurrent task
+	// (no flock or inotify channel between them). A path that is absolute,
+	// climbs out with "..", or names no regular file is an error.
+	DataFiles []string
 	// Limits overrides the backend's defaults field by field (zero = default).
 	Limits Limits
 }
@@ -309,4 +321,51 @@ func baseEnv(pathPrefix string) []string {
 		"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1", "NUMEXPR_NUM_THREADS=1",
 		"MPLBACKEND=Agg", "MPLCONFIGDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1",
 	}
+}
+
+// copyDataFiles copies the files rels (Spec.DataFiles) from dir into dst,
+// keeping their relative paths (folders 0755, files 0644), and returns the
+// bytes copied.
+func copyDataFiles(dir string, rels []string, dst string) (int64, error) {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, rel := range rels {
+		clean := path.Clean(rel)
+		if rel == "" || path.IsAbs(rel) || clean == ".." || strings.HasPrefix(clean, "../") || strings.ContainsRune(rel, 0) {
+			return n, fmt.Errorf("sandbox: data file %q: want a path inside the data folder", rel)
+		}
+		src := filepath.Join(dir, filepath.FromSlash(clean))
+		fi, err := os.Lstat(src)
+		if err != nil {
+			return n, fmt.Errorf("sandbox: data file %q: %w", rel, err)
+		}
+		if !fi.Mode().IsRegular() {
+			return n, fmt.Errorf("sandbox: data file %q is not a regular file", rel)
+		}
+		out := filepath.Join(dst, filepath.FromSlash(clean))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return n, err
+		}
+		in, err := os.Open(src)
+		if err != nil {
+			return n, err
+		}
+		f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			in.Close()
+			return n, err
+		}
+		w, err := io.Copy(f, in)
+		in.Close()
+		n += w
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }

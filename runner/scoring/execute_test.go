@@ -49,3 +49,27 @@ func TestExecute(t *testing.T) {
 		})
 	}
 }
+
+// TestNoisyStdoutDoesNotSinkStrict (issue 15 item 4): a correct function
+// that also prints a noise mattools-v1's parser takes quadratic time over
+// ("array(" without a closing parenthesis, many thousand times) makes the
+// shared parse reach the time limit: v1 is not-runnable with cause timeout,
+// and strict, which parses the returned value on its own, is correct.
+func TestNoisyStdoutDoesNotSinkStrict(t *testing.T) {
+	sb := openSandbox(t)
+	s := &scoring.Scorer{Sandbox: sb, Root: fixtureRoot(t), Limits: sandbox.Limits{Wall: 4e9}}
+	code := `def f():
+    from pymatgen.core.periodic_table import Element
+    print("array(" * 40000)
+    return {"a": 7, "b": "Ga site", "c": (Element("Mg"), 2), "d": [1.0, 2.0]}`
+	got, err := s.Score(context.Background(), fixtureQuestion(), scoring.Submission{Code: code, FunctionName: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.V1.Verdict != "not-runnable" || got.V1.Cause != scoring.CauseTimeout {
+		t.Errorf("mattools-v1: %s/%s (%s); want not-runnable/timeout", got.V1.Verdict, got.V1.Cause, got.V1.Detail)
+	}
+	if got.Strict.Verdict != "correct" || got.Strict.PropertiesPassed != 4 {
+		t.Errorf("mattools-v1-strict: %s/%s, %d passed (%s); want correct", got.Strict.Verdict, got.Strict.Cause, got.Strict.PropertiesPassed, got.Strict.Detail)
+	}
+}

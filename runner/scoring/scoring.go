@@ -241,12 +241,31 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 	out.ExecDuration += pr.Duration
 	var ps struct{ V1, Strict parsed }
 	if err := json.Unmarshal(pr.Side, &ps); err != nil {
+		// The shared parse gave no answer (typically mattools-v1's parse of a
+		// huge, noisy stdout reached the time limit). Each protocol parses
+		// on its own then: v1's cause is that failure (a timeout is a
+		// timeout), and strict, which judges the returned value, parses its
+		// repr again in a fresh sandbox with a time limit of its own.
 		cause := CauseUnparseable
 		if pr.TimedOut {
 			cause = CauseTimeout
 		}
 		ps.V1 = parsed{Status: "harness:" + cause, Error: tail(pr.Stderr, 2000)}
 		ps.Strict = ps.V1
+		if repr, ok := files["repr.txt"]; ok {
+			sr, err := s.Sandbox.Run(ctx, sandbox.Spec{Files: map[string][]byte{"parse.py": harnessFile("parse.py"), "repr.txt": repr},
+				Argv: []string{"python3", "-I", "/sbx/parse.py"}, Limits: s.Limits})
+			if err != nil {
+				return nil, fmt.Errorf("question %s: parsing the returned value: %w", q.ID, err)
+			}
+			out.ExecDuration += sr.Duration
+			var alone struct{ Strict parsed }
+			if json.Unmarshal(sr.Side, &alone) == nil && alone.Strict.Status != "" {
+				ps.Strict = alone.Strict
+			} else if sr.TimedOut {
+				ps.Strict = parsed{Status: "harness:" + CauseTimeout, Error: tail(sr.Stderr, 2000)}
+			}
+		}
 	}
 
 	v1Pickle, v1Cause := decide(ps.V1, runCause, true)
@@ -331,9 +350,10 @@ func (s *Scorer) run(ctx context.Context, q *datasets.Question, sub Submission) 
 	run, err := s.Sandbox.Run(ctx, sandbox.Spec{
 		Files: map[string][]byte{"run.py": harnessFile("run.py"), "function.py": []byte(sub.Code),
 			"name.txt": []byte(sub.FunctionName)},
-		Argv:    []string{"python3", "-I", "/sbx/run.py"},
-		DataDir: filepath.Join(s.Root, "src", "tool_source_code"),
-		Limits:  s.Limits,
+		Argv:      []string{"python3", "-I", "/sbx/run.py"},
+		DataDir:   filepath.Join(s.Root, "src", "tool_source_code"),
+		DataFiles: dataFiles(q),
+		Limits:    s.Limits,
 	})
 	if err != nil {
 		return nil, runStatus{}, "", fmt.Errorf("question %s: running the function: %w", q.ID, err)
@@ -363,6 +383,19 @@ func (s *Scorer) run(ctx context.Context, q *datasets.Question, sub Submission) 
 	return run, st, runCause, nil
 }
 
+// dataFiles returns q's data files relative to src/tool_source_code, the
+// sandbox's Spec.DataFiles: each execution sees only its question's files,
+// as a private copy. Of the 2,436 published answers to the 28 questions
+// whose files are present, one lists a directory and one opens a file
+// outside its question's files (which does not exist).
+func dataFiles(q *datasets.Question) []string {
+	out := []string{}
+	for _, f := range q.DataFiles {
+		out = append(out, strings.TrimPrefix(f.Path, "tool_source_code/"))
+	}
+	return out
+}
+
 // decide returns the pickle to verify, or the not-runnable cause.
 func decide(p parsed, runCause string, v1 bool) ([]byte, string) {
 	if p.Status == "ok" {
@@ -379,6 +412,8 @@ func decide(p parsed, runCause string, v1 bool) ([]byte, string) {
 		return nil, runCause
 	}
 	switch p.Status {
+	case "harness:" + CauseTimeout:
+		return nil, CauseTimeout // the parse reached the time limit
 	case "empty":
 		return nil, CauseNoOutput
 	case "not-dict", "empty-dict":

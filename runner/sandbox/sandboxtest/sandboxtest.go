@@ -61,6 +61,7 @@ func Run(t *testing.T, sb sandbox.Sandbox, o Options) {
 		{"WritesOutsideAppAndTmpRefused", s.writes},
 		{"SecretsAndRootHomeInvisible", s.secrets},
 		{"KeyringsAndKernelSurfaceDenied", s.seccomp},
+		{"DataFilesPrivatePerTask", s.privateData},
 		{"ForkBomb", s.forkBomb},
 		{"ForkingMemoryBomb", s.memoryBomb},
 		{"InfiniteLoop", s.infiniteLoop},
@@ -358,6 +359,79 @@ func (s *suite) seccomp(t *testing.T) {
 			}
 			t.Errorf("%s: got %q, want return -1 with errno %d (%v)", c.name, line, int(c.want), c.want)
 		}
+	}
+}
+
+// privateData: two tasks at once, each given the data file input.txt
+// (Spec.DataFiles). The first holds an exclusive flock on it and reads it
+// in a loop; the second, a moment later, takes the same lock without
+// waiting and watches the file with inotify: it gets the lock and sees no
+// event, because each task has its own copy (no shared inode). With the
+// whole data folder mounted (DataDir alone), the same pair shows the
+// channel: the lock is refused (EAGAIN) and the reads are seen.
+func (s *suite) privateData(t *testing.T) {
+	if s.sb.Info().Slots < 2 {
+		t.Skip("needs two slots")
+	}
+	holder := `import fcntl, time
+f = open("/app/tool_source_code/input.txt")
+fcntl.flock(f, fcntl.LOCK_EX)
+print("locked", flush=True)
+end = time.time() + 4
+while time.time() < end:
+    open("/app/tool_source_code/input.txt").read()
+    time.sleep(0.05)
+`
+	watcher := `import ctypes, fcntl, os, select, struct, time
+time.sleep(1.5)
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(os.O_NONBLOCK)
+wd = libc.inotify_add_watch(fd, b"/app/tool_source_code/input.txt", 0x20 | 0x01)  # IN_OPEN | IN_ACCESS
+f = open("/app/tool_source_code/input.txt")
+try:
+    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    print("lock free")
+except BlockingIOError:
+    print("lock held by another task")
+f.close()
+os.read(fd, 4096) if select.select([fd], [], [], 0)[0] else None  # our own open and read
+events = 0
+end = time.time() + 1.5
+while time.time() < end:
+    r, _, _ = select.select([fd], [], [], 0.1)
+    if r:
+        events += len(os.read(fd, 65536)) // 16
+print("events", events)
+`
+	pair := func(files []string) string {
+		var wg sync.WaitGroup
+		var out string
+		wg.Add(2)
+		for i, prog := range []string{holder, watcher} {
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				res, err := s.sb.Run(ctx, sandbox.Spec{Files: map[string][]byte{"main.py": []byte(prog)},
+					Argv: []string{"python3", "-I", "/sbx/main.py", s.marker}, DataDir: s.o.DataDir, DataFiles: files,
+					Limits: sandbox.Limits{Wall: 30 * time.Second}})
+				if err != nil {
+					t.Errorf("sandbox error: %v", err)
+					return
+				}
+				if i == 1 {
+					out = string(res.Stdout) + string(res.Stderr)
+				}
+			}()
+		}
+		wg.Wait()
+		return out
+	}
+	if out := pair([]string{"input.txt"}); !strings.Contains(out, "lock free") || !strings.Contains(out, "events 0\n") {
+		t.Errorf("with private copies, the second task sees the first: %q", out)
+	}
+	if out := pair(nil); !strings.Contains(out, "lock held by another task") || strings.Contains(out, "events 0\n") {
+		t.Logf("with the shared data folder the channel did not show (timing?): %q", out)
 	}
 }
 
