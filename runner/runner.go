@@ -218,8 +218,9 @@ func executorOf(scorer Scorer) systems.Executor {
 
 // systemParams returns the system parameters of configuration c.
 func systemParams(c plan.Configuration) systems.Params {
-	return systems.Params{RetrievalSource: c.RetrievalSource, TopK: c.TopK, JSONMode: *c.Model.JSONMode,
-		Variant: c.Variant, MaxIterations: c.MaxIterations}
+	json := c.Model.JSONMode == nil || *c.Model.JSONMode // plan.Parse sets the default, true
+	return systems.Params{RetrievalSource: c.RetrievalSource, TopK: c.TopK, JSONMode: json,
+		Variant: c.Variant, MaxIterations: c.MaxIterations, NameLookup: c.NameLookup}
 }
 
 // scored reports whether p's tool-usage answers are scored.
@@ -342,10 +343,14 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		case results.SystemAgenticRAG:
 			// A model setting that changes the requests: part of the configuration.
 			mode := "none"
-			if *m.JSONMode {
+			if systemParams(pr.Configuration).JSONMode {
 				mode = "json_object"
 			}
 			r.Generation.Extra = map[string]string{"response_format": mode}
+			if r.SystemParams == nil {
+				r.SystemParams = map[string]string{}
+			}
+			r.SystemParams["name_lookup"] = pr.NameLookup
 		case results.SystemSelfReflectionRAG:
 			if _, ok := e.o.Scorer.(Executor); !e.rr.dry && (!ok || e.o.Unscored) {
 				return nil, fmt.Errorf("system self-reflection-rag executes its answers in the scoring sandbox: it cannot run without scoring")

@@ -65,8 +65,26 @@ type Plan struct {
 	QASets    map[string]QA `toml:"qa_sets"` // keyed by benchmark: "qa-code", "qa-doc"
 	// SelfReflection configures the self-reflection-rag system.
 	SelfReflection SelfReflection `toml:"self_reflection"`
+	// Agentic configures the agentic-rag system.
+	Agentic Agentic `toml:"agentic"`
 	Models         []Model        `toml:"models"`
 	Estimate       EstimateParams `toml:"estimate"`
+}
+
+// Agentic RAG's name lookups (runner/systems).
+const (
+	LookupAsPublished  = "as-published"
+	LookupMetadataName = "metadata-name"
+)
+
+// Agentic configures the agentic-rag system.
+type Agentic struct {
+	// NameLookup: "as-published" (MatTools' lookup, which never finds an
+	// object in its file: both lookups give "No matching item found.") or
+	// "metadata-name" (match the documents' metadata name, as the paper
+	// describes it, up to 5 objects a name); a configuration of its own.
+	// Default "as-published".
+	NameLookup string `toml:"name_lookup"`
 }
 
 // The self-reflection variants (runner/systems) and the loop's bounds.
@@ -500,6 +518,12 @@ func Parse(data []byte, name string) (*Plan, error) {
 	} else if sr.MaxIterations < 1 || sr.MaxIterations > MaxIterationsLimit {
 		add("self_reflection.max_iterations", "is %d; want 1–%d", sr.MaxIterations, MaxIterationsLimit)
 	}
+	if p.Agentic.NameLookup == "" {
+		p.Agentic.NameLookup = LookupAsPublished
+	}
+	if l := p.Agentic.NameLookup; l != LookupAsPublished && l != LookupMetadataName {
+		add("agentic.name_lookup", "is %q; want %s or %s", l, LookupAsPublished, LookupMetadataName)
+	}
 	if slices.Contains(p.Systems, results.SystemAgenticRAG) && !slices.Contains(p.RetrievalSources, 3) && !slices.Contains(p.RetrievalSources, 4) {
 		add("retrieval_sources", "holds neither 3 nor 4, which agentic-rag needs (it looks objects up in the LLM-written documentation, as MatTools)")
 	}
@@ -614,9 +638,11 @@ type Configuration struct {
 	ScoringProtocols []string
 	QA               *QA // the question set of a QA configuration
 	// Variant is the self-reflection variant ("" for other systems) and
-	// MaxIterations its loop bound (0 for other systems).
+	// MaxIterations its loop bound (0 for other systems); NameLookup is
+	// agentic RAG's name lookup ("" for other systems).
 	Variant       string
 	MaxIterations int
+	NameLookup    string
 }
 
 // Run is one configuration in one round (1-based).
@@ -661,6 +687,9 @@ func (p *Plan) Configurations() []Configuration {
 							}
 							if v != "" {
 								c.MaxIterations = p.SelfReflection.MaxIterations
+							}
+							if s == results.SystemAgenticRAG {
+								c.NameLookup = p.Agentic.NameLookup
 							}
 							if b.IsQA() {
 								qa := p.QASets[string(b)]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,8 +59,10 @@ const (
 //  6. rag: an answer from the reranked documents joined by blank lines;
 //  7. NER twice, JSON mode: one object name from the RAG answer, one from
 //     the wrapped prompt + the keywords' answer ("" when unusable);
-//  8. lookup: the objects of each name in the LLM documentation (code and
-//     markdown; "No matching item found." when none);
+//  8. lookup of each name in the LLM documentation: as published
+//     (LookupAsPublished) it never matches, and gives "No matching item
+//     found." for the code and the markdown; LookupMetadataName returns the
+//     code and markdown of up to 5 objects of that name;
 //  9. the documents and the looked-up markdown merged and reranked; the
 //     looked-up code and the retrieved code merged and reranked;
 //  10. the final answer, JSON mode: {"function_name", "function"} from
@@ -70,13 +73,34 @@ const (
 // an exception (a JSON answer that is a list or lacks its key, a
 // non-numeric relevance score, a non-string content or function), this
 // system counts the answer as unusable instead and goes on as for a parse
-// failure; it does not sleep a second between attempts; and the set of
-// looked-up documents keeps first-seen order (Python's set order is not
-// reproducible).
+// failure (a null content or score too; only numeric scores are sorted,
+// where Python would also sort all-string ones); it does not sleep a second
+// between attempts; and with LookupMetadataName the set of looked-up
+// documents keeps first-seen order (Python's set order is not reproducible).
 type agenticRAG struct {
 	source, k int
 	json      bool
+	lookup    string
 }
+
+// Agentic RAG's name lookups (system parameter "name_lookup").
+const (
+	// LookupAsPublished is the lookup as MatTools' code runs it:
+	// JsonFileProcessor.recursive_search compares "name" only on dicts that
+	// are list items, which in the lookup file (construct_doc.ipynb:
+	// [{"page_content", "metadata": {…}}], all metadata values scalars) are
+	// the documents themselves, which have no "name": it never finds
+	// anything, and both lookups give "No matching item found.".
+	LookupAsPublished = "as-published"
+	// LookupMetadataName matches metadata.name, as the paper describes the
+	// lookup, keeping at most MaxLookupObjects objects per name (pymatgen
+	// defines __init__ 556 times).
+	LookupMetadataName = "metadata-name"
+	MaxLookupObjects   = 5
+)
+
+// NameLookups lists agentic RAG's name lookups.
+var NameLookups = []string{LookupAsPublished, LookupMetadataName}
 
 func newAgenticRAG(p Params) (System, error) {
 	if p.RetrievalSource != 3 && p.RetrievalSource != 4 {
@@ -89,7 +113,14 @@ func newAgenticRAG(p Params) (System, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("system agentic-rag: top-k %d; want ≥ 1", k)
 	}
-	return &agenticRAG{source: p.RetrievalSource, k: k, json: p.JSONMode}, nil
+	lookup := p.NameLookup
+	if lookup == "" {
+		lookup = LookupAsPublished
+	}
+	if lookup != LookupAsPublished && lookup != LookupMetadataName {
+		return nil, fmt.Errorf("system agentic-rag: name lookup %q; want one of %v", lookup, NameLookups)
+	}
+	return &agenticRAG{source: p.RetrievalSource, k: k, json: p.JSONMode, lookup: lookup}, nil
 }
 
 func (s *agenticRAG) Name() results.System { return results.SystemAgenticRAG }
@@ -208,7 +239,8 @@ func RerankAnswer(content string) (top []string, ok bool) {
 	list := make([]scored, 0, len(docs))
 	for _, d := range docs {
 		var sc scored
-		if d == nil || json.Unmarshal(d["content"], &sc.content) != nil || json.Unmarshal(d["relevance_score"], &sc.score) != nil {
+		c, r := d["content"], d["relevance_score"]
+		if d == nil || isNull(c) || isNull(r) || json.Unmarshal(c, &sc.content) != nil || json.Unmarshal(r, &sc.score) != nil {
 			return nil, false
 		}
 		list = append(list, sc)
@@ -247,9 +279,45 @@ func NERName(content string) string {
 	case t == "false":
 		return "False"
 	case len(t) > 0 && (t[0] == '-' || (t[0] >= '0' && t[0] <= '9')):
+		return pyNumber(t)
+	}
+	return "" // an object or a list: str() would give its repr; treated as no name
+}
+
+// isNull reports whether a JSON value is absent or null.
+func isNull(r json.RawMessage) bool { return r == nil || strings.TrimSpace(string(r)) == "null" }
+
+// pyNumber returns str() of the value json.loads gives for the JSON number
+// t: an integer as written (without a leading minus on zero), a float as
+// Python's repr (shortest round-trip digits, ".0" on whole numbers,
+// exponent form below 1e-4 and from 1e16: 1e5 → "100000.0", 1.50 → "1.5",
+// 1e-05 → "1e-05", 1e16 → "1e+16").
+func pyNumber(t string) string {
+	if !strings.ContainsAny(t, ".eE") {
+		if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+			return strconv.FormatInt(n, 10)
+		}
+		return strings.TrimPrefix(t, "+")
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
 		return t
 	}
-	return ""
+	if f == 0 || (math.Abs(f) >= 1e-4 && math.Abs(f) < 1e16) {
+		s := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64) // e.g. 1e-05 → "1e-05", 1.5e+20 → "1.5e+20"
+	mant, exp, _ := strings.Cut(s, "e")
+	sign := exp[0]
+	exp = strings.TrimLeft(exp[1:], "0")
+	if len(exp) < 2 {
+		exp = strings.Repeat("0", 2-len(exp)) + exp
+	}
+	return mant + "e" + string(sign) + exp
 }
 
 // FinalAnswer reads a final answer as extract_response does: from a JSON
@@ -389,7 +457,11 @@ func (s *agenticRAG) Generate(ctx context.Context, q *datasets.Question, env Env
 	}
 	var foundCode, foundDocs []string
 	for _, name := range names {
-		codes, mds := env.Objects.ByName(name)
+		var codes, mds []string
+		if s.lookup == LookupMetadataName && name != "" {
+			codes, mds = env.Objects.ByName(name)
+			codes, mds = codes[:min(len(codes), MaxLookupObjects)], mds[:min(len(mds), MaxLookupObjects)]
+		}
 		if len(codes) == 0 && len(mds) == 0 {
 			codes, mds = []string{agenticNoMatch}, []string{agenticNoMatch}
 		}

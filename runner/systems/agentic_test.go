@@ -134,6 +134,9 @@ func agenticAnswer(stage string, n int, _ []llm.Message) string {
 		if n < 2 { // the first rerank: two unusable answers, then a usable one
 			return []string{"not json", `{"documents": {"content": "x"}}`}[n]
 		}
+		if n > 2 { // the later rankings: distinct answers, to tell their lists apart
+			return fmt.Sprintf(`{"documents": [{"content": "ranked-%d-b", "relevance_score": 2}, {"content": "ranked-%d-a", "relevance_score": 3}]}`, n, n)
+		}
 		return `{"documents": [{"content": "low", "relevance_score": 1}, {"content": "high", "relevance_score": 90.5},
 			{"content": "tie-a", "relevance_score": 50}, {"content": "tie-b", "relevance_score": 50}, {"content": "mid", "relevance_score": 70},
 			{"content": "cut", "relevance_score": 0}]}`
@@ -162,7 +165,7 @@ func TestAgenticRAGCallSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	bm, objs := llmDocCorpus(t)
-	sys, err := New(results.SystemAgenticRAG, Params{RetrievalSource: 4, JSONMode: true})
+	sys, err := New(results.SystemAgenticRAG, Params{RetrievalSource: 4, JSONMode: true, NameLookup: LookupMetadataName})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,9 +234,10 @@ func TestAgenticRAGCallSequence(t *testing.T) {
 	if got := m.calls[7].msgs[1].Content; got != "The input is shown as below:\n"+wrapped+"Vacancy, Defect\n\nAnd now directly give your Output:" {
 		t.Errorf("NER 2 %q", got)
 	}
-	// Second reranking: the 5 documents + DefectEntry's markdown and the
-	// second NER's "No matching item found.".
-	if got := m.calls[8].msgs[1].Content; !strings.HasSuffix(got, "Docs: ['high', 'mid', 'tie-a', 'tie-b', 'low', '# DefectEntry\\nA defect entry.', 'No matching item found.']") {
+	// Second reranking (the question itself, not the wrapped prompt, is its
+	// query): the 5 documents + DefectEntry's markdown and the second NER's
+	// "No matching item found.".
+	if got := m.calls[8].msgs[1].Content; got != "Query: Make a vacancy defect\nand return its site.\n\nDocs: ['high', 'mid', 'tie-a', 'tie-b', 'low', '# DefectEntry\\nA defect entry.', 'No matching item found.']" {
 		t.Errorf("rerank 2 %q", got)
 	}
 	// Third: the looked-up code, then each retrieved object's code between rules.
@@ -243,7 +247,8 @@ func TestAgenticRAGCallSequence(t *testing.T) {
 	}
 	final := m.calls[10].msgs[0].Content
 	if !strings.Contains(final, "The user's question is:\n"+wrapped+"\n\n") ||
-		!strings.Contains(final, "recalled by the retriever are:\n['high', 'mid', 'tie-a', 'tie-b', 'low']\n\n") ||
+		!strings.Contains(final, "related code snippets recalled by the retriever are:\n['ranked-4-a', 'ranked-4-b']\n\n") ||
+		!strings.Contains(final, "relevant documents recalled by the retriever are:\n['ranked-3-a', 'ranked-3-b']\n\n") ||
 		!strings.Contains(final, "{\n  \"function_name\": \"calculate_sum\",\n  \"function\": \"def calculate_sum(a, b):\\n    return a + b\"\n}") {
 		t.Errorf("final prompt %q", final)
 	}
@@ -293,6 +298,45 @@ func TestAgenticRAGRetryLimits(t *testing.T) {
 	}
 }
 
+// TestAgenticRAGLookupAsPublished: MatTools' own name lookup finds nothing,
+// whatever the NER answer names: the second ranking gets the reranked
+// documents and one "No matching item found.", the third that and the
+// retrieved code; hits with the same text keep the first position and
+// the last hit's object.
+func TestAgenticRAGLookupAsPublished(t *testing.T) {
+	p, err := dataPrompts(t, dataRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &corpus.Corpus{Source: 4, ID: "sha256:" + strings.Repeat("3", 64), Chunks: []corpus.Chunk{
+		{ID: "a.py#Vacancy#0", Source: "a.py", Name: "Vacancy", Text: "# Vacancy\nvacancy defect"},
+		{ID: "b.py#Vacancy#0", Source: "b.py", Name: "Vacancy", Text: "# Vacancy\nvacancy defect"},
+	}}
+	bm, err := retrieval.NewBM25(context.Background(), c, retrieval.BM25Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := objects{"a.py#Vacancy#0": {"a.py", "A"}, "b.py#Vacancy#0": {"b.py", "B"}}
+	sys, _ := New(results.SystemAgenticRAG, Params{RetrievalSource: 4})
+	m := &scripted{reply: agenticAnswer}
+	if _, err := sys.Generate(context.Background(), &datasets.Question{ID: "q", Text: agenticQuestion}, Env{LLM: m, Prompts: p, Retriever: bm, Objects: objs}); err != nil {
+		t.Fatal(err)
+	}
+	var ranks []string
+	for _, c := range m.calls {
+		if c.stage == "rerank" {
+			ranks = append(ranks, c.msgs[1].Content[strings.Index(c.msgs[1].Content, "Docs: "):])
+		}
+	}
+	// One unique text (its two hits tie; the later one's object, b.py, is kept).
+	want := []string{"Docs: ['# Vacancy\\nvacancy defect']", "Docs: ['# Vacancy\\nvacancy defect']", "Docs: ['# Vacancy\\nvacancy defect']",
+		"Docs: ['high', 'mid', 'tie-a', 'tie-b', 'low', 'No matching item found.']",
+		"Docs: ['No matching item found.', '--------------\\n\\nb.py\\n\\nB--------------\\n\\n']"}
+	if strings.Join(ranks, "|") != strings.Join(want, "|") {
+		t.Errorf("rankings' documents:\n%q\nwant\n%q", ranks, want)
+	}
+}
+
 func TestRerankNERAndFinalAnswerParsing(t *testing.T) {
 	if top, ok := RerankAnswer(`{"documents": [{"content": "a", "relevance_score": "9"}]}`); ok {
 		t.Errorf("string score accepted: %v", top)
@@ -303,7 +347,13 @@ func TestRerankNERAndFinalAnswerParsing(t *testing.T) {
 	if _, ok := RerankAnswer(`[{"content": "a", "relevance_score": 1}]`); ok {
 		t.Error("a JSON list accepted")
 	}
-	for in, want := range map[string]string{`{"name": "Vacancy"}`: "Vacancy", `{"name": null}`: "None", `{"name": 12}`: "12",
+	for _, bad := range []string{`{"documents": [{"content": null, "relevance_score": 1}]}`, `{"documents": [{"content": "a", "relevance_score": null}]}`} {
+		if _, ok := RerankAnswer(bad); ok {
+			t.Errorf("RerankAnswer accepted %s", bad)
+		}
+	}
+	for in, want := range map[string]string{`{"name": 1e5}`: "100000.0", `{"name": 1.50}`: "1.5", `{"name": 1e-5}`: "1e-05", `{"name": 1e16}`: "1e+16", `{"name": -0.0}`: "-0.0",
+		`{"name": "Vacancy"}`: "Vacancy", `{"name": null}`: "None", `{"name": 12}`: "12",
 		`{"type": "class"}`: "", `["Vacancy"]`: "", `{"name": true}`: "True", "Vacancy": ""} {
 		if got := NERName(in); got != want {
 			t.Errorf("NERName(%s) = %q, want %q", in, got, want)
@@ -467,9 +517,113 @@ func TestSelfReflectionFeedback(t *testing.T) {
 		!strings.Contains(second[3].Content, "\"stdout\": \"{}\"") {
 		t.Errorf("second generation's messages %q", second)
 	}
+	// The conversation does not grow: the first prompt, the latest answer, its feedback.
 	third := m.calls[8].msgs
-	if len(third) != 6 || !strings.Contains(third[5].Content, "TimeoutError: the sandbox stopped the program at its time limit of 60 s") {
+	if len(third) != 4 || third[1].Content != second[1].Content || !strings.Contains(third[2].Content, "def f1()") ||
+		!strings.Contains(third[3].Content, "TimeoutError: the sandbox stopped the program at its time limit of 60 s") ||
+		!strings.Contains(third[3].Content, "critique 1: value b is None") {
 		t.Errorf("third generation's messages %q", third)
+	}
+}
+
+// TestSelfReflectionCriticAndQueries: the critic's prompt is
+// CRITICAL_FEEDBACK_PROMPT with the stripped question, the whole
+// format-checked answer and the runtime output; the retrieval query is the
+// <next_rag_retrieval> text stripped, or the whole checked critique when
+// its tags are missing; the new context reaches the generator; a runtime
+// output past RuntimeOutputBytes is cut in the middle.
+func TestSelfReflectionCriticAndQueries(t *testing.T) {
+	noisy := Execution{Stdout: strings.Repeat("x", 40_000) + "END", Dict: false}
+	exec := &fakeExec{outcomes: []Execution{noisy, noneDict, completeDict}}
+	m, rr, _ := runSR(t, VariantAsPublished, exec, func(stage string, n int, msgs []llm.Message) string {
+		switch {
+		case stage == "critic-format-check" && n == 0:
+			return "<feedback>\n  prints too much \n</feedback><next_rag_retrieval>\n  - crystal structure  \n</next_rag_retrieval>"
+		case stage == "critic-format-check" && n == 1:
+			return "no tags: look up Vacancy"
+		}
+		return srAnswer(stage, n, msgs)
+	})
+	if len(rr.queries) != 3 || rr.queries[1] != "- crystal structure" || rr.queries[2] != "no tags: look up Vacancy" {
+		t.Fatalf("queries %q", rr.queries)
+	}
+	critic := m.calls[2].msgs[0].Content
+	answer0 := m.calls[1].msgs[0].Content // the format check's prompt holds the generated answer
+	answer0 = answer0[strings.LastIndex(answer0, "<answer>"):strings.LastIndex(answer0, "</answer>")+len("</answer>")]
+	stdout := strings.Repeat("x", RuntimeOutputBytes/2) + fmt.Sprintf("\\n[… %d bytes dropped …]\\n", 40_003-RuntimeOutputBytes) + strings.Repeat("x", RuntimeOutputBytes/2-3) + "END"
+	want := "You're a critical feedback agent. Provide feedback on the generated code.\nThe original question is as follows:\nMake a vacancy defect\nand return its site.\n\n" +
+		"The generated code is as follows:\n" + answer0 + "\n\nThe runtime output of the code is as follows:\n{\n  \"stdout\": \"" + stdout + "\",\n  \"stderr\": \"\"\n}\n\n"
+	if !strings.HasPrefix(critic, want) {
+		t.Errorf("critic prompt\n%.600q\nwant prefix\n%.600q", critic, want)
+	}
+	// The second generation's context is the second query's hits (Structure ranks first).
+	gen := m.calls[4].msgs[1].Content
+	if !strings.Contains(gen, "**Retrieved code documents from helper**:\nSource of this document: pymatgen/core/structure.py\n# Structure") {
+		t.Errorf("second generation's prompt %q", gen)
+	}
+}
+
+// TestSelfReflectionFeedbackAfterFormatFailure: in the feedback variant an
+// answer without code gets no critic; the generator is told so and sees
+// MatTools' format failure text as the runtime output.
+func TestSelfReflectionFeedbackAfterFormatFailure(t *testing.T) {
+	exec := &fakeExec{outcomes: []Execution{completeDict}}
+	m, _, g := runSR(t, VariantFeedback, exec, func(stage string, n int, msgs []llm.Message) string {
+		if stage == "format-check" && n == 0 {
+			return "no tags here"
+		}
+		return srAnswer(stage, n, msgs)
+	})
+	second := m.calls[2].msgs
+	if len(second) != 4 || second[2].Content != "no tags here" || !strings.Contains(second[3].Content, FormatFailure) ||
+		!strings.Contains(second[3].Content, "**Feedback from the critic agent**:\n(none: the answer could not be executed)") || g.FunctionName != "f1" {
+		t.Errorf("second generation's messages %q; final %q", second, g.FunctionName)
+	}
+}
+
+// refusing answers like scripted but fails the stage given with HTTP 400
+// from its n-th call on.
+type refusing struct {
+	scripted
+	stage string
+	from  int
+}
+
+func (r *refusing) CompleteWith(ctx context.Context, msgs []llm.Message, o llm.CallOptions) (*llm.Completion, error) {
+	if stageOf(msgs) == r.stage && r.n[r.stage] >= r.from {
+		return nil, &llm.Error{Model: "m", Attempts: 1, Status: 400}
+	}
+	return r.scripted.CompleteWith(ctx, msgs, o)
+}
+
+func (r *refusing) Complete(ctx context.Context, msgs []llm.Message) (*llm.Completion, error) {
+	return r.CompleteWith(ctx, msgs, llm.CallOptions{})
+}
+
+// TestSelfReflectionRefusalEndsTheLoop: a model that refuses a later
+// generation (HTTP 400, e.g. a prompt past its context window) ends the
+// loop with the previous answer, recorded in the trace; a refusal of the
+// very first generation is an error.
+func TestSelfReflectionRefusalEndsTheLoop(t *testing.T) {
+	p, err := dataPrompts(t, dataRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm, _ := llmDocCorpus(t)
+	sys, _ := New(results.SystemSelfReflectionRAG, Params{RetrievalSource: 4})
+	exec := &fakeExec{outcomes: []Execution{noneDict}}
+	m := &refusing{scripted: scripted{reply: srAnswer, n: map[string]int{}}, stage: "sr-generate", from: 1}
+	q := &datasets.Question{ID: "q", Text: agenticQuestion}
+	g, err := sys.Generate(context.Background(), q, Env{LLM: m, Prompts: p, Retriever: bm, Execute: exec.exec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := g.Trace[len(g.Trace)-1]; g.FunctionName != "f0" || last.StopReason != "model-refused" || last.Iteration != 1 {
+		t.Errorf("final %q, last stage %+v", g.FunctionName, last)
+	}
+	m = &refusing{scripted: scripted{reply: srAnswer, n: map[string]int{}}, stage: "sr-generate", from: 0}
+	if _, err := sys.Generate(context.Background(), q, Env{LLM: m, Prompts: p, Retriever: bm, Execute: (&fakeExec{}).exec}); err == nil {
+		t.Error("a refused first generation is not an error")
 	}
 }
 

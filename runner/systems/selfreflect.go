@@ -5,15 +5,18 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
 
 func init() { register(results.SystemSelfReflectionRAG, newSelfReflection) }
@@ -123,8 +126,8 @@ func newSelfReflection(p Params) (System, error) {
 	switch {
 	case s.k < 0:
 		return nil, fmt.Errorf("system self-reflection-rag: top-k %d; want ≥ 1", s.k)
-	case s.max < 1 || s.max > 50:
-		return nil, fmt.Errorf("system self-reflection-rag: max_iterations %d; want 1–50", s.max)
+	case s.max < 1 || s.max > 20:
+		return nil, fmt.Errorf("system self-reflection-rag: max_iterations %d; want 1–20", s.max)
 	case s.variant != VariantAsPublished && s.variant != VariantFeedback:
 		return nil, fmt.Errorf("system self-reflection-rag: variant %q; want one of %v", s.variant, SelfReflectionVariants)
 	}
@@ -149,11 +152,43 @@ func srUserPrompt(source int) string {
 	return PromptSRUserLLMDoc
 }
 
+// RuntimeOutputBytes caps each stream of RuntimeOutput: its first and
+// last RuntimeOutputBytes/2 bytes are kept around a marker naming the
+// bytes dropped. MatTools sent the whole output (and its Docker sandbox had
+// no output limit); a draft that prints arrays in a loop would otherwise
+// send megabytes to the critic, past any context window.
+const RuntimeOutputBytes = 16 << 10
+
 // RuntimeOutput is the critic's {runtime_output}: json.dumps({"stdout":
 // …, "stderr": …}, ensure_ascii=False, indent=2) of the stripped outputs,
-// as the published loop writes DockerSandbox's result.
+// as the published loop writes DockerSandbox's result, each stream capped
+// at RuntimeOutputBytes.
 func RuntimeOutput(stdout, stderr string) string {
-	return "{\n  \"stdout\": " + pystr.JSONString(pystr.Strip(stdout)) + ",\n  \"stderr\": " + pystr.JSONString(pystr.Strip(stderr)) + "\n}"
+	return "{\n  \"stdout\": " + pystr.JSONString(capMiddle(pystr.Strip(stdout))) + ",\n  \"stderr\": " +
+		pystr.JSONString(capMiddle(pystr.Strip(stderr))) + "\n}"
+}
+
+// capMiddle keeps the first and last RuntimeOutputBytes/2 bytes of s (at
+// UTF-8 boundaries) around "[… N bytes dropped …]".
+func capMiddle(s string) string {
+	if len(s) <= RuntimeOutputBytes {
+		return s
+	}
+	half := RuntimeOutputBytes / 2
+	head := llm.CapText(s, half)
+	tail := s[len(s)-half:]
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	return head + fmt.Sprintf("\n[… %d bytes dropped …]\n", len(s)-len(head)-len(tail)) + tail
+}
+
+// refused reports whether err is the model's refusal of a request (HTTP
+// 400, 413 or 422: typically a prompt past its context window), which ends
+// the loop with the answer it has rather than failing the run.
+func refused(err error) bool {
+	var e *llm.Error
+	return errors.As(err, &e) && (e.Status == 400 || e.Status == 413 || e.Status == 422)
 }
 
 // suggestion is the loop's state.suggestions.
@@ -215,9 +250,15 @@ func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env
 		}
 		if retrieve {
 			start := time.Now()
-			hits, err := env.Retriever.Search(ctx, query, s.k)
-			if err != nil {
-				return g, fmt.Errorf("retrieval: %w", err)
+			var hits []retrieval.Hit
+			var err error
+			// As upstream's retrieve functions, which catch every exception:
+			// an empty query, or one the embeddings endpoint refuses (e.g.
+			// past its input limit), gives an empty context.
+			if pystr.Strip(query) != "" {
+				if hits, err = env.Retriever.Search(ctx, query, s.k); err != nil && !refused(err) {
+					return g, fmt.Errorf("retrieval: %w", err)
+				}
 			}
 			retrieved = RAGContext(s.source, hits)
 			ids := make([]string, len(hits))
@@ -243,8 +284,10 @@ func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env
 			if err != nil {
 				return g, err
 			}
-			memory = append(memory, llm.Message{Role: "assistant", Content: answer}, llm.User(extra))
-			msgs = memory
+			// The conversation is the first prompt, the previous answer and
+			// this feedback: earlier turns are dropped, so the prompt does
+			// not grow with the iterations.
+			msgs = append(append([]llm.Message(nil), memory[:2]...), llm.Message{Role: "assistant", Content: answer}, llm.User(extra))
 		} else {
 			user, err := format(texts[userRel], userRel, map[string]string{"question": question, ctxField: retrieved})
 			if err != nil {
@@ -254,14 +297,18 @@ func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env
 			memory = append([]llm.Message(nil), msgs...)
 		}
 		c, err := llmCall(it, "generate", msgs)
-		if err != nil {
-			return g, err
+		if err == nil {
+			var check string
+			if check, err = format(texts[PromptSRFormatChecker], PromptSRFormatChecker, map[string]string{"generated_code": c.Content}); err != nil {
+				return g, err
+			}
+			c, err = llmCall(it, "format-check", []llm.Message{llm.User(check)})
 		}
-		check, err := format(texts[PromptSRFormatChecker], PromptSRFormatChecker, map[string]string{"generated_code": c.Content})
 		if err != nil {
-			return g, err
-		}
-		if c, err = llmCall(it, "format-check", []llm.Message{llm.User(check)}); err != nil {
+			if it > 0 && refused(err) {
+				g.Trace = append(g.Trace, results.TraceStage{Stage: "generate", Iteration: int32(it), StopReason: "model-refused"})
+				break // the previous iteration's answer stands
+			}
 			return g, err
 		}
 		answer = c.Content
@@ -317,14 +364,18 @@ func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env
 			return g, err
 		}
 		cc, err := llmCall(it, "critic", []llm.Message{llm.User(critic)})
-		if err != nil {
-			return g, err
+		if err == nil {
+			var fix string
+			if fix, err = format(texts[PromptSRCriticFormatter], PromptSRCriticFormatter, map[string]string{"content": cc.Content}); err != nil {
+				return g, err
+			}
+			cc, err = llmCall(it, "critic-format-check", []llm.Message{llm.User(fix)})
 		}
-		fix, err := format(texts[PromptSRCriticFormatter], PromptSRCriticFormatter, map[string]string{"content": cc.Content})
 		if err != nil {
-			return g, err
-		}
-		if cc, err = llmCall(it, "critic-format-check", []llm.Message{llm.User(fix)}); err != nil {
+			if refused(err) {
+				g.Trace[len(g.Trace)-1].StopReason = "model-refused" // this iteration's answer stands
+				break
+			}
 			return g, err
 		}
 		fb, next := feedbackTag.FindStringSubmatch(cc.Content), nextTag.FindStringSubmatch(cc.Content)

@@ -92,6 +92,9 @@ type Params struct {
 	// "" = as-published) and MaxIterations its iteration limit (0 = 5).
 	Variant       string
 	MaxIterations int
+	// NameLookup is agentic RAG's name lookup (NameLookups; "" =
+	// as-published).
+	NameLookup string
 }
 
 // call calls the model, in JSON mode when json is set.
