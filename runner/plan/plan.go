@@ -66,9 +66,9 @@ type Plan struct {
 	// SelfReflection configures the self-reflection-rag system.
 	SelfReflection SelfReflection `toml:"self_reflection"`
 	// Agentic configures the agentic-rag system.
-	Agentic Agentic `toml:"agentic"`
-	Models         []Model        `toml:"models"`
-	Estimate       EstimateParams `toml:"estimate"`
+	Agentic  Agentic        `toml:"agentic"`
+	Models   []Model        `toml:"models"`
+	Estimate EstimateParams `toml:"estimate"`
 }
 
 // Agentic RAG's name lookups (runner/systems).

@@ -549,7 +549,7 @@ func TestSelfReflectionCriticAndQueries(t *testing.T) {
 	}
 	critic := m.calls[2].msgs[0].Content
 	answer0 := m.calls[1].msgs[0].Content // the format check's prompt holds the generated answer
-	answer0 = answer0[strings.LastIndex(answer0, "<answer>"):strings.LastIndex(answer0, "</answer>")+len("</answer>")]
+	answer0 = answer0[strings.LastIndex(answer0, "<answer>") : strings.LastIndex(answer0, "</answer>")+len("</answer>")]
 	stdout := strings.Repeat("x", RuntimeOutputBytes/2) + fmt.Sprintf("\\n[… %d bytes dropped …]\\n", 40_003-RuntimeOutputBytes) + strings.Repeat("x", RuntimeOutputBytes/2-3) + "END"
 	want := "You're a critical feedback agent. Provide feedback on the generated code.\nThe original question is as follows:\nMake a vacancy defect\nand return its site.\n\n" +
 		"The generated code is as follows:\n" + answer0 + "\n\nThe runtime output of the code is as follows:\n{\n  \"stdout\": \"" + stdout + "\",\n  \"stderr\": \"\"\n}\n\n"
