@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // Key-value metadata keys of a results file. MetaRun holds the whole Run as
@@ -175,8 +177,45 @@ func Read(path string) (*File, error) {
 	return f, nil
 }
 
-func decode(data []byte) (*File, error) {
-	pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+// openOptions are the parquet-go options of every reader here: the page
+// index and bloom filters are never needed, and parquet-go's reader of the
+// page index panics on some damaged files (found by FuzzDecode).
+var openOptions = []parquet.FileOption{parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)}
+
+// checkFooterLength checks the trailer of a Parquet file of size bytes:
+// "PAR1" after a footer length that fits in the file. parquet-go allocates
+// the length it reads before checking it (a damaged trailer cost 1 GiB;
+// found by FuzzDecode).
+func checkFooterLength(r io.ReaderAt, size int64) error {
+	var tail [8]byte
+	if size < 12 {
+		return fmt.Errorf("not a Parquet file: %d bytes", size)
+	}
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return fmt.Errorf("not a Parquet file: %w", err)
+	}
+	if string(tail[4:]) != "PAR1" {
+		return errors.New("not a Parquet file: no PAR1 trailer")
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("not a Parquet file: its footer claims %d bytes, more than the file holds", n)
+	}
+	return nil
+}
+
+// decode reads a results file from data. parquet-go may panic on a damaged
+// file: a panic is recovered as a *FormatError, so that a hostile file (a
+// submission) cannot crash the command reading it.
+func decode(data []byte) (f *File, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			f, err = nil, &FormatError{Err: fmt.Errorf("not a readable Parquet file: the reader failed: %v", p)}
+		}
+	}()
+	if err := checkFooterLength(bytes.NewReader(data), int64(len(data))); err != nil {
+		return nil, &FormatError{Err: err}
+	}
+	pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), openOptions...)
 	if err != nil {
 		return nil, &FormatError{Err: fmt.Errorf("not a Parquet file: %w", err)}
 	}
@@ -189,10 +228,19 @@ func decode(data []byte) (*File, error) {
 				return nil, &FormatError{Err: fmt.Errorf("not a Parquet file: a column chunk claims %d bytes", c.MetaData.TotalUncompressedSize)}
 			}
 			decoded += c.MetaData.TotalUncompressedSize
+			if codec := c.MetaData.Codec; codec == format.Lz4 || codec == format.Lz4Raw || codec == format.LZO {
+				// parquet-go's LZ4 decoder doubles its buffer until a damaged
+				// page fits, without end (found by FuzzDecode); LZO it cannot read.
+				return nil, &FormatError{Err: fmt.Errorf("column %s is compressed with %v, which this reader refuses; write zstd, snappy, gzip, brotli or none",
+					strings.Join(c.MetaData.PathInSchema, "."), codec)}
+			}
 		}
 	}
 	if decoded > MaxDecodedBytes {
 		return nil, &FormatError{Err: fmt.Errorf("the columns decompress to %d bytes, over the reader's cap of %d", decoded, MaxDecodedBytes)}
+	}
+	if err := checkPages(pf, data); err != nil {
+		return nil, &FormatError{Err: fmt.Errorf("not a readable Parquet file: %w", err)}
 	}
 	version, ok := pf.Lookup(MetaFormatVersion)
 	if !ok {
@@ -209,7 +257,7 @@ func decode(data []byte) (*File, error) {
 	if errs := checkRequired(runJSON); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	f := &File{}
+	f = &File{}
 	dec := json.NewDecoder(strings.NewReader(runJSON))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f.Run); err != nil {

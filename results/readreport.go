@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,7 +72,7 @@ func PeekRunID(path string) string {
 	if err != nil {
 		return name
 	}
-	pf, err := parquet.OpenFile(fh, st.Size())
+	pf, err := openRecovered(fh, st.Size())
 	if err != nil {
 		return name
 	}
@@ -86,4 +87,18 @@ func PeekRunID(path string) string {
 		return name
 	}
 	return r.RunID
+}
+
+// openRecovered is parquet.OpenFile with openOptions, a panic of the
+// reader returned as an error.
+func openRecovered(r io.ReaderAt, size int64) (pf *parquet.File, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			pf, err = nil, fmt.Errorf("parquet reader failed: %v", p)
+		}
+	}()
+	if err := checkFooterLength(r, size); err != nil {
+		return nil, err
+	}
+	return parquet.OpenFile(r, size, openOptions...)
 }
