@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"runner/plan":           []string{"results"},
 	"runner/systems":        []string{"datasets", "results", "runner/internal/pystr", "runner/llm", "runner/retrieval"},
 	"runner/retrieval":      []string{"datasets/corpus", "runner/internal/pystr", "runner/llm"},
+	"runner/graphrag":       []string{"results", "runner/internal/pystr", "runner/llm"},
 	"datasets/corpus":       []string{},
 	"runner/scoring":        []string{"datasets", "results", "runner/internal/pystr", "runner/sandbox"},
 	"runner/llm":            []string{},

@@ -294,6 +294,11 @@ type CallOptions struct {
 	// JSON mode), as MatTools' agentic RAG does for its reranking, NER and
 	// final-answer calls.
 	JSONObject bool
+	// MaxTokens, when non-nil, is sent as max_tokens for this call,
+	// overriding the model's Params.MaxTokens (nil: Params decide), as
+	// LightRAG's description summaries send max_tokens=500
+	// (graphrag.md §2.7). The other sampling Params are sent as usual.
+	MaxTokens *int
 }
 
 // CompleteWith is Complete with per-call options.
@@ -304,6 +309,11 @@ func (c *Client) CompleteWith(ctx context.Context, msgs []Message, o CallOptions
 	}
 	for _, m := range msgs {
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+	}
+	if o.MaxTokens != nil {
+		p := c.cfg.Params
+		p.MaxTokens = o.MaxTokens
+		ctx = context.WithValue(ctx, paramsKey{}, p)
 	}
 	var comp *Completion
 	attempts, err := c.retry(ctx, c.cfg.Model, func(actx context.Context, info *attemptInfo) error {
@@ -461,6 +471,10 @@ type attemptInfo struct {
 
 type infoKey struct{}
 
+// paramsKey carries the Params of one call (the model's, with CallOptions'
+// overrides) to doer, which otherwise writes the model's Params.
+type paramsKey struct{}
+
 func (c *Client) attempt(ctx context.Context, info *attemptInfo, req openai.ChatCompletionRequest) (*Completion, error) {
 	actx, cancel := context.WithTimeout(context.WithValue(ctx, infoKey{}, info), c.cfg.Timeout)
 	defer cancel()
@@ -603,7 +617,11 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if body, err = d.params.patch(body); err != nil {
+		params := d.params
+		if p, ok := req.Context().Value(paramsKey{}).(Params); ok {
+			params = p
+		}
+		if body, err = params.patch(body); err != nil {
 			return nil, err
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
