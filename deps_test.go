@@ -28,9 +28,9 @@ var allowed = map[string][]string{
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
 	// LLM client from the runner; scoring never calls an LLM.
-	"runner":                []string{"datasets", "datasets/corpus", "results", "internal/version", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
+	"runner":                []string{"datasets", "datasets/corpus", "results", "internal/version", "runner/graphrag", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
 	"runner/plan":           []string{"results"},
-	"runner/systems":        []string{"datasets", "results", "runner/internal/pystr", "runner/llm", "runner/retrieval"},
+	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "runner/internal/pystr", "runner/llm", "runner/retrieval"},
 	"runner/retrieval":      []string{"datasets/corpus", "runner/internal/pystr", "runner/llm"},
 	"runner/graphrag":       []string{"results", "runner/internal/pystr", "runner/llm"},
 	"datasets/corpus":       []string{},
@@ -61,7 +61,7 @@ var allowed = map[string][]string{
 	"scripts/lightrag-check":       []string{"runner/llm/llmtest"},
 	"scripts/lightrag-check/o200k": []string{"scripts/lightrag-check"},
 	"scripts/lightrag-check/smoke": []string{"runner/llm/llmtest", "scripts/lightrag-check"},
-	"site/sitetest/fakerunner":     []string{"datasets", "runner", "runner/docgen", "runner/llm", "runner/llm/llmtest", "runner/plan", "runner/sandbox", "runner/scoring"},
+	"site/sitetest/fakerunner":     []string{"datasets", "runner", "runner/docgen", "runner/llm", "runner/llm/llmtest", "runner/plan", "runner/sandbox", "runner/scoring", "scripts/lightrag-check"},
 
 	// issue 4: the sandbox is a leaf; scoring runs code only through it.
 	"runner/sandbox":             []string{},

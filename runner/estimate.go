@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
@@ -41,6 +42,9 @@ type Estimate struct {
 	// cost includes them when the plan gives the embedding price.
 	EmbeddingCalls  int
 	EmbeddingTokens int64
+	// IndexCalls are the model calls of building a graph-rag index,
+	// included in Calls (counted on the first run that needs the index).
+	IndexCalls int
 }
 
 // EstimatePlan forecasts every run of the plan without calling any model or
@@ -54,6 +58,7 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 	est := o.Plan.Estimate
 	var out []Estimate
 	embedded := map[string]bool{} // corpus × embedding model already counted
+	graphsCounted := map[string]bool{}
 	semanticCounted := false
 	for _, p := range e.runs {
 		x := Estimate{RunID: p.journalID, Benchmark: p.pr.Benchmark, System: p.pr.System, Source: p.pr.RetrievalSource, Method: p.pr.RetrievalMethod,
@@ -88,6 +93,13 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 			}
 		}
 		x.PromptTokens = int64(math.Ceil(float64(promptBytes) / est.BytesPerToken))
+		if p.pr.System == results.SystemGraphRAG && len(todo) > 0 {
+			// The graph index, once per corpus × index model × embedding,
+			// unless a complete one exists: counted on the first run that needs it.
+			if err := e.estimateGraphIndex(p, &x, graphsCounted); err != nil {
+				return nil, err
+			}
+		}
 		if price := p.pr.Model.Price; price != nil {
 			x.CostUSD = ptr(price.Cost(x.PromptTokens, x.CompletionTokens))
 		}
@@ -184,5 +196,44 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 		fmt.Fprintf(w, " (priced models only; %d rows have no price)", unpriced)
 	}
 	fmt.Fprintf(w, ".\nEstimates: prompt tokens = prompt bytes / %g; completion tokens per call from the plan's [estimate] section.\n", bytesPerToken)
+	return nil
+}
+
+// estimateGraphIndex adds to x the model calls, tokens and embeddings of
+// building p's graph index (graphrag.EstimateIndex: 2 calls a chunk and
+// the summaries it expects; completion tokens per call from the plan's
+// [estimate]; priced as the run's model), unless the index is complete
+// already or counted.
+func (e *engine) estimateGraphIndex(p *prepared, x *Estimate, counted map[string]bool) error {
+	corp, err := e.graphs.corpus(e.o.Plan.GraphRAG.Corpus)
+	if err != nil {
+		return err
+	}
+	m := e.graphs.indexModel(p.pr.Configuration)
+	emb := e.o.Plan.Retrieval.Embedding
+	dir := e.graphs.dir(corp.id, m.Name, emb.Model)
+	if counted[dir] {
+		return nil
+	}
+	counted[dir] = true
+	if man, err := graphrag.ReadManifest(dir); err == nil && man.Complete {
+		return nil
+	}
+	prompts, err := e.graphs.lightragPrompts()
+	if err != nil {
+		return err
+	}
+	ie, err := graphrag.EstimateIndex(corp.docs, graphrag.IndexOptions{Prompts: prompts, Tokenizer: graphrag.O200k(), ChatModel: m.Name,
+		EmbeddingModel: emb.Model, CorpusID: corp.id})
+	if err != nil {
+		return err
+	}
+	calls := ie.ExtractionCalls + ie.SummaryCalls
+	completion := int64(calls * e.o.Plan.Estimate.CompletionTokensToolUsage)
+	x.Calls += calls
+	x.PromptTokens += ie.PromptTokens
+	x.CompletionTokens += completion
+	x.EmbeddingCalls += (ie.EmbeddedTexts + 31) / 32
+	x.IndexCalls = calls
 	return nil
 }

@@ -42,6 +42,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
@@ -101,6 +102,10 @@ type Options struct {
 	// DefaultRetrievalCache. CorpusPython parses the source-1 code (ast,
 	// never executing it); "" means corpus.DefaultPython.
 	CorpusCache, RetrievalCache, CorpusPython string
+	// LightRAGDir holds LightRAG 1.3.3's prompt texts (graph-rag;
+	// LIGHTRAG_DATA, e.g. ../shared/lightrag); GraphCache graph-rag's
+	// indexes ("" means DefaultGraphCache).
+	LightRAGDir, GraphCache string
 }
 
 // Status is what happened to one run.
@@ -219,8 +224,46 @@ func executorOf(scorer Scorer) systems.Executor {
 // systemParams returns the system parameters of configuration c.
 func systemParams(c plan.Configuration) systems.Params {
 	json := c.Model.JSONMode == nil || *c.Model.JSONMode // plan.Parse sets the default, true
-	return systems.Params{RetrievalSource: c.RetrievalSource, TopK: c.TopK, JSONMode: json,
+	p := systems.Params{RetrievalSource: c.RetrievalSource, TopK: c.TopK, JSONMode: json,
 		Variant: c.Variant, MaxIterations: c.MaxIterations, NameLookup: c.NameLookup}
+	if c.System == results.SystemGraphRAG {
+		p.Variant = c.GraphMode // graph-rag's "variant" is LightRAG's query mode
+	}
+	return p
+}
+
+// graphRun fills the run record of a graph-rag run: retrieval source 1
+// (the pymatgen code), method "graph", LightRAG's top_k, the corpus and
+// embedding model, no sampling parameter unless the plan sends it, and
+// as system parameters the query mode, how the question is asked, the
+// corpus folder, the index model and the LightRAG version followed; the
+// provenance lists LightRAG's prompt files with their SHA-256.
+func (e *engine) graphRun(pr plan.Run, r *results.Run) error {
+	gp := e.o.Plan.GraphRAG
+	c, err := e.graphs.corpus(gp.Corpus)
+	if err != nil {
+		return err
+	}
+	prompts, err := e.graphs.lightragPrompts()
+	if err != nil {
+		return err
+	}
+	emb := e.o.Plan.Retrieval.Embedding
+	r.RetrievalSource, r.RetrievalMethod, r.TopK, r.CorpusID, r.EmbeddingModel = 1, plan.MethodGraph, plan.GraphTopK, c.id, emb.Model
+	if !gp.SendTemperature {
+		r.Generation = results.GenerationParams{MaxTokens: pr.Model.MaxTokens, Source: "plan; no temperature, top_p or seed sent, as LightRAG 1.3.x"}
+	}
+	r.SystemParams = map[string]string{"query_mode": pr.GraphMode, "question_format": systems.GraphQuestionFormat, "corpus": gp.Corpus,
+		"index_model": e.graphs.indexModel(pr.Configuration).Name, "lightrag_version": "1.3.3", "embedding_endpoint": llm.RedactURL(emb.BaseURL)}
+	names := make([]string, 0, len(prompts.SHA256))
+	for name := range prompts.SHA256 {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: "lightrag/" + name, SHA256: prompts.SHA256[name]})
+	}
+	return nil
 }
 
 // scored reports whether p's tool-usage answers are scored.
@@ -236,6 +279,7 @@ type engine struct {
 	qaSets  map[string]*datasets.QASet
 	runs    []*prepared
 	rr      *retrievers
+	graphs  *graphs
 }
 
 // prepare loads the data the plan needs and builds every run's skeleton.
@@ -252,7 +296,7 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}, rr: newRetrievers(o)}
+	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}, rr: newRetrievers(o), graphs: newGraphs(o)}
 	e.rr.dry = dry
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -310,7 +354,11 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		Provenance: results.Provenance{Kind: results.ProvenanceRunner, Source: append([]results.SourceFile(nil), e.prompts.Files...)},
 		Endpoint:   llm.RedactURL(m.BaseURLFor(pr.Round)),
 	}
-	if pr.RetrievalMethod != "" {
+	if pr.System == results.SystemGraphRAG {
+		if err := e.graphRun(pr, &r); err != nil {
+			return nil, err
+		}
+	} else if pr.RetrievalMethod != "" {
 		c, err := e.rr.corpus(pr.RetrievalSource)
 		if err != nil {
 			return nil, err
@@ -549,7 +597,13 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	// The retriever first: a corpus that cannot be embedded fails the run
 	// before any journal is opened.
 	var retriever retrieval.Retriever
-	if p.pr.Benchmark == results.BenchmarkToolUsage && p.pr.RetrievalMethod != "" {
+	var graph *graphrag.Graph
+	if p.pr.System == results.SystemGraphRAG {
+		var err error
+		if graph, err = e.graphs.get(ctx, p.pr.Configuration, p.pr.Round); err != nil {
+			return fail(err, 0)
+		}
+	} else if p.pr.Benchmark == results.BenchmarkToolUsage && p.pr.RetrievalMethod != "" {
 		var err error
 		if retriever, err = e.rr.get(ctx, p.pr.RetrievalSource, p.pr.RetrievalMethod); err != nil {
 			return fail(err, 0)
@@ -599,6 +653,16 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 			env.Objects = objs
 		}
 		env.Execute = executorOf(scorer)
+		if graph != nil {
+			// LightRAG sends no sampling parameter (graphrag.md §4).
+			if client, err = e.graphs.chatClient(m, p.pr.Round); err != nil {
+				return fail(err, len(j.items))
+			}
+			env.LLM, env.Graph, env.GraphPrompts = client, graph, e.graphs.prompts
+			if env.Embedder, err = e.graphs.embedder(); err != nil {
+				return fail(err, len(j.items))
+			}
+		}
 	}
 
 	var todo []item

@@ -77,6 +77,10 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	copyTree(t, fakeDir, filepath.Join(resultsDir, "fake"))
 	copyTree(t, fakerunner.Run(t, root).RAGDir, filepath.Join(resultsDir, "fake-rag"))
 	copyTree(t, fakerunner.Run(t, root).AdvancedDir, filepath.Join(resultsDir, "fake-advanced"))
+	graphDir := fakerunner.Run(t, root).GraphDir
+	if graphDir != "" {
+		copyTree(t, graphDir, filepath.Join(resultsDir, "fake-graph"))
+	}
 	bench, err := datasets.Load(root)
 	if err != nil {
 		t.Fatal(err)
@@ -253,15 +257,16 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	// shows each round's stage trace, collapsed: the loop's 5 iterations.
 	var advanced []string
 	for _, r := range sub.Rows {
-		if r.ModelID == fakerunner.Model && (r.System == string(results.SystemAgenticRAG) || r.System == string(results.SystemSelfReflectionRAG)) {
+		if r.ModelID == fakerunner.Model && (r.System == string(results.SystemAgenticRAG) || r.System == string(results.SystemSelfReflectionRAG) ||
+			r.System == string(results.SystemGraphRAG)) {
 			advanced = append(advanced, r.System+" "+r.Model)
 			if r.Cells[tsr] != fr.Cells[tsr] || r.Cells[frr] != fr.Cells[frr] {
 				t.Errorf("fake model %s: success %s, runnable %s; want the single-LLM row's %s, %s", r.System, r.Cells[tsr], r.Cells[frr], fr.Cells[tsr], fr.Cells[frr])
 			}
 		}
 	}
-	if len(advanced) != 3 {
-		t.Errorf("fake model's advanced-system rows in %q: %q, want agentic RAG and two self-reflection variants", sub.Heading, advanced)
+	if want := map[bool]int{true: 4, false: 3}[graphDir != ""]; len(advanced) != want {
+		t.Errorf("fake model's advanced-system rows in %q: %q, want agentic RAG, two self-reflection variants and (with LIGHTRAG_DATA) GraphRAG", sub.Heading, advanced)
 	}
 	qURL := srv.URL + "/" + site.PreviewPath + "/questions/test_vacancy/"
 	if err := chromedp.Do(ctx, chromedp.Navigate(qURL), chromedp.WaitReady(chromedp.CSS(`details.trace`))); err != nil {

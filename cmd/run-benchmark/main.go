@@ -96,6 +96,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	out := fs.String("out", "build/results/runner", "output directory: one <run id>.parquet per run, journals in .journal/")
 	dryRun := fs.Bool("dry-run", false, "print the runs with their model calls and estimated cost, and stop")
 	noProgress := fs.Bool("no-progress", false, "do not show the progress bar")
+	lightrag := fs.String("lightrag", env.getenv("LIGHTRAG_DATA"), "LightRAG 1.3.3's prompt texts, for graph-rag (default $LIGHTRAG_DATA)")
+	graphCache := fs.String("graph-cache", runner.DefaultGraphCache, "where graph-rag's indexes are built and reused")
 	verbose := fs.Bool("v", false, "log debug details")
 	backend := fs.String("sandbox", "", "sandbox backend for scoring: auto, local or docker (default: the plan's sandbox.backend, auto)")
 	python := fs.String("sandbox-python", envOr(env.getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"),
@@ -134,7 +136,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	case !*noProgress && !*dryRun:
 		level = slog.LevelWarn // the bar shows progress; retries and failures are still logged
 	}
-	opts := runner.Options{Plan: p, DataRoot: *data, PromptsDir: *prompts, PromptsCache: *promptsCache, OutDir: *out, Unscored: *unscored,
+	opts := runner.Options{Plan: p, DataRoot: *data, LightRAGDir: *lightrag, GraphCache: *graphCache, PromptsDir: *prompts, PromptsCache: *promptsCache, OutDir: *out, Unscored: *unscored,
 		Python:       []string{filepath.Join(*python, "bin", "python"), "python3"},
 		CorpusPython: filepath.Join(*python, "bin", "python3"),
 		Log:          slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -66,7 +67,9 @@ type Plan struct {
 	// SelfReflection configures the self-reflection-rag system.
 	SelfReflection SelfReflection `toml:"self_reflection"`
 	// Agentic configures the agentic-rag system.
-	Agentic  Agentic        `toml:"agentic"`
+	Agentic Agentic `toml:"agentic"`
+	// GraphRAG configures the graph-rag system.
+	GraphRAG GraphRAG       `toml:"graph_rag"`
 	Models   []Model        `toml:"models"`
 	Estimate EstimateParams `toml:"estimate"`
 }
@@ -86,6 +89,37 @@ type Agentic struct {
 	// Default "as-published".
 	NameLookup string `toml:"name_lookup"`
 }
+
+// GraphRAG configures the graph-rag system (LightRAG 1.3.3 re-implemented,
+// runner/graphrag). Its index is built once per corpus × index model ×
+// embedding model and reused; the embeddings come from [retrieval.embedding].
+type GraphRAG struct {
+	// Corpus is the folder of the pymatgen package whose .py files are
+	// indexed, one document per file (the paper: the pymatgen source):
+	// "pymatgen" (default) or a folder below it, e.g.
+	// "pymatgen/analysis/defects".
+	Corpus string `toml:"corpus"`
+	// Modes are LightRAG's query modes to run, each a configuration:
+	// "global" (LightRAG's QueryParam default), "local", "hybrid", "naive",
+	// "mix". Default ["global"].
+	Modes []string `toml:"modes"`
+	// IndexModel names the [[models]] entry that builds the index (entity
+	// extraction and summaries); "" means each answering model builds its own.
+	IndexModel string `toml:"index_model"`
+	// SendTemperature sends the model's temperature; LightRAG 1.3.x sends
+	// none (the provider's default applies), so the default is false.
+	SendTemperature bool `toml:"send_temperature"`
+}
+
+// GraphModes are LightRAG's query modes.
+var GraphModes = []string{"global", "local", "hybrid", "naive", "mix"}
+
+// MethodGraph is graph-rag's retrieval method (results: "graph") and
+// GraphTopK LightRAG's top_k (entities, relations or chunks per query).
+const (
+	MethodGraph = "graph"
+	GraphTopK   = 60
+)
 
 // The self-reflection variants (runner/systems) and the loop's bounds.
 const (
@@ -518,6 +552,27 @@ func Parse(data []byte, name string) (*Plan, error) {
 	} else if sr.MaxIterations < 1 || sr.MaxIterations > MaxIterationsLimit {
 		add("self_reflection.max_iterations", "is %d; want 1–%d", sr.MaxIterations, MaxIterationsLimit)
 	}
+	gr := &p.GraphRAG
+	if gr.Corpus == "" {
+		gr.Corpus = "pymatgen"
+	}
+	if c := path.Clean(gr.Corpus); c != gr.Corpus || (c != "pymatgen" && !strings.HasPrefix(c, "pymatgen/")) || strings.Contains(c, "..") {
+		add("graph_rag.corpus", "is %q; want pymatgen or a folder below it, e.g. pymatgen/analysis/defects", gr.Corpus)
+	}
+	if len(gr.Modes) == 0 {
+		gr.Modes = []string{"global"}
+	}
+	for i, m := range gr.Modes {
+		switch {
+		case !slices.Contains(GraphModes, m):
+			add(fmt.Sprintf("graph_rag.modes[%d]", i), "is %q; want one of %v", m, GraphModes)
+		case slices.Index(gr.Modes, m) != i:
+			add(fmt.Sprintf("graph_rag.modes[%d]", i), "%q appears twice", m)
+		}
+	}
+	if slices.Contains(p.Systems, results.SystemGraphRAG) && r.Embedding == nil {
+		add("retrieval.embedding", "is required by graph-rag (LightRAG embeds entities, relations and chunks)")
+	}
 	if p.Agentic.NameLookup == "" {
 		p.Agentic.NameLookup = LookupAsPublished
 	}
@@ -529,6 +584,9 @@ func Parse(data []byte, name string) (*Plan, error) {
 	}
 	if len(p.Models) == 0 {
 		add("models", "no [[models]] given")
+	}
+	if gr.IndexModel != "" && !slices.ContainsFunc(p.Models, func(m Model) bool { return m.Name == gr.IndexModel }) {
+		add("graph_rag.index_model", "%q is not the name of a [[models]] entry", gr.IndexModel)
 	}
 	seen := map[string]bool{}
 	for i := range p.Models {
@@ -639,10 +697,12 @@ type Configuration struct {
 	QA               *QA // the question set of a QA configuration
 	// Variant is the self-reflection variant ("" for other systems) and
 	// MaxIterations its loop bound (0 for other systems); NameLookup is
-	// agentic RAG's name lookup ("" for other systems).
+	// agentic RAG's name lookup ("" for other systems); GraphMode is
+	// graph-rag's query mode ("" for other systems).
 	Variant       string
 	MaxIterations int
 	NameLookup    string
+	GraphMode     string
 }
 
 // Run is one configuration in one round (1-based).
@@ -670,8 +730,14 @@ func (p *Plan) Configurations() []Configuration {
 				sources, methods = p.RetrievalSources, p.Retrieval.Methods
 			}
 			variants := []string{""}
-			if s == results.SystemSelfReflectionRAG {
+			switch s {
+			case results.SystemSelfReflectionRAG:
 				variants = p.SelfReflection.Variants
+			case results.SystemGraphRAG:
+				// The graph is built from the pymatgen source (retrieval
+				// source 1's files), retrieved by LightRAG's graph method,
+				// once per query mode.
+				sources, methods, variants = []int{1}, []string{MethodGraph}, p.GraphRAG.Modes
 			}
 			for _, src := range sources {
 				if s == results.SystemAgenticRAG && src != 3 && src != 4 {
@@ -685,7 +751,10 @@ func (p *Plan) Configurations() []Configuration {
 							if method != "" {
 								c.TopK = p.Retrieval.TopK
 							}
-							if v != "" {
+							switch {
+							case s == results.SystemGraphRAG:
+								c.GraphMode, c.Variant, c.TopK = v, "", GraphTopK
+							case v != "":
 								c.MaxIterations = p.SelfReflection.MaxIterations
 							}
 							if s == results.SystemAgenticRAG {

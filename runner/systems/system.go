@@ -17,6 +17,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
@@ -41,6 +42,12 @@ type Env struct {
 	// Execute runs generated code in the scoring sandbox (the
 	// self-reflection loop); nil when the run has no sandbox.
 	Execute Executor
+	// Graph is graph-rag's index, GraphPrompts LightRAG's prompt texts and
+	// Embedder the client of the index's embedding model (nil for other
+	// systems).
+	Graph        *graphrag.Graph
+	GraphPrompts *graphrag.Prompts
+	Embedder     graphrag.Embedder
 }
 
 // CodeObjects are the code objects behind an LLM-documentation corpus

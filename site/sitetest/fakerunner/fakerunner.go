@@ -48,6 +48,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+	lightragcheck "github.com/mattools-leaderboard/leaderboard/scripts/lightrag-check"
 )
 
 // The fake model as the runs record it. Model is not in results/models.csv:
@@ -114,6 +115,19 @@ type Result struct {
 	// iterations).
 	AdvancedDir                                string
 	AdvancedScored, LoopExecutions, LoopReused int
+	// GraphDir holds the fake model's graph-rag runs (LightRAG's global
+	// mode over an index of pymatgen/analysis/defects the fake model built
+	// in GraphIndex; 3 rounds, both protocols: 6 results files), "" when
+	// LIGHTRAG_DATA is unset outside CI. GraphRequests counts the model and
+	// embeddings requests of index and queries, GraphElapsed their time;
+	// GraphScored the final answers scored anew (0: the fake's code).
+	GraphDir, GraphIndex       string
+	GraphRequests, GraphScored int
+	GraphElapsed               time.Duration
+	// GraphIndexRequests counts the first graph-rag run's requests by kind
+	// (lightragcheck.CountKinds), GraphAgainRequests those of the same plan
+	// run again into another folder (the index reused).
+	GraphIndexRequests, GraphAgainRequests map[string]int
 }
 
 var (
@@ -238,6 +252,15 @@ func run(dataRoot string) (Result, string, error) {
 			// A documentation request of runner/docgen (sources 3 and 4).
 			return llmtest.Reply{Content: fmt.Sprintf("# %[1]s\n\n%[1]s is the %[2]s of pymatgen's defects analysis in %[3]s. "+
 				"It is documented here for retrieval. Use it as its code shows! Does it return anything? See its code.", m[2], m[1], m[3])}
+		}
+		switch lightragcheck.Kind(r) {
+		case lightragcheck.KindExtract, lightragcheck.KindGlean, lightragcheck.KindIfLoop, lightragcheck.KindSummary, lightragcheck.KindKeywords:
+			// graph-rag's index and keywords: LightRAG's record format, from the prompt.
+			return lightragcheck.Responder(r)
+		case lightragcheck.KindAnswerKG, lightragcheck.KindAnswerNaive, lightragcheck.KindAnswerMix:
+			if a, ok := answers.For(r.Prompt()); ok { // the user message is the question in the answer format
+				return llmtest.Reply{Content: a}
+			}
 		}
 		if a, ok := advancedReply(r, answers, bench); ok {
 			return llmtest.Reply{Content: a}
@@ -402,8 +425,76 @@ max_retries = 0
 			return Result{}, "", fmt.Errorf("run %s: %s", r.RunID, r.Status)
 		}
 	}
-	return Result{Dir: out, RAGDir: ragOut, AdvancedDir: advOut, Open: openTime, Requests: requests, Executions: executions, Reused: reused,
-		RAGExecutions: ragExecutions, AdvancedScored: ms.executions - before, LoopExecutions: ms.loopExecutions, LoopReused: ms.loopReused}, "", nil
+	res := Result{Dir: out, RAGDir: ragOut, AdvancedDir: advOut, Open: openTime, Requests: requests, Executions: executions, Reused: reused,
+		RAGExecutions: ragExecutions, AdvancedScored: ms.executions - before, LoopExecutions: ms.loopExecutions, LoopReused: ms.loopReused}
+
+	// GraphRAG: LightRAG 1.3.3 re-implemented, its index built by the fake
+	// model from pymatgen/analysis/defects, 3 rounds of the global mode.
+	lightrag := os.Getenv("LIGHTRAG_DATA")
+	if lightrag == "" {
+		if ci {
+			return Result{}, "", errors.New("LIGHTRAG_DATA is not set (CI sets it to ../shared/lightrag)")
+		}
+		return res, "", nil // no GraphDir
+	}
+	gp, err := plan.Parse([]byte(fmt.Sprintf(`rounds = %d
+concurrency = %d
+benchmarks = ["tool-usage"]
+systems = ["graph-rag"]
+[graph_rag]
+corpus = "pymatgen/analysis/defects"
+modes = ["global"]
+[retrieval.embedding]
+model = "fake-embedding"
+base_url = %q
+[tool_usage]
+scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
+[sandbox]
+slots = %d
+[[models]]
+name = %q
+display_name = %q
+base_url = %q
+timeout = "60s"
+max_retries = 0
+`, Rounds, Concurrency, srv.URL, Slots, Model, DisplayName, srv.URL)), "fakerunner-graph.toml")
+	if err != nil {
+		return Result{}, "", err
+	}
+	res.GraphDir = filepath.Join(dir, "graph")
+	before, reqBefore := ms.executions, len(srv.Requests())
+	indexStart := time.Now()
+	runs, err = runner.Run(ctx, runner.Options{Plan: gp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
+		OutDir: res.GraphDir, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner", LightRAGDir: lightrag,
+		GraphCache: filepath.Join(dir, "graphrag")})
+	if err != nil {
+		return Result{}, "", fmt.Errorf("runner (graph-rag): %w", err)
+	}
+	if len(unmatched) > 0 {
+		return Result{}, "", fmt.Errorf("graph-rag: %d prompts name no question of %s; the first: %.200q", len(unmatched), dataRoot, unmatched[0])
+	}
+	if want := Rounds * len(scoring.Protocols); len(runs) != want {
+		return Result{}, "", fmt.Errorf("runner wrote %d graph-rag runs, want %d", len(runs), want)
+	}
+	for _, r := range runs {
+		if r.Status != runner.StatusWritten {
+			return Result{}, "", fmt.Errorf("run %s: %s", r.RunID, r.Status)
+		}
+	}
+	res.GraphScored, res.GraphRequests, res.GraphElapsed = ms.executions-before, len(srv.Requests())-reqBefore, time.Since(indexStart)
+	res.GraphIndex = filepath.Join(dir, "graphrag")
+	res.GraphIndexRequests = lightragcheck.CountKinds(srv.Requests()[reqBefore:])
+
+	// A second run of the plan into another folder reuses the index: no
+	// extraction, gleaning or summary request.
+	again := len(srv.Requests())
+	if _, err := runner.Run(ctx, runner.Options{Plan: gp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
+		OutDir: filepath.Join(dir, "graph-again"), Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner", LightRAGDir: lightrag,
+		GraphCache: res.GraphIndex}); err != nil {
+		return Result{}, "", fmt.Errorf("runner (graph-rag, again): %w", err)
+	}
+	res.GraphAgainRequests = lightragcheck.CountKinds(srv.Requests()[again:])
+	return res, "", nil
 }
 
 // memoScorer is the real sandbox scorer that, when reuse is set, executes

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
@@ -225,7 +227,7 @@ func TestFakeNoneModelRunsOnce(t *testing.T) {
 	root := mattoolstest.DataRoot(t, "to run a fake model through the runner and the sandbox")
 	a := fakerunner.Run(t, root)
 	b := fakerunner.Run(t, root)
-	if a != b || fakerunner.FakeNoneModelRuns(t, root) != a.Dir {
+	if !reflect.DeepEqual(a, b) || fakerunner.FakeNoneModelRuns(t, root) != a.Dir {
 		t.Errorf("second call %+v, first %+v", b, a)
 	}
 }
@@ -413,5 +415,64 @@ func TestFakeModelAdvancedRuns(t *testing.T) {
 	}
 	if len(configs) != 3 || configs["agentic-rag/"] != 6 || configs["self-reflection-rag/as-published"] != 6 || configs["self-reflection-rag/feedback"] != 6 {
 		t.Errorf("configurations %v", configs)
+	}
+}
+
+// TestFakeModelGraphRAGRuns (issue 14): graph-rag (LightRAG 1.3.3's global
+// mode) over an index of pymatgen/analysis/defects the fake model built, 3
+// rounds, both protocols: the runs record the graph method, LightRAG's
+// top_k, no temperature, the query mode and LightRAG's prompt files; each
+// question's trace holds the keyword call, the query embedding and the
+// answer; the scores equal the single-LLM runs' (the same code); the
+// index is built once (2 calls a chunk) and a second run of the plan
+// reuses it with no indexing call.
+func TestFakeModelGraphRAGRuns(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to run the fake model's graph-rag configuration")
+	res := fakerunner.Run(t, root)
+	if res.GraphDir == "" {
+		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG 1.3.3's prompt texts (../shared/lightrag) to run graph-rag")
+	}
+	files, err := results.ReadDir(res.GraphDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 6 || res.GraphScored != 0 {
+		t.Fatalf("%d graph-rag results files (want 3 rounds × 2 protocols); %d answers scored anew", len(files), res.GraphScored)
+	}
+	single, _ := results.ReadDir(res.Dir)
+	wantTotals := map[string]string{}
+	for _, f := range single {
+		wantTotals[f.Run.ScoringProtocol] = totals(f.Run.Totals)
+	}
+	idx := res.GraphIndexRequests
+	t.Logf("graph-rag: %d requests in %v (index and 3 rounds): %v; run again: %v", res.GraphRequests, res.GraphElapsed.Round(time.Millisecond), idx, res.GraphAgainRequests)
+	if idx["extract"] == 0 || idx["glean"] != idx["extract"] || idx["keywords"] != 3*49 || idx["answer-kg"] == 0 {
+		t.Errorf("first run's requests %v: want one extraction and one gleaning per chunk, one keyword call per question and round", idx)
+	}
+	if again := res.GraphAgainRequests; again["extract"]+again["glean"]+again["summary"] != 0 || again["keywords"] != 3*49 {
+		t.Errorf("second run's requests %v: want no indexing call, the queries only", again)
+	}
+	for _, f := range files {
+		r := f.Run
+		var prompts []string
+		for _, s := range r.Provenance.Source {
+			prompts = append(prompts, s.Path)
+		}
+		if r.System != results.SystemGraphRAG || r.RetrievalSource != 1 || r.RetrievalMethod != "graph" || r.TopK != 60 || r.EmbeddingModel != "fake-embedding" ||
+			r.Generation.Temperature != nil || r.SystemParams["query_mode"] != "global" || r.SystemParams["lightrag_version"] != "1.3.3" ||
+			!slices.Contains(prompts, "lightrag/entity_extraction.txt") || totals(r.Totals) != wantTotals[r.ScoringProtocol] {
+			t.Errorf("%s: method %q, top-k %d, temperature %v, params %v, totals %s (want %s), prompts %v", r.RunID, r.RetrievalMethod, r.TopK,
+				r.Generation.Temperature, r.SystemParams, totals(r.Totals), wantTotals[r.ScoringProtocol], prompts)
+		}
+		for _, q := range f.Questions {
+			stages := map[string]int{}
+			for _, st := range q.Trace {
+				stages[st.Stage]++
+			}
+			if stages["keywords"] != 1 || stages["answer"] != 1 || stages["retrieve"] < 1 || q.Code == "" {
+				t.Errorf("%s %s: stages %v, code %q", r.RunID, q.QuestionID, stages, q.Code)
+				return
+			}
+		}
 	}
 }
