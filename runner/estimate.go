@@ -94,6 +94,15 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 		}
 		x.PromptTokens = int64(math.Ceil(float64(promptBytes) / est.BytesPerToken))
 		if p.pr.System == results.SystemGraphRAG && len(todo) > 0 {
+			// One query embedding a question (global and local; hybrid 2, mix 3).
+			var queryBytes int
+			for _, it := range todo {
+				queryBytes += len(it.q.Text)
+			}
+			n := map[string]int{"hybrid": 2, "mix": 3}[p.pr.GraphMode]
+			n = max(n, 1)
+			x.EmbeddingCalls += n * len(todo)
+			x.EmbeddingTokens += int64(math.Ceil(float64(n*queryBytes) / est.BytesPerToken))
 			// The graph index, once per corpus × index model × embedding,
 			// unless a complete one exists: counted on the first run that needs it.
 			if err := e.estimateGraphIndex(p, &x, graphsCounted); err != nil {

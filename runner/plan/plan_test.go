@@ -39,14 +39,14 @@ func TestAdvancedPlanExpansion(t *testing.T) {
 	}
 	var got []string
 	for _, c := range p.Configurations() {
-		got = append(got, fmt.Sprintf("%s/%d/%s/%d/%v", c.System, c.RetrievalSource, c.Variant, c.MaxIterations, *c.Model.JSONMode))
+		got = append(got, fmt.Sprintf("%s/%d/%s/%s/%d/%d/%v", c.System, c.RetrievalSource, c.RetrievalMethod, c.Variant+c.GraphMode, c.MaxIterations, c.TopK, *c.Model.JSONMode))
 	}
-	want := "agentic-rag/4//0/true self-reflection-rag/1/as-published/5/true self-reflection-rag/4/as-published/5/true"
+	want := "agentic-rag/4/embedding//0/5/true self-reflection-rag/1/embedding/as-published/5/5/true self-reflection-rag/4/embedding/as-published/5/5/true graph-rag/1/graph/global/0/60/true"
 	if strings.Join(got, " ") != want {
 		t.Errorf("configurations %v, want %s", got, want)
 	}
-	if n := len(p.Runs()); n != 9 {
-		t.Errorf("%d runs, want 3 configurations × 3 rounds", n)
+	if n := len(p.Runs()); n != 12 {
+		t.Errorf("%d runs, want 4 configurations × 3 rounds", n)
 	}
 	base := "[[models]]\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"
 	for text, field := range map[string]string{
