@@ -204,9 +204,11 @@ func TestQAPromptWithThePublishedTemplate(t *testing.T) {
 }
 
 func TestNewRejectsUnavailableSystemsAndBadParams(t *testing.T) {
-	if _, err := New(results.SystemGraphRAG, Params{RetrievalSource: 1}); err == nil ||
-		!strings.Contains(err.Error(), "available: [agentic-rag llm-rag self-reflection-rag single-llm]") {
-		t.Errorf("graph-rag: err = %v, want 'not available' listing the four others", err)
+	if got := Names(); len(got) != len(results.Systems) {
+		t.Errorf("registered systems %v, want all of %v", got, results.Systems)
+	}
+	if _, err := New(results.SystemGraphRAG, Params{RetrievalSource: 1, Variant: "deep"}); err == nil || !strings.Contains(err.Error(), "query mode") {
+		t.Errorf("graph-rag with an unknown mode: err = %v", err)
 	}
 	if _, err := New(results.SystemAgenticRAG, Params{RetrievalSource: 2}); err == nil || !strings.Contains(err.Error(), "needs retrieval source 3 or 4") {
 		t.Errorf("agentic-rag on source 2: err = %v", err)
