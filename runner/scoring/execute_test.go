@@ -60,7 +60,7 @@ func TestNoisyStdoutDoesNotSinkStrict(t *testing.T) {
 	s := &scoring.Scorer{Sandbox: sb, Root: fixtureRoot(t), Limits: sandbox.Limits{Wall: 4e9}}
 	code := `def f():
     from pymatgen.core.periodic_table import Element
-    print("array(" * 40000)
+    print("array(" * 9_000_000)  # 54 MB, of which the sandbox keeps 1 MiB
     return {"a": 7, "b": "Ga site", "c": (Element("Mg"), 2), "d": [1.0, 2.0]}`
 	got, err := s.Score(context.Background(), fixtureQuestion(), scoring.Submission{Code: code, FunctionName: "f"})
 	if err != nil {
