@@ -90,7 +90,13 @@
 //     LightRAG takes them in doc-status (set) order, two at a time, and
 //     merges whichever finishes first. The merge order decides the sorted
 //     set joins (a stored description counts as one item), summary
-//     triggers and the adjacency order.
+//     triggers and the adjacency order. Given the documents in LightRAG's
+//     merge order, the graph, the vector rows and every request are the
+//     same (scripts/lightrag-check/compare_test.go).
+//   - A document's chunk vectors are upserted when it is merged; LightRAG
+//     upserts them when it starts the document, so within its batch of two
+//     the chunk rows follow whichever document's chunk embeddings came back
+//     first. Only ties of equal chunk scores depend on that row order.
 //   - A chunk text repeated in another document is extracted once;
 //     LightRAG extracts it once per document unless its cache already holds
 //     the answer (two documents of one batch both miss it).
@@ -123,6 +129,10 @@
 //     not lists, count as empty lists (LightRAG raises on non-strings,
 //     skips the mode fallback on null, and joins a string character by
 //     character).
+//   - Every chat request carries "stream": false (go-openai v1.43.0 writes
+//     the field always); LightRAG sends it with KG and mix answers only,
+//     not with naive answers, extraction, gleaning, summaries or keywords.
+//     false is the API's default, so the requests mean the same.
 //   - The retries of an empty answer do not wait (LightRAG's tenacity waits
 //     4–10 s); the client's own retries handle HTTP failures.
 //   - Not implemented: conversation history (history_turns), streaming,
@@ -130,11 +140,12 @@
 //     vector store anyway), custom model functions per query,
 //     split_by_character chunking, addon_params example_number, the
 //     embedding-similarity cache, the LLM query cache (see above), the
-//     keyword_extraction flag (LightRAG's gpt_4o* functions turn it into a
-//     structured-output request; a custom function drops it, as here), the
-//     request's explicit "stream": false (go-openai omits it), doc-status
-//     bookkeeping, incremental insertion into an existing index (Build
-//     indexes one document set per directory), deletion, and the CJK
+//     keyword_extraction flag (no response_format is sent, as in LightRAG:
+//     a custom model function drops the flag, and 1.3.3's own gpt_4o*
+//     functions take it as a named parameter and then pop it from kwargs,
+//     so they never send one either; graphrag.md §3.2 says they do),
+//     doc-status bookkeeping, incremental insertion into an existing index
+//     (Build indexes one document set per directory), deletion, and the CJK
 //     punctuation rules beyond normalize_extracted_info (which is
 //     reproduced).
 //

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -453,11 +455,22 @@ func TestOverHTTPNoTemperatureIsSent(t *testing.T) {
 		if _, ok := body["temperature"]; ok {
 			t.Errorf("%s request sent temperature: %s", r.Endpoint, r.Body)
 		}
+		// The body keys (doc.go): chat requests carry model, messages and
+		// "stream": false (go-openai writes it always; LightRAG only with KG
+		// and mix answers), summaries max_tokens too; embeddings model, input
+		// and encoding_format, as LightRAG's openai_embed.
+		keys := slices.Sorted(maps.Keys(body))
 		if r.Endpoint == "embeddings" {
 			if r.Model != "text-embedding-3-large" {
 				t.Errorf("embeddings model %q", r.Model)
 			}
+			if !slices.Equal(keys, []string{"encoding_format", "input", "model"}) || string(body["encoding_format"]) != `"float"` {
+				t.Errorf("embeddings body keys %v, encoding_format %s", keys, body["encoding_format"])
+			}
 			continue
+		}
+		if want := []string{"messages", "model", "stream"}; !slices.Equal(slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k == "max_tokens" }), want) || string(body["stream"]) != "false" {
+			t.Errorf("chat body keys %v (want %v, and max_tokens for summaries), stream %s", keys, want, body["stream"])
 		}
 		mt, has := body["max_tokens"]
 		isSummary := strings.HasPrefix(r.Prompt(), "You are a helpful assistant responsible for generating a comprehensive summary")

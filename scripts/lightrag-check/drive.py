@@ -214,7 +214,7 @@ async def run(a, corpus, questions, out_path, working_dir):
     from lightrag.utils import EmbeddingFunc
     import lightrag as lightrag_pkg
 
-    recorder = {"calls": None, "index_calls": 0}
+    recorder = {"calls": None, "embeds": None, "index_calls": 0, "index_embeds": 0}
 
     async def llm_model_func(prompt, system_prompt=None, history_messages=None, keyword_extraction=False,
                              **kwargs):
@@ -235,6 +235,11 @@ async def run(a, corpus, questions, out_path, working_dir):
             base_url=a.base_url, api_key=a.api_key, **kwargs)
 
     async def embed(texts):
+        # One call is one embeddings request (the vector stores batch by embedding_batch_num).
+        if recorder["embeds"] is not None:
+            recorder["embeds"].append(list(texts))
+        else:
+            recorder["index_embeds"] += 1
         return await openai_embed(texts, model=a.embedding_model, base_url=a.base_url, api_key=a.api_key)
 
     rag = LightRAG(
@@ -261,19 +266,21 @@ async def run(a, corpus, questions, out_path, working_dir):
         for mode in a.modes:
             row = {"question_id": q["id"], "question": q["question"], "mode": mode}
             await rag.aclear_cache(modes=cache_modes)
-            recorder["calls"] = []
+            recorder["calls"], recorder["embeds"] = [], []
             s = time.monotonic()
             row["context"] = await rag.aquery(q["question"], param=QueryParam(mode=mode, only_need_context=True))
             row["context_seconds"] = round(time.monotonic() - s, 3)
             row["context_llm_calls"] = recorder["calls"]
+            row["context_embedding_calls"] = recorder["embeds"]
             if not a.no_answers:
                 await rag.aclear_cache(modes=cache_modes)
-                recorder["calls"] = []
+                recorder["calls"], recorder["embeds"] = [], []
                 s = time.monotonic()
                 row["answer"] = await rag.aquery(q["question"], param=QueryParam(mode=mode))
                 row["answer_seconds"] = round(time.monotonic() - s, 3)
                 row["answer_llm_calls"] = recorder["calls"]
-            recorder["calls"] = None
+                row["answer_embedding_calls"] = recorder["embeds"]
+            recorder["calls"], recorder["embeds"] = None, None
             results.append(row)
     query_seconds = time.monotonic() - t1
     await rag.finalize_storages()
@@ -329,6 +336,7 @@ async def run(a, corpus, questions, out_path, working_dir):
         "stats": {
             "documents": len(files),
             "index_llm_calls": recorder["index_calls"],
+            "index_embedding_calls": recorder["index_embeds"],
             "index_seconds": round(index_seconds, 3),
             "query_seconds": round(query_seconds, 3),
         },

@@ -126,7 +126,10 @@ func CountKinds(reqs []llmtest.Request) map[string]int {
 //   - summary: "<name> is summarised here by the fake LLM." with <name> the "Entities:" line of the prompt.
 //   - keywords: {"high_level_keywords": […], "low_level_keywords": […]} from the question's words
 //     (Keywords).
-//   - answers: "Fake <kind> answer to: <question>".
+//   - answers: "Fake <kind> answer to: <question>"; when the question contains EchoTag, the system prompt
+//     followed by EchoTail(question) instead, an answer longer than its system prompt, so that LightRAG's
+//     post-processing (removing the system prompt, "user", "model", the question and the <system> tags;
+//     in naive mode first cutting len(system prompt) code points) and its decoding of \uXXXX apply.
 //   - if-loop: "NO". Anything else: Unrecognised.
 func Responder(r llmtest.Request) llmtest.Reply {
 	switch Kind(r) {
@@ -143,9 +146,22 @@ func Responder(r llmtest.Request) llmtest.Reply {
 		b, _ := json.Marshal(map[string][]string{"high_level_keywords": hl, "low_level_keywords": ll})
 		return llmtest.Reply{Content: string(b)}
 	case KindAnswerKG, KindAnswerNaive, KindAnswerMix:
+		if strings.Contains(r.Prompt(), EchoTag) {
+			return llmtest.Reply{Content: r.Messages[0].Content + EchoTail(r.Prompt())}
+		}
 		return llmtest.Reply{Content: fmt.Sprintf("Fake %s answer to: %s", Kind(r), r.Prompt())}
 	}
 	return llmtest.Reply{Content: Unrecognised}
+}
+
+// EchoTag in a question makes Responder answer it with the system prompt and EchoTail.
+const EchoTag = "[echo]"
+
+// EchoTail is what an echo answer adds after the system prompt: an escaped "é" (\u00e9, decoded by the
+// OpenAI binding), "user", "model" and the question in <system> tags, all of which LightRAG's answer
+// post-processing removes, leaving "écho    done".
+func EchoTail(question string) string {
+	return ` \u00e9cho user model <system>` + question + `</system> done`
 }
 
 // chunkText returns the chunk of an extraction prompt.

@@ -69,6 +69,10 @@ func TestResponder(t *testing.T) {
 	if r := Responder(ans).Content; r != "Fake answer-naive answer to: Why?" {
 		t.Errorf("answer: %q", r)
 	}
+	echo := llmtest.Request{Endpoint: "chat/completions", Messages: []llmtest.Message{ans.Messages[0], {Role: "user", Content: "Why " + EchoTag + "?"}}}
+	if r := Responder(echo).Content; r != ans.Messages[0].Content+` \u00e9cho user model <system>Why [echo]?</system> done` {
+		t.Errorf("echo answer: %q", r)
+	}
 	if k := Kind(user("hello")); k != KindUnknown {
 		t.Errorf("Kind(hello) = %s", k)
 	}
