@@ -2,7 +2,6 @@ package results
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -182,27 +181,6 @@ func Read(path string) (*File, error) {
 // page index panics on some damaged files (found by FuzzDecode).
 var openOptions = []parquet.FileOption{parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)}
 
-// checkFooterLength checks the trailer of a Parquet file of size bytes:
-// "PAR1" after a footer length that fits in the file. parquet-go allocates
-// the length it reads before checking it (a damaged trailer cost 1 GiB;
-// found by FuzzDecode).
-func checkFooterLength(r io.ReaderAt, size int64) error {
-	var tail [8]byte
-	if size < 12 {
-		return fmt.Errorf("not a Parquet file: %d bytes", size)
-	}
-	if _, err := r.ReadAt(tail[:], size-8); err != nil {
-		return fmt.Errorf("not a Parquet file: %w", err)
-	}
-	if string(tail[4:]) != "PAR1" {
-		return errors.New("not a Parquet file: no PAR1 trailer")
-	}
-	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
-		return fmt.Errorf("not a Parquet file: its footer claims %d bytes, more than the file holds", n)
-	}
-	return nil
-}
-
 // decode reads a results file from data. parquet-go may panic on a damaged
 // file: a panic is recovered as a *FormatError, so that a hostile file (a
 // submission) cannot crash the command reading it.
@@ -212,7 +190,7 @@ func decode(data []byte) (f *File, err error) {
 			f, err = nil, &FormatError{Err: fmt.Errorf("not a readable Parquet file: the reader failed: %v", p)}
 		}
 	}()
-	if err := checkFooterLength(bytes.NewReader(data), int64(len(data))); err != nil {
+	if err := checkFooter(bytes.NewReader(data), int64(len(data))); err != nil {
 		return nil, &FormatError{Err: err}
 	}
 	pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), openOptions...)

@@ -97,7 +97,7 @@ func openRecovered(r io.ReaderAt, size int64) (pf *parquet.File, err error) {
 			pf, err = nil, fmt.Errorf("parquet reader failed: %v", p)
 		}
 	}()
-	if err := checkFooterLength(r, size); err != nil {
+	if err := checkFooter(r, size); err != nil {
 		return nil, err
 	}
 	return parquet.OpenFile(r, size, openOptions...)

@@ -324,32 +324,48 @@ func baseEnv(pathPrefix string) []string {
 }
 
 // copyDataFiles copies the files rels (Spec.DataFiles) from dir into dst,
-// keeping their relative paths (folders 0755, files 0644), and returns the
-// bytes copied.
+// keeping their relative paths (folders 0755, files 0644; a path listed
+// twice is copied once), and returns the bytes copied. Each file is opened
+// through an os.Root of dir, so no symbolic link, in the file or in a
+// folder on its way, can lead outside dir (the copy runs as root on the
+// host; found in review: "pkg -> /etc" and "pkg/shadow"), and it must be a
+// regular file.
 func copyDataFiles(dir string, rels []string, dst string) (int64, error) {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return 0, err
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return 0, fmt.Errorf("sandbox: data folder: %w", err)
+	}
+	defer root.Close()
 	var n int64
+	seen := map[string]bool{}
 	for _, rel := range rels {
 		clean := path.Clean(rel)
 		if rel == "" || path.IsAbs(rel) || clean == ".." || strings.HasPrefix(clean, "../") || strings.ContainsRune(rel, 0) {
 			return n, fmt.Errorf("sandbox: data file %q: want a path inside the data folder", rel)
 		}
-		src := filepath.Join(dir, filepath.FromSlash(clean))
-		fi, err := os.Lstat(src)
+		if seen[clean] {
+			continue
+		}
+		seen[clean] = true
+		if fi, err := root.Lstat(clean); err != nil {
+			return n, fmt.Errorf("sandbox: data file %q: %w", rel, err)
+		} else if !fi.Mode().IsRegular() {
+			return n, fmt.Errorf("sandbox: data file %q is not a regular file", rel)
+		}
+		in, err := root.Open(clean)
 		if err != nil {
 			return n, fmt.Errorf("sandbox: data file %q: %w", rel, err)
 		}
-		if !fi.Mode().IsRegular() {
+		if fi, err := in.Stat(); err != nil || !fi.Mode().IsRegular() {
+			in.Close()
 			return n, fmt.Errorf("sandbox: data file %q is not a regular file", rel)
 		}
 		out := filepath.Join(dst, filepath.FromSlash(clean))
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return n, err
-		}
-		in, err := os.Open(src)
-		if err != nil {
+			in.Close()
 			return n, err
 		}
 		f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)

@@ -27,7 +27,9 @@ import (
 //     systemd services, container runtimes) would let code read its
 //     secrets or plant a key a later task reads;
 //   - ptrace, process_vm_readv, process_vm_writev, kcmp: reading or
-//     steering another process;
+//     steering another process through those calls (the sandbox's own
+//     processes stay reachable through /proc/<pid>/mem, which seccomp
+//     cannot filter by path; they are all the task's own);
 //   - bpf, perf_event_open, userfaultfd, io_uring_setup, io_uring_enter,
 //     io_uring_register: large kernel attack surface no benchmark code
 //     needs (userfaultfd and io_uring are the usual exploit primitives);
