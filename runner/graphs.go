@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -84,10 +85,11 @@ type graphs struct {
 	mu      sync.Mutex
 	corpora map[string]*graphCorpus
 	built   map[string]*graphrag.Graph
+	stats   map[string]*graphrag.IndexStats
 }
 
 func newGraphs(o Options) *graphs {
-	return &graphs{o: o, corpora: map[string]*graphCorpus{}, built: map[string]*graphrag.Graph{}}
+	return &graphs{o: o, corpora: map[string]*graphCorpus{}, built: map[string]*graphrag.Graph{}, stats: map[string]*graphrag.IndexStats{}}
 }
 
 // lightragPrompts loads LightRAG's prompt texts (Options.LightRAGDir) once.
@@ -131,13 +133,25 @@ func (gs *graphs) indexModel(c plan.Configuration) *plan.Model {
 	return c.Model
 }
 
-// dir returns the index folder of a corpus × index model × embedding.
+// dir returns the index folder of a corpus × index model × embedding
+// model, also keyed by the embeddings endpoint (two servers may serve
+// different vectors under one model name), the LightRAG prompt texts and
+// whether sampling parameters are sent: an index built otherwise lives in
+// another folder.
 func (gs *graphs) dir(corpusID, model, embedding string) string {
 	cache := gs.o.GraphCache
 	if cache == "" {
 		cache = DefaultGraphCache
 	}
-	sum := sha256.Sum256([]byte(corpusID + "\x00" + model + "\x00" + embedding))
+	var endpoint, prompts string
+	if e := gs.o.Plan.Retrieval.Embedding; e != nil {
+		endpoint = llm.RedactURL(e.BaseURL)
+	}
+	if gs.prompts != nil {
+		prompts = gs.prompts.PromptsSHA256()
+	}
+	sum := sha256.Sum256([]byte(corpusID + "\x00" + model + "\x00" + embedding + "\x00" + endpoint + "\x00" + prompts + "\x00" +
+		fmt.Sprint(gs.o.Plan.GraphRAG.SendTemperature)))
 	safe := strings.NewReplacer("/", "_", ":", "_").Replace(model)
 	return filepath.Join(cache, safe+"-"+hex.EncodeToString(sum[:6]))
 }
@@ -146,7 +160,7 @@ func (gs *graphs) dir(corpusID, model, embedding string) string {
 // sampling parameters unless graph_rag.send_temperature (LightRAG 1.3.x
 // sends none, graphrag.md §4).
 func (gs *graphs) chatClient(m *plan.Model, round int) (*llm.Client, error) {
-	params := llm.Params{MaxTokens: m.MaxTokens}
+	var params llm.Params // LightRAG sends no max_tokens either (but 500 on summaries, graphrag's own)
 	if gs.o.Plan.GraphRAG.SendTemperature {
 		params = llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed}
 	}
@@ -155,14 +169,23 @@ func (gs *graphs) chatClient(m *plan.Model, round int) (*llm.Client, error) {
 		retries = llm.NoRetries
 	}
 	return llm.New(llm.Config{BaseURL: m.BaseURLFor(round), APIKey: gs.o.APIKeys[m.APIKeyEnv], Model: m.Name, Params: params,
-		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, HTTPClient: gs.o.HTTPClient})
+		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, HTTPClient: gs.o.HTTPClient,
+		OnRetry: gs.onRetry(m.Name)})
+}
+
+func (gs *graphs) onRetry(model string) func(int, error, time.Duration) {
+	return func(attempt int, err error, delay time.Duration) {
+		if gs.o.Log != nil {
+			gs.o.Log.Warn("retrying", "model", model, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
+		}
+	}
 }
 
 // embedder returns the client of the plan's embeddings endpoint.
 func (gs *graphs) embedder() (*llm.Client, error) {
 	e := gs.o.Plan.Retrieval.Embedding
 	return llm.New(llm.Config{BaseURL: e.BaseURL, APIKey: gs.o.APIKeys[e.APIKeyEnv], Model: e.Model, Timeout: e.Timeout.Duration,
-		RequestsPerMinute: e.RequestsPerMinute, HTTPClient: gs.o.HTTPClient})
+		RequestsPerMinute: e.RequestsPerMinute, HTTPClient: gs.o.HTTPClient, OnRetry: gs.onRetry(e.Model)})
 }
 
 // get returns the index of configuration c, building it (resumably: the
@@ -185,6 +208,19 @@ func (gs *graphs) get(ctx context.Context, c plan.Configuration, round int) (*gr
 	defer gs.mu.Unlock() // one index build at a time
 	if g := gs.built[dir]; g != nil {
 		return g, nil
+	}
+	// One builder per index folder across processes too (the lock dies
+	// with the process, SIGKILL included).
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, err
+	}
+	lf, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer lf.Close()
+	if err := lockFile(lf); err != nil {
+		return nil, fmt.Errorf("graph-rag index %s is being built by another runner (%s is locked): wait for it, or give another -graph-cache", dir, lf.Name())
 	}
 	chat, err := gs.chatClient(m, round)
 	if err != nil {
@@ -221,5 +257,33 @@ func (gs *graphs) get(ctx context.Context, c plan.Configuration, round int) (*gr
 			"relations", len(g.Relations()), "llm_calls", st.TotalLLMCalls(), "reused", st.Reused, "took", time.Since(start).Round(time.Millisecond))
 	}
 	gs.built[dir] = g
+	gs.stats[dir] = st
 	return g, nil
+}
+
+// indexRecord is what a graph-rag run records of its index (run extension
+// "graph_index"): the folder's manifest (who built it from what, when, its
+// sizes) and, when this process built it, the build's model calls, which
+// no run's usage counts otherwise.
+func (gs *graphs) indexRecord(g *graphrag.Graph) json.RawMessage {
+	m := g.Manifest
+	rec := map[string]any{"chat_model": m.ChatModel, "embedding_model": m.EmbeddingModel, "embedding_endpoint": m.EmbeddingEndpoint,
+		"embedding_dims": m.EmbeddingDims, "tokenizer": m.Tokenizer, "corpus_id": m.CorpusID, "documents_sha256": m.DocumentsSHA256,
+		"built_at": m.BuiltAt, "counts": m.Counts, "lightrag_version": m.LightRAGVersion}
+	gs.mu.Lock()
+	if st := gs.stats[gs.dirOf(g)]; st != nil {
+		rec["build_llm_calls"], rec["build_embedding_calls"], rec["build_reused"] = st.LLMCalls, st.EmbeddingCalls, st.Reused
+	}
+	gs.mu.Unlock()
+	b, _ := json.Marshal(rec)
+	return b
+}
+
+func (gs *graphs) dirOf(g *graphrag.Graph) string {
+	for d, x := range gs.built {
+		if x == g {
+			return d
+		}
+	}
+	return ""
 }

@@ -167,9 +167,10 @@ func KeyVariables(p *plan.Plan) []KeyVariable {
 			out = append(out, KeyVariable{m.APIKeyEnv, "model " + m.Name})
 		}
 	}
-	// The endpoint serves the embedding method and source 3's semantic
-	// chunking (whatever the method).
-	if e := p.Retrieval.Embedding; e != nil && e.APIKeyEnv != "" && (slices.Contains(p.Retrieval.Methods, plan.MethodEmbedding) || slices.Contains(p.RetrievalSources, 3)) {
+	// The endpoint serves the embedding method, source 3's semantic
+	// chunking (whatever the method) and graph-rag's index and queries.
+	if e := p.Retrieval.Embedding; e != nil && e.APIKeyEnv != "" && (slices.Contains(p.Retrieval.Methods, plan.MethodEmbedding) ||
+		slices.Contains(p.RetrievalSources, 3) || slices.Contains(p.Systems, results.SystemGraphRAG)) {
 		out = append(out, KeyVariable{e.APIKeyEnv, "retrieval.embedding"})
 	}
 	return out
@@ -520,7 +521,8 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 		if !p.exists && m.APIKeyEnv != "" && o.APIKeys[m.APIKeyEnv] == "" {
 			return nil, fmt.Errorf("model %s: no API key: environment variable %s is not set", m.Name, m.APIKeyEnv)
 		}
-		if e := o.Plan.Retrieval.Embedding; e != nil && !p.exists && (p.pr.RetrievalMethod == plan.MethodEmbedding || p.pr.RetrievalSource == 3) &&
+		if e := o.Plan.Retrieval.Embedding; e != nil && !p.exists && (p.pr.RetrievalMethod == plan.MethodEmbedding || p.pr.RetrievalSource == 3 ||
+			p.pr.System == results.SystemGraphRAG) &&
 			e.APIKeyEnv != "" && o.APIKeys[e.APIKeyEnv] == "" {
 			return nil, fmt.Errorf("retrieval.embedding: no API key: environment variable %s is not set", e.APIKeyEnv)
 		}
@@ -601,7 +603,18 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	if p.pr.System == results.SystemGraphRAG {
 		var err error
 		if graph, err = e.graphs.get(ctx, p.pr.Configuration, p.pr.Round); err != nil {
+			if ctx.Err() != nil {
+				e.log.Warn("graph index interrupted; run the plan again to resume it (its journal keeps every finished chunk)", "run", p.journalID)
+				return set(StatusInterrupted, nil, 0)
+			}
 			return fail(err, 0)
+		}
+		rec := e.graphs.indexRecord(graph)
+		for _, out := range p.outs {
+			if out.run.Extensions == nil {
+				out.run.Extensions = map[string]json.RawMessage{}
+			}
+			out.run.Extensions["graph_index"] = rec
 		}
 	} else if p.pr.Benchmark == results.BenchmarkToolUsage && p.pr.RetrievalMethod != "" {
 		var err error

@@ -460,6 +460,10 @@ func (q *queryRun) search(ctx context.Context, store *vectorStore, text string, 
 	if err != nil {
 		return nil, err
 	}
+	if d := q.g.Manifest.EmbeddingDims; d > 0 && len(vecs[0]) != d {
+		// numpy would raise; a dot product over the shorter vector is meaningless.
+		return nil, fmt.Errorf("graphrag: the query embedding has %d dimensions, the index's vectors %d (another embeddings endpoint or model?)", len(vecs[0]), d)
+	}
 	return store.query(vecs[0], topK, q.threshold), nil
 }
 

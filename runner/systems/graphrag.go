@@ -75,8 +75,14 @@ func (s *graphRAG) Generate(ctx context.Context, q *datasets.Question, env Env) 
 	// The chunks of the context (the Sources table, mix's vector chunks),
 	// in context order, as the retrieved context.
 	ids := append(append([]string{}, res.ChunkIDs...), res.VectorChunkIDs...)
+	files := map[string]string{}
+	for _, c := range env.Graph.Chunks() {
+		files[c.ID] = c.FilePath
+	}
 	for i, id := range ids {
-		g.Retrieved = append(g.Retrieved, results.RetrievedChunk{ChunkID: id, Source: "graph", Rank: int32(i + 1)})
+		// The chunk's file as its source; no score (the graph method ranks
+		// by entity and relation, not by chunk; mix's vector chunks follow).
+		g.Retrieved = append(g.Retrieved, results.RetrievedChunk{ChunkID: id, Source: files[id], Rank: int32(i + 1)})
 	}
 	if len(g.Trace) > 0 {
 		for i := range g.Trace {
@@ -90,7 +96,7 @@ func (s *graphRAG) Generate(ctx context.Context, q *datasets.Question, env Env) 
 		}
 	}
 	g.Response = res.Answer
-	g.FinishReason = "stop"
+	g.FinishReason = "stop" // graphrag.Query reports no finish reason: recorded as "stop"
 	g.Code, g.FunctionName, g.Extracted = ExtractCode(pystr.Strip(res.Answer))
 	return g, nil
 }

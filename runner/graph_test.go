@@ -1,0 +1,112 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	lightragcheck "github.com/mattools-leaderboard/leaderboard/scripts/lightrag-check"
+)
+
+func graphPlan(t *testing.T, chat, emb string) *plan.Plan {
+	t.Helper()
+	p, err := plan.Parse([]byte(fmt.Sprintf(`rounds = 1
+systems = ["graph-rag"]
+[graph_rag]
+corpus = "pymatgen/analysis/defects"
+[retrieval.embedding]
+model = "fake-embedding"
+base_url = %q
+api_key_env = "GRAPH_TEST_EMB_KEY"
+[[models]]
+name = "fake"
+base_url = %q
+api_key_env = "GRAPH_TEST_CHAT_KEY"
+max_retries = 0
+temperature = 0.3
+`, emb, chat)), "graph.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestGraphRAGRunRecordsAndKeys (from the review of issue 14): graph-rag
+// reads the embeddings endpoint's own key and sends it on every embeddings
+// request (and the chat key on chat requests, with no temperature although
+// the model has one); the runs validate and record the index (extension
+// graph_index, with the build's calls); an index of another embeddings
+// endpoint is another folder, built anew, never reused.
+func TestGraphRAGRunRecordsAndKeys(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "for the pymatgen source")
+	lightrag := os.Getenv("LIGHTRAG_DATA")
+	if lightrag == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("LIGHTRAG_DATA is not set, and CI is")
+		}
+		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG's prompt texts (../shared/lightrag)")
+	}
+	chat := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder})
+	emb := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder})
+	p := graphPlan(t, chat.URL, emb.URL)
+	keys, err := ReadAPIKeys(p, func(name string) string {
+		return map[string]string{"GRAPH_TEST_EMB_KEY": "emb-secret", "GRAPH_TEST_CHAT_KEY": "chat-secret"}[name]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, out := t.TempDir(), t.TempDir()
+	opts := Options{Plan: p, DataRoot: root, OutDir: out, Unscored: true, LightRAGDir: lightrag, GraphCache: cache,
+		PromptsCache: t.TempDir(), APIKeys: keys}
+	if _, err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range emb.Requests() {
+		if r.Header.Get("Authorization") != "Bearer emb-secret" {
+			t.Fatalf("embeddings request with Authorization %q", r.Header.Get("Authorization"))
+		}
+	}
+	for _, r := range chat.Requests() {
+		if r.Header.Get("Authorization") != "Bearer chat-secret" || strings.Contains(string(r.Body), `"temperature"`) {
+			t.Fatalf("chat request with Authorization %q, body %.200s", r.Header.Get("Authorization"), r.Body)
+		}
+	}
+	if len(emb.Requests()) == 0 || lightragcheck.CountKinds(chat.Requests())["extract"] == 0 {
+		t.Fatalf("requests: %d embeddings, chat %v", len(emb.Requests()), lightragcheck.CountKinds(chat.Requests()))
+	}
+	files, err := results.ReadDir(out)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("%d results files, %v", len(files), err)
+	}
+	var rec struct {
+		Counts        struct{ Chunks, Entities int }
+		BuildLLMCalls map[string]int `json:"build_llm_calls"`
+		Endpoint      string         `json:"embedding_endpoint"`
+	}
+	if err := json.Unmarshal(files[0].Run.Extensions["graph_index"], &rec); err != nil || rec.Counts.Chunks != 69 || rec.BuildLLMCalls["extract"] != 69 ||
+		rec.Endpoint != emb.URL {
+		t.Errorf("graph_index %s (%v)", files[0].Run.Extensions["graph_index"], err)
+	}
+	if g := files[0].Run.Generation; g.Temperature != nil {
+		t.Errorf("generation records temperature %v; none was sent", *g.Temperature)
+	}
+
+	// Another embeddings endpoint: another index folder.
+	emb2 := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder, EmbeddingDims: 16})
+	opts.Plan, opts.OutDir = graphPlan(t, chat.URL, emb2.URL), t.TempDir()
+	if _, err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(cache, "*", "manifest.json"))
+	if len(dirs) != 2 || lightragcheck.CountKinds(chat.Requests())["extract"] != 2*69 {
+		t.Errorf("index folders %v, extraction calls %d: want a second index for the second endpoint", dirs, lightragcheck.CountKinds(chat.Requests())["extract"])
+	}
+}
