@@ -669,7 +669,10 @@ func TestBrowserQuestionPage(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#statement`))); err != nil {
 		t.Fatal(err)
 	}
-	title, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`h1`)))
+	// Read by script rather than by DOM node ids, which a page still
+	// settling after the navigation can invalidate ("No node with given id"
+	// on a loaded machine).
+	title, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("h1").textContent`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -677,7 +680,7 @@ func TestBrowserQuestionPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`details.run:has(pre.code) > summary`))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { document.querySelector("details.run:has(pre.code) > summary").click(); return true; })()`)); err != nil {
 		t.Fatal(err)
 	}
 	codeShown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const d = document.querySelector("details.run:has(pre.code)"); const c = d.querySelector("pre.code");
