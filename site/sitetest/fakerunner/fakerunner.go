@@ -294,21 +294,9 @@ max_retries = 0
 		return Result{}, "", err
 	}
 	ms := &memoScorer{sc: sc, reuse: !ExecuteEveryRound, calls: map[memoKey]*memoCall{}}
-	runs, err := runner.Run(ctx, runner.Options{Plan: p, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: out, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner"})
-	if err != nil {
-		return Result{}, "", fmt.Errorf("runner: %w", err)
-	}
-	if len(unmatched) > 0 {
-		return Result{}, "", fmt.Errorf("%d prompts name no question of %s; the first: %.200q", len(unmatched), dataRoot, unmatched[0])
-	}
-	if want := Rounds * len(scoring.Protocols); len(runs) != want {
-		return Result{}, "", fmt.Errorf("runner wrote %d runs, want %d", len(runs), want)
-	}
-	for _, r := range runs {
-		if r.Status != runner.StatusWritten {
-			return Result{}, "", fmt.Errorf("run %s: %s", r.RunID, r.Status)
-		}
+	if err := runPlan(ctx, runner.Options{Plan: p, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
+		OutDir: out, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner"}, Rounds*len(scoring.Protocols), "single-llm", &unmatched, dataRoot); err != nil {
+		return Result{}, "", err
 	}
 	requests, executions, reused := len(srv.Requests()), ms.executions, ms.reused
 
@@ -361,22 +349,10 @@ max_retries = 0
 		return Result{}, "", err
 	}
 	ragOut := filepath.Join(dir, "rag")
-	runs, err = runner.Run(ctx, runner.Options{Plan: rp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
+	if err := runPlan(ctx, runner.Options{Plan: rp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
 		OutDir: ragOut, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner",
-		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")})
-	if err != nil {
-		return Result{}, "", fmt.Errorf("runner (llm-rag): %w", err)
-	}
-	if len(unmatched) > 0 {
-		return Result{}, "", fmt.Errorf("llm-rag: %d prompts name no question of %s; the first: %.200q", len(unmatched), dataRoot, unmatched[0])
-	}
-	if want := 4 * 2 * len(scoring.Protocols); len(runs) != want {
-		return Result{}, "", fmt.Errorf("runner wrote %d llm-rag runs, want %d", len(runs), want)
-	}
-	for _, r := range runs {
-		if r.Status != runner.StatusWritten {
-			return Result{}, "", fmt.Errorf("run %s: %s", r.RunID, r.Status)
-		}
+		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")}, 4*2*len(scoring.Protocols), "llm-rag", &unmatched, dataRoot); err != nil {
+		return Result{}, "", err
 	}
 	ragExecutions := ms.executions - executions
 
@@ -408,22 +384,10 @@ max_retries = 0
 	}
 	advOut := filepath.Join(dir, "advanced")
 	before := ms.executions
-	runs, err = runner.Run(ctx, runner.Options{Plan: ap, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
+	if err := runPlan(ctx, runner.Options{Plan: ap, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
 		OutDir: advOut, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner",
-		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")})
-	if err != nil {
-		return Result{}, "", fmt.Errorf("runner (advanced systems): %w", err)
-	}
-	if len(unmatched) > 0 {
-		return Result{}, "", fmt.Errorf("advanced systems: %d prompts name no question of %s; the first: %.200q", len(unmatched), dataRoot, unmatched[0])
-	}
-	if want := Rounds * 3 * len(scoring.Protocols); len(runs) != want {
-		return Result{}, "", fmt.Errorf("runner wrote %d advanced-system runs, want %d", len(runs), want)
-	}
-	for _, r := range runs {
-		if r.Status != runner.StatusWritten {
-			return Result{}, "", fmt.Errorf("run %s: %s", r.RunID, r.Status)
-		}
+		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")}, Rounds*3*len(scoring.Protocols), "advanced systems", &unmatched, dataRoot); err != nil {
+		return Result{}, "", err
 	}
 	res := Result{Dir: out, RAGDir: ragOut, AdvancedDir: advOut, Open: openTime, Requests: requests, Executions: executions, Reused: reused,
 		RAGExecutions: ragExecutions, AdvancedScored: ms.executions - before, LoopExecutions: ms.loopExecutions, LoopReused: ms.loopReused}
@@ -464,22 +428,10 @@ max_retries = 0
 	res.GraphDir = filepath.Join(dir, "graph")
 	before, reqBefore := ms.executions, len(srv.Requests())
 	indexStart := time.Now()
-	runs, err = runner.Run(ctx, runner.Options{Plan: gp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
+	if err := runPlan(ctx, runner.Options{Plan: gp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
 		OutDir: res.GraphDir, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner", LightRAGDir: lightrag,
-		GraphCache: filepath.Join(dir, "graphrag")})
-	if err != nil {
-		return Result{}, "", fmt.Errorf("runner (graph-rag): %w", err)
-	}
-	if len(unmatched) > 0 {
-		return Result{}, "", fmt.Errorf("graph-rag: %d prompts name no question of %s; the first: %.200q", len(unmatched), dataRoot, unmatched[0])
-	}
-	if want := Rounds * len(scoring.Protocols); len(runs) != want {
-		return Result{}, "", fmt.Errorf("runner wrote %d graph-rag runs, want %d", len(runs), want)
-	}
-	for _, r := range runs {
-		if r.Status != runner.StatusWritten {
-			return Result{}, "", fmt.Errorf("run %s: %s", r.RunID, r.Status)
-		}
+		GraphCache: filepath.Join(dir, "graphrag")}, Rounds*len(scoring.Protocols), "graph-rag", &unmatched, dataRoot); err != nil {
+		return Result{}, "", err
 	}
 	res.GraphScored, res.GraphRequests, res.GraphElapsed = ms.executions-before, len(srv.Requests())-reqBefore, time.Since(indexStart)
 	res.GraphIndex = filepath.Join(dir, "graphrag")
@@ -774,4 +726,26 @@ func pyStrings(s string) []string {
 		out = append(out, b.String())
 	}
 	return out
+}
+
+// runPlan runs o's plan through the runner and checks that it wrote want
+// runs, each written, and that every prompt named a question (unmatched
+// collects the fake server's misses); what names the plan in errors.
+func runPlan(ctx context.Context, o runner.Options, want int, what string, unmatched *[]string, dataRoot string) error {
+	runs, err := runner.Run(ctx, o)
+	if err != nil {
+		return fmt.Errorf("runner (%s): %w", what, err)
+	}
+	if len(*unmatched) > 0 {
+		return fmt.Errorf("%s: %d prompts name no question of %s; the first: %.200q", what, len(*unmatched), dataRoot, (*unmatched)[0])
+	}
+	if len(runs) != want {
+		return fmt.Errorf("runner wrote %d %s runs, want %d", len(runs), what, want)
+	}
+	for _, r := range runs {
+		if r.Status != runner.StatusWritten {
+			return fmt.Errorf("run %s: %s", r.RunID, r.Status)
+		}
+	}
+	return nil
 }
