@@ -36,7 +36,9 @@ import (
 //   - init_module, finit_module, delete_module, kexec_load,
 //     kexec_file_load, reboot, swapon, swapoff, acct, quotactl,
 //     open_by_handle_at, name_to_handle_at, lookup_dcookie: host
-//     administration, and the classic file-handle escape.
+//     administration, and the classic file-handle escape;
+//   - socket(AF_VSOCK, …): vsock is not network-namespaced, so on a VM
+//     host it would reach the host's services.
 //
 // UntrustedDenied is stacked on top for the process that runs untrusted
 // code, after the sandbox is set up (bubblewrap installs both right
@@ -79,8 +81,13 @@ var (
 // order): the base layer and the untrusted layer.
 func SeccompPrograms() (base, untrusted []byte, err error) {
 	filterOnce.Do(func() {
+		// AF_VSOCK sockets reach the host's (or hypervisor's) services
+		// past the network namespace, which does not cover vsock.
+		vsock := []seccomp.NameWithConditions{{Name: "socket",
+			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: 40 /* AF_VSOCK */}}}}
 		baseProgram, filterErr = assemble(seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: []seccomp.SyscallGroup{
-			{Names: BaseDenied, Action: errnoAction(syscall.EPERM)}}})
+			{Names: BaseDenied, Action: errnoAction(syscall.EPERM)},
+			{NamesWithCondtions: vsock, Action: errnoAction(syscall.EPERM)}}})
 		if filterErr != nil {
 			return
 		}

@@ -333,6 +333,7 @@ func (s *suite) seccomp(t *testing.T) {
 		{"unshare(NEWNS)", syscall.SYS_UNSHARE, "0x20000", syscall.EPERM},
 		{"mount", syscall.SYS_MOUNT, `b"none", b"/tmp", b"tmpfs", 0, None`, syscall.EPERM},
 		{"clone3", 435, "0, 0", syscall.ENOSYS},
+		{"socket(AF_VSOCK)", syscall.SYS_SOCKET, "40, 1, 0", syscall.EPERM},
 	}
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the syscall numbers of this check are x86-64's")
