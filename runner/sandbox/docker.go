@@ -41,6 +41,7 @@ type docker struct {
 	instance string
 	slots    chan struct{}
 	version  string
+	seccomp  string // DockerSeccompProfile
 }
 
 // LabelKey labels every container of the docker backend; its value is the
@@ -69,7 +70,11 @@ func openDocker(ctx context.Context, o Options) (Sandbox, error) {
 	}
 	b := make([]byte, 8)
 	rand.Read(b)
-	d := &docker{cli: cli, opts: o, limits: o.Limits.merge(DefaultLimits), instance: hex.EncodeToString(b),
+	profile, err := DockerSeccompProfile()
+	if err != nil {
+		return nil, fmt.Errorf("%w: docker: seccomp profile: %v", ErrUnavailable, err)
+	}
+	d := &docker{cli: cli, opts: o, limits: o.Limits.merge(DefaultLimits), instance: hex.EncodeToString(b), seccomp: profile,
 		version: "docker engine API " + ping.APIVersion}
 	if d.opts.Image == "" {
 		d.opts.Image = DefaultImage
@@ -144,7 +149,7 @@ func (d *docker) createOptions(s Spec, lim Limits) client.ContainerCreateOptions
 		},
 		Mounts:      []mount.Mount{{Type: mount.TypeVolume, Target: "/sbx"}},
 		CapDrop:     []string{"ALL"},
-		SecurityOpt: []string{"no-new-privileges"},
+		SecurityOpt: []string{"no-new-privileges", "seccomp=" + d.seccomp},
 		Init:        ptrTo(true),
 		Resources: container.Resources{
 			Memory: lim.Memory, MemorySwap: lim.Memory, PidsLimit: &pids, NanoCPUs: lim.NanoCPUs,

@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	mobyseccomp "github.com/moby/profiles/seccomp"
+	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"io"
 	"net"
 	"net/http"
@@ -217,7 +219,8 @@ func TestDockerCreateRequestAndResult(t *testing.T) {
 	check("NetworkMode none", hc.NetworkMode == "none")
 	check("ReadonlyRootfs", hc.ReadonlyRootfs)
 	check("CapDrop ALL", len(hc.CapDrop) == 1 && hc.CapDrop[0] == "ALL")
-	check("SecurityOpt no-new-privileges", len(hc.SecurityOpt) == 1 && hc.SecurityOpt[0] == "no-new-privileges")
+	check("SecurityOpt no-new-privileges and the seccomp profile", len(hc.SecurityOpt) == 2 && hc.SecurityOpt[0] == "no-new-privileges" &&
+		checkDockerProfile(t, strings.TrimPrefix(hc.SecurityOpt[1], "seccomp=")))
 	check("Init", hc.Init != nil && *hc.Init)
 	check("Memory = MemorySwap = 4 GiB", hc.Memory == 4<<30 && hc.MemorySwap == 4<<30)
 	check("NanoCpus 1e9", hc.NanoCpus == 1e9)
@@ -315,4 +318,39 @@ func TestDockerNoEngineIsUnavailable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no Docker engine answers") {
 		t.Errorf("err = %v; want no Docker engine answers", err)
 	}
+}
+
+// checkDockerProfile: the profile the fake engine received is one the
+// daemon loads (moby/profiles' LoadProfile, as dockerd parses
+// seccomp=<json>), an allow-list whose default action is EPERM, and no
+// allow rule names a call of the local backend's two layers.
+func checkDockerProfile(t *testing.T, body string) bool {
+	t.Helper()
+	if body == "" {
+		return false
+	}
+	loaded, err := mobyseccomp.LoadProfile(body, &specs.Spec{Process: &specs.Process{Capabilities: &specs.LinuxCapabilities{}}})
+	if err != nil {
+		t.Errorf("the daemon would refuse the profile: %v", err)
+		return false
+	}
+	if loaded.DefaultAction != specs.ActErrno {
+		t.Errorf("default action %s", loaded.DefaultAction)
+		return false
+	}
+	allowed := map[string]bool{}
+	for _, sc := range loaded.Syscalls {
+		if sc.Action == specs.ActAllow {
+			for _, n := range sc.Names {
+				allowed[n] = true
+			}
+		}
+	}
+	for _, n := range append(append([]string{}, sandbox.BaseDenied...), sandbox.UntrustedDenied...) {
+		if allowed[n] {
+			t.Errorf("the Docker profile allows %s", n)
+			return false
+		}
+	}
+	return allowed["read"] && allowed["clone"] && allowed["socket"] // the usual calls still run
 }
