@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -37,7 +38,7 @@ type event struct {
 
 func main() {
 	goCmd := flag.String("go", "go", "the go command")
-	pattern := flag.String("pattern", "MATTOOLS_DATA is not set", "a skip message containing this counts as skipped for lack of data")
+	pattern := flag.String("pattern", "MATTOOLS_DATA is not set|LIGHTRAG_DATA is not set", "a skip message containing one of these |-separated texts counts as skipped for lack of data")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: testreport [-go CMD] [-pattern TEXT] [--] [go test flags] packages")
 		flag.PrintDefaults()
@@ -57,7 +58,7 @@ func main() {
 	w := bufio.NewWriter(os.Stdout)
 	skipped := report(out, w, *pattern)
 	err = cmd.Wait()
-	fmt.Fprintf(w, "skipped for lack of data: %d tests (set MATTOOLS_DATA to a MatTools checkout to run them)\n", skipped)
+	fmt.Fprintf(w, "skipped for lack of data: %d tests (set MATTOOLS_DATA to a MatTools checkout and LIGHTRAG_DATA to LightRAG's prompt texts to run them)\n", skipped)
 	w.Flush()
 	var ee *exec.ExitError
 	switch {
@@ -115,7 +116,7 @@ func report(r io.Reader, w *bufio.Writer, pattern string) int {
 				w.WriteString(text)
 			}
 		case e.Action == "skip":
-			if b := buf[key]; b != nil && strings.Contains(b.String(), pattern) {
+			if b := buf[key]; b != nil && slices.ContainsFunc(strings.Split(pattern, "|"), func(p string) bool { return strings.Contains(b.String(), p) }) {
 				skipped++
 			}
 			delete(buf, key)
