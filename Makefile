@@ -19,7 +19,7 @@ PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck
+.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts warm-bench
 
 all: site ## the default: make site
 
@@ -47,6 +47,25 @@ sandbox-env: ## install the sandbox's pinned Python environment (sandbox-env/req
 rescore-published: sandbox-env ## re-execute every published answer into results/published/reexecuted.json (heavy, incremental; not part of make test)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make rescore-published: MATTOOLS_DATA is not set" >&2; exit 1; fi
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -all-published -store results/published/reexecuted.json
+
+# compare-verdicts re-executes the generated code of every published tool-usage run (both protocols) into
+# build/verdicts/$(MODE).json, from scratch, in the sandbox's warm workers (MODE=warm, the default) or with a
+# fresh interpreter per execution (MODE=cold, the reference), and compares every verdict, question by
+# question, with the committed results/published/reexecuted.json; it fails on any difference and lists each.
+# RUNS=regexp limits it to some published runs. Heavy: ~10-30 min warm on 2 cores; not part of make test.
+MODE ?= warm
+RUNS ?=
+compare-verdicts: sandbox-env ## re-execute every published answer (MODE=warm|cold) and compare each verdict with the committed store (heavy)
+	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make compare-verdicts: MATTOOLS_DATA is not set" >&2; exit 1; fi
+	@mkdir -p build/verdicts && rm -f build/verdicts/$(MODE).json
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -all-published -store build/verdicts/$(MODE).json \
+	  -compare results/published/reexecuted.json $(if $(filter cold,$(MODE)),-cold) $(if $(RUNS),-runs '$(RUNS)')
+
+# warm-bench measures the warm workers against cold executions (scripts/warm-bench): per-execution overhead,
+# and one stored run scored cold, warm and against the pure-compute bound.
+warm-bench: sandbox-env ## cold vs warm sandbox executions: overhead and one stored run vs the compute bound
+	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make warm-bench: MATTOOLS_DATA is not set" >&2; exit 1; fi
+	$(GO) run ./scripts/warm-bench -python $(SANDBOX_PYTHON)
 
 selfcheck: sandbox-env ## per-property self-consistency of the 138 properties (heavy; not part of make test)
 	MATTOOLS_SELFCHECK=full MATTOOLS_SELFCHECK_OUT=$(CURDIR)/build/selfcheck.txt \

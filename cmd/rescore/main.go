@@ -52,12 +52,12 @@ func main() {
 
 type config struct {
 	data, out, backend, python, verdicts, published string
-	noCgroup                                        bool
+	noCgroup, cold                                  bool
 	slots                                           int
 	timeout                                         time.Duration
 	force, quiet                                    bool
 	allPublished                                    bool
-	store                                           string
+	store, compare, runs                            string
 	only                                            []string
 }
 
@@ -70,6 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.out, "out", "build/results/rescored", "directory for the results files")
 	fs.StringVar(&c.backend, "sandbox", "auto", "sandbox backend: auto, local or docker")
 	fs.BoolVar(&c.noCgroup, "sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
+	fs.BoolVar(&c.cold, "cold", false, "run every execution in a fresh interpreter (the reference mode) instead of the sandbox's warm workers")
 	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make sandbox-env)")
 	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
 	fs.DurationVar(&c.timeout, "timeout", sandbox.DefaultLimits.Wall, "wall-clock limit per execution")
@@ -79,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.published, "published", "", "print each run next to its published totals from this paper-runs.csv")
 	fs.BoolVar(&c.allPublished, "all-published", false, "re-execute every published tool-usage run of the data root, question by question, into -store (no INPUT; incremental)")
 	fs.StringVar(&c.store, "store", "results/published/reexecuted.json", "with -all-published: the committed store of re-executed verdicts")
+	fs.StringVar(&c.compare, "compare", "", "with -all-published: compare the verdicts, question by question, with this store (e.g. the committed one) and fail on any difference")
+	fs.StringVar(&c.runs, "runs", "", "with -all-published: re-execute only the published runs whose id matches this regular expression")
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to score (the others become data-missing; for tests)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rescore [flags] INPUT...\n       rescore [flags] -all-published\n\nINPUT is a MatTools run folder (with function_generation_results.jsonl) or a tool-usage .parquet results file.\n\n")
@@ -141,7 +144,7 @@ func (c config) benchmark() (root string, bench *datasets.Benchmark, err error) 
 // openScorer opens the sandbox scorer with c's backend, slots, Python and limits.
 func (c config) openScorer(ctx context.Context, root string) (*scoring.Scorer, error) {
 	return scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python, Limits: sandbox.Limits{Wall: c.timeout},
-		AllowNoCgroup: c.noCgroup})
+		AllowNoCgroup: c.noCgroup, Cold: c.cold})
 }
 
 func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.Writer) error {

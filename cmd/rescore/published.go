@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"sort"
 	"sync"
 	"time"
@@ -61,11 +62,20 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 		q    *datasets.Question
 		code scoring.Submission
 	}
+	var runFilter *regexp.Regexp
+	if c.runs != "" {
+		if runFilter, err = regexp.Compile(c.runs); err != nil {
+			return fmt.Errorf("-runs: %w", err)
+		}
+	}
 	var jobs []job
 	var runs []*results.File
 	kept, redone := 0, 0
 	for _, f := range imp.Files {
 		if f.Run.Benchmark != results.BenchmarkToolUsage || f.Run.Provenance.Kind != results.ProvenanceImported {
+			continue
+		}
+		if runFilter != nil && !runFilter.MatchString(f.Run.RunID) {
 			continue
 		}
 		runs = append(runs, f)
@@ -196,7 +206,21 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	} else if err := write(); err != nil {
 		return err
 	}
-	return summarizePublished(stdout, runs, st)
+	if err := summarizePublished(stdout, runs, st); err != nil {
+		return err
+	}
+	if c.compare != "" {
+		other, err := published.ReadReexecuted(c.compare)
+		if err != nil {
+			return err
+		}
+		mine := published.NewReexecuted()
+		for _, f := range runs {
+			mine.Runs[f.Run.RunID] = st.Runs[f.Run.RunID]
+		}
+		return reportComparison(stdout, c.store, c.compare, mine, other)
+	}
+	return nil
 }
 
 // summarizePublished prints, per system, the re-executed runnable questions

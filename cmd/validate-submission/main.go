@@ -58,6 +58,7 @@ func main() {
 type config struct {
 	data, backend, python, record string
 	noCgroup, reexecute, github   bool
+	cold                          bool
 	quiet                         bool
 	slots                         int
 	timeout                       time.Duration
@@ -76,6 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.data, "data", os.Getenv(datasets.EnvVar), "MatTools data root, for -reexecute (default $MATTOOLS_DATA)")
 	fs.StringVar(&c.backend, "sandbox", "auto", "sandbox backend: auto, local or docker")
 	fs.BoolVar(&c.noCgroup, "sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
+	fs.BoolVar(&c.cold, "cold", false, "re-execute in a fresh interpreter per execution (the reference mode) instead of the sandbox's warm workers")
 	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make sandbox-env)")
 	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
 	fs.DurationVar(&c.timeout, "timeout", sandbox.DefaultLimits.Wall, "wall-clock limit per execution")
@@ -310,7 +312,7 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 	rx.executions = len(jobs)
 
 	scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python,
-		Limits: sandbox.Limits{Wall: c.timeout}, AllowNoCgroup: c.noCgroup})
+		Limits: sandbox.Limits{Wall: c.timeout}, AllowNoCgroup: c.noCgroup, Cold: c.cold})
 	if err != nil {
 		return nil, err
 	}

@@ -184,6 +184,9 @@ func (c *cgroups) create(name string, l Limits) (*cgroupTask, error) {
 }
 
 func (t *cgroupTask) procsFiles() []string {
+	if t == nil {
+		return nil
+	}
 	var out []string
 	for _, d := range t.dirs {
 		out = append(out, filepath.Join(d, "cgroup.procs"))

@@ -116,6 +116,7 @@ func (d *docker) Info() Info {
 	lim["image"] = d.opts.Image
 	lim["memory"] = fmt.Sprint(d.limits.Memory)
 	lim["nano_cpus"] = fmt.Sprint(d.limits.NanoCPUs)
+	lim["mode"] = "cold: a fresh container per execution (the docker backend has no warm workers)"
 	return Info{Backend: "docker", Version: d.version, TimeoutSeconds: d.limits.Wall.Seconds(), Limits: lim, Slots: d.opts.Slots}
 }
 

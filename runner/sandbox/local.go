@@ -44,19 +44,24 @@ const (
 )
 
 type local struct {
-	opts    Options
-	limits  Limits
-	bwrap   string
-	version string
-	base    string // task directories live here (0755)
-	slots   chan int
-	uids    []int
-	locks   []*os.File
-	owner   *os.File // the flock on base's owner lock (see makeBase)
-	cg      *cgroups // nil when no cgroup is usable
-	seq     atomic.Int64
-	reapMu  sync.Mutex
-	closeMu sync.Once
+	opts           Options
+	limits         Limits
+	bwrap          string
+	version        string
+	base           string // task directories live here (0755)
+	slots          chan int
+	uids           []int
+	locks          []*os.File
+	owner          *os.File // the flock on base's owner lock (see makeBase)
+	cg             *cgroups // nil when no cgroup is usable
+	seq            atomic.Int64
+	workers        []*worker // warm workers by slot (nil: not started); each used only by its slot's holder
+	workersMu      sync.Mutex
+	warmRuns       atomic.Int64 // executions run in warm workers
+	coldRuns       atomic.Int64 // executions run in a fresh sandbox
+	workerRestarts atomic.Int64 // warm workers replaced after failing before an execution's code ran
+	reapMu         sync.Mutex
+	closeMu        sync.Once
 }
 
 func openLocal(ctx context.Context, o Options) (Sandbox, error) {
@@ -153,6 +158,7 @@ func (l *local) claimUIDs() error {
 	if len(l.uids) < l.opts.Slots {
 		return fmt.Errorf("%w: only %d of %d sandbox uids free in %d–%d", ErrUnavailable, len(l.uids), l.opts.Slots, uidBase, uidBase+uidRange-1)
 	}
+	l.workers = make([]*worker, len(l.uids))
 	l.slots = make(chan int, len(l.uids))
 	for i := range l.uids {
 		l.slots <- i
@@ -170,6 +176,12 @@ func (l *local) Info() Info {
 		lim["cgroup"] = "none (rlimits only)"
 	}
 	lim["uids"] = fmt.Sprintf("one per slot, from %d", uidBase)
+	if l.opts.Cold {
+		lim["mode"] = "cold: a fresh interpreter per execution"
+	} else {
+		lim["mode"] = "warm: a forked child of a per-slot worker per execution (issue 16)"
+		lim["preload"] = strings.Join(l.opts.Preload, " ")
+	}
 	return Info{Backend: "local", Version: l.version, TimeoutSeconds: l.limits.Wall.Seconds(), Limits: lim, Slots: len(l.uids)}
 }
 
@@ -204,6 +216,13 @@ print(os.getuid(), ",".join(ifs), usr, os.getcwd())
 
 func (l *local) Close() error {
 	l.closeMu.Do(func() {
+		l.workersMu.Lock()
+		for _, w := range l.workers {
+			if w != nil {
+				w.stop()
+			}
+		}
+		l.workersMu.Unlock()
 		for _, uid := range l.uids {
 			killUID(uid)
 		}
@@ -350,6 +369,11 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 	defer func() { l.slots <- slot }()
 	uid := l.uids[slot]
 	lim := s.Limits.merge(l.limits)
+	if !l.opts.Cold && warmEligible(s, lim, l.limits, l.opts.DataDirs) {
+		l.warmRuns.Add(1)
+		return l.runWarm(s, slot, lim, ctx.Done(), ctx.Err)
+	}
+	l.coldRuns.Add(1)
 
 	task, err := os.MkdirTemp(l.base, fmt.Sprintf("slot%d-", slot))
 	if err != nil {

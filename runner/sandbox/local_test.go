@@ -27,10 +27,28 @@ func openOrSkip(t *testing.T, name string, o sandbox.Options) sandbox.Sandbox {
 	return sb
 }
 
-// TestLocalConformance runs the hostile-code suite on the bubblewrap backend (issue 4).
+// TestLocalConformance runs the hostile-code suite on the bubblewrap
+// backend (issue 4) in its default mode, warm workers (issue 16): every
+// execution of the suite runs warm (its data folder is one of the
+// sandbox's DataDirs).
 func TestLocalConformance(t *testing.T) {
-	sb := openOrSkip(t, "local", sandbox.Options{Slots: 2})
-	sandboxtest.Run(t, sb, sandboxtest.Options{})
+	dir := dataDir(t)
+	sb := openOrSkip(t, "local", sandbox.Options{Slots: 2, DataDirs: []string{dir}})
+	sandboxtest.Run(t, sb, sandboxtest.Options{DataDir: dir})
+	if warm, cold := sandbox.Executions(sb); cold != 0 || warm < 12 {
+		t.Errorf("the suite ran %d executions warm and %d cold; want every one warm", warm, cold)
+	}
+}
+
+// TestLocalConformanceCold runs the same suite with a fresh sandbox per
+// execution (Options.Cold, the reference mode).
+func TestLocalConformanceCold(t *testing.T) {
+	dir := dataDir(t)
+	sb := openOrSkip(t, "local", sandbox.Options{Slots: 2, Cold: true, DataDirs: []string{dir}})
+	sandboxtest.Run(t, sb, sandboxtest.Options{DataDir: dir})
+	if warm, cold := sandbox.Executions(sb); warm != 0 || cold < 12 {
+		t.Errorf("the suite ran %d executions warm and %d cold; want every one cold", warm, cold)
+	}
 }
 
 // TestAutoPicksLocal: with bubblewrap present and no Docker engine, auto selects local.

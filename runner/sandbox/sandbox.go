@@ -4,8 +4,13 @@
 // every process of the task, capped output and an empty environment. It owns
 // the Sandbox interface and its backends, one file each: local.go
 // (bubblewrap, the default) and docker.go (a Docker Engine through the moby
-// client). Scoring (runner/scoring) decides what runs; this package only runs
-// it. See ../shared/reference/sandbox.md for the measured design.
+// client). By default the local backend runs eligible executions in warm
+// workers (warm.go, zygote.py): per slot, a long-lived sandbox whose
+// interpreter has imported Options.Preload clones each execution; Options.Cold
+// keeps a fresh sandbox and interpreter per execution. Scoring
+// (runner/scoring) decides what runs; this package only runs it. See
+// ../shared/reference/sandbox.md for the measured design and docs/sandbox.md
+// for the two modes.
 //
 // This is a leaf package: it imports no other package of the project.
 package sandbox
@@ -199,6 +204,18 @@ type Options struct {
 	// inodes, all its processes together) is unbounded, so by default the
 	// local backend then refuses (ErrUnavailable).
 	AllowNoCgroup bool
+	// Cold runs every execution in a fresh interpreter (a new bubblewrap
+	// sandbox per execution). By default the local backend runs eligible
+	// executions in warm workers instead (warm.go): one long-lived sandbox
+	// per slot whose interpreter has imported Preload and forks each
+	// execution. The docker backend is always cold.
+	Cold bool
+	// Preload lists the modules a warm worker imports once (e.g.
+	// scoring.Preload), in order; one not installed is skipped, one whose
+	// import fails otherwise stops the worker from starting. What an
+	// import prints is replayed to each execution that imports it (see
+	// zygote.py). Empty: nothing beyond the standard library's start-up.
+	Preload []string
 	// Docker: the image (with the pinned Python stack) and the engine host
 	// ("" = DOCKER_HOST or the default socket).
 	Image      string

@@ -71,6 +71,34 @@ func errnoAction(e syscall.Errno) seccomp.Action {
 }
 
 var (
+	workerOnce    sync.Once
+	workerProgram []byte
+	workerErr     error
+)
+
+// WorkerProgram returns the filter a warm worker (warm.go) runs under
+// beside the base layer, in bubblewrap's format: the worker is not started
+// with --disable-userns (its zygote must setns back to its own pid
+// namespace after each execution's unshare, which the nested user
+// namespace of --disable-userns forbids), so this takes its place: no
+// process of the worker may create a user namespace (clone or unshare with
+// CLONE_NEWUSER: EPERM; clone3: ENOSYS, as in the untrusted layer, which
+// every execution's code runs under too).
+func WorkerProgram() ([]byte, error) {
+	workerOnce.Do(func() {
+		newUser := func(name string) seccomp.NameWithConditions {
+			return seccomp.NameWithConditions{Name: name,
+				Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: syscall.CLONE_NEWUSER}}}
+		}
+		workerProgram, workerErr = assemble(seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: []seccomp.SyscallGroup{
+			{NamesWithCondtions: []seccomp.NameWithConditions{newUser("clone"), newUser("unshare")}, Action: errnoAction(syscall.EPERM)},
+			{Names: []string{"clone3"}, Action: errnoAction(syscall.ENOSYS)},
+		}})
+	})
+	return workerProgram, workerErr
+}
+
+var (
 	filterOnce                 sync.Once
 	baseProgram, untrustedProg []byte
 	filterErr                  error

@@ -74,14 +74,19 @@ func Describe(ctx context.Context, sb sandbox.Sandbox) (Environment, error) {
 // sandbox.Open: never an unsandboxed fallback) for scoring questions of the
 // MatTools data at root, whose src/tool_source_code it must be able to
 // read, and returns a Scorer with the sandbox's Environment. o gives the
-// slots, the Python environment and the limits; its DataDirs are set here.
-// Close the Scorer to release the sandbox.
+// slots, the Python environment, the limits and the mode (o.Cold: a fresh
+// interpreter per execution; by default warm workers, which import Preload
+// (what of it is installed) when o.Preload is nil); its DataDirs
+// are set here. Close the Scorer to release the sandbox.
 func Open(ctx context.Context, backend, root string, o sandbox.Options) (*Scorer, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
 	}
 	o.DataDirs = []string{filepath.Join(root, "src", "tool_source_code")}
+	if o.Preload == nil && !o.Cold {
+		o.Preload = Preload
+	}
 	sb, err := sandbox.Open(ctx, backend, o)
 	if err != nil {
 		return nil, err

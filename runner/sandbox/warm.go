@@ -1,0 +1,729 @@
+package sandbox
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Warm workers (issue 16): the local backend's default mode. Each slot keeps
+// one long-lived sandbox (bubblewrap, the slot's uid, the base seccomp
+// layer, no network) running zygote.py, which has imported Options.Preload
+// once and forks a fresh execution per Run; see zygote.py for the process
+// tree of an execution and why a hostile execution cannot change what the
+// next one sees. An execution keeps the isolation of a cold one:
+//   - its own empty /tmp, /app and /dev/shm (tmpfs of the Limits' sizes), its
+//     own read-only /sbx and private copy of its data files (Spec.DataFiles),
+//     a fresh /proc of its own pid namespace (it sees no other process);
+//   - the same rlimits (set by the execution's pid 1 before it forks the
+//     code), the memory and pids cgroups (cgroup v1: a forked process cannot
+//     move itself, so the runner places the execution's pid 1, learnt from
+//     SCM_CREDENTIALS on the execution's socket, before it lets it go on);
+//   - both seccomp layers: the base layer from bubblewrap on the whole
+//     worker, the untrusted layer installed by the code's process itself,
+//     after its set-up, with every capability dropped and no_new_privs;
+//   - the wall-clock limit: on expiry the runner SIGKILLs the execution's
+//     pid 1, which takes its whole pid namespace, and its cgroups; anything
+//     of the slot's uid that is neither the worker nor its bubblewrap is
+//     killed after every execution.
+//
+// A Spec runs warm when its Argv is {"python3", "-I", "/sbx/<file>", args...},
+// it adds no Env, it narrows its data to DataFiles, mounts none or mounts a
+// folder inside one of Options.DataDirs, and its
+// limits do not exceed the worker's (the backend's defaults); anything else
+// runs cold, as before.
+
+//go:embed zygote.py
+var zygoteSource []byte
+
+// warmExtraProcs are the processes of the slot's uid a warm execution runs
+// beside the code (the worker's bubblewrap init, the zygote, the
+// execution's C1 and pid 1): RLIMIT_NPROC counts per uid, so the worker's
+// limit is NProc plus these, and a cold task's bubblewrap init stands for one.
+const warmExtraProcs = 3
+
+// worker is one slot's warm sandbox.
+type worker struct {
+	slot    int
+	uid     int
+	dir     string // host folder: z/ (the zygote's /sbx), x/ (exchange, /x inside)
+	cmd     *exec.Cmd
+	ctl     *net.UnixConn // SOCK_SEQPACKET to the zygote (its fd 3)
+	keep    map[int]bool  // host pids of the worker itself (bubblewrap, its init, the zygote)
+	stderr  *capWriter
+	exited  chan struct{}
+	ready   warmReady
+	seq     int
+	limits  Limits // the worker's (maximum) limits
+	startup time.Duration
+}
+
+type warmReady struct {
+	Ready        bool              `json:"ready"`
+	Printed      map[string]string `json:"printed"`      // module → what its import printed (replayed)
+	Unattributed string            `json:"unattributed"` // printed outside any module's code
+	Error        string            `json:"error"`
+	Preloaded    []string          `json:"preloaded"`
+	Threads      int               `json:"threads"`
+	Tasks        int               `json:"tasks"`
+}
+
+// warmDataSource returns where a worker sees dir, a folder inside one of
+// the sandbox's Options.DataDirs (bound read-only at /d/<i> in every
+// worker), or "" when it is inside none of them.
+func warmDataSource(dir string, dataDirs []string) string {
+	for i, d := range dataDirs {
+		rel, err := filepath.Rel(d, dir)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel) {
+			return filepath.Join("/d", strconv.Itoa(i), rel)
+		}
+	}
+	return ""
+}
+
+// warmEligible reports whether s can run in a warm worker whose limits are
+// wl (see the package comment above).
+func warmEligible(s Spec, lim, wl Limits, dataDirs []string) bool {
+	if s.DataDir != "" && s.DataFiles == nil && warmDataSource(s.DataDir, dataDirs) == "" {
+		return false
+	}
+	if len(s.Argv) < 3 || s.Argv[0] != "python3" || s.Argv[1] != "-I" || !strings.HasPrefix(s.Argv[2], "/sbx/") ||
+		strings.Contains(s.Argv[2][len("/sbx/"):], "/") || len(s.Env) > 0 {
+		return false
+	}
+	return lim.AddressSpace <= wl.AddressSpace && lim.FileSize <= wl.FileSize && lim.NoFile <= wl.NoFile && lim.NProc <= wl.NProc
+}
+
+// startWorker launches slot's warm sandbox and waits until its zygote has
+// imported the preload list. It fails when the zygote reports that its
+// imports printed anything or failed (a warm execution would then differ
+// from a cold one), or when it cannot start.
+func (l *local) startWorker(slot int) (*worker, error) {
+	start := time.Now()
+	uid := l.uids[slot]
+	w := &worker{slot: slot, uid: uid, limits: l.limits, exited: make(chan struct{}), stderr: &capWriter{max: 64 << 10}}
+	var err error
+	if w.dir, err = os.MkdirTemp(l.base, fmt.Sprintf("warm%d-", slot)); err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*worker, error) {
+		w.stop()
+		return nil, err
+	}
+	for _, d := range []string{w.dir, filepath.Join(w.dir, "z"), filepath.Join(w.dir, "x")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fail(err)
+		}
+		if err := os.Chmod(d, 0o755); err != nil {
+			return fail(err)
+		}
+	}
+	_, untrusted, err := SeccompPrograms()
+	if err != nil {
+		return fail(err)
+	}
+	files := map[string][]byte{
+		"zygote.py":             zygoteSource,
+		"preload.txt":           []byte(strings.Join(l.opts.Preload, "\n")),
+		"seccomp-untrusted.bpf": untrusted,
+		"passwd":                fmt.Appendf(nil, "sandbox:x:%d:%d:sandbox:/tmp:/bin/sh\n", uid, uid),
+		"group":                 fmt.Appendf(nil, "sandbox:x:%d:\n", uid),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(w.dir, "z", name), data, 0o644); err != nil {
+			return fail(err)
+		}
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fail(err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "warm-ctl"), os.NewFile(uintptr(fds[1]), "warm-ctl-zygote")
+	defer theirs.Close()
+	c, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		return fail(err)
+	}
+	w.ctl = c.(*net.UnixConn)
+
+	lim := l.limits
+	argv := []string{"-c", `exec "$@"`, "sh", "/usr/bin/prlimit",
+		"--as=" + strconv.FormatInt(lim.AddressSpace, 10),
+		"--nproc=" + strconv.Itoa(lim.NProc+warmExtraProcs),
+		"--fsize=" + strconv.FormatInt(lim.FileSize, 10),
+		"--cpu=unlimited", // the zygote lives long; each execution's pid 1 sets the execution's limit
+		"--nofile=" + strconv.Itoa(lim.NoFile),
+		"--core=0", "--",
+		"/usr/bin/setpriv", "--reuid=" + strconv.Itoa(uid), "--regid=" + strconv.Itoa(uid), "--clear-groups",
+		"--no-new-privs", "--pdeathsig=SIGKILL", "--", l.bwrap,
+		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+		// No --disable-userns (see WorkerProgram, fd 5, which takes its place).
+		"--die-with-parent", "--new-session", "--clearenv",
+		// CAP_SYS_ADMIN in the worker's own user namespace only: each
+		// execution's pid 1 needs it for its mounts and namespaces; the
+		// code's process drops it (and every other) before it runs code.
+		"--cap-add", "CAP_SYS_ADMIN",
+		"--add-seccomp-fd", "4", "--add-seccomp-fd", "5", // BaseDenied, WorkerProgram; each execution's code installs UntrustedDenied
+		"--ro-bind", "/usr", "/usr",
+		"--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+		"--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+		"--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
+		"--ro-bind", filepath.Join(w.dir, "z", "passwd"), "/etc/passwd",
+		"--ro-bind", filepath.Join(w.dir, "z", "group"), "/etc/group",
+		"--ro-bind-try", "/etc/matplotlibrc", "/etc/matplotlibrc",
+		"--ro-bind-try", "/etc/localtime", "/etc/localtime",
+	}
+	if p := l.opts.Python; p != "" && !strings.HasPrefix(p, "/usr/") {
+		argv = append(argv, "--ro-bind", p, p)
+	}
+	for i, d := range l.opts.DataDirs {
+		argv = append(argv, "--ro-bind", d, "/d/"+strconv.Itoa(i))
+	}
+	argv = append(argv,
+		"--ro-bind", filepath.Join(w.dir, "z"), "/sbx",
+		"--ro-bind", filepath.Join(w.dir, "x"), "/x",
+		"--dir", "/d",
+		"--size", strconv.FormatInt(lim.TmpBytes, 10), "--tmpfs", "/tmp",
+		"--size", strconv.FormatInt(lim.WorkBytes, 10), "--tmpfs", "/app",
+		"--proc", "/proc", "--dev", "/dev",
+		"--size", strconv.FormatInt(lim.TmpBytes, 10), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+		"--remount-ro", "/", "--chdir", "/app")
+	for _, kv := range baseEnv(l.opts.Python) {
+		k, v, _ := strings.Cut(kv, "=")
+		argv = append(argv, "--setenv", k, v)
+	}
+	argv = append(argv, "--", "python3", "-I", "/sbx/zygote.py")
+
+	base, _, err := SeccompPrograms()
+	if err != nil {
+		return fail(err)
+	}
+	workerProg, err := WorkerProgram()
+	if err != nil {
+		return fail(err)
+	}
+	var filters []*os.File
+	defer func() {
+		for _, f := range filters {
+			f.Close()
+		}
+	}()
+	for i, prog := range [][]byte{base, workerProg} {
+		path := filepath.Join(w.dir, fmt.Sprintf("seccomp-%d.bpf", i))
+		if err := os.WriteFile(path, prog, 0o600); err != nil {
+			return fail(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return fail(err)
+		}
+		filters = append(filters, f)
+	}
+
+	closeInheritedFDs()
+	w.cmd = exec.Command("/bin/sh", argv...)
+	w.cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	w.cmd.Dir = "/"
+	w.cmd.Stdout, w.cmd.Stderr = w.stderr, w.stderr
+	w.cmd.ExtraFiles = append([]*os.File{theirs}, filters...) // fds 3 (control), 4 and 5 (seccomp)
+	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	w.cmd.WaitDelay = 2 * time.Second
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig fires when the forking OS thread exits (golang/go#27505):
+		// this goroutine holds its thread for the worker's life.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := w.cmd.Start(); err != nil {
+			started <- err
+			close(w.exited)
+			return
+		}
+		started <- nil
+		w.cmd.Wait()
+		close(w.exited)
+	}()
+	if err := <-started; err != nil {
+		return fail(fmt.Errorf("sandbox: starting the warm worker: %w", err))
+	}
+	theirs.Close()
+	buf := make([]byte, 1<<20)
+	w.ctl.SetReadDeadline(time.Now().Add(5 * time.Minute))
+	n, err := w.ctl.Read(buf)
+	if err != nil {
+		return fail(fmt.Errorf("sandbox: the warm worker did not start: %v (its output: %q)", err, tail(w.stderr.buf, 2000)))
+	}
+	if err := json.Unmarshal(buf[:n], &w.ready); err != nil || !w.ready.Ready {
+		return fail(fmt.Errorf("sandbox: the warm worker's start-up message %q: %v", buf[:n], err))
+	}
+	switch {
+	case w.ready.Error != "":
+		return fail(fmt.Errorf("sandbox: the warm worker could not import its preload list: %s", w.ready.Error))
+	case w.ready.Unattributed != "":
+		return fail(fmt.Errorf("sandbox: importing the warm worker's preload list printed %q outside any module's code, "+
+			"which a warm execution could not replay where a cold one prints it", tail([]byte(w.ready.Unattributed), 500)))
+	case w.ready.Tasks != 1:
+		return fail(fmt.Errorf("sandbox: the warm worker has %d threads after its imports; it must fork from one", w.ready.Tasks))
+	}
+	// The worker's own processes: sh (now bubblewrap), bubblewrap's pid-1
+	// init, the zygote.
+	w.keep = map[int]bool{w.cmd.Process.Pid: true}
+	for range 3 {
+		for _, p := range listProcs() {
+			if w.keep[p.ppid] && p.uid == uid {
+				w.keep[p.pid] = true
+			}
+		}
+	}
+	w.startup = time.Since(start)
+	return w, nil
+}
+
+// alive reports whether the worker's process still runs.
+func (w *worker) alive() bool {
+	select {
+	case <-w.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// stop kills the worker and everything of its uid, and removes its folder.
+func (w *worker) stop() {
+	if w.ctl != nil {
+		w.ctl.Close()
+	}
+	if w.cmd != nil && w.cmd.Process != nil {
+		syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+		<-w.exited
+	}
+	killUID(w.uid)
+	if w.dir != "" {
+		os.RemoveAll(w.dir)
+	}
+}
+
+// warmRequest is what the zygote reads for one execution.
+type warmRequest struct {
+	ID        string              `json:"id"`
+	Dir       string              `json:"dir"` // /x/<id>: sbx/ and data/
+	Script    string              `json:"script"`
+	Argv      []string            `json:"argv"`
+	Env       []string            `json:"env"`
+	Data      string              `json:"data"` // the folder to mount at /app/tool_source_code ("" none)
+	TmpBytes  int64               `json:"tmp_bytes"`
+	WorkBytes int64               `json:"work_bytes"`
+	Rlimits   map[string][2]int64 `json:"rlimits"`
+}
+
+// errWorker marks a failure of the worker itself (not of the code): the
+// worker is stopped and the next Run of its slot starts a new one.
+var errWorker = errors.New("warm worker failed")
+
+// runWarm runs s in slot's worker (started on first use) and returns what
+// a cold Run would.
+func (l *local) runWarm(s Spec, slot int, lim Limits, ctxDone <-chan struct{}, ctxErr func() error) (*Result, error) {
+	l.workersMu.Lock()
+	w := l.workers[slot]
+	l.workersMu.Unlock()
+	if w != nil && !w.alive() {
+		l.setWorker(slot, nil)
+		w.stop()
+		w = nil
+	}
+	if w == nil {
+		var err error
+		if w, err = l.startWorker(slot); err != nil {
+			return nil, err
+		}
+		l.setWorker(slot, w)
+	}
+	res, started, err := w.run(l, s, lim, ctxDone, ctxErr)
+	if errors.Is(err, errWorker) {
+		l.setWorker(slot, nil)
+		w.stop()
+		if !started {
+			// The worker failed before the code ran (e.g. a previous
+			// execution stopped it with a signal sent before it ended): a
+			// new worker runs the execution, once.
+			if w, err = l.startWorker(slot); err != nil {
+				return nil, err
+			}
+			l.setWorker(slot, w)
+			l.workerRestarts.Add(1)
+			res, _, err = w.run(l, s, lim, ctxDone, ctxErr)
+			if errors.Is(err, errWorker) {
+				l.setWorker(slot, nil)
+				w.stop()
+			}
+		}
+	}
+	return res, err
+}
+
+func (l *local) setWorker(slot int, w *worker) {
+	l.workersMu.Lock()
+	l.workers[slot] = w
+	l.workersMu.Unlock()
+}
+
+// Executions returns how many executions sb ran in warm workers and how
+// many in a fresh sandbox each (both 0 for backends other than local).
+func Executions(sb Sandbox) (warm, cold int64) {
+	if l, ok := sb.(*local); ok {
+		return l.warmRuns.Load(), l.coldRuns.Load()
+	}
+	return 0, 0
+}
+
+// LeftBehind returns the live processes of sb's slot uids that are not its
+// warm workers' own (bubblewrap, its init, the zygote), as "pid argv" lines:
+// what an execution left running. Nil for other backends (their tests look
+// for their own markers).
+func LeftBehind(sb Sandbox) []string {
+	l, ok := sb.(*local)
+	if !ok {
+		return nil
+	}
+	keep := map[int]bool{}
+	l.workersMu.Lock()
+	for _, w := range l.workers {
+		if w != nil {
+			for pid := range w.keep {
+				keep[pid] = true
+			}
+		}
+	}
+	l.workersMu.Unlock()
+	uids := map[int]bool{}
+	for _, u := range l.uids {
+		uids[u] = true
+	}
+	var out []string
+	for _, p := range listProcs() {
+		if uids[p.uid] && p.state != 'Z' && !keep[p.pid] {
+			out = append(out, strconv.Itoa(p.pid)+" "+p.cmdline)
+		}
+	}
+	return out
+}
+
+func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxErr func() error) (_ *Result, started bool, _ error) {
+	w.seq++
+	id := strconv.Itoa(w.seq)
+	xdir := filepath.Join(w.dir, "x", id)
+	defer os.RemoveAll(xdir)
+	sbx := filepath.Join(xdir, "sbx")
+	if err := os.MkdirAll(sbx, 0o755); err != nil {
+		return nil, started, err
+	}
+	os.Chmod(xdir, 0o755)
+	for name, data := range s.Files {
+		if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
+			return nil, started, fmt.Errorf("sandbox: bad file name %q", name)
+		}
+		if err := os.WriteFile(filepath.Join(sbx, name), data, 0o644); err != nil {
+			return nil, started, err
+		}
+	}
+	data := ""
+	switch {
+	case s.DataDir != "" && s.DataFiles != nil:
+		if _, err := copyDataFiles(s.DataDir, s.DataFiles, filepath.Join(xdir, "data")); err != nil {
+			return nil, started, err
+		}
+		data = "/x/" + id + "/data"
+	case s.DataDir != "":
+		data = warmDataSource(s.DataDir, l.opts.DataDirs)
+	}
+	var cgTask *cgroupTask
+	if l.cg != nil {
+		name := fmt.Sprintf("mattools-sbx-%d-%d-%d", os.Getpid(), w.slot, l.seq.Add(1))
+		var err error
+		if cgTask, err = l.cg.create(name, lim); err != nil {
+			return nil, started, fmt.Errorf("sandbox: cgroup: %w", err)
+		}
+		defer cgTask.remove()
+	}
+
+	cpu := int64((lim.CPU + time.Second - 1) / time.Second)
+	req := warmRequest{ID: id, Dir: "/x/" + id, Script: s.Argv[2], Argv: s.Argv[2:],
+		Env: append(baseEnv(l.opts.Python), "PWD=/app"), Data: data, // bubblewrap's --chdir sets PWD TmpBytes: lim.TmpBytes, WorkBytes: lim.WorkBytes,
+		Rlimits: map[string][2]int64{
+			"cpu": {cpu, cpu + 1}, "as": {lim.AddressSpace, lim.AddressSpace}, "fsize": {lim.FileSize, lim.FileSize},
+			"nofile": {int64(lim.NoFile), int64(lim.NoFile)}, "nproc": {int64(lim.NProc + warmExtraProcs), int64(lim.NProc + warmExtraProcs)},
+			"core": {0, 0},
+		}}
+	msg, err := json.Marshal(req)
+	if err != nil {
+		return nil, started, err
+	}
+
+	// The execution's descriptors: stdin, stdout, stderr, the side channel
+	// (fd 3 of the code) and the execution's socket.
+	var closeLater []*os.File
+	defer func() {
+		for _, f := range closeLater {
+			f.Close()
+		}
+	}()
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			closeLater = append(closeLater, r, w)
+		}
+		return
+	}
+	stdinR, stdinW, err := pipe()
+	if err != nil {
+		return nil, started, err
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		return nil, started, err
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		return nil, started, err
+	}
+	sideR, sideW, err := pipe()
+	if err != nil {
+		return nil, started, err
+	}
+	sp, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, started, err
+	}
+	xMine, xTheirs := os.NewFile(uintptr(sp[0]), "warm-exec"), os.NewFile(uintptr(sp[1]), "warm-exec-zygote")
+	closeLater = append(closeLater, xTheirs)
+	if err := syscall.SetsockoptInt(sp[0], syscall.SOL_SOCKET, syscall.SO_PASSCRED, 1); err != nil {
+		xMine.Close()
+		return nil, started, err
+	}
+	xc, err := net.FileConn(xMine)
+	xMine.Close()
+	if err != nil {
+		return nil, started, err
+	}
+	xconn := xc.(*net.UnixConn)
+	defer xconn.Close()
+
+	rights := syscall.UnixRights(int(stdinR.Fd()), int(outW.Fd()), int(errW.Fd()), int(sideW.Fd()), int(xTheirs.Fd()))
+	w.ctl.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if _, _, err := w.ctl.WriteMsgUnix(msg, rights, nil); err != nil {
+		return nil, started, fmt.Errorf("%w: sending the request: %v", errWorker, err)
+	}
+	for _, f := range []*os.File{stdinR, outW, errW, sideW, xTheirs} {
+		f.Close()
+	}
+	go func() {
+		if len(s.Stdin) > 0 {
+			stdinW.Write(s.Stdin)
+		}
+		stdinW.Close()
+	}()
+	stdout := &capWriter{max: lim.StdoutBytes}
+	stderr := &capWriter{max: lim.StderrBytes}
+	side := &capWriter{max: lim.ResultBytes}
+	copied := make(chan struct{}, 3)
+	for _, c := range []struct {
+		dst *capWriter
+		src *os.File
+	}{{stdout, outR}, {stderr, errR}, {side, sideR}} {
+		go func() { io.Copy(c.dst, c.src); copied <- struct{}{} }()
+	}
+	start := time.Now()
+
+	// The execution's pid 1 says who it is; the runner places it in the
+	// task's cgroups, then lets it go on.
+	oob := make([]byte, syscall.CmsgSpace(syscall.SizeofUcred))
+	one := make([]byte, 1)
+	xconn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_, oobn, _, _, err := xconn.ReadMsgUnix(one, oob)
+	if err != nil {
+		return nil, started, fmt.Errorf("%w: no credentials from the execution: %v (worker output %q)", errWorker, err, tail(w.stderr.buf, 500))
+	}
+	pid1, err := credentialPid(oob[:oobn])
+	if err != nil {
+		return nil, started, fmt.Errorf("%w: %v", errWorker, err)
+	}
+	for _, f := range cgTask.procsFiles() {
+		if err := os.WriteFile(f, []byte(strconv.Itoa(pid1)), 0o644); err != nil {
+			syscall.Kill(pid1, syscall.SIGKILL)
+			return nil, started, fmt.Errorf("%w: placing the execution in its cgroup %s: %v", errWorker, f, err)
+		}
+	}
+	xconn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if _, err := xconn.Write([]byte("g")); err != nil {
+		syscall.Kill(pid1, syscall.SIGKILL)
+		return nil, started, fmt.Errorf("%w: starting the execution: %v", errWorker, err)
+	}
+
+	// The set-up: pid 1 closes the socket when the code runs, or writes why
+	// it could not.
+	xconn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	setup, err := io.ReadAll(xconn)
+	if err != nil {
+		syscall.Kill(pid1, syscall.SIGKILL)
+		return nil, started, fmt.Errorf("%w: the execution's set-up: %v", errWorker, err)
+	}
+	if len(setup) > 0 {
+		var st struct {
+			SetupError string `json:"setup_error"`
+		}
+		json.Unmarshal(setup, &st)
+		return nil, started, fmt.Errorf("%w: %s", errWorker, st.SetupError)
+	}
+
+	started = true
+
+	// The outcome: the zygote reaps pid 1 and reports its status.
+	type reaped struct {
+		ID     string `json:"id"`
+		Reaped bool   `json:"reaped"`
+		Exit   *int   `json:"exit"`
+		Signal *int   `json:"signal"`
+		Error  string `json:"error"`
+	}
+	got := make(chan reaped, 1)
+	gotErr := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		w.ctl.SetReadDeadline(time.Time{})
+		n, err := w.ctl.Read(buf)
+		var r reaped
+		if err == nil {
+			err = json.Unmarshal(buf[:n], &r)
+		}
+		if err == nil && (r.ID != id || !r.Reaped) {
+			err = fmt.Errorf("unexpected message %q", buf[:n])
+		}
+		if err != nil {
+			gotErr <- err
+			return
+		}
+		got <- r
+	}()
+	timer := time.NewTimer(lim.Wall)
+	defer timer.Stop()
+	var r reaped
+	var werr error
+	timedOut := false
+	var cancelled error
+	wait := func() {
+		select {
+		case r = <-got:
+		case werr = <-gotErr:
+		}
+	}
+	select {
+	case r = <-got:
+	case werr = <-gotErr:
+	case <-timer.C:
+		timedOut = true
+		syscall.Kill(pid1, syscall.SIGKILL)
+		cgTask.killAll()
+		wait()
+	case <-ctxDone:
+		cancelled = ctxErr()
+		syscall.Kill(pid1, syscall.SIGKILL)
+		cgTask.killAll()
+		wait()
+	}
+	dur := time.Since(start)
+	if werr != nil {
+		syscall.Kill(pid1, syscall.SIGKILL)
+		cgTask.killAll()
+		return nil, started, fmt.Errorf("%w: the zygote did not report execution %s: %v (worker output %q)", errWorker, id, werr, tail(w.stderr.buf, 500))
+	}
+	// Nothing of the execution is left: its processes were all in its pid
+	// namespace, which the kernel empties when its pid 1 exits, and in its
+	// cgroups, emptied here. (The sandbox tests check the slot's uid after
+	// warm executions; a /proc scan here would cost ~6 ms each.)
+	cgTask.killAll()
+	for range 3 {
+		select {
+		case <-copied:
+		case <-time.After(2 * time.Second):
+			outR.Close()
+			errR.Close()
+			sideR.Close()
+		}
+	}
+	if cancelled != nil {
+		return nil, started, cancelled
+	}
+
+	res := &Result{TimedOut: timedOut, Duration: dur,
+		Stdout: stdout.buf, Stderr: stderr.buf, StdoutDropped: stdout.dropped, StderrDropped: stderr.dropped,
+		Side: side.buf, SideDropped: side.dropped, OOMKilled: cgTask.oomKilled()}
+	if res.Stdout == nil {
+		res.Stdout = []byte{}
+	}
+	if res.Stderr == nil {
+		res.Stderr = []byte{}
+	}
+	switch {
+	case r.Signal != nil && (timedOut || *r.Signal == int(syscall.SIGKILL)):
+		// Killed (the time limit, the memory cgroup, a hard limit): as a
+		// cold task's process group killed by a signal.
+		res.ExitCode, res.Signal = -1, signalName(syscall.SIGKILL)
+	case r.Signal != nil:
+		res.ExitCode, res.Signal = 128+*r.Signal, signalName(syscall.Signal(*r.Signal))
+	case r.Exit != nil:
+		res.ExitCode = *r.Exit
+		// As bubblewrap reports a child killed by signal n (see Run).
+		if res.ExitCode > 128 && res.ExitCode < 128+65 {
+			res.Signal = signalName(syscall.Signal(res.ExitCode - 128))
+		}
+	default:
+		return nil, started, fmt.Errorf("%w: execution %s: no status", errWorker, id)
+	}
+	return res, started, nil
+}
+
+// credentialPid returns the pid of an SCM_CREDENTIALS message, as the kernel
+// translated it into the runner's pid namespace.
+func credentialPid(oob []byte) (int, error) {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return 0, fmt.Errorf("execution credentials: %v", err)
+	}
+	for _, m := range msgs {
+		if cred, err := syscall.ParseUnixCredentials(&m); err == nil && cred.Pid > 1 {
+			return int(cred.Pid), nil
+		}
+	}
+	return 0, errors.New("execution credentials: no SCM_CREDENTIALS with a pid")
+}
+
+// killUIDExcept SIGKILLs every process of uid whose pid is not in keep,
+// until none is left (at most ~2 s).
+func killUIDExcept(uid int, keep map[int]bool) {
+	for i := 0; i < 100; i++ {
+		left := 0
+		for _, p := range listProcs() {
+			if p.uid == uid && p.state != 'Z' && !keep[p.pid] {
+				syscall.Kill(p.pid, syscall.SIGKILL)
+				left++
+			}
+		}
+		if left == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

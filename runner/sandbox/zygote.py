@@ -1,0 +1,460 @@
+"""The warm worker of the local sandbox backend (warm.go; issue 16).
+
+One per sandbox slot, started by bubblewrap like any task (base seccomp layer,
+no network, the slot's uid, read-only /usr), as `python3 -I /sbx/zygote.py`.
+It imports the modules named in /sbx/preload.txt once and then, for each
+request of the runner on its control socket (fd 3), forks a fresh execution.
+It never runs untrusted code itself: requests carry only paths, limits and an
+environment, and their files are written by the runner. Each execution is two
+processes:
+
+  G   cloned from the zygote (clone_execution) as pid 1 of a new pid
+      namespace in a new mount namespace: sends its credentials on the
+      execution's socket (the runner learns G's host pid from
+      SCM_CREDENTIALS and places it in the task's cgroups), waits for the
+      runner's "go", mounts a fresh /tmp, /app, /dev/shm and /proc, binds the
+      execution's /sbx and its data (a private copy, or a folder of /d)
+      read-only, covers /x and /d with empty tmpfs, sets the execution's
+      rlimits, forks H, closes the execution's socket (the runner's sign
+      that the code runs), reaps every process until H ends and exits with
+      H's status (128 + n for a signal n, as bubblewrap reports it); its exit
+      ends the pid namespace, so the kernel kills whatever H left running.
+  H   pid 2, as a cold task's code under bubblewrap's init (so signals and
+      orphans behave as there): drops every capability, sets no_new_privs,
+      installs the untrusted seccomp layer (/sbx/seccomp-untrusted.bpf of the
+      zygote: mount and namespace calls denied), reseeds numpy's global
+      generator, and runs the script as `python3 -I script` would: as
+      __main__, with sys.argv, exit status from SystemExit, an uncaught
+      exception through sys.excepthook (its traceback from the script's
+      frame on) and status 1, non-daemon threads joined and atexit handlers
+      run.
+
+A hostile execution cannot change what the next one sees: module state is
+copied on fork and the zygote's own memory is never written by an execution;
+/tmp, /app, /dev/shm and /proc are fresh mounts in a mount namespace that
+dies with G; the exchange folder holds only the current execution's files
+and is covered before untrusted code runs; the zygote is outside the
+execution's pid namespace, so no signal reaches it.
+"""
+import ctypes
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWPID = 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+PR_SET_DUMPABLE, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 4, 47, 4
+SYS_CAPSET = 126  # x86_64; checked at start-up (other architectures: see check_arch)
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+libc.unshare.argtypes = [ctypes.c_int]
+libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+
+def check(rc, what):
+    if rc != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, f"{what}: {os.strerror(e)}")
+
+
+def mount(src, target, fstype, flags, data=None):
+    check(libc.mount(src and src.encode(), target.encode(), fstype and fstype.encode(), flags,
+                     data and data.encode()), f"mount {target}")
+
+
+def die(msg):
+    try:
+        os.write(2, (msg + "\n").encode())
+    finally:
+        os._exit(127)
+
+
+def check_arch():
+    if os.uname().machine != "x86_64":
+        die("zygote: capset's system call number is known for x86_64 only")
+
+
+# --- start-up: preload, then say ready --------------------------------------
+ctl = socket.socket(fileno=3)  # SOCK_SEQPACKET, from the runner
+ctl.set_inheritable(False)
+check_arch()
+with open("/sbx/seccomp-untrusted.bpf", "rb") as f:
+    UNTRUSTED = f.read()
+
+# The preload's output is recorded per module and replayed (replay_import):
+# a cold interpreter prints it when the code imports the module (e.g. the
+# "Numba not installed" logging warning of pymatgen.analysis.defects.
+# recombination, the "Fontconfig error" of matplotlib's font list), a fork
+# of the zygote would not. Output is attributed to the module whose own
+# code was running when it appeared; the import statements executed while
+# preloading give each module's dependencies, so that importing any module
+# that (transitively) imported a printing one replays its text, once per
+# execution, on stderr.
+import builtins  # noqa: E402
+import importlib  # noqa: E402
+
+out_r, out_w = os.pipe()
+saved = os.dup(1), os.dup(2)
+os.dup2(out_w, 1)
+os.dup2(out_w, 2)
+os.close(out_w)
+os.set_blocking(out_r, False)
+
+
+def drain():
+    sys.stdout.flush()
+    sys.stderr.flush()
+    chunks = []
+    while True:
+        try:
+            b = os.read(out_r, 1 << 16)
+        except BlockingIOError:
+            break
+        if not b:
+            break
+        chunks.append(b)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+real_import = builtins.__import__
+edges = {}  # importer -> modules its import statements name
+printed = {}  # module -> what it printed while its own code ran
+stack = []
+
+
+def resolve(name, globals_, level):
+    if level == 0:
+        return name
+    try:
+        pkg = (globals_ or {}).get("__package__") or ""
+        return importlib.util.resolve_name("." * level + name, pkg)
+    except Exception:  # noqa: BLE001
+        return name
+
+
+def tracking_import(name, globals=None, locals=None, fromlist=(), level=0):
+    full = resolve(name, globals, level)
+    importer = stack[-1] if stack else "<preload>"
+    first = full not in sys.modules
+    if first:
+        text = drain()
+        if text:
+            printed[importer] = printed.get(importer, "") + text
+        stack.append(full)
+    try:
+        return real_import(name, globals, locals, fromlist, level)
+    finally:
+        if first:
+            stack.pop()
+            text = drain()
+            if text:
+                printed[full] = printed.get(full, "") + text
+        deps = edges.setdefault((globals or {}).get("__name__") or importer, set())
+        deps.add(full)
+        for f in fromlist or ():
+            if isinstance(f, str) and full + "." + f in sys.modules:
+                deps.add(full + "." + f)
+
+
+import importlib.util  # noqa: E402
+
+preload_error = ""
+preloaded = []
+builtins.__import__ = tracking_import
+try:
+    for name in open("/sbx/preload.txt", encoding="utf-8").read().split():
+        try:
+            tracking_import(name)
+            preloaded.append(name)
+        except ModuleNotFoundError:
+            pass  # not installed here: an execution that imports it fails as a cold one does
+        except BaseException as e:  # noqa: BLE001 - reported; the runner refuses to start
+            preload_error += f"{name}: {type(e).__name__}: {e}\n"
+finally:
+    builtins.__import__ = real_import
+leftover = drain()
+if leftover:
+    printed["<preload>"] = printed.get("<preload>", "") + leftover
+os.dup2(saved[0], 1)
+os.dup2(saved[1], 2)
+os.close(saved[0])
+os.close(saved[1])
+os.close(out_r)
+
+# triggers[m]: the printing modules whose text an import of m replays.
+rev = {}
+for importer, deps in edges.items():
+    for d in deps:
+        rev.setdefault(d, set()).add(importer)
+for m in list(sys.modules):
+    parts = m.split(".")
+    for i in range(1, len(parts)):
+        rev.setdefault(".".join(parts[:i]), set()).add(m)  # importing m runs its packages
+unattributed = printed.pop("<preload>", "")
+load_order = {m: i for i, m in enumerate(sys.modules)}
+triggers = {}
+for p in sorted(printed, key=lambda m: load_order.get(m, 1 << 30)):
+    seen, todo = set(), [p]
+    while todo:
+        m = todo.pop()
+        if m in seen:
+            continue
+        seen.add(m)
+        triggers.setdefault(m, []).append(p)
+        todo.extend(rev.get(m, ()))
+
+# Loaded now so that an execution finds it warm, without running it.
+import runpy  # noqa: E402
+import threading  # noqa: E402
+import atexit  # noqa: E402
+import traceback  # noqa: E402
+
+libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no /proc/<pid>/mem of the zygote for its uid
+ctl.send(json.dumps({"ready": True, "printed": printed, "unattributed": unattributed, "error": preload_error, "preloaded": preloaded,
+                     "threads": threading.active_count(), "tasks": len(os.listdir("/proc/self/task"))}).encode())
+
+
+def set_rlimits(lim):
+    import resource
+    for key, res in (("cpu", resource.RLIMIT_CPU), ("as", resource.RLIMIT_AS), ("fsize", resource.RLIMIT_FSIZE),
+                     ("nofile", resource.RLIMIT_NOFILE), ("nproc", resource.RLIMIT_NPROC), ("core", resource.RLIMIT_CORE)):
+        if key in lim:
+            soft, hard = lim[key]
+            resource.setrlimit(res, (soft, hard))
+
+
+def drop_privileges():
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    # capset(version 3, this thread) with every set empty.
+    hdr = struct.pack("Ii", 0x20080522, 0)
+    data = bytes(24)
+    hdr_buf = ctypes.create_string_buffer(hdr, len(hdr))
+    data_buf = ctypes.create_string_buffer(data, len(data))
+    check(libc.syscall(SYS_CAPSET, hdr_buf, data_buf), "capset")
+    status = open("/proc/self/status").read()
+    for line in status.splitlines():
+        if line.startswith(("CapEff:", "CapPrm:", "CapInh:", "CapAmb:")) and int(line.split()[1], 16) != 0:
+            die("zygote: capabilities left after dropping: " + line)
+    # The untrusted seccomp layer: struct sock_fprog {unsigned short len; struct sock_filter *filter}.
+    n = len(UNTRUSTED) // 8
+    buf = ctypes.create_string_buffer(UNTRUSTED, len(UNTRUSTED))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    prog = SockFprog(n, ctypes.cast(buf, ctypes.c_void_p))
+    check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0), "seccomp")
+
+
+replayed = set()
+
+
+def replay_import(name, globals=None, locals=None, fromlist=(), level=0):
+    """The execution's __import__ when the preload printed: the real import,
+    then, the first time a module whose import printed (or depends on one
+    that did) is imported, that text on stderr."""
+    mod = real_import(name, globals, locals, fromlist, level)
+    full = resolve(name, globals, level)
+    for m in (full, *(full + "." + f for f in (fromlist or ()) if isinstance(f, str))):
+        for p in triggers.get(m, ()):
+            if p not in replayed:
+                replayed.add(p)
+                try:
+                    sys.stderr.write(printed[p])
+                    sys.stderr.flush()
+                except BaseException:  # noqa: BLE001
+                    pass
+    return mod
+
+
+def run_script(req):
+    """H: the untrusted part. Never returns."""
+    code = 1
+    try:
+        drop_privileges()
+        os.chdir("/app")
+        os.environ.clear()
+        os.environ.update(dict(kv.split("=", 1) for kv in req["env"]))
+        np = sys.modules.get("numpy")
+        if np is not None:
+            np.random.seed()  # a cold interpreter seeds it from the OS at import; a fork would repeat the zygote's
+        sys.argv = list(req["argv"])
+    except BaseException as e:  # noqa: BLE001
+        die(f"sandbox: warm execution set-up failed: {type(e).__name__}: {e}")
+    if printed:
+        builtins.__import__ = replay_import
+    try:
+        runpy.run_path(req["script"], run_name="__main__")
+        code = 0
+    except SystemExit as e:
+        c = e.code
+        if c is None:
+            code = 0
+        elif isinstance(c, int):
+            code = c & 0xFF
+        else:
+            try:
+                print(c, file=sys.stderr)
+            except BaseException:  # noqa: BLE001
+                pass
+            code = 1
+    except BaseException as e:  # noqa: BLE001 - as the interpreter reports an uncaught exception
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != req["script"]:
+            tb = tb.tb_next  # runpy's and this file's frames: a cold run has none
+        if tb is not None:
+            e.__traceback__ = tb  # the default hook prints the exception's own traceback
+        try:
+            sys.excepthook(type(e), e, e.__traceback__)
+        except BaseException:  # noqa: BLE001
+            pass
+        code = 1
+    try:
+        threading._shutdown()
+    except BaseException:  # noqa: BLE001
+        pass
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:  # noqa: BLE001
+        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001
+            pass
+    os._exit(code)
+
+
+def execution(req, fds):
+    """G: the execution, pid 1 of its own pid namespace and alone in its own
+    mount namespace (see clone_execution). Never returns."""
+    stdin, stdout, stderr, side, xsock = fds
+    xs = socket.socket(fileno=xsock)
+    creds = struct.pack("3i", os.getpid(), os.getuid(), os.getgid())
+    xs.sendmsg([b"c"], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, creds)])
+    if xs.recv(1) != b"g":
+        os._exit(0)  # the runner gave up on this execution
+    try:
+        d = req["dir"]
+        mount(None, "/", None, MS_REC | MS_PRIVATE)
+        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={req['tmp_bytes']},mode=1777")
+        mount("tmpfs", "/app", "tmpfs", MS_NOSUID | MS_NODEV, f"size={req['work_bytes']},mode=0755")
+        mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"size={req['tmp_bytes']},mode=1777")
+        if req.get("data"):
+            os.mkdir("/app/tool_source_code", 0o755)
+            mount(req["data"], "/app/tool_source_code", None, MS_BIND | MS_REC)
+            mount(None, "/app/tool_source_code", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        mount(d + "/sbx", "/sbx", None, MS_BIND)
+        mount(None, "/sbx", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        # The exchange folder and the data folders (/d): an empty read-only tmpfs covers each, which the
+        # code, without capabilities and with mount calls denied, cannot
+        # remove.
+        mount("tmpfs", "/x", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4096,mode=0555")
+        mount("tmpfs", "/d", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4096,mode=0555")
+        set_rlimits(req["rlimits"])
+    except BaseException as e:  # noqa: BLE001
+        msg = f"sandbox: warm execution set-up failed: {type(e).__name__}: {e}"
+        try:
+            xs.sendall(json.dumps({"setup_error": msg}).encode())
+        except BaseException:  # noqa: BLE001
+            pass
+        os._exit(0)
+    h = os.fork()
+    if h == 0:
+        os.dup2(stdin, 0)
+        os.dup2(stdout, 1)
+        os.dup2(stderr, 2)
+        os.dup2(side, 3)
+        os.set_inheritable(3, True)
+        os.closerange(4, 1 << 16)  # the execution's socket too
+        run_script(req)
+    for fd in (stdin, stdout, stderr, side):
+        os.close(fd)
+    xs.close()  # the runner's end sees EOF: the code runs
+    status = 0
+    while True:  # G reaps every process of its namespace until H ends
+        try:
+            pid, st = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        if pid == h:
+            status = st
+            break
+    # G exits as H did; its exit ends the pid namespace, so the kernel kills
+    # whatever H left running.
+    if os.WIFSIGNALED(status):
+        os._exit(128 + os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status))
+
+
+# clone(2) with CLONE_NEWPID | CLONE_NEWNS, used as fork: the child is pid 1
+# of a new pid namespace in a new mount namespace, and the zygote's own
+# namespaces stay as they are. os.fork cannot do that, and unshare before a
+# fork would need a setns back to the zygote's pid namespace, which the
+# nested user namespace bubblewrap makes forbids; an intermediate process
+# would cost a second fork of the zygote's whole memory (~14 ms here). The
+# interpreter's fork protocol is kept: PyOS_BeforeFork, the system call,
+# then PyOS_AfterFork_Child or PyOS_AfterFork_Parent (os.register_at_fork
+# hooks included, e.g. random's reseed), all with the GIL held.
+SYS_CLONE = 56  # x86_64
+pyapi = ctypes.PyDLL(None, use_errno=True)
+pyapi.syscall.restype = ctypes.c_long
+pyapi.syscall.argtypes = [ctypes.c_long, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ulong]
+
+
+def clone_execution():
+    pyapi.PyOS_BeforeFork()
+    pid = pyapi.syscall(SYS_CLONE, CLONE_NEWPID | CLONE_NEWNS | signal.SIGCHLD, None, None, None, 0)
+    if pid == 0:
+        pyapi.PyOS_AfterFork_Child()
+        return 0
+    err = ctypes.get_errno()
+    pyapi.PyOS_AfterFork_Parent()
+    if pid < 0:
+        raise OSError(err, f"clone: {os.strerror(err)}")
+    return pid
+
+
+while True:
+    try:
+        msg, fds, _flags, _addr = socket.recv_fds(ctl, 1 << 20, 8)
+    except OSError:
+        os._exit(0)
+    if not msg:
+        os._exit(0)  # the runner closed the control socket
+    req = json.loads(msg)
+    if len(fds) != 5:
+        for fd in fds:
+            os.close(fd)
+        ctl.send(json.dumps({"id": req.get("id"), "error": f"want 5 descriptors, got {len(fds)}"}).encode())
+        continue
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        g = clone_execution()
+    except OSError as e:
+        for fd in fds:
+            os.close(fd)
+        ctl.send(json.dumps({"id": req.get("id"), "error": str(e)}).encode())
+        continue
+    if g == 0:
+        ctl.close()
+        execution(req, fds)
+    for fd in fds:
+        os.close(fd)
+    _, status = os.waitpid(g, 0)
+    res = {"id": req["id"], "reaped": True}
+    if os.WIFSIGNALED(status):  # G itself was killed (the time limit, the memory cgroup)
+        res["signal"] = os.WTERMSIG(status)
+    else:  # H's status: 128 + n when a signal n ended it, as bubblewrap reports
+        res["exit"] = os.WEXITSTATUS(status)
+    ctl.send(json.dumps(res).encode())
