@@ -47,11 +47,12 @@ import (
 //go:embed zygote.py
 var zygoteSource []byte
 
-// warmExtraProcs are the processes of the slot's uid a warm execution runs
-// beside the code (the worker's bubblewrap init, the zygote, the
-// execution's C1 and pid 1): RLIMIT_NPROC counts per uid, so the worker's
-// limit is NProc plus these, and a cold task's bubblewrap init stands for one.
-const warmExtraProcs = 3
+// warmExtraProcs is how many more processes of the slot's uid a warm
+// execution runs beside the code than a cold one (the zygote and the
+// execution's pid 1; both modes have bubblewrap and its init): RLIMIT_NPROC
+// counts per uid, so a warm execution's limit is NProc plus these, which
+// leaves the code as many processes as a cold run.
+const warmExtraProcs = 2
 
 // worker is one slot's warm sandbox.
 type worker struct {
@@ -66,11 +67,13 @@ type worker struct {
 	ready   warmReady
 	seq     int
 	limits  Limits // the worker's (maximum) limits
+	broken  bool   // the zygote stopped answering: replace the worker after this execution
 	startup time.Duration
 }
 
 type warmReady struct {
 	Ready        bool              `json:"ready"`
+	PreloadVM    int64             `json:"preload_vm"`   // bytes of address space the preload added
 	Printed      map[string]string `json:"printed"`      // module → what its import printed (replayed)
 	Unattributed string            `json:"unattributed"` // printed outside any module's code
 	Error        string            `json:"error"`
@@ -160,7 +163,9 @@ func (l *local) startWorker(slot int) (*worker, error) {
 
 	lim := l.limits
 	argv := []string{"-c", `exec "$@"`, "sh", "/usr/bin/prlimit",
-		"--as=" + strconv.FormatInt(lim.AddressSpace, 10),
+		// No address-space limit on the worker: each execution's pid 1 sets
+		// the execution's, raised by what the preload mapped (see runWarm).
+		"--as=unlimited",
 		"--nproc=" + strconv.Itoa(lim.NProc+warmExtraProcs),
 		"--fsize=" + strconv.FormatInt(lim.FileSize, 10),
 		"--cpu=unlimited", // the zygote lives long; each execution's pid 1 sets the execution's limit
@@ -174,7 +179,7 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		// CAP_SYS_ADMIN in the worker's own user namespace only: each
 		// execution's pid 1 needs it for its mounts and namespaces; the
 		// code's process drops it (and every other) before it runs code.
-		"--cap-add", "CAP_SYS_ADMIN",
+		"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", // CAP_SETPCAP: to empty the code's bounding set
 		"--add-seccomp-fd", "4", "--add-seccomp-fd", "5", // BaseDenied, WorkerProgram; each execution's code installs UntrustedDenied
 		"--ro-bind", "/usr", "/usr",
 		"--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
@@ -319,15 +324,16 @@ func (w *worker) stop() {
 // warmRequest is what the zygote reads for one execution.
 type warmRequest struct {
 	ID        string              `json:"id"`
-	Dir       string              `json:"dir"` // /x/<id>: sbx/ and data/
-	Script    string              `json:"script"`
-	Argv      []string            `json:"argv"`
-	Env       []string            `json:"env"`
+	Dir       string              `json:"dir"`  // /x/<id>: sbx/, data/ and exec.json (argv and environment, read by pid 1)
 	Data      string              `json:"data"` // the folder to mount at /app/tool_source_code ("" none)
 	TmpBytes  int64               `json:"tmp_bytes"`
 	WorkBytes int64               `json:"work_bytes"`
 	Rlimits   map[string][2]int64 `json:"rlimits"`
 }
+
+// reapGrace is how long the runner waits, after killing an execution's pid
+// 1, for the zygote to report it reaped.
+const reapGrace = 5 * time.Second
 
 // errWorker marks a failure of the worker itself (not of the code): the
 // worker is stopped and the next Run of its slot starts a new one.
@@ -352,6 +358,11 @@ func (l *local) runWarm(s Spec, slot int, lim Limits, ctxDone <-chan struct{}, c
 		l.setWorker(slot, w)
 	}
 	res, started, err := w.run(l, s, lim, ctxDone, ctxErr)
+	if w.broken && err == nil {
+		l.setWorker(slot, nil)
+		w.stop()
+		l.workerRestarts.Add(1)
+	}
 	if errors.Is(err, errWorker) {
 		l.setWorker(slot, nil)
 		w.stop()
@@ -459,11 +470,24 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		defer cgTask.remove()
 	}
 
+	// The execution's argv and environment go to a file its pid 1 reads, not
+	// into the request, so the zygote never holds them (bubblewrap's --chdir
+	// sets PWD, hence PWD=/app).
+	ex, err := json.Marshal(map[string][]string{"argv": s.Argv[2:], "env": append(baseEnv(l.opts.Python), "PWD=/app")})
+	if err != nil {
+		return nil, started, err
+	}
+	if err := os.WriteFile(filepath.Join(xdir, "exec.json"), ex, 0o644); err != nil {
+		return nil, started, err
+	}
 	cpu := int64((lim.CPU + time.Second - 1) / time.Second)
-	req := warmRequest{ID: id, Dir: "/x/" + id, Script: s.Argv[2], Argv: s.Argv[2:],
-		Env: append(baseEnv(l.opts.Python), "PWD=/app"), Data: data, // bubblewrap's --chdir sets PWD TmpBytes: lim.TmpBytes, WorkBytes: lim.WorkBytes,
+	// The address space: the execution inherits the preload's mappings
+	// (~0.5 GB), which a cold interpreter maps only for what it imports; the
+	// limit is raised by them, so that the code has at least a cold run's.
+	as := lim.AddressSpace + w.ready.PreloadVM
+	req := warmRequest{ID: id, Dir: "/x/" + id, Data: data, TmpBytes: lim.TmpBytes, WorkBytes: lim.WorkBytes,
 		Rlimits: map[string][2]int64{
-			"cpu": {cpu, cpu + 1}, "as": {lim.AddressSpace, lim.AddressSpace}, "fsize": {lim.FileSize, lim.FileSize},
+			"cpu": {cpu, cpu + 1}, "as": {as, as}, "fsize": {lim.FileSize, lim.FileSize},
 			"nofile": {int64(lim.NoFile), int64(lim.NoFile)}, "nproc": {int64(lim.NProc + warmExtraProcs), int64(lim.NProc + warmExtraProcs)},
 			"core": {0, 0},
 		}}
@@ -487,9 +511,17 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		}
 		return
 	}
-	stdinR, stdinW, err := pipe()
-	if err != nil {
-		return nil, started, err
+	// stdin: the Spec's bytes through a pipe, or /dev/null as a cold run has.
+	var stdinR, stdinW *os.File
+	if len(s.Stdin) > 0 {
+		if stdinR, stdinW, err = pipe(); err != nil {
+			return nil, started, err
+		}
+	} else {
+		if stdinR, err = os.Open(os.DevNull); err != nil {
+			return nil, started, err
+		}
+		closeLater = append(closeLater, stdinR)
 	}
 	outR, outW, err := pipe()
 	if err != nil {
@@ -529,12 +561,12 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	for _, f := range []*os.File{stdinR, outW, errW, sideW, xTheirs} {
 		f.Close()
 	}
-	go func() {
-		if len(s.Stdin) > 0 {
+	if stdinW != nil {
+		go func() {
 			stdinW.Write(s.Stdin)
-		}
-		stdinW.Close()
-	}()
+			stdinW.Close()
+		}()
+	}
 	stdout := &capWriter{max: lim.StdoutBytes}
 	stderr := &capWriter{max: lim.StderrBytes}
 	side := &capWriter{max: lim.ResultBytes}
@@ -623,10 +655,15 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	var werr error
 	timedOut := false
 	var cancelled error
+	// After a kill the zygote reaps pid 1 at once; if it does not report
+	// within reapGrace (it was stopped, or is gone), the worker is replaced
+	// and the execution's result stands.
 	wait := func() {
 		select {
 		case r = <-got:
 		case werr = <-gotErr:
+		case <-time.After(reapGrace):
+			w.broken = true
 		}
 	}
 	select {
@@ -644,10 +681,13 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		wait()
 	}
 	dur := time.Since(start)
-	if werr != nil {
+	if werr != nil && !timedOut && cancelled == nil {
 		syscall.Kill(pid1, syscall.SIGKILL)
 		cgTask.killAll()
 		return nil, started, fmt.Errorf("%w: the zygote did not report execution %s: %v (worker output %q)", errWorker, id, werr, tail(w.stderr.buf, 500))
+	}
+	if werr != nil {
+		w.broken = true
 	}
 	// Nothing of the execution is left: its processes were all in its pid
 	// namespace, which the kernel empties when its pid 1 exits, and in its
@@ -677,7 +717,10 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		res.Stderr = []byte{}
 	}
 	switch {
-	case r.Signal != nil && (timedOut || *r.Signal == int(syscall.SIGKILL)):
+	case timedOut:
+		// As a cold task's process group killed at the time limit.
+		res.ExitCode, res.Signal = -1, signalName(syscall.SIGKILL)
+	case r.Signal != nil && *r.Signal == int(syscall.SIGKILL):
 		// Killed (the time limit, the memory cgroup, a hard limit): as a
 		// cold task's process group killed by a signal.
 		res.ExitCode, res.Signal = -1, signalName(syscall.SIGKILL)

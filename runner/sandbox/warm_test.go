@@ -71,8 +71,9 @@ print(sorted(os.environ.items()))
 print(sys.argv, __name__, __file__, sys.path, sys.flags.isolated)
 print(sorted(p for p in os.listdir("/proc") if p.isdigit()))
 print(sorted(os.listdir("/app")), sorted(os.listdir("/tmp")), sorted(os.listdir("/dev/shm")), sorted(os.listdir("/sbx")))
-print(st["CapEff"].strip(), st["CapPrm"].strip(), st["NoNewPrivs"].strip(), st["Seccomp"].strip())
-for r in ("CPU", "AS", "FSIZE", "NOFILE", "CORE"):
+print(st["CapEff"].strip(), st["CapPrm"].strip(), st["CapBnd"].strip(), st["NoNewPrivs"].strip(), st["Seccomp"].strip())
+print(os.stat("/proc/self/mem").st_uid == os.getuid(), os.uname().nodename)
+for r in ("CPU", "FSIZE", "NOFILE", "CORE"):  # AS: warm adds what the preload maps (docs/sandbox.md)
     print(r, resource.getrlimit(getattr(resource, "RLIMIT_" + r)))
 print(open("/app/tool_source_code/input.txt").read(), sorted(os.listdir("/app/tool_source_code")))
 print(open("/etc/passwd").read().split(":")[0])`},
@@ -112,6 +113,38 @@ if __name__ == "__main__":
 	{name: "timeout", lim: sandbox.Limits{Wall: 2 * time.Second}, program: `print("spinning", flush=True)
 while True:
     pass`},
+	{name: "tmpfs-sizes", lim: sandbox.Limits{TmpBytes: 8 << 20, WorkBytes: 8 << 20}, program: `for d in ("/tmp", "/app", "/dev/shm"):
+    try:
+        with open(d + "/big", "wb") as f:
+            f.write(b"x" * (16 << 20))
+        print(d, "16 MiB written")
+    except OSError as e:
+        print(d, "OSError", e.errno)`},
+	{name: "process-group-signals", program: `import os, signal
+print(os.getpid(), os.getpgrp(), os.getsid(0), flush=True)
+signal.signal(signal.SIGTERM, lambda *a: print("got TERM", flush=True))
+os.killpg(os.getpgrp(), signal.SIGTERM)
+os.kill(1, signal.SIGINT)
+os.kill(0, signal.SIGHUP)
+print("not reached")`},
+	{name: "unclosed-files-and-destructors", program: `class A:
+    def __del__(self):
+        print("destructor at exit")
+a = A()
+side = open(3, "w")
+side.write('{"answer": 42}')
+log = open("/tmp/log", "w")
+log.write("unflushed")`},
+	{name: "exit-out-of-range", program: `import sys
+sys.exit(2 ** 100)`},
+	{name: "keyboard-interrupt", program: `raise KeyboardInterrupt`},
+	{name: "stdout-flush-fails", program: `import os, sys
+fd = os.open("/dev/full", os.O_WRONLY)
+os.dup2(fd, 1)
+print("x" * 100)`},
+	{name: "stdin-is-devnull", program: `import os, stat
+st = os.fstat(0)
+print(stat.S_ISCHR(st.st_mode), os.read(0, 10))`},
 	{name: "daemonized-grandchild", program: `import os, subprocess, sys
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
 print("left a sleeper")`},
@@ -149,7 +182,7 @@ func TestWarmMatchesCold(t *testing.T) {
 			if norm(got, warm) != norm(want, cold) {
 				t.Errorf("warm differs from cold:\nwarm: %s\ncold: %s", norm(got, warm), norm(want, cold))
 			}
-			if c.name == "identity-and-view" && !strings.Contains(string(got.Stdout), "0000000000000000 0000000000000000 1 2") {
+			if c.name == "identity-and-view" && !strings.Contains(string(got.Stdout), "0000000000000000 0000000000000000 0000000000000000 1 2") {
 				t.Errorf("the warm execution keeps capabilities or lacks no_new_privs/seccomp: %s", got.Stdout)
 			}
 			if left := sandbox.LeftBehind(warm); len(left) > 0 {
@@ -180,11 +213,17 @@ for p in ("/x/planted", "/d/planted", "/sbx/planted"):
         print("wrote", p)
     except OSError:
         pass
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+shm = libc.shmget(0x1234, 1 << 20, 0o1000 | 0o600)  # IPC_CREAT
+print("shm", shm >= 0, libc.mq_open(b"/persist", os.O_CREAT | os.O_RDWR, 0o600, None) >= 0)
 print(sorted(os.listdir("/x")), sorted(os.listdir("/d")), flush=True)
 os.kill(-1, signal.SIGKILL)  # every process this one may signal
 `
-	check := `import json, os
-print([p for p in ("/tmp/planted", "/app/planted", "/dev/shm/planted") if os.path.exists(p)], json.dumps({"a": 1}), "PLANTED" in os.environ)
+	check := `import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+ipc = [libc.shmget(0x1234, 0, 0) >= 0, libc.mq_open(b"/persist", os.O_RDONLY) >= 0]
+print([p for p in ("/tmp/planted", "/app/planted", "/dev/shm/planted") if os.path.exists(p)], json.dumps({"a": 1}), "PLANTED" in os.environ, ipc)
 `
 	run := func(prog string) *sandbox.Result {
 		res, err := sb.Run(context.Background(), sandbox.Spec{Files: map[string][]byte{"main.py": []byte(prog)},
@@ -195,12 +234,12 @@ print([p for p in ("/tmp/planted", "/app/planted", "/dev/shm/planted") if os.pat
 		return res
 	}
 	first := run(hostile)
-	if strings.Contains(string(first.Stdout), "wrote") || !strings.Contains(string(first.Stdout), "[] []") {
+	if strings.Contains(string(first.Stdout), "wrote") || !strings.Contains(string(first.Stdout), "[] []") || !strings.Contains(string(first.Stdout), "shm True True") {
 		t.Errorf("the hostile execution wrote into, or saw into, the exchange or data folders: %q %q", first.Stdout, first.Stderr)
 	}
 	before := sandbox.LeftBehind(sb)
 	res := run(check)
-	if got := strings.TrimSpace(string(res.Stdout)); got != `[] {"a": 1} False` {
+	if got := strings.TrimSpace(string(res.Stdout)); got != `[] {"a": 1} False [False, False]` {
 		t.Errorf("the next execution saw the hostile one's traces: %q (stderr %q)", got, res.Stderr)
 	}
 	if w, c := sandbox.Executions(sb); c != 0 || w < 3 {
@@ -208,5 +247,38 @@ print([p for p in ("/tmp/planted", "/app/planted", "/dev/shm/planted") if os.pat
 	}
 	if len(before) > 0 {
 		t.Errorf("left running: %q", before)
+	}
+}
+
+// TestWarmWorkerSurvivesItsExecutions: code that stops its own process
+// group, or signals everything it can name, times out or ends as a cold run
+// does; Run returns within the time limit and a grace period, and the next
+// execution runs in the same worker.
+func TestWarmWorkerSurvivesItsExecutions(t *testing.T) {
+	sb := openOrSkip(t, "local", sandbox.Options{Slots: 1})
+	run := func(prog string, wall time.Duration) (*sandbox.Result, time.Duration) {
+		t.Helper()
+		start := time.Now()
+		res, err := sb.Run(context.Background(), sandbox.Spec{Files: map[string][]byte{"main.py": []byte(prog)},
+			Argv: []string{"python3", "-I", "/sbx/main.py"}, Limits: sandbox.Limits{Wall: wall}})
+		if err != nil {
+			t.Fatalf("%q: sandbox error: %v", prog, err)
+		}
+		return res, time.Since(start)
+	}
+	if res, took := run("import os, signal\nos.kill(0, signal.SIGSTOP)\nprint('resumed')", 2*time.Second); !res.TimedOut || took > 2*time.Second+10*time.Second {
+		t.Errorf("SIGSTOP to its own group: timed out %v after %v; want a timeout within the limit and the grace period", res.TimedOut, took)
+	}
+	for _, prog := range []string{
+		"import os, signal\nos.killpg(os.getpgrp(), signal.SIGTERM)",
+		"import os, signal\nfor s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):\n    os.kill(1, s)\nprint('alive')",
+	} {
+		run(prog, 10*time.Second)
+	}
+	if res, _ := run("print('next')", 10*time.Second); strings.TrimSpace(string(res.Stdout)) != "next" {
+		t.Errorf("the execution after them: %q %q", res.Stdout, res.Stderr)
+	}
+	if left := sandbox.LeftBehind(sb); len(left) > 0 {
+		t.Errorf("left running: %q", left)
 	}
 }

@@ -4,37 +4,45 @@ One per sandbox slot, started by bubblewrap like any task (base seccomp layer,
 no network, the slot's uid, read-only /usr), as `python3 -I /sbx/zygote.py`.
 It imports the modules named in /sbx/preload.txt once and then, for each
 request of the runner on its control socket (fd 3), forks a fresh execution.
-It never runs untrusted code itself: requests carry only paths, limits and an
-environment, and their files are written by the runner. Each execution is two
-processes:
+It never runs untrusted code itself: a request carries only the execution's
+folder, data path and limits (its argv and environment are in that folder's
+exec.json, read by the execution), and its files are written by the runner.
+Each execution is two processes:
 
-  G   cloned from the zygote (clone_execution) as pid 1 of a new pid
-      namespace in a new mount namespace: sends its credentials on the
-      execution's socket (the runner learns G's host pid from
-      SCM_CREDENTIALS and places it in the task's cgroups), waits for the
-      runner's "go", mounts a fresh /tmp, /app, /dev/shm and /proc, binds the
+  G   cloned from the zygote (clone_execution) as pid 1 of new pid, mount,
+      IPC and UTS namespaces; a session and process group of its own
+      (setsid), SIGINT back to its default (so, as init, it ignores every
+      signal the code can send it): sends its credentials on the execution's
+      socket (the runner learns G's host pid from SCM_CREDENTIALS and places
+      it in the task's cgroups), waits for the runner's "go", reads
+      exec.json, mounts a fresh /tmp, /app, /dev/shm and /proc, binds the
       execution's /sbx and its data (a private copy, or a folder of /d)
       read-only, covers /x and /d with empty tmpfs, sets the execution's
-      rlimits, forks H, closes the execution's socket (the runner's sign
-      that the code runs), reaps every process until H ends and exits with
-      H's status (128 + n for a signal n, as bubblewrap reports it); its exit
+      rlimits, forks H, closes the execution's socket (the runner's sign that
+      the code runs), reaps every process until H ends and exits with H's
+      status (128 + n for a signal n, as bubblewrap reports it); its exit
       ends the pid namespace, so the kernel kills whatever H left running.
   H   pid 2, as a cold task's code under bubblewrap's init (so signals and
-      orphans behave as there): drops every capability, sets no_new_privs,
-      installs the untrusted seccomp layer (/sbx/seccomp-untrusted.bpf of the
-      zygote: mount and namespace calls denied), reseeds numpy's global
-      generator, and runs the script as `python3 -I script` would: as
-      __main__, with sys.argv, exit status from SystemExit, an uncaught
-      exception through sys.excepthook (its traceback from the script's
-      frame on) and status 1, non-daemon threads joined and atexit handlers
-      run.
+      orphans behave as there): drops every capability (bounding set
+      included), sets no_new_privs, installs the untrusted seccomp layer
+      (/sbx/seccomp-untrusted.bpf of the zygote: mount and namespace calls
+      denied), becomes dumpable again, reseeds numpy's global generator, and
+      runs the script as `python3 -I script args` would (run_script): a fresh
+      __main__ module, sys.argv and sys.orig_argv, SystemExit's exit status,
+      an uncaught exception through sys.excepthook (its traceback from the
+      script's frame on), then what interpreter shutdown does that a program
+      can observe.
 
 A hostile execution cannot change what the next one sees: module state is
-copied on fork and the zygote's own memory is never written by an execution;
-/tmp, /app, /dev/shm and /proc are fresh mounts in a mount namespace that
-dies with G; the exchange folder holds only the current execution's files
-and is covered before untrusted code runs; the zygote is outside the
-execution's pid namespace, so no signal reaches it.
+copied on clone and the zygote's own memory is never written by an
+execution; /tmp, /app, /dev/shm and /proc are fresh mounts in a mount
+namespace, and SysV and POSIX IPC objects live in an IPC namespace, that die
+with G; the exchange folder holds only the current execution's files and is
+covered before untrusted code runs; the zygote is outside the execution's pid
+namespace, session and process group, so no signal reaches it. Found in
+review and tested (warm_test.go): a shared process group let the code stop or
+kill the zygote, a shared IPC namespace kept shm segments (and their memory)
+from one execution to the next.
 """
 import ctypes
 import json
@@ -45,11 +53,13 @@ import struct
 import sys
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-PR_SET_DUMPABLE, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 4, 47, 4
+PR_SET_DUMPABLE, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_CAPBSET_DROP = 4, 47, 4, 24
 SYS_CAPSET = 126  # x86_64; checked at start-up (other architectures: see check_arch)
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -81,7 +91,15 @@ def check_arch():
         die("zygote: capset's system call number is known for x86_64 only")
 
 
+def vm_size():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
 # --- start-up: preload, then say ready --------------------------------------
+VM_BEFORE = vm_size()
 ctl = socket.socket(fileno=3)  # SOCK_SEQPACKET, from the runner
 ctl.set_inheritable(False)
 check_arch()
@@ -211,13 +229,15 @@ for p in sorted(printed, key=lambda m: load_order.get(m, 1 << 30)):
         todo.extend(rev.get(m, ()))
 
 # Loaded now so that an execution finds it warm, without running it.
-import runpy  # noqa: E402
+import gc  # noqa: E402
+import importlib.machinery  # noqa: E402
+import types  # noqa: E402
 import threading  # noqa: E402
 import atexit  # noqa: E402
 import traceback  # noqa: E402
 
 libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no /proc/<pid>/mem of the zygote for its uid
-ctl.send(json.dumps({"ready": True, "printed": printed, "unattributed": unattributed, "error": preload_error, "preloaded": preloaded,
+ctl.send(json.dumps({"ready": True, "preload_vm": max(0, vm_size() - VM_BEFORE), "printed": printed, "unattributed": unattributed, "error": preload_error, "preloaded": preloaded,
                      "threads": threading.active_count(), "tasks": len(os.listdir("/proc/self/task"))}).encode())
 
 
@@ -233,6 +253,9 @@ def set_rlimits(lim):
 def drop_privileges():
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    for cap in range(last + 1):  # the bounding set too (CAP_SETPCAP, kept for this, goes last)
+        check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"dropping capability {cap} from the bounding set")
     # capset(version 3, this thread) with every set empty.
     hdr = struct.pack("Ii", 0x20080522, 0)
     data = bytes(24)
@@ -241,7 +264,7 @@ def drop_privileges():
     check(libc.syscall(SYS_CAPSET, hdr_buf, data_buf), "capset")
     status = open("/proc/self/status").read()
     for line in status.splitlines():
-        if line.startswith(("CapEff:", "CapPrm:", "CapInh:", "CapAmb:")) and int(line.split()[1], 16) != 0:
+        if line.startswith(("CapEff:", "CapPrm:", "CapInh:", "CapAmb:", "CapBnd:")) and int(line.split()[1], 16) != 0:
             die("zygote: capabilities left after dropping: " + line)
     # The untrusted seccomp layer: struct sock_fprog {unsigned short len; struct sock_filter *filter}.
     n = len(UNTRUSTED) // 8
@@ -252,6 +275,9 @@ def drop_privileges():
 
     prog = SockFprog(n, ctypes.cast(buf, ctypes.c_void_p))
     check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0), "seccomp")
+    # Dumpable again, as a cold process is: its /proc/self files are its own
+    # uid's (the zygote made itself non-dumpable; capabilities are gone now).
+    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
 
 
 replayed = set()
@@ -275,41 +301,63 @@ def replay_import(name, globals=None, locals=None, fromlist=(), level=0):
     return mod
 
 
-def run_script(req):
-    """H: the untrusted part. Never returns."""
-    code = 1
+def exit_status(code):
+    """The exit status `python3 script` gives SystemExit(code): None 0, an int
+    as C's exit() takes it (255 outside a C long), anything else printed to
+    stderr and 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        if not -(1 << 63) <= code < (1 << 63):
+            return 255
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except BaseException:  # noqa: BLE001
+        pass
+    return 1
+
+
+def run_script(ex):
+    """H: the untrusted part, as `python3 -I script args...` runs it: the
+    script as a fresh __main__ module, an uncaught exception through
+    sys.excepthook with the traceback from the script's frame on, then what
+    interpreter shutdown does that a program can observe: non-daemon threads
+    joined, atexit handlers, the __main__ namespace cleared and collected (so
+    that destructors run and unclosed files are flushed), stdout and stderr
+    flushed (status 120 when that fails). Never returns."""
+    script = ex["argv"][0]
     try:
         drop_privileges()
         os.chdir("/app")
         os.environ.clear()
-        os.environ.update(dict(kv.split("=", 1) for kv in req["env"]))
+        os.environ.update(dict(kv.split("=", 1) for kv in ex["env"]))
         np = sys.modules.get("numpy")
         if np is not None:
             np.random.seed()  # a cold interpreter seeds it from the OS at import; a fork would repeat the zygote's
-        sys.argv = list(req["argv"])
+        sys.argv = list(ex["argv"])
+        sys.orig_argv = ["python3", "-I", *ex["argv"]]
+        source = open(script, "rb").read()
+        main = types.ModuleType("__main__")
+        main.__file__ = script
+        main.__cached__ = None
+        main.__loader__ = importlib.machinery.SourceFileLoader("__main__", script)
+        main.__builtins__ = builtins
+        sys.modules["__main__"] = main
     except BaseException as e:  # noqa: BLE001
         die(f"sandbox: warm execution set-up failed: {type(e).__name__}: {e}")
     if printed:
         builtins.__import__ = replay_import
+    code = 0
+    interrupted = False
     try:
-        runpy.run_path(req["script"], run_name="__main__")
-        code = 0
+        exec(compile(source, script, "exec", dont_inherit=True), main.__dict__)
     except SystemExit as e:
-        c = e.code
-        if c is None:
-            code = 0
-        elif isinstance(c, int):
-            code = c & 0xFF
-        else:
-            try:
-                print(c, file=sys.stderr)
-            except BaseException:  # noqa: BLE001
-                pass
-            code = 1
+        code = exit_status(e.code)
     except BaseException as e:  # noqa: BLE001 - as the interpreter reports an uncaught exception
         tb = e.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != req["script"]:
-            tb = tb.tb_next  # runpy's and this file's frames: a cold run has none
+        while tb is not None and tb.tb_frame.f_code.co_filename != script:
+            tb = tb.tb_next  # this file's frames: a cold run has none
         if tb is not None:
             e.__traceback__ = tb  # the default hook prints the exception's own traceback
         try:
@@ -317,26 +365,57 @@ def run_script(req):
         except BaseException:  # noqa: BLE001
             pass
         code = 1
+        interrupted = isinstance(e, KeyboardInterrupt)
+        del e, tb
+    for step in (threading._shutdown, atexit._run_exitfuncs):
+        try:
+            step()
+        except SystemExit as e:
+            code = exit_status(e.code)
+        except BaseException:  # noqa: BLE001 - the interpreter reports these and goes on
+            pass
     try:
-        threading._shutdown()
-    except BaseException:  # noqa: BLE001
-        pass
-    try:
-        atexit._run_exitfuncs()
+        main.__dict__.clear()
+        gc.collect()
     except BaseException:  # noqa: BLE001
         pass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except BaseException:  # noqa: BLE001
-            pass
+        except BaseException as e:  # noqa: BLE001 - reported as the interpreter does, status 120
+            if stream is sys.stdout:
+                code = 120
+                try:
+                    sys.stderr.write(f"Exception ignored in: {stream!r}\n" + "".join(traceback.format_exception_only(type(e), e)))
+                    sys.stderr.flush()
+                except BaseException:  # noqa: BLE001
+                    pass
+    if interrupted:
+        # An uncaught KeyboardInterrupt ends a cold interpreter by SIGINT.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
     os._exit(code)
 
 
 def execution(req, fds):
-    """G: the execution, pid 1 of its own pid namespace and alone in its own
-    mount namespace (see clone_execution). Never returns."""
+    """G: the execution's pid 1, in its own pid, mount, IPC and UTS
+    namespaces (see clone_execution). Never returns."""
+    try:
+        setup_and_reap(req, fds)
+    finally:
+        os._exit(125)  # only on a failure of this file: setup_and_reap ends with os._exit
+
+
+def setup_and_reap(req, fds):
     stdin, stdout, stderr, side, xsock = fds
+    # A session and process group of its own: the code's kill(0, …) and
+    # killpg(getpgrp(), …) reach only the execution, never the zygote, and it
+    # sees getpgrp() == getsid(0) == 1 as under bubblewrap's --new-session.
+    os.setsid()
+    # As a namespace's init, G ignores every signal the code may send it whose
+    # action is the default; Python's SIGINT handler would make it the one
+    # exception.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     xs = socket.socket(fileno=xsock)
     creds = struct.pack("3i", os.getpid(), os.getuid(), os.getgid())
     xs.sendmsg([b"c"], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, creds)])
@@ -344,6 +423,10 @@ def execution(req, fds):
         os._exit(0)  # the runner gave up on this execution
     try:
         d = req["dir"]
+        # argv and environment: from the exchange folder, so that the zygote
+        # never holds an execution's own data.
+        with open(d + "/exec.json", encoding="utf-8") as f:
+            ex = json.load(f)
         mount(None, "/", None, MS_REC | MS_PRIVATE)
         mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={req['tmp_bytes']},mode=1777")
         mount("tmpfs", "/app", "tmpfs", MS_NOSUID | MS_NODEV, f"size={req['work_bytes']},mode=0755")
@@ -355,9 +438,9 @@ def execution(req, fds):
         mount(d + "/sbx", "/sbx", None, MS_BIND)
         mount(None, "/sbx", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        # The exchange folder and the data folders (/d): an empty read-only tmpfs covers each, which the
-        # code, without capabilities and with mount calls denied, cannot
-        # remove.
+        # The exchange folder and the data folders (/d): an empty read-only
+        # tmpfs covers each, which the code, without capabilities and with
+        # mount calls denied, cannot remove.
         mount("tmpfs", "/x", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4096,mode=0555")
         mount("tmpfs", "/d", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4096,mode=0555")
         set_rlimits(req["rlimits"])
@@ -375,8 +458,9 @@ def execution(req, fds):
         os.dup2(stderr, 2)
         os.dup2(side, 3)
         os.set_inheritable(3, True)
+        xs.detach()  # its descriptor is closed next; no object may close a reused number later
         os.closerange(4, 1 << 16)  # the execution's socket too
-        run_script(req)
+        run_script(ex)
     for fd in (stdin, stdout, stderr, side):
         os.close(fd)
     xs.close()  # the runner's end sees EOF: the code runs
@@ -386,6 +470,8 @@ def execution(req, fds):
             pid, st = os.waitpid(-1, 0)
         except ChildProcessError:
             break
+        except InterruptedError:
+            continue
         if pid == h:
             status = st
             break
@@ -396,8 +482,10 @@ def execution(req, fds):
     os._exit(os.WEXITSTATUS(status))
 
 
-# clone(2) with CLONE_NEWPID | CLONE_NEWNS, used as fork: the child is pid 1
-# of a new pid namespace in a new mount namespace, and the zygote's own
+# clone(2) with CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS,
+# used as fork: the child is pid 1 of a new pid namespace in new mount, IPC
+# (SysV and POSIX IPC objects die with the execution) and UTS namespaces,
+# and the zygote's own
 # namespaces stay as they are. os.fork cannot do that, and unshare before a
 # fork would need a setns back to the zygote's pid namespace, which the
 # nested user namespace bubblewrap makes forbids; an intermediate process
@@ -413,7 +501,7 @@ pyapi.syscall.argtypes = [ctypes.c_long, ctypes.c_ulong, ctypes.c_void_p, ctypes
 
 def clone_execution():
     pyapi.PyOS_BeforeFork()
-    pid = pyapi.syscall(SYS_CLONE, CLONE_NEWPID | CLONE_NEWNS | signal.SIGCHLD, None, None, None, 0)
+    pid = pyapi.syscall(SYS_CLONE, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | signal.SIGCHLD, None, None, None, 0)
     if pid == 0:
         pyapi.PyOS_AfterFork_Child()
         return 0
