@@ -79,9 +79,24 @@ if [ "$(cat "$lrc_venv/.requirements.sha256" 2>/dev/null)" != "$lrc_req_sha" ]; 
   echo "$lrc_req_sha" >"$lrc_venv/.requirements.sha256"
 fi
 
+# The test-only environment of the statistics reference check (SciPy and NumPy, pinned in
+# scripts/stats-reference/requirements.txt; results/stats TestAgainstSciPy): a no-op when the stamp matches.
+stats_venv=build/stats-reference-venv
+stats_req_sha=$(sha256sum scripts/stats-reference/requirements.txt | cut -d' ' -f1)
+if [ "$(cat "$stats_venv/.requirements.sha256" 2>/dev/null)" != "$stats_req_sha" ]; then
+  echo "setup: python venv $stats_venv (scripts/stats-reference/requirements.txt)"
+  /usr/bin/python3 -m venv "$stats_venv"
+  "$stats_venv/bin/pip" install -q -r scripts/stats-reference/requirements.txt
+  echo "$stats_req_sha" >"$stats_venv/.requirements.sha256"
+fi
+
 # actionlint (a Go tool in its own module, tools/actionlint/go.mod), which checks .github/workflows in make test:
 # built here, outside any test timeout.
 go tool -modfile=tools/actionlint/go.mod actionlint -version >/dev/null
+
+# The Kubernetes manifests' test (a module of its own, deploy/kubernetes/go.mod; run by deploy/deploy_test.go in
+# make test): download and build k8s.io/api here, outside any test timeout.
+(cd deploy/kubernetes && GOFLAGS= go test -count=1 -run '^$' ./... >/dev/null)
 
 # Hugo (a Go tool, tools/go.mod): build it once here, outside any test timeout (a cold build takes minutes).
 hugo_version=$(go tool -modfile=tools/go.mod hugo version)

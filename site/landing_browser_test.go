@@ -141,8 +141,8 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 		const metricIdx = heads.map((h, i) => h.dataset.metric ? i : -1).filter(i => i >= 0);
 		return {heading: s.querySelector("h2").textContent,
 			columns: metricIdx.map(i => heads[i].dataset.metric + "|" + heads[i].dataset.protocol),
-			rows: Array.from(tab.tBodies[0].rows).map(r => ({rank: r.cells[0].textContent.trim(), model: r.querySelector("th").textContent.trim(),
-				modelID: r.dataset.model, system: r.dataset.system, source: r.dataset.source,
+			rows: Array.from(tab.tBodies[0].rows).map(r => ({rank: (r.cells[0].getAttribute("data-rank") || r.cells[0].textContent.trim()), model: r.querySelector("th").textContent.trim(),
+				modelID: r.dataset.model, system: r.dataset.system, source: r.dataset.sourceLabel,
 				badges: Array.from(r.querySelectorAll(".badge")).map(b => b.textContent.trim()),
 				hrefs: Array.from(r.querySelectorAll("a.badge")).map(b => b.href),
 				cells: metricIdx.map(i => r.cells[i].getAttribute("data-sort"))}))};

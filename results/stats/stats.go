@@ -1,6 +1,9 @@
 // Package stats summarises the rounds of a configuration: mean, population
-// and sample standard deviation of per-round values. It uses only the
-// standard library and imports no project package.
+// and sample standard deviation of per-round values, the Student t
+// confidence interval of the mean (TInterval), the rank bands that
+// intervals imply (RankBands), and the exact sign test of a paired
+// comparison (SignTest). It uses only the standard library and imports no
+// project package; TestAgainstSciPy checks it against SciPy and NumPy.
 //
 // The default dispersion is the population standard deviation (divisor n),
 // which is what the MatTools paper's error bars show (mattools-reference.md

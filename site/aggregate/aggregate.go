@@ -93,6 +93,10 @@ func value(t results.Totals, m Metric) (Value, bool) {
 	return Value{Count: *k, Total: n, Percent: stats.Percent(*k, n)}, true
 }
 
+// IntervalConfidence is the coverage of the leaderboard's intervals: 95 %
+// Student t intervals of the mean over rounds (methodology page).
+const IntervalConfidence = 0.95
+
 // RunStatus says how a run enters its configuration.
 type RunStatus string
 
@@ -143,6 +147,10 @@ type Configuration struct {
 	Summaries map[Metric]stats.Summary
 	// Rounds holds, per metric, the aggregated runs' values in Runs order.
 	Rounds map[Metric][]Value
+	// Intervals are, per metric with a summary, the IntervalConfidence
+	// Student t interval of the mean over the aggregated rounds
+	// (stats.TInterval), clamped to [0, 100] percent.
+	Intervals map[Metric]stats.Interval
 	// Warnings are conditions a reader must see (duplicate rounds, runs
 	// missing a metric, run warnings).
 	Warnings []string
@@ -313,7 +321,7 @@ func (c *Configuration) summarize() {
 	slices.SortStableFunc(c.Runs, func(a, b *Run) int {
 		return cmp.Or(cmp.Compare(a.Round(), b.Round()), strings.Compare(a.ID(), b.ID()))
 	})
-	c.Summaries, c.Rounds = map[Metric]stats.Summary{}, map[Metric][]Value{}
+	c.Summaries, c.Rounds, c.Intervals = map[Metric]stats.Summary{}, map[Metric][]Value{}, map[Metric]stats.Interval{}
 	agg := c.RunsWith(StatusAggregated)
 	seen := map[int][]string{}
 	for _, r := range agg {
@@ -347,6 +355,7 @@ func (c *Configuration) summarize() {
 			pct[i] = v.Percent
 		}
 		c.Summaries[m], c.Rounds[m] = stats.Summarize(pct), vals
+		c.Intervals[m] = stats.TInterval(pct, IntervalConfidence).Clamp(0, 100)
 	}
 	for _, r := range c.Runs {
 		for _, w := range r.File.Run.Warnings {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/stats"
 )
 
 // RankedTable is a tool-usage leaderboard table of one benchmark version
@@ -88,6 +89,11 @@ type RankedRow struct {
 	// Rank is the 1-based competition rank ("1, 2, 2, 4") by the headline
 	// column; 0 for rows without a headline value (listed after the ranked).
 	Rank int
+	// Band is the rank band the headline column's 95 % intervals give
+	// (stats.RankBands over the ranked rows): the best and worst rank the
+	// row can hold, and whether its interval overlaps the leader's (the
+	// leader's tie group). Zero for unranked and reference rows.
+	Band stats.Band
 	// Configurations behind the row, in ProtocolOrder.
 	Configurations []*Configuration
 	// Notes say why the same model, system and retrieval source appear in
@@ -334,6 +340,17 @@ func (rt *RankedTable) rank() {
 		n++
 		prev = row
 	}
+	var ranked []*RankedRow
+	var ivs []stats.Interval
+	for _, row := range rt.Rows {
+		if row.Rank > 0 {
+			ranked = append(ranked, row)
+			ivs = append(ivs, row.Cell(rt, rt.HeadlineProtocol, TaskSuccessRate).Interval)
+		}
+	}
+	for i, b := range stats.RankBands(ivs) {
+		ranked[i].Band = b
+	}
 }
 
 // rounded is a mean rounded to 1e-9 percent, so that equal counts summed in
@@ -459,7 +476,7 @@ func (rt *RankedTable) fillCells() {
 		for i, col := range rt.Columns {
 			for _, c := range row.Configurations {
 				if s, ok := c.Summaries[col.Metric]; ok && c.Key.ScoringProtocol == col.Protocol {
-					row.Cells[i] = &Cell{Configuration: c, Metric: col.Metric, Summary: s, Rounds: c.Rounds[col.Metric]}
+					row.Cells[i] = &Cell{Configuration: c, Metric: col.Metric, Summary: s, Interval: c.Intervals[col.Metric], Rounds: c.Rounds[col.Metric]}
 				}
 			}
 		}

@@ -76,7 +76,10 @@ type Cell struct {
 	Configuration *Configuration
 	Metric        Metric
 	Summary       stats.Summary // Mean ± PopStd, N
-	Rounds        []Value       // per aggregated run, in round order
+	// Interval is the configuration's 95 % t-interval of the mean
+	// (Configuration.Intervals), percent.
+	Interval stats.Interval
+	Rounds   []Value // per aggregated run, in round order
 }
 
 func tableKey(c *Configuration) string {
@@ -130,7 +133,7 @@ func buildTables(b Board, confs []*Configuration) []*Table {
 			for i, col := range t.Columns {
 				for _, c := range row.Configurations {
 					if s, ok := c.Summaries[col.Metric]; ok && c.Key.Benchmark == col.Benchmark {
-						row.Cells[i] = &Cell{Configuration: c, Metric: col.Metric, Summary: s, Rounds: c.Rounds[col.Metric]}
+						row.Cells[i] = &Cell{Configuration: c, Metric: col.Metric, Summary: s, Interval: c.Intervals[col.Metric], Rounds: c.Rounds[col.Metric]}
 					}
 				}
 			}

@@ -334,6 +334,9 @@ func (w *writer) writeConfigurations(v *views) {
 			if m := v.configMatrix(c); m != nil {
 				data["matrix"] = m
 			}
+			if tx := v.taxonomyOf(c); tx != nil {
+				data["failures"] = tx
+			}
 		}
 		if boards := v.referenceIn[c]; len(boards) > 0 {
 			var refs []linkView

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/stats"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
 )
@@ -45,8 +46,17 @@ type rankedColumnView struct {
 }
 
 type rankedRowView struct {
-	Rank       string       `json:"rank"` // "1", or "" when unranked
-	RankSort   int          `json:"rank_sort"`
+	Rank     string `json:"rank"` // "1", or "" when unranked
+	RankSort int    `json:"rank_sort"`
+	// Band is the rank band of the headline column's 95 % intervals, "1–4"
+	// ("3" when it is one rank), shown in the # column instead of the bare
+	// rank; "" when unranked. Tied: the row is in the leader's tie group.
+	Band string `json:"band"`
+	Tied bool   `json:"tied"`
+	// Group is the model group id and Provenance the row's badges joined
+	// by "|": the values the table filters match (static/assets/filters.js).
+	Group      string       `json:"group"`
+	Provenance string       `json:"provenance"`
 	Model      string       `json:"model"`
 	ModelID    string       `json:"model_id"`
 	ModelHref  string       `json:"model_href"`
@@ -112,7 +122,9 @@ func rankingText(t *aggregate.RankedTable) string {
 	if t.HeadlineProtocol != results.ProtocolMatToolsV1 {
 		s = fmt.Sprintf("Ranked by task success rate %s, mean over rounds: no run of this question set was scored under mattools-v1 here", protocolPhrase(t.HeadlineProtocol))
 	}
-	s += ". Rows with equal counts share a rank; with three rounds, neighbouring ranks are often within the ± (population std)."
+	s += ". The # column shows each row's rank band, not a bare rank: the best and worst rank its 95 % interval of the mean over rounds " +
+		"(Student t, see the methodology page) allows against the other rows' intervals; rows marked ≈ have an interval that overlaps the leader's " +
+		"and so share its tie group. Rows with equal counts share a position (used to sort)."
 	unranked := 0
 	for _, r := range t.Rows {
 		if r.Rank == 0 && !r.Reference {
@@ -244,6 +256,14 @@ func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *
 	return tv
 }
 
+// bandText writes a rank band as "2–5", or "3" when it is one rank.
+func bandText(b stats.Band) string {
+	if b.Best == b.Worst {
+		return strconv.Itoa(b.Best)
+	}
+	return strconv.Itoa(b.Best) + "–" + strconv.Itoa(b.Worst)
+}
+
 // protocolPhrase names a protocol inside a sentence: "as published" or
 // "under mattools-v1-strict".
 func protocolPhrase(p string) string {
@@ -268,6 +288,7 @@ func (v *views) rankedRow(r *aggregate.RankedRow) *rankedRowView {
 	switch {
 	case r.Rank > 0:
 		rv.Rank = strconv.Itoa(r.Rank)
+		rv.Band, rv.Tied = bandText(r.Band), r.Band.Tied
 	case r.Reference:
 		rv.RankSort = 1 << 29 // after the ranked rows, before the unranked ones
 	default:
@@ -290,6 +311,12 @@ func (v *views) rankedRow(r *aggregate.RankedRow) *rankedRowView {
 	for _, c := range r.Configurations {
 		rv.Configs = append(rv.Configs, c.Key.String())
 	}
+	rv.Group = r.Model.Group
+	var bs []string
+	for _, b := range r.Badges {
+		bs = append(bs, string(b))
+	}
+	rv.Provenance = strings.Join(bs, "|")
 	return rv
 }
 
@@ -340,12 +367,13 @@ func (v *views) appendPaperRows(t *aggregate.RankedTable, tv *rankedView) {
 // RankedCSVHeader is the header of a ranked table's download: one line per
 // row and column with a value.
 var RankedCSVHeader = []string{"table", "rank", "model", "display_name", "system", "retrieval_source", "badge", "scoring_protocol", "metric",
-	"n", "mean", "pop_std", "configuration", "reference"}
+	"n", "mean", "pop_std", "configuration", "reference", "ci95_lo", "ci95_hi", "rank_best", "rank_worst", "tied_with_leader"}
 
 // RankedCSV writes a ranked table as CSV: per row (in rank order) and per
 // column with a value, its mean and population std (percent, 4 decimals),
-// n, the configuration key and whether the row is a reference row (rank 0;
-// "true" or "false").
+// n, the configuration key, whether the row is a reference row (rank 0;
+// "true" or "false"), the column's 95 % t-interval (percent, 4 decimals)
+// and the row's rank band by the headline column (0 0 false when unranked).
 func RankedCSV(t *aggregate.RankedTable) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -359,7 +387,8 @@ func RankedCSV(t *aggregate.RankedTable) []byte {
 			k := c.Configuration.Key
 			w.Write([]string{t.ID, strconv.Itoa(r.Rank), csvSafe(k.Model), csvSafe(r.Model.DisplayName), string(k.System), strconv.Itoa(k.RetrievalSource),
 				string(aggregate.BadgeOf(k.Provenance)), t.Columns[i].Protocol, string(t.Columns[i].Metric),
-				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), csvSafe(k.String()), strconv.FormatBool(r.Reference)})
+				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), csvSafe(k.String()), strconv.FormatBool(r.Reference),
+				f4(c.Interval.Lo), f4(c.Interval.Hi), strconv.Itoa(r.Band.Best), strconv.Itoa(r.Band.Worst), strconv.FormatBool(r.Band.Tied)})
 		}
 	}
 	w.Flush()

@@ -9,6 +9,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+	"github.com/mattools-leaderboard/leaderboard/site/apicheck"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
 	"github.com/mattools-leaderboard/leaderboard/site/plots"
 )
@@ -24,6 +25,8 @@ type views struct {
 	// referenceIn lists, per configuration shown as a reference row
 	// (aggregate.Row.Reference), the boards whose tables show it so.
 	referenceIn map[*aggregate.Configuration][]aggregate.Board
+	// apiStore is the committed hallucinated-API store (set by writeFailures).
+	apiStore *apicheck.Store
 }
 
 func newViews(e *Edition) *views {
@@ -67,6 +70,9 @@ type cellView struct {
 	Sort   string `json:"sort"`
 	Rounds string `json:"rounds"`
 	Href   string `json:"href"`
+	// CI is the 95 % t-interval of the mean over rounds, "[lo, hi]"
+	// (percent, 2 decimals); "" when n = 1.
+	CI string `json:"ci"`
 }
 
 func newCell(c *aggregate.Cell) *cellView {
@@ -77,6 +83,7 @@ func newCell(c *aggregate.Cell) *cellView {
 		Href: confHref(c.Configuration)}
 	if c.Summary.N > 1 {
 		cv.Std = fmtPct(c.Summary.PopStd)
+		cv.CI = "[" + fmtPct(c.Interval.Lo) + ", " + fmtPct(c.Interval.Hi) + "]"
 	}
 	var parts []string
 	runs := c.Configuration.RunsWith(aggregate.StatusAggregated)
@@ -119,7 +126,11 @@ type rowView struct {
 	Paper      []*paperCell `json:"paper"` // paper-only row: one per column (nil where none)
 	PaperOnly  bool         `json:"paper_only"`
 	Notes      []string     `json:"notes"` // ids of paper footnotes about this row
-	systemID   results.System
+	// SystemID and Badge are the values the table filters match
+	// (static/assets/filters.js): the system id and the provenance badge.
+	SystemID string `json:"system_id"`
+	Badge    string `json:"badge"`
+	systemID results.System
 }
 
 type groupView struct {
@@ -249,7 +260,8 @@ func (v *views) table(t *aggregate.Table) *tableView {
 func (v *views) row(r *aggregate.Row) *rowView {
 	rv := &rowView{Model: r.Model.DisplayName, ModelID: r.Model.ID, ModelHref: v.modelHref(r.Model.ID), Group: r.Model.Group,
 		System: r.SystemLabel(), SystemHref: systemHref(r.System), Source: aggregate.SourceTitle(r.RetrievalSource),
-		SourceN: r.RetrievalSource, Provenance: string(r.Provenance), Notes: []string{}, systemID: r.System}
+		SourceN: r.RetrievalSource, Provenance: string(r.Provenance), Notes: []string{}, systemID: r.System,
+		SystemID: string(r.System), Badge: string(aggregate.BadgeOf(r.Provenance))}
 	for _, c := range r.Configurations {
 		rv.Configs = append(rv.Configs, c.Key.String())
 	}
@@ -477,6 +489,12 @@ type configView struct {
 	Summary     []string `json:"summary"` // per metric "Function runnable rate: 45.58 ± 6.73 (n = 3)"
 	Runs        int      `json:"runs"`
 	Status      string   `json:"status"`
+	// The values the table filters match (static/assets/filters.js).
+	ModelID  string `json:"model_id"`
+	Group    string `json:"group"`
+	SystemID string `json:"system_id"`
+	SourceN  int    `json:"source_n"`
+	Badge    string `json:"badge"`
 }
 
 func summaryText(m aggregate.Metric, s stats.Summary) string {
@@ -491,9 +509,14 @@ func (v *views) config(c *aggregate.Configuration) configView {
 		Benchmark: string(c.Key.Benchmark), System: c.SystemLabel(), SystemHref: systemHref(c.Key.System),
 		Source: aggregate.RetrievalTitle(&c.Runs[0].File.Run), Protocol: c.Key.ScoringProtocol, QuestionSet: c.Key.QuestionSet,
 		Provenance: string(c.Key.Provenance), Version: c.Key.BenchmarkVersion, Board: c.Board.Title(), BoardHref: href(string(c.Board)),
-		Runs: len(c.Runs), Summary: []string{}}
+		Runs: len(c.Runs), Summary: []string{}, ModelID: c.Key.Model, Group: c.Model.Group, SystemID: string(c.Key.System),
+		SourceN: c.Key.RetrievalSource, Badge: string(aggregate.BadgeOf(c.Key.Provenance))}
 	for _, m := range c.Metrics() {
-		cv.Summary = append(cv.Summary, summaryText(m, c.Summaries[m]))
+		s := summaryText(m, c.Summaries[m])
+		if iv := c.Intervals[m]; iv.N > 1 {
+			s += fmt.Sprintf("; 95 %% interval of the mean (Student t) [%s, %s]", fmtPct(iv.Lo), fmtPct(iv.Hi))
+		}
+		cv.Summary = append(cv.Summary, s)
 	}
 	switch {
 	case len(c.RunsWith(aggregate.StatusAggregated)) > 0:

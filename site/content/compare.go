@@ -1,0 +1,146 @@
+package content
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+)
+
+// ComparePath is the comparison page's edition-relative path, and
+// CompareDataPath the download that drives it.
+const (
+	ComparePath     = "compare"
+	CompareDataPath = "downloads/compare.json"
+)
+
+// CompareData is the comparison page's download (CompareDataPath): per
+// group of comparable configurations (one benchmark version, question set
+// and scoring protocol), the properties each configuration passed per
+// question and round.
+type CompareData struct {
+	About  string         `json:"about"`
+	Groups []CompareGroup `json:"groups"`
+}
+
+// CompareGroup is one set of comparable configurations.
+type CompareGroup struct {
+	ID               string `json:"id"`
+	Title            string `json:"title"`
+	BenchmarkVersion string `json:"benchmark_version"`
+	QuestionSet      string `json:"question_set"`
+	ScoringProtocol  string `json:"scoring_protocol"`
+	// Questions of the set, in the published evaluation order.
+	Questions      []CompareQuestion      `json:"questions"`
+	Configurations []CompareConfiguration `json:"configurations"`
+}
+
+// CompareQuestion is one question of a group.
+type CompareQuestion struct {
+	ID         string `json:"id"`
+	Properties int    `json:"properties"`
+	Href       string `json:"href"` // edition-relative question page, "" when none
+}
+
+// CompareConfiguration is one configuration of a group and its outcomes.
+type CompareConfiguration struct {
+	Slug  string `json:"slug"`
+	Label string `json:"label"` // model · system · retrieval source · badge
+	Href  string `json:"href"`  // edition-relative configuration page
+	// Rounds are the aggregated runs' rounds, and Passed[q][r] the
+	// properties passed of question q (Questions order) in Rounds[r]; a
+	// question without an outcome in a round is -1.
+	Rounds []int   `json:"rounds"`
+	Passed [][]int `json:"passed"`
+}
+
+// Compare returns the comparison data of a leaderboard: every tool-usage
+// configuration with per-question outcomes (aggregate.Configuration.Taxonomy
+// not nil), grouped as the leaderboard never mixes them. hasQuestions says
+// whether the edition has question pages to link.
+func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
+	d := &CompareData{About: "Per question and round, the properties each configuration passed (-1: no outcome); " +
+		"the comparison page computes wins, losses and the exact sign test from it (methodology: #compare).", Groups: []CompareGroup{}}
+	byID := map[string]int{}
+	for _, c := range lb.Configurations {
+		if c.Key.Benchmark != results.BenchmarkToolUsage || c.Taxonomy() == nil {
+			continue
+		}
+		gid := aggregate.Slug(c.Key.BenchmarkVersion + "|" + c.Key.QuestionSet + "|" + c.Key.ScoringProtocol)
+		gi, ok := byID[gid]
+		if !ok {
+			qs := c.QuestionSet()
+			g := CompareGroup{ID: gid, BenchmarkVersion: c.Key.BenchmarkVersion, QuestionSet: c.Key.QuestionSet, ScoringProtocol: c.Key.ScoringProtocol,
+				Title: questionSetHeading(qs.Questions, qs.Properties, c.Key.QuestionSet) + ", " + c.Key.ScoringProtocol}
+			in := map[string]bool{}
+			for _, id := range qs.IDs {
+				in[id] = true
+			}
+			for _, q := range c.Runs[0].File.Questions {
+				if len(in) > 0 && !in[q.QuestionID] {
+					continue
+				}
+				cq := CompareQuestion{ID: q.QuestionID, Properties: int(q.PropertyCount)}
+				if hasQuestions {
+					cq.Href = questionHref(q.QuestionID)
+				}
+				g.Questions = append(g.Questions, cq)
+			}
+			gi = len(d.Groups)
+			byID[gid] = gi
+			d.Groups = append(d.Groups, g)
+		}
+		g := &d.Groups[gi]
+		cc := CompareConfiguration{Slug: c.Slug, Href: confHref(c),
+			Label: c.Model.DisplayName + " · " + c.SystemLabel() + sourceSuffix(c.Key.RetrievalSource) + " · " + string(aggregate.BadgeOf(c.Key.Provenance))}
+		runs := c.RunsWith(aggregate.StatusAggregated)
+		rows := make([]map[string]*results.QuestionRow, len(runs))
+		for i, r := range runs {
+			cc.Rounds = append(cc.Rounds, r.Round())
+			rows[i] = map[string]*results.QuestionRow{}
+			for j := range r.File.Questions {
+				rows[i][r.File.Questions[j].QuestionID] = &r.File.Questions[j]
+			}
+		}
+		for _, q := range g.Questions {
+			per := make([]int, len(runs))
+			for i := range runs {
+				per[i] = -1
+				if row := rows[i][q.ID]; row != nil && row.PropertiesPassed != nil {
+					if _, scored := aggregate.Classify(row); scored {
+						per[i] = int(*row.PropertiesPassed)
+					}
+				}
+			}
+			cc.Passed = append(cc.Passed, per)
+		}
+		g.Configurations = append(g.Configurations, cc)
+	}
+	slices.SortStableFunc(d.Groups, func(a, b CompareGroup) int {
+		return cmp.Or(strings.Compare(b.BenchmarkVersion, a.BenchmarkVersion), cmp.Compare(questionSetRank(a.QuestionSet), questionSetRank(b.QuestionSet)),
+			strings.Compare(a.QuestionSet, b.QuestionSet), cmp.Compare(protocolIndex(a.ScoringProtocol), protocolIndex(b.ScoringProtocol)))
+	})
+	return d
+}
+
+// JSON encodes the data as the download holds it.
+func (d *CompareData) JSON() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(true)
+	if err := enc.Encode(d); err != nil {
+		panic(fmt.Sprintf("compare data: %v", err)) // plain strings and ints only
+	}
+	return buf.Bytes()
+}
+
+func (w *writer) writeCompare(v *views) {
+	d := Compare(v.lb, w.e.Benchmark != nil)
+	w.static(CompareDataPath, d.JSON())
+	w.page(ComparePath, "Compare two configurations", "compare", map[string]any{"data": CompareDataPath, "groups": len(d.Groups), "compare": true})
+}

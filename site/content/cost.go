@@ -1,0 +1,178 @@
+package content
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+	"github.com/mattools-leaderboard/leaderboard/site/plots"
+)
+
+// CostPath is the edition-relative path of the cost page.
+const CostPath = "cost"
+
+type costRowView struct {
+	Model      string    `json:"model"`
+	ModelID    string    `json:"model_id"`
+	ModelHref  string    `json:"model_href"`
+	Group      string    `json:"group"`
+	System     string    `json:"system"`
+	SystemID   string    `json:"system_id"`
+	Source     string    `json:"source"`
+	SourceN    int       `json:"source_n"`
+	Badge      badgeView `json:"badge"`
+	Href       string    `json:"href"`
+	Success    string    `json:"success"` // task success rate, mean over rounds, percent
+	Prompt     string    `json:"prompt"`  // mean per round; "—" when unknown
+	Completion string    `json:"completion"`
+	PerQ       string    `json:"per_q"` // tokens per question and round
+	Calls      string    `json:"calls"`
+	Latency    string    `json:"latency"` // seconds per round
+	USD        string    `json:"usd"`     // dollars per round
+	Frontier   bool      `json:"frontier"`
+	Rounds     int       `json:"rounds"`
+}
+
+type costTableView struct {
+	ID      string        `json:"id"`
+	Heading string        `json:"heading"`
+	Caption string        `json:"caption"`
+	Rows    []costRowView `json:"rows"`
+	Figure  *figureView   `json:"figure"`
+	Unknown int           `json:"unknown"` // configurations of the group with nothing recorded
+}
+
+func orDash(ok bool, s string) string {
+	if !ok {
+		return "—"
+	}
+	return s
+}
+
+// costTables returns one table (and figure) per benchmark version, question
+// set and scoring protocol of the tool-usage configurations with a task
+// success rate, listing those whose runs recorded tokens, calls, latency or
+// cost; figures are appended to figs.
+func (v *views) costTables() (tables []costTableView, figs []*plots.CostFigure) {
+	type key struct{ version, qs, protocol string }
+	byKey := map[key][]*aggregate.Configuration{}
+	var keys []key
+	for _, c := range v.lb.Configurations {
+		if c.Key.Benchmark != results.BenchmarkToolUsage {
+			continue
+		}
+		if _, ok := c.Summaries[aggregate.TaskSuccessRate]; !ok {
+			continue
+		}
+		k := key{c.Key.BenchmarkVersion, c.Key.QuestionSet, c.Key.ScoringProtocol}
+		if byKey[k] == nil {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], c)
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		return cmp.Or(strings.Compare(b.version, a.version), cmp.Compare(questionSetRank(a.qs), questionSetRank(b.qs)), strings.Compare(a.qs, b.qs),
+			cmp.Compare(protocolIndex(a.protocol), protocolIndex(b.protocol)))
+	})
+	var groups []tableGroup
+	for _, k := range keys {
+		var confs []*aggregate.Configuration
+		var costs []*aggregate.Cost
+		unknown := 0
+		for _, c := range byKey[k] {
+			if co := c.Cost(); co.Known() {
+				confs, costs = append(confs, c), append(costs, co)
+			} else {
+				unknown++
+			}
+		}
+		if len(confs) == 0 {
+			continue
+		}
+		qs := confs[0].QuestionSet()
+		id := aggregate.Slug("cost-" + k.version + "-" + k.qs + "-" + k.protocol)
+		tv := costTableView{ID: id, Heading: fmt.Sprintf("%s, %s", questionSetHeading(qs.Questions, qs.Properties, k.qs), k.protocol), Unknown: unknown,
+			Caption: fmt.Sprintf("Benchmark version %s · question set %s · scoring protocol %s. Tokens, calls, latency and cost are means per round over the rounds that recorded them; "+
+				"tokens per question divide by the questions asked in a round. Task success rate: mean over rounds under this protocol.", k.version, k.qs, k.protocol)}
+		// The figure's x: dollars per round where every point has a cost, else tokens per question.
+		allUSD := true
+		for _, co := range costs {
+			allUSD = allUSD && co.CostRounds > 0
+		}
+		var xs, ys []float64
+		var pts []int
+		for i, c := range confs {
+			co := costs[i]
+			if x, ok := co.TokensPerQuestion(); ok || allUSD {
+				if allUSD {
+					x = co.CostUSD
+				}
+				xs, ys, pts = append(xs, x), append(ys, c.Summaries[aggregate.TaskSuccessRate].Mean), append(pts, i)
+			}
+		}
+		front := map[int]bool{}
+		for _, j := range aggregate.ParetoFront(xs, ys) {
+			front[pts[j]] = true
+		}
+		for i, c := range confs {
+			co := costs[i]
+			perQ, okQ := co.TokensPerQuestion()
+			tv.Rows = append(tv.Rows, costRowView{Model: c.Model.DisplayName, ModelID: c.Key.Model, ModelHref: v.modelHref(c.Key.Model), Group: c.Model.Group,
+				System: c.SystemLabel(), SystemID: string(c.Key.System), Source: aggregate.RetrievalTitle(&c.Runs[0].File.Run), SourceN: c.Key.RetrievalSource,
+				Badge: newBadge(aggregate.BadgeOf(c.Key.Provenance)), Href: confHref(c), Success: fmtPct(c.Summaries[aggregate.TaskSuccessRate].Mean),
+				Prompt: orDash(co.TokenRounds > 0, strconv.FormatFloat(co.PromptTokens, 'f', 0, 64)), Completion: orDash(co.TokenRounds > 0, strconv.FormatFloat(co.CompletionTokens, 'f', 0, 64)),
+				PerQ: orDash(okQ, strconv.FormatFloat(perQ, 'f', 0, 64)), Calls: orDash(co.CallRounds > 0, strconv.FormatFloat(co.Calls, 'f', 0, 64)),
+				Latency: orDash(co.LatencyRounds > 0, strconv.FormatFloat(co.LatencySeconds, 'f', 1, 64)), USD: orDash(co.CostRounds > 0, strconv.FormatFloat(co.CostUSD, 'f', 4, 64)),
+				Frontier: front[i], Rounds: co.Rounds})
+		}
+		if len(xs) >= 2 {
+			f := &plots.CostFigure{ID: "cost-" + id, Title: "Task success vs cost: " + tv.Heading, XLabel: "tokens per question (prompt + completion, mean per round)"}
+			if allUSD {
+				f.XLabel = "US dollars per round (mean)"
+			}
+			for j, i := range pts {
+				c := confs[i]
+				f.Points = append(f.Points, plots.CostPoint{Label: c.Model.DisplayName + " · " + c.SystemLabel() + sourceSuffix(c.Key.RetrievalSource),
+					Cost: xs[j], Accuracy: ys[j], Frontier: front[i], Configuration: c.Key.String()})
+			}
+			f.Caption = fmt.Sprintf("Each point is a configuration: task success rate (mean over rounds, %s) against %s. The dashed line is the Pareto frontier: "+
+				"the configurations that no other is cheaper and at least as accurate as.", k.protocol, f.XLabel)
+			figs = append(figs, f)
+			tv.Figure = &figureView{SVG: "figures/" + f.ID + ".svg", CSV: "figures/" + f.ID + ".csv", Title: f.Title, Caption: f.Caption}
+		}
+		tables = append(tables, tv)
+		groups = append(groups, tableGroup{k.qs, k.protocol})
+	}
+	for i := range tables {
+		tables[i].Caption += differsFromOthers(i, groups)
+	}
+	return tables, figs
+}
+
+func sourceSuffix(s int) string {
+	if s == 0 {
+		return ""
+	}
+	return " · source " + strconv.Itoa(s)
+}
+
+func (w *writer) writeCost(v *views) {
+	tables, figs := v.costTables()
+	for _, f := range figs {
+		svg, err := f.SVG()
+		if err != nil {
+			w.err = err
+			return
+		}
+		w.static("figures/"+f.ID+".svg", svg)
+		w.static("figures/"+f.ID+".csv", f.CSV())
+	}
+	if tables == nil {
+		tables = []costTableView{}
+	}
+	w.page(CostPath, "Cost", "cost", map[string]any{"tables": tables})
+}
