@@ -23,21 +23,67 @@ const JournalDir = ".journal"
 // journalVersion is the version of the journal line format.
 const journalVersion = 1
 
-// A journal is the checkpoint of one configuration × round: a JSON-lines
-// file with one "session" line per start and one "item" line per finished
-// question (the answer, and for scored tool-usage runs the outcome under
-// every protocol), appended and synced as each question finishes. A killed
-// run resumes from it without asking or executing a finished question again;
-// a line cut short by the kill is discarded. After the results files are
-// written the journal stays, as the record of the raw model answers, and
-// serves a protocol asked for later without any model call or execution.
+// A journal is the checkpoint of one configuration × round (or, with
+// Options.Shard, of one shard's part of it): a JSON-lines file with one
+// "session" line per start and one "item" line per finished question (the
+// answer, and for scored tool-usage runs the outcome under every protocol).
+// A killed run resumes from it without asking or executing a finished
+// question again; a line cut short by the kill is discarded. After the
+// results files are written the journal stays, as the record of the raw
+// model answers, and serves a protocol asked for later without any model
+// call or execution.
+//
+// Item lines are written in batches (group commit): append queues a line
+// and returns; a flusher writes what is queued and syncs it at most once per
+// sync interval (DefaultJournalSync), then reports each of its items done
+// (onDurable: the progress bar, RunResult.Done). The crash window is
+// therefore the questions answered since the last sync, at most one sync
+// interval's worth (plus the sync itself): a kill loses them, and they are
+// asked again on resume; a question reported done is always on disk.
+//
+// In memory the journal keeps only where each item's line is (offset and
+// length), not the line: assemble reads the lines back from the file.
 type journal struct {
-	path     string
+	path string
+	f    *os.File
+
 	mu       sync.Mutex
-	f        *os.File
+	cond     *sync.Cond // signalled after each batch is handed to the writer
 	sessions []journalLine
-	items    map[int]journalLine // by item index
+	items    map[int]span // by item index: the first line of each item
+	size     int64        // bytes of the file, queued lines excluded
+	buf      []byte       // queued lines, not yet written
+	spare    []byte       // the buffer of the last batch, reused as buf by the next
+	rbuf     []byte       // read's scratch buffer (under rmu)
+	rmu      sync.Mutex
+	pending  []journalLine
+	err      error // the first write or sync error; every later append returns it
+
+	wmu       sync.Mutex // serialises batches: write, sync, report
+	every     time.Duration
+	onDurable func(index int, id string)
+	wake      chan struct{}
+	quit      chan struct{}
+	stopped   chan struct{}
+	closed    bool
 }
+
+// span is where one line lies in a journal file.
+type span struct {
+	off int64
+	n   int32 // without the newline
+}
+
+// DefaultJournalSync is the longest a finished question waits in memory
+// before its journal line is written and synced (the crash window).
+const DefaultJournalSync = 100 * time.Millisecond
+
+// maxQueuedBytes bounds the queued lines of one journal: an append waits
+// while more are queued (the disk is slower than the answers).
+const maxQueuedBytes = 16 << 20
+
+// linePool holds the buffers append encodes lines into.
+var linePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // journalLine is one line of a journal.
 type journalLine struct {
@@ -52,6 +98,13 @@ type journalLine struct {
 	// Scoring is where the session's code ran (scored runs only); a
 	// journal is resumed only in the same environment.
 	Scoring *scoring.Environment `json:"scoring,omitempty"`
+	// Shard is "i/n" when the session ran shard i of n (Options.Shard);
+	// PlanSHA256 is Options.PlanSHA256; Generator and GeneratorVersion name
+	// the program. cmd/merge refuses shards on which they differ.
+	Shard            string `json:"shard,omitempty"`
+	PlanSHA256       string `json:"plan_sha256,omitempty"`
+	Generator        string `json:"generator,omitempty"`
+	GeneratorVersion string `json:"generator_version,omitempty"`
 
 	// item
 	Index      int                  `json:"index"`
@@ -64,14 +117,25 @@ type journalLine struct {
 	FinishedAt *time.Time           `json:"finished_at,omitempty"`
 }
 
+// journalOptions are the settings of openJournal beyond the run's identity.
+type journalOptions struct {
+	Session journalLine // the session line's own fields (base URL, scoring, shard, plan, generator)
+	// Every is the sync interval (0: DefaultJournalSync).
+	Every time.Duration
+	// OnDurable, if set, is called once per item after its line is synced,
+	// in journal order, from one goroutine at a time.
+	OnDurable func(index int, id string)
+}
+
 // openJournal opens (creating if needed) the journal at path for the run
-// with the given id and fingerprint and appends a session line. A journal
-// written for another fingerprint (the plan's parameters, prompts or
-// question set changed), or scored in another environment than senv (the
-// sandbox, its limits or its Python libraries changed), is an error:
-// resuming would mix two configurations. A truncated last line is cut off;
-// any other malformed line is an error naming the file and line.
-func openJournal(path, runID, fingerprint string, now time.Time, baseURL string, senv *scoring.Environment) (*journal, error) {
+// with the given id and fingerprint and appends a session line (synced
+// before it returns). A journal written for another fingerprint (the plan's
+// parameters, prompts or question set changed), or scored in another
+// environment than o.Session.Scoring (the sandbox, its limits or its Python
+// libraries changed), is an error: resuming would mix two configurations. A
+// truncated last line is cut off; any other malformed line is an error
+// naming the file and line.
+func openJournal(path, runID, fingerprint string, now time.Time, o journalOptions) (*journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -83,102 +147,252 @@ func openJournal(path, runID, fingerprint string, now time.Time, baseURL string,
 		f.Close()
 		return nil, fmt.Errorf("journal %s is in use by another runner: %w", path, err)
 	}
-	j := &journal{path: path, f: f, items: map[int]journalLine{}}
-	if err := j.load(runID, fingerprint, senv); err != nil {
+	j := &journal{path: path, f: f, items: map[int]span{}, every: o.Every, onDurable: o.OnDurable}
+	if j.every <= 0 {
+		j.every = DefaultJournalSync
+	}
+	j.cond = sync.NewCond(&j.mu)
+	good, err := j.scan()
+	if err == nil {
+		err = j.check(runID, fingerprint, o.Session.Scoring)
+	}
+	if err == nil && good < j.size {
+		// The last line was cut short by a kill: drop it.
+		err = f.Truncate(good)
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	if _, err := f.Seek(0, io.SeekEnd); err != nil {
-		f.Close()
-		return nil, err
-	}
+	j.size = good
 	t := now.UTC()
-	if err := j.append(journalLine{Kind: "session", Version: journalVersion, RunID: runID, Fingerprint: fingerprint,
-		StartedAt: &t, BaseURL: baseURL, Scoring: senv}); err != nil {
+	sl := o.Session
+	sl.Kind, sl.Version, sl.RunID, sl.Fingerprint, sl.StartedAt = "session", journalVersion, runID, fingerprint, &t
+	b, err := json.Marshal(sl)
+	if err == nil {
+		err = j.writeSync(append(b, '\n'))
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
+	j.sessions = append(j.sessions, sl)
+	j.wake, j.quit, j.stopped = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	go j.flushLoop()
 	return j, nil
 }
 
-func (j *journal) load(runID, fingerprint string, senv *scoring.Environment) error {
-	want, _ := json.Marshal(senv)
-	data, err := io.ReadAll(j.f)
+// readJournal opens the journal at path read-only (for cmd/merge) and reads
+// its sessions and where its items are, without checking them; a truncated
+// last line is ignored.
+func readJournal(path string) (*journal, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	good := 0 // bytes of complete lines
-	for line := 1; len(data[good:]) > 0; line++ {
-		rest := data[good:]
-		nl := bytes.IndexByte(rest, '\n')
-		if nl < 0 {
-			// The last line was cut short by a kill: drop it.
-			if err := j.f.Truncate(int64(good)); err != nil {
-				return err
+	j := &journal{path: path, f: f, items: map[int]span{}, closed: true}
+	good, err := j.scan()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	j.size = good
+	return j, nil
+}
+
+// scan reads the lines of the file from its start: the sessions and where
+// each item's first line is. It returns the length of the complete lines;
+// j.size is left at the length of the file.
+func (j *journal) scan() (int64, error) {
+	if _, err := j.f.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	r := bufio.NewReaderSize(j.f, 1<<20)
+	var good int64 // bytes of complete lines
+	for line := 1; ; line++ {
+		b, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
+			long := append([]byte(nil), b...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				b, err = r.ReadSlice('\n')
+				long = append(long, b...)
 			}
-			break
+			b = long
+		}
+		if err == io.EOF {
+			j.size = good + int64(len(b))
+			return good, nil
+		}
+		if err != nil {
+			return 0, err
 		}
 		var l journalLine
-		if err := json.Unmarshal(rest[:nl], &l); err != nil {
-			return fmt.Errorf("journal %s:%d: %v (delete the journal to start the run over)", j.path, line, err)
+		if err := json.Unmarshal(b[:len(b)-1], &l); err != nil {
+			return 0, fmt.Errorf("journal %s:%d: %v (delete the journal to start the run over)", j.path, line, err)
 		}
 		switch l.Kind {
 		case "session":
-			if l.Version != journalVersion || l.RunID != runID {
-				return fmt.Errorf("journal %s:%d: written for run %q (journal version %d), not %q", j.path, line, l.RunID, l.Version, runID)
-			}
-			if l.Fingerprint != fingerprint {
-				return fmt.Errorf("journal %s:%d: written with other settings (model parameters, prompts, question set or "+
-					"protocol changed); delete the journal to start the run over, or restore the settings", j.path, line)
-			}
-			if got, _ := json.Marshal(l.Scoring); !bytes.Equal(got, want) {
-				return fmt.Errorf("journal %s:%d: its questions were scored in another sandbox environment (%s), not the current one (%s); "+
-					"restore it, or delete the journal to start the run over", j.path, line, got, want)
-			}
 			j.sessions = append(j.sessions, l)
 		case "item":
 			if len(j.sessions) == 0 {
-				return fmt.Errorf("journal %s:%d: item before any session line", j.path, line)
+				return 0, fmt.Errorf("journal %s:%d: item before any session line", j.path, line)
 			}
 			if _, dup := j.items[l.Index]; !dup { // the first record of an item wins
-				j.items[l.Index] = l
+				j.items[l.Index] = span{good, int32(len(b) - 1)}
 			}
 		default:
-			return fmt.Errorf("journal %s:%d: unknown kind %q", j.path, line, l.Kind)
+			return 0, fmt.Errorf("journal %s:%d: unknown kind %q", j.path, line, l.Kind)
 		}
-		good += nl + 1
+		good += int64(len(b))
+	}
+}
+
+// check verifies that every session of the journal was written for runID
+// with fingerprint, scored in environment senv (nil: unscored).
+func (j *journal) check(runID, fingerprint string, senv *scoring.Environment) error {
+	want, _ := json.Marshal(senv)
+	for i, l := range j.sessions {
+		at := fmt.Sprintf("journal %s (session %d)", j.path, i+1)
+		if l.Version != journalVersion || l.RunID != runID {
+			return fmt.Errorf("%s: written for run %q (journal version %d), not %q", at, l.RunID, l.Version, runID)
+		}
+		if l.Fingerprint != fingerprint {
+			return fmt.Errorf("%s: written with other settings (model parameters, prompts, question set or "+
+				"protocol changed); delete the journal to start the run over, or restore the settings", at)
+		}
+		if got, _ := json.Marshal(l.Scoring); !bytes.Equal(got, want) {
+			return fmt.Errorf("%s: its questions were scored in another sandbox environment (%s), not the current one (%s); "+
+				"restore it, or delete the journal to start the run over", at, got, want)
+		}
 	}
 	return nil
 }
 
-// append writes one line and syncs it to disk.
-func (j *journal) append(l journalLine) error {
-	b, err := json.Marshal(l)
-	if err != nil {
-		return err
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if l.Kind == "item" {
-		if _, dup := j.items[l.Index]; dup {
-			return nil
-		}
-	}
-	if _, err := j.f.Write(append(b, '\n')); err != nil {
+// writeSync writes b at the end of the file and syncs it.
+func (j *journal) writeSync(b []byte) error {
+	if _, err := j.f.WriteAt(b, j.size); err != nil {
 		return fmt.Errorf("writing journal %s: %w", j.path, err)
 	}
 	if err := j.f.Sync(); err != nil {
 		return fmt.Errorf("syncing journal %s: %w", j.path, err)
 	}
-	if l.Kind == "item" {
-		j.items[l.Index] = l
-	} else {
-		j.sessions = append(j.sessions, l)
+	j.size += int64(len(b))
+	return nil
+}
+
+// append queues an item line; the flusher writes and syncs it within the
+// sync interval. A line of an item already journaled is dropped. It returns
+// the journal's first write error, if any.
+func (j *journal) append(l journalLine) error {
+	lb := linePool.Get().(*bytes.Buffer)
+	defer linePool.Put(lb)
+	lb.Reset()
+	if err := json.NewEncoder(lb).Encode(l); err != nil { // as json.Marshal, plus a newline
+		return err
+	}
+	b := lb.Bytes()
+	j.mu.Lock()
+	for len(j.buf) >= maxQueuedBytes && j.err == nil {
+		j.cond.Wait()
+	}
+	if j.err != nil || j.closed {
+		err := j.err
+		if err == nil {
+			err = fmt.Errorf("journal %s is closed", j.path)
+		}
+		j.mu.Unlock()
+		return err
+	}
+	if _, dup := j.items[l.Index]; dup {
+		j.mu.Unlock()
+		return nil
+	}
+	j.items[l.Index] = span{j.size + int64(len(j.buf)), int32(len(b) - 1)}
+	j.buf = append(j.buf, b...)
+	j.pending = append(j.pending, journalLine{Index: l.Index, ID: l.ID})
+	j.mu.Unlock()
+	select {
+	case j.wake <- struct{}{}:
+	default:
 	}
 	return nil
 }
 
-// done reports whether item index is journaled.
+// flushLoop writes and syncs the queued lines, at most once per interval.
+func (j *journal) flushLoop() {
+	defer close(j.stopped)
+	for {
+		select {
+		case <-j.quit:
+			return
+		case <-j.wake:
+		}
+		j.batch()
+		t := time.NewTimer(j.every)
+		select {
+		case <-j.quit:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// batch writes and syncs the queued lines, then reports their items done.
+func (j *journal) batch() error {
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	j.mu.Lock()
+	buf, pend, off := j.buf, j.pending, j.size
+	j.buf, j.pending = j.spare[:0], nil
+	j.size += int64(len(buf))
+	err := j.err
+	j.cond.Broadcast()
+	j.mu.Unlock()
+	defer func() {
+		if cap(buf) <= 2*maxQueuedBytes {
+			j.mu.Lock()
+			j.spare = buf
+			j.mu.Unlock()
+		}
+	}()
+	if err != nil || len(buf) == 0 {
+		return err
+	}
+	_, err = j.f.WriteAt(buf, off)
+	if err != nil {
+		err = fmt.Errorf("writing journal %s: %w", j.path, err)
+	} else if err = j.f.Sync(); err != nil {
+		err = fmt.Errorf("syncing journal %s: %w", j.path, err)
+	}
+	if err != nil {
+		j.mu.Lock()
+		if j.err == nil {
+			j.err = err
+		}
+		j.cond.Broadcast()
+		j.mu.Unlock()
+		return err
+	}
+	if j.onDurable != nil {
+		for _, l := range pend {
+			j.onDurable(l.Index, l.ID)
+		}
+	}
+	return nil
+}
+
+// flush writes and syncs every queued line now.
+func (j *journal) flush() error {
+	if err := j.batch(); err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err
+}
+
+// done reports whether item index is journaled (queued or written).
 func (j *journal) done(index int) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -186,7 +400,55 @@ func (j *journal) done(index int) bool {
 	return ok
 }
 
-func (j *journal) close() error { return j.f.Close() }
+// count returns the number of journaled items.
+func (j *journal) count() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.items)
+}
+
+// read returns the journaled line of item index (flushed first), and
+// whether there is one.
+func (j *journal) read(index int) (journalLine, bool, error) {
+	j.mu.Lock()
+	sp, ok := j.items[index]
+	j.mu.Unlock()
+	if !ok {
+		return journalLine{}, false, nil
+	}
+	j.rmu.Lock()
+	defer j.rmu.Unlock()
+	if cap(j.rbuf) < int(sp.n) {
+		j.rbuf = make([]byte, sp.n)
+	}
+	b := j.rbuf[:sp.n]
+	if _, err := j.f.ReadAt(b, sp.off); err != nil {
+		return journalLine{}, false, fmt.Errorf("reading journal %s: %w", j.path, err)
+	}
+	var l journalLine
+	if err := json.Unmarshal(b, &l); err != nil {
+		return journalLine{}, false, fmt.Errorf("journal %s at byte %d: %v", j.path, sp.off, err)
+	}
+	return l, true, nil
+}
+
+// close writes and syncs what is queued and closes the file.
+func (j *journal) close() error {
+	j.mu.Lock()
+	wasClosed := j.closed
+	j.closed = true
+	j.mu.Unlock()
+	var err error
+	if !wasClosed && j.quit != nil {
+		close(j.quit)
+		<-j.stopped
+		err = j.flush()
+	}
+	if cerr := j.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // peekJournal reads a journal without opening it for writing, for --dry-run:
 // the number of finished items, or 0 if there is none.

@@ -8,11 +8,15 @@
 // the plan asks for, all from the same answers and executions.
 //
 // Runs are resumable: every finished question (answer and outcome) is
-// appended to the checkpoint journal (OUT/.journal/<id>.jsonl) and synced
-// before the next is counted, so a run that is interrupted (Ctrl-C, a
-// crash, SIGKILL) continues where it stopped when started again, without
-// asking or executing a finished question twice or duplicating a row. A run
-// whose results file exists is skipped.
+// appended to the checkpoint journal (OUT/.journal/<id>.jsonl) and counted
+// done only once it is synced (lines are written in batches, synced at most
+// every Options.JournalSync), so a run that is interrupted (Ctrl-C, a crash,
+// SIGKILL) continues where it stopped when started again, without asking or
+// executing a question reported done twice or duplicating a row; it loses
+// at most the answers of the last sync interval. A run whose results file
+// exists is skipped. With Options.Shard a process runs one shard of the
+// plan's items, and Merge writes the results files from every shard's
+// journals.
 package runner
 
 import (
@@ -106,6 +110,23 @@ type Options struct {
 	// LIGHTRAG_DATA, e.g. ../shared/lightrag); GraphCache graph-rag's
 	// indexes ("" means DefaultGraphCache).
 	LightRAGDir, GraphCache string
+	// Shard, when its Count is above 1, runs only the shard's part of the
+	// plan's items (see Shard) into journals of its own
+	// (OUT/.journal/<id>.shard-<i>-of-<n>.jsonl) and writes no results
+	// file: Merge assembles the shards' journals into the results files.
+	Shard Shard
+	// PlanSHA256 identifies the plan (the SHA-256 of its file); it is
+	// recorded in every journal session, and Merge refuses shards whose
+	// plan differs.
+	PlanSHA256 string
+	// JournalSync is the journal's sync interval (0: DefaultJournalSync):
+	// how long a finished question may wait before it is on disk and
+	// counted done (the crash window; see the journal type).
+	JournalSync time.Duration
+	// OnJournaled, if set, is called once for every question once its
+	// journal line is synced (the question is then "done": a kill cannot
+	// lose it), with the journal's id and the question's id.
+	OnJournaled func(journalID, questionID string)
 }
 
 // Status is what happened to one run.
@@ -117,6 +138,7 @@ const (
 	StatusExists      Status = "exists"      // the results file existed already: skipped
 	StatusFailed      Status = "failed"      // stopped by an error; the journal keeps what finished
 	StatusInterrupted Status = "interrupted" // stopped by the context (Ctrl-C); resumable
+	StatusJournaled   Status = "journaled"   // a shard's part is journaled whole; Merge writes the results file
 )
 
 // RunResult reports one run of the plan (one results file).
@@ -179,6 +201,7 @@ func KeyVariables(p *plan.Plan) []KeyVariable {
 // item is one question of a run.
 type item struct {
 	index int
+	k     int // its position among all the plan's items, in plan order (Shard)
 	id    string
 	q     *datasets.Question   // tool usage
 	qa    *datasets.QAQuestion // QA
@@ -279,6 +302,7 @@ type engine struct {
 	prompts *systems.Prompts
 	qaSets  map[string]*datasets.QASet
 	runs    []*prepared
+	nItems  int // items of the runs prepared so far (before sharding)
 	rr      *retrievers
 	graphs  *graphs
 }
@@ -296,6 +320,13 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if err := o.Shard.check(); err != nil {
+		return nil, err
+	}
+	if o.HTTPClient == nil {
+		// One pool for every client of the run, sized to the concurrency.
+		o.HTTPClient = llm.NewHTTPClient(max(o.Plan.Concurrency, llm.DefaultConns))
 	}
 	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}, rr: newRetrievers(o), graphs: newGraphs(o)}
 	e.rr.dry = dry
@@ -439,7 +470,7 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		}
 		for i := range e.bench.Questions {
 			q := &e.bench.Questions[i]
-			p.items = append(p.items, item{index: q.Index, id: q.ID, q: q})
+			p.items = append(p.items, item{index: q.Index, k: e.nItems + len(p.items), id: q.ID, q: q})
 			h.Write([]byte(q.ID + "\x00" + q.Text + "\x00"))
 		}
 	} else {
@@ -447,7 +478,7 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		r.QuestionSet = results.QuestionSet{Name: pr.QA.Name, Questions: len(set.Questions)}
 		for i := range set.Questions {
 			q := &set.Questions[i]
-			p.items = append(p.items, item{index: q.Index, id: q.ID, qa: q})
+			p.items = append(p.items, item{index: q.Index, k: e.nItems + len(p.items), id: q.ID, qa: q})
 			if pr.QA.Name != results.QuestionSetAll {
 				r.QuestionSet.IDs = append(r.QuestionSet.IDs, q.ID)
 			}
@@ -485,6 +516,16 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 	sum := sha256.Sum256(fp)
 	p.fingerprint = hex.EncodeToString(sum[:])
 	p.journalPath = filepath.Join(e.o.OutDir, JournalDir, p.journalID+".jsonl")
+	e.nItems += len(p.items)
+	if s := e.o.Shard; s.Count > 1 {
+		// A shard writes no results file: it journals its own items.
+		p.exists = false
+		for _, out := range p.outs {
+			out.exists = false
+		}
+		p.journalPath = filepath.Join(e.o.OutDir, JournalDir, p.journalID+s.suffix()+".jsonl")
+		p.items = slices.DeleteFunc(p.items, func(it item) bool { return !s.owns(it.k) })
+	}
 	if p.exists {
 		p.done = len(p.items)
 	} else {
@@ -629,7 +670,21 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		se := scorer.Environment()
 		senv = &se
 	}
-	j, err := openJournal(p.journalPath, p.journalID, p.fingerprint, e.o.Now(), p.outs[0].run.Endpoint, senv)
+	sess := journalLine{BaseURL: p.outs[0].run.Endpoint, Scoring: senv, PlanSHA256: e.o.PlanSHA256,
+		Generator: e.o.Generator, GeneratorVersion: generatorVersion()}
+	if e.o.Shard.Count > 1 {
+		sess.Shard = e.o.Shard.String()
+	}
+	j, err := openJournal(p.journalPath, p.journalID, p.fingerprint, e.o.Now(), journalOptions{Session: sess, Every: e.o.JournalSync,
+		OnDurable: func(_ int, id string) {
+			// Reported done only once on disk.
+			if bar != nil {
+				bar.Add(1)
+			}
+			if e.o.OnJournaled != nil {
+				e.o.OnJournaled(p.journalID, id)
+			}
+		}})
 	if err != nil {
 		return fail(err, 0)
 	}
@@ -649,19 +704,19 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		},
 	})
 	if err != nil {
-		return fail(err, len(j.items))
+		return fail(err, j.count())
 	}
 	env := systems.Env{LLM: client, Prompts: e.prompts}
 	var sys systems.System
 	if p.pr.Benchmark == results.BenchmarkToolUsage {
 		if sys, err = systems.New(p.pr.System, systemParams(p.pr.Configuration)); err != nil {
-			return fail(err, len(j.items))
+			return fail(err, j.count())
 		}
 		env.Retriever = retriever
 		if p.pr.System == results.SystemAgenticRAG {
 			objs, err := e.rr.codeObjectsOf(p.pr.RetrievalSource)
 			if err != nil {
-				return fail(err, len(j.items))
+				return fail(err, j.count())
 			}
 			env.Objects = objs
 		}
@@ -669,11 +724,11 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		if graph != nil {
 			// LightRAG sends no sampling parameter (graphrag.md §4).
 			if client, err = e.graphs.chatClient(m, p.pr.Round); err != nil {
-				return fail(err, len(j.items))
+				return fail(err, j.count())
 			}
 			env.LLM, env.Graph, env.GraphPrompts = client, graph, e.graphs.prompts
 			if env.Embedder, err = e.graphs.embedder(); err != nil {
-				return fail(err, len(j.items))
+				return fail(err, j.count())
 			}
 		}
 	}
@@ -717,9 +772,6 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 					cancel()
 					continue
 				}
-				if bar != nil {
-					bar.Add(1)
-				}
 			}
 		}()
 	}
@@ -733,7 +785,10 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
-	done := len(j.items)
+	if err := j.flush(); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	done := j.count()
 	if ctx.Err() != nil {
 		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.journalID, "done", done, "of", len(p.items))
 		return set(StatusInterrupted, nil, done)
@@ -741,11 +796,17 @@ feed:
 	if firstErr != nil {
 		return fail(firstErr, done)
 	}
+	if e.o.Shard.Count > 1 {
+		e.log.Info("shard journaled", "run", p.journalID, "shard", e.o.Shard.String(), "questions", done, "journal", p.journalPath)
+		return set(StatusJournaled, nil, done)
+	}
+	src := &lineSource{desc: "journal " + j.path, read: func(it item) (journalLine, bool, error) { return j.read(it.index) },
+		sessions: j.sessions, resumed: max(len(j.sessions)-1, 0)}
 	for i, out := range p.outs {
 		if out.exists {
 			continue
 		}
-		f, err := e.assemble(p, out, j, senv)
+		f, err := e.assemble(p, out, src, senv)
 		if err == nil {
 			err = results.Write(out.path, f)
 		}
@@ -850,9 +911,22 @@ func b2i(b bool) int32 {
 	return 0
 }
 
-// assemble builds the results file of run out, complete, from the journal;
-// senv is the scorer's environment for a scored run.
-func (e *engine) assemble(p *prepared, out *output, j *journal, senv *scoring.Environment) (*results.File, error) {
+// lineSource is where assemble reads a run's journal lines: one journal,
+// or the shards' journals (Merge).
+type lineSource struct {
+	desc string // "journal <path>", for errors
+	read func(it item) (journalLine, bool, error)
+	// sessions are the session lines; resumed is the number of sessions
+	// that continued an interrupted one (len(sessions)−1 for one journal;
+	// for shards, the sum over the shards).
+	sessions  []journalLine
+	resumed   int
+	generator string // the shards' generator (Merge)
+}
+
+// assemble builds the results file of run out, complete, from the journal
+// lines of src; senv is the scorer's environment for a scored run.
+func (e *engine) assemble(p *prepared, out *output, src *lineSource, senv *scoring.Environment) (*results.File, error) {
 	f := &results.File{Run: out.run}
 	r := &f.Run
 	usage := &results.Usage{}
@@ -884,20 +958,28 @@ func (e *engine) assemble(p *prepared, out *output, j *journal, senv *scoring.En
 		}
 	}
 	var qaCorrect, qaLenient int
+	if r.Benchmark.IsQA() {
+		f.QAItems = make([]results.QAItem, 0, len(p.items))
+	} else {
+		f.Questions = make([]results.QuestionRow, 0, len(p.items))
+	}
 	for _, it := range p.items {
-		l, ok := j.items[it.index]
+		l, ok, err := src.read(it)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
-			return nil, fmt.Errorf("journal %s: question %s is missing", j.path, it.id)
+			return nil, fmt.Errorf("%s: question %s is missing", src.desc, it.id)
 		}
 		if l.ID != it.id || (it.q != nil) != (l.Question != nil) {
-			return nil, fmt.Errorf("journal %s: item %d is %q, but the run's question %d is %q", j.path, it.index, l.ID, it.index, it.id)
+			return nil, fmt.Errorf("%s: item %d is %q, but the run's question %d is %q", src.desc, it.index, l.ID, it.index, it.id)
 		}
 		usage.Calls = satAdd(usage.Calls, max(int64(l.Calls), 0))
 		if it.q != nil {
 			row := *l.Question
 			if senv != nil {
 				if l.Scored == nil {
-					return nil, fmt.Errorf("journal %s: question %s has no scoring outcome; delete the journal to run it again", j.path, it.id)
+					return nil, fmt.Errorf("%s: question %s has no scoring outcome; delete the journal to run it again", src.desc, it.id)
 				}
 				l.Scored.FillRow(&row, r.ScoringProtocol)
 			}
@@ -948,10 +1030,12 @@ func (e *engine) assemble(p *prepared, out *output, j *journal, senv *scoring.En
 		usage.CostUSD = ptr(price.Cost(usage.PromptTokens, usage.CompletionTokens))
 	}
 	r.Usage = usage
-	if len(j.sessions) > 0 {
-		r.StartedAt = j.sessions[0].StartedAt
+	for _, sl := range src.sessions {
+		if sl.StartedAt != nil && (r.StartedAt == nil || sl.StartedAt.Before(*r.StartedAt)) {
+			r.StartedAt = sl.StartedAt
+		}
 	}
-	if n := len(j.sessions); n > 1 {
+	if n := src.resumed + 1; n > 1 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("resumed: the run was interrupted and written over %d sessions", n))
 	}
 	fin := e.o.Now().UTC()

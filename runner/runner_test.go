@@ -348,7 +348,7 @@ func TestInterruptedRunResumesWithoutRepeating(t *testing.T) {
 
 func TestJournalDropsATruncatedLastLineAndRejectsChangedSettings(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := openJournal(p, "run1", "fp1", time.Now(), "", nil)
+	j, err := openJournal(p, "run1", "fp1", time.Now(), journalOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,23 +363,23 @@ func TestJournalDropsATruncatedLastLineAndRejectsChangedSettings(t *testing.T) {
 	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"kind":"item","index":3,"id":"q3","resp`)
 	f.Close()
-	j, err = openJournal(p, "run1", "fp1", time.Now(), "", nil)
+	j, err = openJournal(p, "run1", "fp1", time.Now(), journalOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(j.items) != 3 || j.items[1].ID != "q1" || len(j.sessions) != 2 || j.done(3) {
-		t.Errorf("items %v sessions %d", j.items, len(j.sessions))
+	if l, ok, err := j.read(1); len(j.items) != 3 || !ok || err != nil || l.ID != "q1" || len(j.sessions) != 2 || j.done(3) {
+		t.Errorf("items %v (item 1: %+v, %v), sessions %d", j.items, l, err, len(j.sessions))
 	}
 	j.close()
 	data, _ := os.ReadFile(p)
 	if bytes.Contains(data, []byte(`"resp`)) || strings.Count(string(data), "\n") != 5 {
 		t.Errorf("journal after reopening:\n%s", data)
 	}
-	if _, err := openJournal(p, "run1", "fp2", time.Now(), "", nil); err == nil || !strings.Contains(err.Error(), "other settings") {
+	if _, err := openJournal(p, "run1", "fp2", time.Now(), journalOptions{}); err == nil || !strings.Contains(err.Error(), "other settings") {
 		t.Errorf("changed fingerprint: err = %v", err)
 	}
 	os.WriteFile(p, []byte("{\"kind\":\"session\",\"version\":1,\"run_id\":\"run1\",\"fingerprint\":\"fp1\"}\nnot json\n"), 0o644)
-	if _, err := openJournal(p, "run1", "fp1", time.Now(), "", nil); err == nil || !strings.Contains(err.Error(), p+":2") {
+	if _, err := openJournal(p, "run1", "fp1", time.Now(), journalOptions{}); err == nil || !strings.Contains(err.Error(), p+":2") {
 		t.Errorf("malformed line: err = %v", err)
 	}
 }
@@ -610,18 +610,18 @@ func TestScoringNeedsAScorerOrUnscored(t *testing.T) {
 func TestJournalScoredElsewhereCannotBeResumed(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "j.jsonl")
 	env := (&fakeScorer{}).Environment()
-	j, err := openJournal(p, "run1", "fp1", time.Now(), "", &env)
+	j, err := openJournal(p, "run1", "fp1", time.Now(), journalOptions{Session: journalLine{Scoring: &env}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	j.close()
-	if j, err = openJournal(p, "run1", "fp1", time.Now(), "", &env); err != nil {
+	if j, err = openJournal(p, "run1", "fp1", time.Now(), journalOptions{Session: journalLine{Scoring: &env}}); err != nil {
 		t.Fatalf("same environment: %v", err)
 	}
 	j.close()
 	other := env
 	other.Sandbox.LockSHA256 = "4567"
-	if _, err := openJournal(p, "run1", "fp1", time.Now(), "", &other); err == nil || !strings.Contains(err.Error(), "another sandbox environment") ||
+	if _, err := openJournal(p, "run1", "fp1", time.Now(), journalOptions{Session: journalLine{Scoring: &other}}); err == nil || !strings.Contains(err.Error(), "another sandbox environment") ||
 		!strings.Contains(err.Error(), "4567") {
 		t.Errorf("other environment: %v", err)
 	}

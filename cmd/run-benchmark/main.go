@@ -6,6 +6,11 @@
 //	run-benchmark -plan plans/paper.toml -dry-run    # runs, model calls, estimated cost; no key needed
 //	run-benchmark -plan plans/paper.toml             # run (resumes whatever an earlier start left unfinished)
 //
+// With -shard i/n it runs only shard i (0-based) of n of the plan's
+// (configuration, round, question) items, into journals of its own, and
+// writes no results file; cmd/merge writes them from every shard's output
+// directory (see runner.Shard and docs/runner.md#sharded-runs).
+//
 // Tool-usage answers are scored in a sandbox (the plan's [sandbox] backend,
 // or -sandbox: auto, local or docker; never unsandboxed: when no backend
 // works the command stops with an error before any model call) under the
@@ -73,12 +78,14 @@ func main() {
 // backend "" means the plan's sandbox.backend.
 // noCgroup lets the local backend run with rlimits only (sandbox.Options
 // AllowNoCgroup).
-func openScorer(ctx context.Context, p *plan.Plan, data, backend, python string, noCgroup bool) (*scoring.Scorer, error) {
+// cold runs every execution in a fresh interpreter (sandbox.Options.Cold;
+// the default is the local backend's warm workers).
+func openScorer(ctx context.Context, p *plan.Plan, data, backend, python string, noCgroup, cold bool) (*scoring.Scorer, error) {
 	if backend == "" {
 		backend = p.Sandbox.Backend
 	}
 	sc, err := scoring.Open(ctx, backend, data, sandbox.Options{Slots: p.Sandbox.Slots, Python: python,
-		Limits: sandbox.Limits{Wall: p.Sandbox.Timeout.Duration}, AllowNoCgroup: noCgroup})
+		Limits: sandbox.Limits{Wall: p.Sandbox.Timeout.Duration}, AllowNoCgroup: noCgroup, Cold: cold})
 	if err != nil {
 		return nil, fmt.Errorf("opening the sandbox to score tool-usage answers: %w\n"+
 			"(install the sandbox with `make sandbox-env` as root, choose a backend with -sandbox, or write the runs unscored with -unscored)", err)
@@ -103,9 +110,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	python := fs.String("sandbox-python", envOr(env.getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"),
 		"the sandbox's Python environment (make sandbox-env; default $MATTOOLS_SANDBOX_PYTHON or /opt/mattools-sandbox)")
 	noCgroup := fs.Bool("sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
+	cold := fs.Bool("cold", false, "run every execution in a fresh interpreter (the reference mode) instead of the sandbox's warm workers")
 	unscored := fs.Bool("unscored", false, "write tool-usage runs unscored (generated code only; score them later with cmd/rescore)")
+	shardFlag := fs.String("shard", "", "run only shard `i/n` of the plan's (configuration, round, question) items (0 ≤ i < n) into journals of its own; "+
+		"cmd/merge writes the results files from every shard's -out")
+	journalSync := fs.Duration("journal-sync", runner.DefaultJournalSync, "the journal's sync interval: a finished question is on disk, and counted done, "+
+		"within this time (a kill loses at most the questions of one interval, which a restart asks again)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-prompts-cache DIR] [-out DIR] [-sandbox auto|local|docker] [-sandbox-python DIR] [-sandbox-no-cgroup] [-lightrag DIR] [-graph-cache DIR] [-unscored] [-dry-run] [-no-progress] [-v]")
+		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-prompts-cache DIR] [-out DIR] [-sandbox auto|local|docker] [-sandbox-python DIR] [-sandbox-no-cgroup] [-cold] [-lightrag DIR] [-graph-cache DIR] [-unscored] [-shard i/n] [-journal-sync D] [-dry-run] [-no-progress] [-v]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -124,7 +136,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 			datasets.EnvVar, datasets.PinnedCommit)
 		return exitUsage
 	}
+	var shard runner.Shard
+	if *shardFlag != "" {
+		var err error
+		if shard, err = runner.ParseShard(*shardFlag); err != nil {
+			fmt.Fprintln(stderr, "run-benchmark: -shard:", err)
+			return exitUsage
+		}
+	}
 	p, err := plan.Load(*planPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "run-benchmark:", err)
+		return exitFailed
+	}
+	planSum, err := runner.PlanFileSHA256(*planPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "run-benchmark:", err)
 		return exitFailed
@@ -137,6 +162,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		level = slog.LevelWarn // the bar shows progress; retries and failures are still logged
 	}
 	opts := runner.Options{Plan: p, DataRoot: *data, LightRAGDir: *lightrag, GraphCache: *graphCache, PromptsDir: *prompts, PromptsCache: *promptsCache, OutDir: *out, Unscored: *unscored,
+		Shard: shard, PlanSHA256: planSum, JournalSync: *journalSync,
 		Python:       []string{filepath.Join(*python, "bin", "python"), "python3"},
 		CorpusPython: filepath.Join(*python, "bin", "python3"),
 		Log:          slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
@@ -166,7 +192,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	}
 	opts.APIKeys = keys
 	if !*unscored && slices.Contains(p.Benchmarks, results.BenchmarkToolUsage) {
-		sc, err := openScorer(ctx, p, *data, *backend, *python, *noCgroup)
+		sc, err := openScorer(ctx, p, *data, *backend, *python, *noCgroup, *cold)
 		if err != nil {
 			fmt.Fprintln(stderr, "run-benchmark:", err)
 			return exitFailed
@@ -180,6 +206,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	if !*noProgress {
 		opts.Progress = stderr
 	}
+	if *verbose {
+		opts.OnJournaled = func(journalID, questionID string) {
+			opts.Log.Debug("journaled", "run", journalID, "question", questionID)
+		}
+	}
 	runs, err := runner.Run(ctx, opts)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "status\tdone\trun\tprompt tok\tcompletion tok\tcost USD\tfile")
@@ -188,7 +219,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		if r.Usage.CostUSD != nil {
 			cost = fmt.Sprintf("%.4f", *r.Usage.CostUSD)
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%d\t%d\t%s\t%s\n", r.Status, r.Done, r.Items, r.RunID, r.Usage.PromptTokens, r.Usage.CompletionTokens, cost, r.Path)
+		file := r.Path
+		if r.Status == runner.StatusJournaled {
+			file = "- (shard journaled; merge writes it)"
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%d\t%d\t%s\t%s\n", r.Status, r.Done, r.Items, r.RunID, r.Usage.PromptTokens, r.Usage.CompletionTokens, cost, file)
 	}
 	tw.Flush()
 	switch {
@@ -198,6 +233,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	case err != nil:
 		fmt.Fprintln(stderr, "run-benchmark:", err)
 		return exitFailed
+	}
+	if shard.Count > 1 {
+		fmt.Fprintf(stdout, "shard %s journaled in %s; when every shard is done: merge -plan %s -out DIR SHARD-OUT...\n", shard, *out, *planPath)
 	}
 	return exitOK
 }

@@ -1,8 +1,11 @@
 // Package llm is the runner's client for OpenAI-compatible chat-completion
 // and embeddings endpoints (OpenAI, Gemini's OpenAI-compatible API, vLLM, Ollama, and this
 // project's fake and replay servers). It wraps github.com/sashabaranov/go-openai
-// with what a benchmark run needs: the sampling parameters sent exactly as
-// configured (temperature 0 included), retries with exponential backoff and
+// (embeddings; chat completions are posted by the client itself, with
+// go-openai's request keys and error types) with what a benchmark run needs:
+// the sampling parameters sent exactly as configured (temperature 0 included),
+// each request body built once and reused by its retries, a connection pool
+// sized to the concurrency (NewHTTPClient), retries with exponential backoff and
 // jitter on 429, 5xx, timeouts, transport errors and malformed responses,
 // honouring Retry-After, a per-request timeout, an optional request rate
 // limit, and the tokens and latency of every completion. Embed computes
@@ -99,8 +102,9 @@ type Config struct {
 	MaxRetryAfter time.Duration // cap of a server's Retry-After
 	// RequestsPerMinute limits the rate of attempts (0 = unlimited).
 	RequestsPerMinute float64
-	// HTTPClient sends the requests; nil means a new http.Client. Its own
-	// Timeout should be 0 or longer than Timeout.
+	// HTTPClient sends the requests; nil means a client shared by every
+	// Client of the process, pooling DefaultConns connections per host
+	// (NewHTTPClient). Its own Timeout should be 0 or longer than Timeout.
 	HTTPClient *http.Client
 	// Sleep waits between attempts; nil means a timer honouring ctx. Tests
 	// replace it to observe the delays.
@@ -198,11 +202,34 @@ func CapText(s string, max int) string {
 	return s[:i]
 }
 
+// DefaultConns is the connection pool size per host of the client shared by
+// every Client whose Config.HTTPClient is nil.
+const DefaultConns = 64
+
+var defaultHTTPClient = NewHTTPClient(DefaultConns)
+
+// NewHTTPClient returns an HTTP client for model requests whose transport
+// keeps up to conns idle connections per host (and 2·conns in all), so that
+// conns concurrent requests to one endpoint reuse their connections instead
+// of opening new ones: net/http's default transport keeps 2 idle
+// connections per host, so at a concurrency of 64 nearly every request
+// dialled (and, over TLS, handshook) anew. Proxies from the environment,
+// HTTP/2 and the default dial and TLS timeouts are kept.
+func NewHTTPClient(conns int) *http.Client {
+	conns = max(conns, 1)
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = conns
+	t.MaxIdleConns = 2 * conns
+	return &http.Client{Transport: t}
+}
+
 // Client sends chat completions to one model of one endpoint. It is safe for
 // concurrent use.
 type Client struct {
 	cfg     Config
-	oa      *openai.Client
+	oa      *openai.Client // embeddings
+	http    *doer          // chat completions, sent by chatAttempt
+	chatURL string         // the base URL (without its query) + "/chat/completions"
 	limiter *rate.Limiter
 	redact  *strings.Replacer // of completions: the API key
 	// redactErr is of errors: the API key and the base URL's credentials
@@ -252,7 +279,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{}
+		hc = defaultHTTPClient
 	}
 	// go-openai appends the endpoint to BaseURL as a string, so a query
 	// would end up before the path: it gets the base without its query,
@@ -262,8 +289,9 @@ func New(cfg Config) (*Client, error) {
 	base.RawQuery, base.ForceQuery, base.Fragment, base.RawFragment = "", false, "", ""
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(base.String(), "/")
-	oc.HTTPClient = &doer{hc: hc, params: cfg.Params, query: query, maxBody: cfg.MaxResponseBytes, model: cfg.Model}
-	c := &Client{cfg: cfg, oa: openai.NewClientWithConfig(oc), redact: strings.NewReplacer()}
+	d := &doer{hc: hc, query: query, maxBody: cfg.MaxResponseBytes, model: cfg.Model}
+	oc.HTTPClient = d
+	c := &Client{cfg: cfg, oa: openai.NewClientWithConfig(oc), http: d, chatURL: oc.BaseURL + "/chat/completions", redact: strings.NewReplacer()}
 	if cfg.APIKey != "" {
 		c.redact = strings.NewReplacer(cfg.APIKey, "[REDACTED]")
 	}
@@ -303,22 +331,28 @@ type CallOptions struct {
 
 // CompleteWith is Complete with per-call options.
 func (c *Client) CompleteWith(ctx context.Context, msgs []Message, o CallOptions) (*Completion, error) {
-	req := openai.ChatCompletionRequest{Model: c.cfg.Model}
+	full := chatBody{Model: c.cfg.Model, Messages: make([]chatMessage, len(msgs))}
 	if o.JSONObject {
-		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+		full.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
-	for _, m := range msgs {
-		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+	for i, m := range msgs {
+		full.Messages[i] = chatMessage(m)
 	}
+	p := c.cfg.Params
 	if o.MaxTokens != nil {
-		p := c.cfg.Params
 		p.MaxTokens = o.MaxTokens
-		ctx = context.WithValue(ctx, paramsKey{}, p)
+	}
+	full.Temperature, full.TopP, full.MaxTokens, full.Seed = p.Temperature, p.TopP, p.MaxTokens, p.Seed
+	// The body is built once, with the parameters in it, and sent as it is
+	// by every attempt.
+	body, err := json.Marshal(&full)
+	if err != nil {
+		return nil, &Error{Model: c.cfg.Model, msg: "encoding the request: " + err.Error()}
 	}
 	var comp *Completion
 	attempts, err := c.retry(ctx, c.cfg.Model, func(actx context.Context, info *attemptInfo) error {
 		var err error
-		comp, err = c.attempt(actx, info, req)
+		comp, err = c.attempt(actx, info, body)
 		return err
 	})
 	if err != nil {
@@ -471,15 +505,113 @@ type attemptInfo struct {
 
 type infoKey struct{}
 
-// paramsKey carries the Params of one call (the model's, with CallOptions'
-// overrides) to doer, which otherwise writes the model's Params.
-type paramsKey struct{}
+// chatBody is a chat-completion request body as go-openai writes one (the
+// same keys in the same order, for text messages), except that the
+// sampling parameters are sent as configured: a nil field is not sent and
+// a non-nil one is, zero included (go-openai omits a zero temperature or
+// top_p).
+type chatBody struct {
+	Model          string                               `json:"model"`
+	Messages       []chatMessage                        `json:"messages"`
+	MaxTokens      *int                                 `json:"max_tokens,omitempty"` // which every compatible server honours
+	Temperature    *float64                             `json:"temperature,omitempty"`
+	TopP           *float64                             `json:"top_p,omitempty"`
+	Stream         bool                                 `json:"stream"`
+	ResponseFormat *openai.ChatCompletionResponseFormat `json:"response_format,omitempty"`
+	Seed           *int64                               `json:"seed,omitempty"`
+}
 
-func (c *Client) attempt(ctx context.Context, info *attemptInfo, req openai.ChatCompletionRequest) (*Completion, error) {
+// chatMessage is a text message as go-openai's ChatCompletionMessage
+// marshals one.
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content,omitempty"`
+}
+
+// chatResponse is the part of a chat-completion response the client reads.
+type chatResponse struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		FinishReason string `json:"finish_reason"`
+		Message      struct {
+			// Content is a string, or (multi-part content, which the
+			// client does not read) an array: then "".
+			Content textOrParts `json:"content"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// textOrParts is a message content: a JSON string, or anything else
+// (null, an array of parts) read as "", as go-openai reads it.
+type textOrParts string
+
+func (t *textOrParts) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, (*string)(t))
+	}
+	*t = ""
+	return nil
+}
+
+// chatAttempt sends one chat-completion request with body and decodes the
+// response, as go-openai's CreateChatCompletion does (the same headers;
+// an HTTP status below 200 or from 400 on is an *openai.APIError, or an
+// *openai.RequestError when the error body does not decode), without its
+// request and response structs: the body was built once by CompleteWith,
+// and only what Completion needs is decoded.
+func (c *Client) chatAttempt(ctx context.Context, body []byte) (*chatResponse, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.chatURL, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if c.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < http.StatusOK || resp.StatusCode >= http.StatusBadRequest {
+		return nil, errorResponse(resp)
+	}
+	var out chatResponse
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// errorResponse is go-openai's error of a failed HTTP response.
+func errorResponse(resp *http.Response) error {
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("error, reading response body: %w", err)
+	}
+	var er openai.ErrorResponse
+	err = json.Unmarshal(body, &er)
+	if err != nil || er.Error == nil {
+		re := &openai.RequestError{HTTPStatus: resp.Status, HTTPStatusCode: resp.StatusCode, Err: err, Body: body}
+		if er.Error != nil {
+			re.Err = er.Error
+		}
+		return re
+	}
+	er.Error.HTTPStatus, er.Error.HTTPStatusCode = resp.Status, resp.StatusCode
+	return er.Error
+}
+
+func (c *Client) attempt(ctx context.Context, info *attemptInfo, body []byte) (*Completion, error) {
 	actx, cancel := context.WithTimeout(context.WithValue(ctx, infoKey{}, info), c.cfg.Timeout)
 	defer cancel()
 	start := time.Now()
-	resp, err := c.oa.CreateChatCompletion(actx, req)
+	resp, err := c.chatAttempt(actx, body)
 	latency := time.Since(start)
 	if err == nil && len(resp.Choices) == 0 {
 		err = errors.New("response has no choices")
@@ -488,7 +620,7 @@ func (c *Client) attempt(ctx context.Context, info *attemptInfo, req openai.Chat
 		return nil, c.classify(ctx, actx, info, err)
 	}
 	ch := resp.Choices[0]
-	content := c.redact.Replace(ch.Message.Content)
+	content := c.redact.Replace(string(ch.Message.Content))
 	n := int64(len(content))
 	if c.cfg.MaxCompletionBytes > 0 {
 		content = CapText(content, c.cfg.MaxCompletionBytes)
@@ -591,13 +723,12 @@ func (c *Client) fail(model string, attempts int, ctxErr error, status int, err 
 	return e
 }
 
-// doer is go-openai's HTTP client: it writes the configured sampling
-// parameters into chat-completion request bodies (go-openai omits zero
-// values; embeddings requests are sent as they are) and records
+// doer sends the client's HTTP requests (chat completions from chatAttempt,
+// embeddings from go-openai): it puts the base URL's query back, caps the
+// response body and records
 // the response status and Retry-After for the retry loop.
 type doer struct {
 	hc      *http.Client
-	params  Params
 	query   string // the base URL's raw query, put back on every request
 	maxBody int64  // MaxResponseBytes
 	model   string
@@ -610,23 +741,6 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		} else {
 			req.URL.RawQuery = d.query + "&" + req.URL.RawQuery
 		}
-	}
-	if req.Body != nil && req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/chat/completions") {
-		body, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		params := d.params
-		if p, ok := req.Context().Value(paramsKey{}).(Params); ok {
-			params = p
-		}
-		if body, err = params.patch(body); err != nil {
-			return nil, err
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		req.ContentLength = int64(len(body))
 	}
 	resp, err := d.hc.Do(req)
 	info, _ := req.Context().Value(infoKey{}).(*attemptInfo)
@@ -685,38 +799,6 @@ func (b *capBody) Read(p []byte) (int, error) {
 }
 
 func (b *capBody) Close() error { return b.rc.Close() }
-
-// patch sets the non-nil parameters in a JSON request body.
-func (p Params) patch(body []byte) ([]byte, error) {
-	set := map[string]any{}
-	if p.Temperature != nil {
-		set["temperature"] = *p.Temperature
-	}
-	if p.TopP != nil {
-		set["top_p"] = *p.TopP
-	}
-	if p.MaxTokens != nil {
-		set["max_tokens"] = *p.MaxTokens
-	}
-	if p.Seed != nil {
-		set["seed"] = *p.Seed
-	}
-	if len(set) == 0 {
-		return body, nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(body, &m); err != nil {
-		return nil, fmt.Errorf("llm: request body is not a JSON object: %w", err)
-	}
-	for k, v := range set {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		m[k] = b
-	}
-	return json.Marshal(m)
-}
 
 // retryAfter reads a server's requested delay: OpenAI's retry-after-ms
 // (milliseconds) if present, else Retry-After in seconds or as an HTTP date
