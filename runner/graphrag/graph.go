@@ -103,6 +103,17 @@ func (g *Graph) Chunks() []Chunk {
 	return out
 }
 
+// ChunkFile returns the file path of the chunk with this id, and whether
+// the graph holds such a chunk (no copy of the chunk list: a question's
+// retrieved chunks are named this way).
+func (g *Graph) ChunkFile(id string) (string, bool) {
+	c := g.chunk(id)
+	if c == nil {
+		return "", false
+	}
+	return c.FilePath, true
+}
+
 // EntityVectorIDs returns the ids of the entity vector rows, in row order
 // (entities created only as relation endpoints have none).
 func (g *Graph) EntityVectorIDs() []string { return g.entVDB.ids() }

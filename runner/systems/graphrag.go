@@ -75,14 +75,11 @@ func (s *graphRAG) Generate(ctx context.Context, q *datasets.Question, env Env) 
 	// The chunks of the context (the Sources table, mix's vector chunks),
 	// in context order, as the retrieved context.
 	ids := append(append([]string{}, res.ChunkIDs...), res.VectorChunkIDs...)
-	files := map[string]string{}
-	for _, c := range env.Graph.Chunks() {
-		files[c.ID] = c.FilePath
-	}
 	for i, id := range ids {
 		// The chunk's file as its source; no score (the graph method ranks
 		// by entity and relation, not by chunk; mix's vector chunks follow).
-		g.Retrieved = append(g.Retrieved, results.RetrievedChunk{ChunkID: id, Source: files[id], Rank: int32(i + 1)})
+		file, _ := env.Graph.ChunkFile(id)
+		g.Retrieved = append(g.Retrieved, results.RetrievedChunk{ChunkID: id, Source: file, Rank: int32(i + 1)})
 	}
 	if len(g.Trace) > 0 {
 		for i := range g.Trace {
