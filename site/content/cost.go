@@ -1,13 +1,9 @@
 package content
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/plots"
 )
@@ -58,25 +54,9 @@ func orDash(ok bool, s string) string {
 // success rate, listing those whose runs recorded tokens, calls, latency or
 // cost; figures are appended to figs.
 func (v *views) costTables() (tables []costTableView, figs []*plots.CostFigure) {
-	type key struct{ version, qs, protocol string }
-	byKey := map[key][]*aggregate.Configuration{}
-	var keys []key
-	for _, c := range v.lb.Configurations {
-		if c.Key.Benchmark != results.BenchmarkToolUsage {
-			continue
-		}
-		if _, ok := c.Summaries[aggregate.TaskSuccessRate]; !ok {
-			continue
-		}
-		k := key{c.Key.BenchmarkVersion, c.Key.QuestionSet, c.Key.ScoringProtocol}
-		if byKey[k] == nil {
-			keys = append(keys, k)
-		}
-		byKey[k] = append(byKey[k], c)
-	}
-	slices.SortStableFunc(keys, func(a, b key) int {
-		return cmp.Or(strings.Compare(b.version, a.version), cmp.Compare(questionSetRank(a.qs), questionSetRank(b.qs)), strings.Compare(a.qs, b.qs),
-			cmp.Compare(protocolIndex(a.protocol), protocolIndex(b.protocol)))
+	keys, byKey := v.toolUsageGroups(func(c *aggregate.Configuration) bool {
+		_, ok := c.Summaries[aggregate.TaskSuccessRate]
+		return ok
 	})
 	var groups []tableGroup
 	for _, k := range keys {

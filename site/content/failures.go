@@ -213,23 +213,7 @@ type failureTableView struct {
 // scoring protocol of the tool-usage configurations with a taxonomy, in
 // Leaderboard order.
 func (v *views) failureTables(store *apicheck.Store) []failureTableView {
-	type key struct{ version, qs, protocol string }
-	byKey := map[key][]*aggregate.Configuration{}
-	var keys []key
-	for _, c := range v.lb.Configurations {
-		if c.Key.Benchmark != results.BenchmarkToolUsage || c.Taxonomy() == nil {
-			continue
-		}
-		k := key{c.Key.BenchmarkVersion, c.Key.QuestionSet, c.Key.ScoringProtocol}
-		if byKey[k] == nil {
-			keys = append(keys, k)
-		}
-		byKey[k] = append(byKey[k], c)
-	}
-	slices.SortStableFunc(keys, func(a, b key) int {
-		return cmp.Or(strings.Compare(b.version, a.version), cmp.Compare(questionSetRank(a.qs), questionSetRank(b.qs)), strings.Compare(a.qs, b.qs),
-			cmp.Compare(protocolIndex(a.protocol), protocolIndex(b.protocol)))
-	})
+	keys, byKey := v.toolUsageGroups(func(c *aggregate.Configuration) bool { return c.Taxonomy() != nil })
 	var out []failureTableView
 	for _, k := range keys {
 		confs := byKey[k]
@@ -271,14 +255,51 @@ func (v *views) failureTables(store *apicheck.Store) []failureTableView {
 		}
 		out = append(out, tv)
 	}
-	var groups []tableGroup
-	for _, k := range keys {
-		groups = append(groups, tableGroup{k.qs, k.protocol})
-	}
+	groups := tableGroups(keys)
 	for i := range out {
 		out[i].Caption += differsFromOthers(i, groups)
 	}
 	return out
+}
+
+// groupKey is one table of a per-question-set page: a benchmark version,
+// question set and scoring protocol.
+type groupKey struct{ version, qs, protocol string }
+
+// toolUsageGroups returns the tool-usage configurations that keep accepts,
+// grouped by benchmark version, question set and scoring protocol, the
+// groups in page order (newest version first, the whole benchmark before
+// subsets, protocols in aggregate.ProtocolOrder), each group's
+// configurations in Leaderboard order: the tables of the failures, cost and
+// modules pages.
+func (v *views) toolUsageGroups(keep func(*aggregate.Configuration) bool) ([]groupKey, map[groupKey][]*aggregate.Configuration) {
+	byKey := map[groupKey][]*aggregate.Configuration{}
+	var keys []groupKey
+	for _, c := range v.lb.Configurations {
+		if c.Key.Benchmark != results.BenchmarkToolUsage || !keep(c) {
+			continue
+		}
+		k := groupKey{c.Key.BenchmarkVersion, c.Key.QuestionSet, c.Key.ScoringProtocol}
+		if byKey[k] == nil {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], c)
+	}
+	slices.SortStableFunc(keys, func(a, b groupKey) int {
+		return cmp.Or(strings.Compare(b.version, a.version), cmp.Compare(questionSetRank(a.qs), questionSetRank(b.qs)), strings.Compare(a.qs, b.qs),
+			cmp.Compare(protocolIndex(a.protocol), protocolIndex(b.protocol)))
+	})
+	return keys, byKey
+}
+
+// tableGroups returns the question set and protocol of each table, for
+// differsFromOthers.
+func tableGroups(keys []groupKey) []tableGroup {
+	var groups []tableGroup
+	for _, k := range keys {
+		groups = append(groups, tableGroup{k.qs, k.protocol})
+	}
+	return groups
 }
 
 func questionSetRank(qs string) int {

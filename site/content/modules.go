@@ -1,7 +1,6 @@
 package content
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 )
 
@@ -123,23 +121,7 @@ type heatmapView struct {
 // the set's questions exercise, each cell the task success rate over that
 // module's questions and the configuration's aggregated rounds.
 func (v *views) heatmaps(modules map[string]string) []heatmapView {
-	type key struct{ version, qs, protocol string }
-	byKey := map[key][]*aggregate.Configuration{}
-	var keys []key
-	for _, c := range v.lb.Configurations {
-		if c.Key.Benchmark != results.BenchmarkToolUsage || c.Taxonomy() == nil {
-			continue
-		}
-		k := key{c.Key.BenchmarkVersion, c.Key.QuestionSet, c.Key.ScoringProtocol}
-		if byKey[k] == nil {
-			keys = append(keys, k)
-		}
-		byKey[k] = append(byKey[k], c)
-	}
-	slices.SortStableFunc(keys, func(a, b key) int {
-		return cmp.Or(strings.Compare(b.version, a.version), cmp.Compare(questionSetRank(a.qs), questionSetRank(b.qs)), strings.Compare(a.qs, b.qs),
-			cmp.Compare(protocolIndex(a.protocol), protocolIndex(b.protocol)))
-	})
+	keys, byKey := v.toolUsageGroups(func(c *aggregate.Configuration) bool { return c.Taxonomy() != nil })
 	var out []heatmapView
 	for _, k := range keys {
 		confs := byKey[k]
@@ -203,10 +185,7 @@ func (v *views) heatmaps(modules map[string]string) []heatmapView {
 		}
 		out = append(out, hv)
 	}
-	var groups []tableGroup
-	for _, k := range keys {
-		groups = append(groups, tableGroup{k.qs, k.protocol})
-	}
+	groups := tableGroups(keys)
 	for i := range out {
 		out[i].Caption += differsFromOthers(i, groups)
 	}
