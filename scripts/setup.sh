@@ -34,61 +34,39 @@ if [ ! -d tools/duckdb/node_modules/@duckdb/node-api ]; then
   (cd tools/duckdb && npm ci --no-audit --no-fund --silent)
 fi
 
+# venv DIR REQUIREMENTS: a Python environment (Debian's python3) at DIR with the pinned REQUIREMENTS installed, made
+# again only when the requirements file changed (its SHA-256 is stamped in DIR/.requirements.sha256).
+venv() {
+  local dir=$1 req=$2 sha
+  sha=$(sha256sum "$req" | cut -d' ' -f1)
+  if [ "$(cat "$dir/.requirements.sha256" 2>/dev/null)" != "$sha" ]; then
+    echo "setup: python venv $dir ($req)"
+    /usr/bin/python3 -m venv "$dir"
+    "$dir/bin/pip" install -q -r "$req"
+    echo "$sha" >"$dir/.requirements.sha256"
+  fi
+}
+
 # The Python environment of the example submission writer (docs/submitting/write_submission.py:
 # pyarrow, pandas), repo-relative under build/: a no-op when the installed requirements match (stamp).
-submit_venv=build/submit-venv
-submit_req_sha=$(sha256sum docs/submitting/requirements.txt | cut -d' ' -f1)
-if [ "$(cat "$submit_venv/.requirements.sha256" 2>/dev/null)" != "$submit_req_sha" ]; then
-  echo "setup: python venv $submit_venv (docs/submitting/requirements.txt)"
-  /usr/bin/python3 -m venv "$submit_venv"
-  "$submit_venv/bin/pip" install -q -r docs/submitting/requirements.txt
-  echo "$submit_req_sha" >"$submit_venv/.requirements.sha256"
-fi
+venv build/submit-venv docs/submitting/requirements.txt
 
 # The test-only environment of the corpus fidelity check (LangChain's splitters and BeautifulSoup, pinned in
 # scripts/corpus-fidelity/requirements.txt; datasets/corpus TestFidelity): a no-op when the stamp matches.
-fid_venv=build/corpus-fidelity-venv
-fid_req_sha=$(sha256sum scripts/corpus-fidelity/requirements.txt | cut -d' ' -f1)
-if [ "$(cat "$fid_venv/.requirements.sha256" 2>/dev/null)" != "$fid_req_sha" ]; then
-  echo "setup: python venv $fid_venv (scripts/corpus-fidelity/requirements.txt)"
-  /usr/bin/python3 -m venv "$fid_venv"
-  "$fid_venv/bin/pip" install -q -r scripts/corpus-fidelity/requirements.txt
-  echo "$fid_req_sha" >"$fid_venv/.requirements.sha256"
-fi
+venv build/corpus-fidelity-venv scripts/corpus-fidelity/requirements.txt
 
 # The test-only environment of the semantic-chunker fidelity check (langchain_experimental's SemanticChunker,
 # pinned in scripts/semantic-fidelity/requirements.txt; runner/retrieval TestSemanticFidelity).
-sem_venv=build/semantic-fidelity-venv
-sem_req_sha=$(sha256sum scripts/semantic-fidelity/requirements.txt | cut -d' ' -f1)
-if [ "$(cat "$sem_venv/.requirements.sha256" 2>/dev/null)" != "$sem_req_sha" ]; then
-  echo "setup: python venv $sem_venv (scripts/semantic-fidelity/requirements.txt)"
-  /usr/bin/python3 -m venv "$sem_venv"
-  "$sem_venv/bin/pip" install -q -r scripts/semantic-fidelity/requirements.txt
-  echo "$sem_req_sha" >"$sem_venv/.requirements.sha256"
-fi
+venv build/semantic-fidelity-venv scripts/semantic-fidelity/requirements.txt
 
 # The test-only environment of the LightRAG reference check (lightrag-hku 1.3.3 and its dependencies, pinned in
 # scripts/lightrag-check/requirements.txt; drive.py, run by scripts/lightrag-check/smoke): a no-op when the
 # stamp matches; about 15 s and 160 MB cold.
-lrc_venv=build/lightrag-check-venv
-lrc_req_sha=$(sha256sum scripts/lightrag-check/requirements.txt | cut -d' ' -f1)
-if [ "$(cat "$lrc_venv/.requirements.sha256" 2>/dev/null)" != "$lrc_req_sha" ]; then
-  echo "setup: python venv $lrc_venv (scripts/lightrag-check/requirements.txt)"
-  /usr/bin/python3 -m venv "$lrc_venv"
-  "$lrc_venv/bin/pip" install -q -r scripts/lightrag-check/requirements.txt
-  echo "$lrc_req_sha" >"$lrc_venv/.requirements.sha256"
-fi
+venv build/lightrag-check-venv scripts/lightrag-check/requirements.txt
 
 # The test-only environment of the statistics reference check (SciPy and NumPy, pinned in
 # scripts/stats-reference/requirements.txt; results/stats TestAgainstSciPy): a no-op when the stamp matches.
-stats_venv=build/stats-reference-venv
-stats_req_sha=$(sha256sum scripts/stats-reference/requirements.txt | cut -d' ' -f1)
-if [ "$(cat "$stats_venv/.requirements.sha256" 2>/dev/null)" != "$stats_req_sha" ]; then
-  echo "setup: python venv $stats_venv (scripts/stats-reference/requirements.txt)"
-  /usr/bin/python3 -m venv "$stats_venv"
-  "$stats_venv/bin/pip" install -q -r scripts/stats-reference/requirements.txt
-  echo "$stats_req_sha" >"$stats_venv/.requirements.sha256"
-fi
+venv build/stats-reference-venv scripts/stats-reference/requirements.txt
 
 # actionlint (a Go tool in its own module, tools/actionlint/go.mod), which checks .github/workflows in make test:
 # built here, outside any test timeout.
