@@ -19,7 +19,7 @@ PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench
+.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api
 
 all: site ## the default: make site
 
@@ -64,6 +64,12 @@ compare-verdicts: sandbox-env ## re-execute every published answer (MODE=warm|co
 # rescore-stored is compare-verdicts under the name issue 15 gives it (the stored runs' verdicts unchanged by the
 # sandbox's hardening: MODE=cold re-executes them as cold tasks, the default as warm ones).
 rescore-stored: compare-verdicts ## the same as make compare-verdicts
+
+# check-api adds to the committed store site/apicheck/names.json the hallucinated-API check of every generated code
+# under RESULTS_DIR it does not hold yet (names imported or read from pymatgen / pymatgen-analysis-defects that the
+# pinned libraries lack; parsed with ast, never executed). Run it after new runs, then commit the store.
+check-api: sandbox-env ## update the hallucinated-API store (site/apicheck/names.json) for the runs under RESULTS_DIR
+	$(GO) run ./cmd/check-api -python $(SANDBOX_PYTHON)/bin/python $(RESULTS_DIR)
 
 # warm-bench measures the warm workers against cold executions (scripts/warm-bench): per-execution overhead,
 # and one stored run scored cold, warm and against the pure-compute bound.
