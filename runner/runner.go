@@ -802,6 +802,16 @@ feed:
 	}
 	src := &lineSource{desc: "journal " + j.path, read: func(it item) (journalLine, bool, error) { return j.read(it.index) },
 		sessions: j.sessions, resumed: max(len(j.sessions)-1, 0)}
+	if err := e.writeOuts(p, src, senv, res, done, "run written"); err != nil {
+		return fail(err, done)
+	}
+	return res
+}
+
+// writeOuts assembles from src and writes every results file of p not yet
+// on disk, marking it written in res with done questions, and logs msg for
+// each (a run's own journal, or the merged journals of its shards).
+func (e *engine) writeOuts(p *prepared, src *lineSource, senv *scoring.Environment, res []RunResult, done int, msg string) error {
 	for i, out := range p.outs {
 		if out.exists {
 			continue
@@ -811,13 +821,13 @@ feed:
 			err = results.Write(out.path, f)
 		}
 		if err != nil {
-			return fail(err, done)
+			return err
 		}
 		res[i].Status, res[i].Done, res[i].Usage = StatusWritten, done, *f.Run.Usage
-		e.log.Info("run written", "run", out.run.RunID, "file", out.path, "prompt_tokens", res[i].Usage.PromptTokens,
+		e.log.Info(msg, "run", out.run.RunID, "file", out.path, "prompt_tokens", res[i].Usage.PromptTokens,
 			"completion_tokens", res[i].Usage.CompletionTokens)
 	}
-	return res
+	return nil
 }
 
 // implausibleUsage counts, per prepared run, the model calls of this

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -227,21 +226,7 @@ func (e *engine) writeMerged(p *prepared, src *lineSource, senv *scoring.Environ
 	if src.generator != "" {
 		o.o.Generator = src.generator // the program that ran the shards
 	}
-	for i, out := range p.outs {
-		if out.exists {
-			continue
-		}
-		f, err := o.assemble(p, out, src, senv)
-		if err == nil {
-			err = results.Write(out.path, f)
-		}
-		if err != nil {
-			return err
-		}
-		res[i].Status, res[i].Done, res[i].Usage = StatusWritten, len(p.items), *f.Run.Usage
-		e.log.Info("run merged", "run", out.run.RunID, "file", out.path)
-	}
-	return nil
+	return o.writeOuts(p, src, senv, res, len(p.items), "run merged")
 }
 
 // sessionScoring returns the sandbox environment of the shard's first session.
