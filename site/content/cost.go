@@ -12,25 +12,16 @@ import (
 const CostPath = "cost"
 
 type costRowView struct {
-	Model      string    `json:"model"`
-	ModelID    string    `json:"model_id"`
-	ModelHref  string    `json:"model_href"`
-	Group      string    `json:"group"`
-	System     string    `json:"system"`
-	SystemID   string    `json:"system_id"`
-	Source     string    `json:"source"`
-	SourceN    int       `json:"source_n"`
-	Badge      badgeView `json:"badge"`
-	Href       string    `json:"href"`
-	Success    string    `json:"success"` // task success rate, mean over rounds, percent
-	Prompt     string    `json:"prompt"`  // mean per round; "—" when unknown
-	Completion string    `json:"completion"`
-	PerQ       string    `json:"per_q"` // tokens per question and round
-	Calls      string    `json:"calls"`
-	Latency    string    `json:"latency"` // seconds per round
-	USD        string    `json:"usd"`     // dollars per round
-	Frontier   bool      `json:"frontier"`
-	Rounds     int       `json:"rounds"`
+	configColumns
+	Success    string `json:"success"` // task success rate, mean over rounds, percent
+	Prompt     string `json:"prompt"`  // mean per round; "—" when unknown
+	Completion string `json:"completion"`
+	PerQ       string `json:"per_q"` // tokens per question and round
+	Calls      string `json:"calls"`
+	Latency    string `json:"latency"` // seconds per round
+	USD        string `json:"usd"`     // dollars per round
+	Frontier   bool   `json:"frontier"`
+	Rounds     int    `json:"rounds"`
 }
 
 type costTableView struct {
@@ -101,9 +92,7 @@ func (v *views) costTables() (tables []costTableView, figs []*plots.CostFigure) 
 		for i, c := range confs {
 			co := costs[i]
 			perQ, okQ := co.TokensPerQuestion()
-			tv.Rows = append(tv.Rows, costRowView{Model: c.Model.DisplayName, ModelID: c.Key.Model, ModelHref: v.modelHref(c.Key.Model), Group: c.Model.Group,
-				System: c.SystemLabel(), SystemID: string(c.Key.System), Source: aggregate.RetrievalTitle(&c.Runs[0].File.Run), SourceN: c.Key.RetrievalSource,
-				Badge: newBadge(aggregate.BadgeOf(c.Key.Provenance)), Href: confHref(c), Success: fmtPct(c.Summaries[aggregate.TaskSuccessRate].Mean),
+			tv.Rows = append(tv.Rows, costRowView{configColumns: v.configColumns(c, confHref(c)), Success: fmtPct(c.Summaries[aggregate.TaskSuccessRate].Mean),
 				Prompt: orDash(co.TokenRounds > 0, strconv.FormatFloat(co.PromptTokens, 'f', 0, 64)), Completion: orDash(co.TokenRounds > 0, strconv.FormatFloat(co.CompletionTokens, 'f', 0, 64)),
 				PerQ: orDash(okQ, strconv.FormatFloat(perQ, 'f', 0, 64)), Calls: orDash(co.CallRounds > 0, strconv.FormatFloat(co.Calls, 'f', 0, 64)),
 				Latency: orDash(co.LatencyRounds > 0, strconv.FormatFloat(co.LatencySeconds, 'f', 1, 64)), USD: orDash(co.CostRounds > 0, strconv.FormatFloat(co.CostUSD, 'f', 4, 64)),

@@ -179,20 +179,11 @@ func (v *views) taxonomy(store *apicheck.Store, c *aggregate.Configuration) *tax
 
 // failureRowView is one configuration in a failures table.
 type failureRowView struct {
-	Model      string      `json:"model"`
-	ModelID    string      `json:"model_id"`
-	ModelHref  string      `json:"model_href"`
-	Group      string      `json:"group"`
-	System     string      `json:"system"`
-	SystemID   string      `json:"system_id"`
-	Source     string      `json:"source"`
-	SourceN    int         `json:"source_n"`
-	Badge      badgeView   `json:"badge"`
-	Href       string      `json:"href"` // the configuration page's taxonomy
-	Outcomes   int         `json:"outcomes"`
-	Cells      []shareCell `json:"cells"` // aligned with the table's columns
-	Halluc     string      `json:"halluc"`
-	HallucSort string      `json:"halluc_sort"`
+	configColumns             // Href: the configuration page's taxonomy
+	Outcomes      int         `json:"outcomes"`
+	Cells         []shareCell `json:"cells"` // aligned with the table's columns
+	Halluc        string      `json:"halluc"`
+	HallucSort    string      `json:"halluc_sort"`
 }
 
 type shareCell struct {
@@ -241,9 +232,7 @@ func (v *views) failureTables(store *apicheck.Store) []failureTableView {
 		}
 		for _, c := range confs {
 			t := taxes[c]
-			rv := failureRowView{Model: c.Model.DisplayName, ModelID: c.Key.Model, ModelHref: v.modelHref(c.Key.Model), Group: c.Model.Group,
-				System: c.SystemLabel(), SystemID: string(c.Key.System), Source: aggregate.RetrievalTitle(&c.Runs[0].File.Run), SourceN: c.Key.RetrievalSource,
-				Badge: newBadge(aggregate.BadgeOf(c.Key.Provenance)), Href: confHref(c) + "#failures", Outcomes: t.Outcomes}
+			rv := failureRowView{configColumns: v.configColumns(c, confHref(c)+"#failures"), Outcomes: t.Outcomes}
 			for _, o := range cols {
 				rv.Cells = append(rv.Cells, shareCell{Text: fmt.Sprintf("%.1f", t.Share(o)), Sort: strconv.FormatFloat(t.Share(o), 'f', 6, 64), Count: t.Counts[o]})
 			}
@@ -260,6 +249,28 @@ func (v *views) failureTables(store *apicheck.Store) []failureTableView {
 		out[i].Caption += differsFromOthers(i, groups)
 	}
 	return out
+}
+
+// configColumns are the columns that name a configuration in the rows of the
+// failures and cost tables (flattened into the row's JSON; the filters read
+// group, system_id, source_n and the badge); href is where the row links.
+type configColumns struct {
+	Model     string    `json:"model"`
+	ModelID   string    `json:"model_id"`
+	ModelHref string    `json:"model_href"`
+	Group     string    `json:"group"`
+	System    string    `json:"system"`
+	SystemID  string    `json:"system_id"`
+	Source    string    `json:"source"`
+	SourceN   int       `json:"source_n"`
+	Badge     badgeView `json:"badge"`
+	Href      string    `json:"href"`
+}
+
+func (v *views) configColumns(c *aggregate.Configuration, href string) configColumns {
+	return configColumns{Model: c.Model.DisplayName, ModelID: c.Key.Model, ModelHref: v.modelHref(c.Key.Model), Group: c.Model.Group,
+		System: c.SystemLabel(), SystemID: string(c.Key.System), Source: aggregate.RetrievalTitle(&c.Runs[0].File.Run), SourceN: c.Key.RetrievalSource,
+		Badge: newBadge(aggregate.BadgeOf(c.Key.Provenance)), Href: href}
 }
 
 // groupKey is one table of a per-question-set page: a benchmark version,
