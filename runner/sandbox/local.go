@@ -44,24 +44,23 @@ const (
 )
 
 type local struct {
-	opts           Options
-	limits         Limits
-	bwrap          string
-	version        string
-	base           string // task directories live here (0755)
-	slots          chan int
-	uids           []int
-	locks          []*os.File
-	owner          *os.File // the flock on base's owner lock (see makeBase)
-	cg             *cgroups // nil when no cgroup is usable
-	seq            atomic.Int64
-	workers        []*worker // warm workers by slot (nil: not started); each used only by its slot's holder
-	workersMu      sync.Mutex
-	warmRuns       atomic.Int64 // executions run in warm workers
-	coldRuns       atomic.Int64 // executions run in a fresh sandbox
-	workerRestarts atomic.Int64 // warm workers replaced after failing before an execution's code ran
-	reapMu         sync.Mutex
-	closeMu        sync.Once
+	opts      Options
+	limits    Limits
+	bwrap     string
+	version   string
+	base      string // task directories live here (0755)
+	slots     chan int
+	uids      []int
+	locks     []*os.File
+	owner     *os.File // the flock on base's owner lock (see makeBase)
+	cg        *cgroups // nil when no cgroup is usable
+	seq       atomic.Int64
+	workers   []*worker // warm workers by slot (nil: not started); each used only by its slot's holder
+	workersMu sync.Mutex
+	warmRuns  atomic.Int64 // executions run in warm workers
+	coldRuns  atomic.Int64 // executions run in a fresh sandbox
+	reapMu    sync.Mutex
+	closeMu   sync.Once
 }
 
 func openLocal(ctx context.Context, o Options) (Sandbox, error) {
@@ -387,13 +386,8 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 	if err := os.Chmod(task, 0o755); err != nil {
 		return nil, err
 	}
-	for name, data := range s.Files {
-		if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
-			return nil, fmt.Errorf("sandbox: bad file name %q", name)
-		}
-		if err := os.WriteFile(filepath.Join(sbxDir, name), data, 0o644); err != nil {
-			return nil, err
-		}
+	if err := writeSpecFiles(sbxDir, s.Files); err != nil {
+		return nil, err
 	}
 	if s.DataFiles != nil && s.DataDir != "" {
 		// The task's private copy of its data files (Spec.DataFiles).
@@ -574,18 +568,8 @@ func (l *local) bwrapArgs(task string, s Spec, lim Limits) []string {
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
 		"--disable-userns", "--die-with-parent", "--new-session", "--clearenv",
 		"--add-seccomp-fd", "4", "--add-seccomp-fd", "5", // BaseDenied, then UntrustedDenied (seccomp.go)
-		"--ro-bind", "/usr", "/usr",
-		"--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
-		"--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-		"--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
-		"--ro-bind", filepath.Join(task, "passwd"), "/etc/passwd",
-		"--ro-bind", filepath.Join(task, "group"), "/etc/group",
-		"--ro-bind-try", "/etc/matplotlibrc", "/etc/matplotlibrc",
-		"--ro-bind-try", "/etc/localtime", "/etc/localtime",
 	}
-	if p := l.opts.Python; p != "" && !strings.HasPrefix(p, "/usr/") {
-		a = append(a, "--ro-bind", p, p)
-	}
+	a = append(a, l.systemBinds(task)...)
 	a = append(a,
 		"--ro-bind", filepath.Join(task, "sbx"), "/sbx",
 		"--size", strconv.FormatInt(lim.TmpBytes, 10), "--tmpfs", "/tmp",
@@ -603,6 +587,40 @@ func (l *local) bwrapArgs(task string, s Spec, lim Limits) []string {
 		a = append(a, "--setenv", k, v)
 	}
 	return a
+}
+
+// systemBinds are the read-only system view of every sandbox, cold or warm:
+// /usr and its symlinks, the slot's passwd and group files (in dir), a few
+// /etc files, and the Python environment when it lives outside /usr.
+func (l *local) systemBinds(dir string) []string {
+	a := []string{
+		"--ro-bind", "/usr", "/usr",
+		"--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+		"--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+		"--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
+		"--ro-bind", filepath.Join(dir, "passwd"), "/etc/passwd",
+		"--ro-bind", filepath.Join(dir, "group"), "/etc/group",
+		"--ro-bind-try", "/etc/matplotlibrc", "/etc/matplotlibrc",
+		"--ro-bind-try", "/etc/localtime", "/etc/localtime",
+	}
+	if p := l.opts.Python; p != "" && !strings.HasPrefix(p, "/usr/") {
+		a = append(a, "--ro-bind", p, p)
+	}
+	return a
+}
+
+// writeSpecFiles writes a Spec's Files into dir (the sandbox's /sbx); a
+// name must be a plain file name.
+func writeSpecFiles(dir string, files map[string][]byte) error {
+	for name, data := range files {
+		if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
+			return fmt.Errorf("sandbox: bad file name %q", name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reapOrphans waits for zombie children of this process that ran as one of

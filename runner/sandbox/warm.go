@@ -56,19 +56,17 @@ const warmExtraProcs = 2
 
 // worker is one slot's warm sandbox.
 type worker struct {
-	slot    int
-	uid     int
-	dir     string // host folder: z/ (the zygote's /sbx), x/ (exchange, /x inside)
-	cmd     *exec.Cmd
-	ctl     *net.UnixConn // SOCK_SEQPACKET to the zygote (its fd 3)
-	keep    map[int]bool  // host pids of the worker itself (bubblewrap, its init, the zygote)
-	stderr  *capWriter
-	exited  chan struct{}
-	ready   warmReady
-	seq     int
-	limits  Limits // the worker's (maximum) limits
-	broken  bool   // the zygote stopped answering: replace the worker after this execution
-	startup time.Duration
+	slot   int
+	uid    int
+	dir    string // host folder: z/ (the zygote's /sbx), x/ (exchange, /x inside)
+	cmd    *exec.Cmd
+	ctl    *net.UnixConn // SOCK_SEQPACKET to the zygote (its fd 3)
+	keep   map[int]bool  // host pids of the worker itself (bubblewrap, its init, the zygote)
+	stderr *capWriter
+	exited chan struct{}
+	ready  warmReady
+	seq    int
+	broken bool // the zygote stopped answering: replace the worker after this execution
 }
 
 type warmReady struct {
@@ -77,8 +75,6 @@ type warmReady struct {
 	Printed      map[string]string `json:"printed"`      // module → what its import printed (replayed)
 	Unattributed string            `json:"unattributed"` // printed outside any module's code
 	Error        string            `json:"error"`
-	Preloaded    []string          `json:"preloaded"`
-	Threads      int               `json:"threads"`
 	Tasks        int               `json:"tasks"`
 }
 
@@ -113,9 +109,8 @@ func warmEligible(s Spec, lim, wl Limits, dataDirs []string) bool {
 // imports printed anything or failed (a warm execution would then differ
 // from a cold one), or when it cannot start.
 func (l *local) startWorker(slot int) (*worker, error) {
-	start := time.Now()
 	uid := l.uids[slot]
-	w := &worker{slot: slot, uid: uid, limits: l.limits, exited: make(chan struct{}), stderr: &capWriter{max: 64 << 10}}
+	w := &worker{slot: slot, uid: uid, exited: make(chan struct{}), stderr: &capWriter{max: 64 << 10}}
 	var err error
 	if w.dir, err = os.MkdirTemp(l.base, fmt.Sprintf("warm%d-", slot)); err != nil {
 		return nil, err
@@ -181,18 +176,8 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		// code's process drops it (and every other) before it runs code.
 		"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", // CAP_SETPCAP: to empty the code's bounding set
 		"--add-seccomp-fd", "4", "--add-seccomp-fd", "5", // BaseDenied, WorkerProgram; each execution's code installs UntrustedDenied
-		"--ro-bind", "/usr", "/usr",
-		"--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
-		"--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-		"--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
-		"--ro-bind", filepath.Join(w.dir, "z", "passwd"), "/etc/passwd",
-		"--ro-bind", filepath.Join(w.dir, "z", "group"), "/etc/group",
-		"--ro-bind-try", "/etc/matplotlibrc", "/etc/matplotlibrc",
-		"--ro-bind-try", "/etc/localtime", "/etc/localtime",
 	}
-	if p := l.opts.Python; p != "" && !strings.HasPrefix(p, "/usr/") {
-		argv = append(argv, "--ro-bind", p, p)
-	}
+	argv = append(argv, l.systemBinds(filepath.Join(w.dir, "z"))...)
 	for i, d := range l.opts.DataDirs {
 		argv = append(argv, "--ro-bind", d, "/d/"+strconv.Itoa(i))
 	}
@@ -292,7 +277,6 @@ func (l *local) startWorker(slot int) (*worker, error) {
 			}
 		}
 	}
-	w.startup = time.Since(start)
 	return w, nil
 }
 
@@ -361,7 +345,6 @@ func (l *local) runWarm(s Spec, slot int, lim Limits, ctxDone <-chan struct{}, c
 	if w.broken && err == nil {
 		l.setWorker(slot, nil)
 		w.stop()
-		l.workerRestarts.Add(1)
 	}
 	if errors.Is(err, errWorker) {
 		l.setWorker(slot, nil)
@@ -374,7 +357,6 @@ func (l *local) runWarm(s Spec, slot int, lim Limits, ctxDone <-chan struct{}, c
 				return nil, err
 			}
 			l.setWorker(slot, w)
-			l.workerRestarts.Add(1)
 			res, _, err = w.run(l, s, lim, ctxDone, ctxErr)
 			if errors.Is(err, errWorker) {
 				l.setWorker(slot, nil)
@@ -442,13 +424,8 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		return nil, started, err
 	}
 	os.Chmod(xdir, 0o755)
-	for name, data := range s.Files {
-		if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
-			return nil, started, fmt.Errorf("sandbox: bad file name %q", name)
-		}
-		if err := os.WriteFile(filepath.Join(sbx, name), data, 0o644); err != nil {
-			return nil, started, err
-		}
+	if err := writeSpecFiles(sbx, s.Files); err != nil {
+		return nil, started, err
 	}
 	data := ""
 	switch {
@@ -751,22 +728,4 @@ func credentialPid(oob []byte) (int, error) {
 		}
 	}
 	return 0, errors.New("execution credentials: no SCM_CREDENTIALS with a pid")
-}
-
-// killUIDExcept SIGKILLs every process of uid whose pid is not in keep,
-// until none is left (at most ~2 s).
-func killUIDExcept(uid int, keep map[int]bool) {
-	for i := 0; i < 100; i++ {
-		left := 0
-		for _, p := range listProcs() {
-			if p.uid == uid && p.state != 'Z' && !keep[p.pid] {
-				syscall.Kill(p.pid, syscall.SIGKILL)
-				left++
-			}
-		}
-		if left == 0 {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
