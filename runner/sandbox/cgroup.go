@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -21,6 +22,11 @@ type cgroups struct {
 	cpu    string // parent directory in the cpu hierarchy, "" if unusable
 	memsw  bool   // memory.memsw.limit_in_bytes exists (swap accounting)
 }
+
+// taskSeq numbers task cgroups within the process (mattools-sbx-<pid>-<slot>-<n>):
+// one counter for every sandbox, so that two sandboxes' names never meet (a
+// warm execution's cgroups are removed after its Run returns).
+var taskSeq atomic.Int64
 
 type cgroupTask struct {
 	dirs []string
@@ -181,6 +187,45 @@ func (c *cgroups) create(name string, l Limits) (*cgroupTask, error) {
 		}
 	}
 	return t, nil
+}
+
+// setLimits sets the memory and pids limits of a warm execution's cgroups,
+// made with the backend's limits def, to lim's. The pids limit is one less
+// than a cold task's: a cold task's cgroup holds bubblewrap, its init and
+// the code, a warm one's the execution's pid 1 (G) and the code, so the code
+// may have as many processes as in a cold run. Safe on a nil task.
+func (t *cgroupTask) setLimits(lim, def Limits) error {
+	if t == nil {
+		return nil
+	}
+	for _, d := range t.dirs {
+		switch {
+		case d == t.mem && lim.MemoryCgroup != def.MemoryCgroup:
+			v := []byte(strconv.FormatInt(lim.MemoryCgroup, 10))
+			// memsw first when lowering (it may not be below the memory limit), last when raising.
+			// memsw may not be below the memory limit: it goes last when
+			// lowering, first when raising.
+			files := []string{"memory.limit_in_bytes", "memory.memsw.limit_in_bytes"}
+			if lim.MemoryCgroup > def.MemoryCgroup {
+				files[0], files[1] = files[1], files[0]
+			}
+			for _, f := range files {
+				if err := os.WriteFile(filepath.Join(d, f), v, 0o644); err != nil && !os.IsNotExist(err) {
+					return err
+				}
+			}
+		case strings.Contains(d, "/pids/") || fileExists(filepath.Join(d, "pids.max")):
+			if err := os.WriteFile(filepath.Join(d, "pids.max"), []byte(strconv.Itoa(max(1, lim.PidsCgroup-1))), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func (t *cgroupTask) procsFiles() []string {

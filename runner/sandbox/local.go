@@ -52,9 +52,8 @@ type local struct {
 	slots     chan int
 	uids      []int
 	locks     []*os.File
-	owner     *os.File // the flock on base's owner lock (see makeBase)
-	cg        *cgroups // nil when no cgroup is usable
-	seq       atomic.Int64
+	owner     *os.File  // the flock on base's owner lock (see makeBase)
+	cg        *cgroups  // nil when no cgroup is usable
 	workers   []*worker // warm workers by slot (nil: not started); each used only by its slot's holder
 	workersMu sync.Mutex
 	warmRuns  atomic.Int64 // executions run in warm workers
@@ -408,7 +407,7 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 	var cgFiles []string
 	var cgTask *cgroupTask
 	if l.cg != nil {
-		name := fmt.Sprintf("mattools-sbx-%d-%d-%d", os.Getpid(), slot, l.seq.Add(1))
+		name := fmt.Sprintf("mattools-sbx-%d-%d-%d", os.Getpid(), slot, taskSeq.Add(1))
 		if cgTask, err = l.cg.create(name, lim); err != nil {
 			return nil, fmt.Errorf("sandbox: cgroup: %w", err)
 		}

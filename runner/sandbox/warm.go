@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -20,23 +22,27 @@ import (
 // Warm workers (issue 16): the local backend's default mode. Each slot keeps
 // one long-lived sandbox (bubblewrap, the slot's uid, the base seccomp
 // layer, no network) running zygote.py, which has imported Options.Preload
-// once and forks a fresh execution per Run; see zygote.py for the process
+// once and clones a fresh execution per Run; see zygote.py for the process
 // tree of an execution and why a hostile execution cannot change what the
-// next one sees. An execution keeps the isolation of a cold one:
+// next one sees. An execution's pid 1 (G) is cloned and placed in its
+// cgroups while the previous execution runs (a spare), and it exits after
+// the execution's result is known, so that neither is on the execution's
+// path. An execution keeps the isolation of a cold one:
 //   - its own empty /tmp, /app and /dev/shm (tmpfs of the Limits' sizes), its
 //     own read-only /sbx and private copy of its data files (Spec.DataFiles),
 //     a fresh /proc of its own pid namespace (it sees no other process);
 //   - the same rlimits (set by the execution's pid 1 before it forks the
-//     code), the memory and pids cgroups (cgroup v1: a forked process cannot
-//     move itself, so the runner places the execution's pid 1, learnt from
-//     SCM_CREDENTIALS on the execution's socket, before it lets it go on);
+//     code; RLIMIT_NPROC see warmExtraProcs), the memory and pids cgroups
+//     (cgroup v1: a forked process cannot move itself, so the runner places
+//     the execution's pid 1, learnt from SCM_CREDENTIALS on the execution's
+//     socket, before it sends the request);
 //   - both seccomp layers: the base layer from bubblewrap on the whole
 //     worker, the untrusted layer installed by the code's process itself,
 //     after its set-up, with every capability dropped and no_new_privs;
 //   - the wall-clock limit: on expiry the runner SIGKILLs the execution's
-//     pid 1, which takes its whole pid namespace, and its cgroups; anything
-//     of the slot's uid that is neither the worker nor its bubblewrap is
-//     killed after every execution.
+//     pid 1, which takes its whole pid namespace, and its cgroups; when the
+//     code ends first, its pid 1 kills and reaps whatever it left running
+//     before it reports the status.
 //
 // A Spec runs warm when its Argv is {"python3", "-I", "/sbx/<file>", args...},
 // it adds no Env, it narrows its data to DataFiles, mounts none or mounts a
@@ -48,11 +54,15 @@ import (
 var zygoteSource []byte
 
 // warmExtraProcs is how many more processes of the slot's uid a warm
-// execution runs beside the code than a cold one (the zygote and the
-// execution's pid 1; both modes have bubblewrap and its init): RLIMIT_NPROC
-// counts per uid, so a warm execution's limit is NProc plus these, which
-// leaves the code as many processes as a cold run.
-const warmExtraProcs = 2
+// execution may run beside the code than a cold one (both modes have
+// bubblewrap and its init): the zygote, the execution's pid 1 (G), the next
+// execution's G (the spare, cloned while this one runs) and the previous
+// execution's G (exiting while this one starts). RLIMIT_NPROC counts per
+// uid, so a warm execution's limit is NProc plus these: never fewer
+// processes for the code than in a cold run; with cgroups (the default as
+// root) the pids cgroup, one less than a cold task's (G is in it, bubblewrap
+// and its init are not), makes it exactly as many (docs/sandbox.md).
+const warmExtraProcs = 4
 
 // worker is one slot's warm sandbox.
 type worker struct {
@@ -67,6 +77,46 @@ type worker struct {
 	ready  warmReady
 	seq    int
 	broken bool // the zygote stopped answering: replace the worker after this execution
+
+	// next is the spare being prepared for the next execution (nil when
+	// none is); see prepare.
+	next chan *spare
+	// mu guards pending (the executions whose G the zygote has not yet
+	// reported reaped, by id), spares (the host pids of prepared Gs not yet
+	// taken) and gone (the control socket's reader has ended).
+	mu      sync.Mutex
+	pending map[string]chan reaped
+	spares  map[int]bool
+	gone    bool
+	// cleanups counts the finished executions whose G is still exiting: its
+	// reap, then the removal of its cgroups, happen after Run returned.
+	cleanups sync.WaitGroup
+	// preparing counts the spare preparations under way (LeftBehind waits
+	// for them: a G being cloned is not yet among spares).
+	preparing sync.WaitGroup
+}
+
+// reaped is the zygote's report of an execution's G: its exit status (H's,
+// as bubblewrap reports its child) or the signal that killed it.
+type reaped struct {
+	ID     string `json:"id"`
+	Reaped bool   `json:"reaped"`
+	Exit   *int   `json:"exit"`
+	Signal *int   `json:"signal"`
+	Error  string `json:"error"`
+}
+
+// spare is an execution's pid 1 (G), cloned by the zygote and placed in its
+// cgroups before the execution is asked for, waiting for its request on
+// xconn.
+type spare struct {
+	id    string
+	xconn *net.UnixConn
+	lines *bufio.Reader // G's status lines on xconn
+	pid1  int           // host pid of G
+	cg    *cgroupTask
+	done  chan reaped // the zygote's report; closed without one when the worker is gone
+	err   error       // preparation failed (wraps errWorker)
 }
 
 type warmReady struct {
@@ -277,7 +327,158 @@ func (l *local) startWorker(slot int) (*worker, error) {
 			}
 		}
 	}
+	w.pending, w.spares = map[string]chan reaped{}, map[int]bool{}
+	w.ctl.SetReadDeadline(time.Time{})
+	go w.dispatch()
+	w.startSpare(l)
 	return w, nil
+}
+
+// dispatch reads the zygote's reports and hands each to the execution it
+// names, until the control socket ends; then every execution still waiting
+// for one is told that the worker is gone.
+func (w *worker) dispatch() {
+	buf := make([]byte, 4096)
+	for {
+		n, err := w.ctl.Read(buf)
+		var r reaped
+		if err == nil {
+			err = json.Unmarshal(buf[:n], &r)
+		}
+		if err != nil {
+			break
+		}
+		w.mu.Lock()
+		ch := w.pending[r.ID]
+		delete(w.pending, r.ID)
+		w.mu.Unlock()
+		if ch != nil {
+			ch <- r
+		}
+	}
+	w.mu.Lock()
+	w.gone = true
+	for id, ch := range w.pending {
+		close(ch)
+		delete(w.pending, id)
+	}
+	w.mu.Unlock()
+}
+
+// startSpare starts preparing the next execution's G in the background.
+func (w *worker) startSpare(l *local) {
+	w.next = make(chan *spare, 1)
+	w.preparing.Add(1)
+	go func(next chan *spare) {
+		defer w.preparing.Done()
+		next <- w.prepare(l)
+	}(w.next)
+}
+
+// takeSpare returns the prepared G for the next execution, preparing one
+// now when the background preparation failed (e.g. the previous execution
+// held every process the slot's uid may have while the zygote cloned).
+func (w *worker) takeSpare(l *local) *spare {
+	var sp *spare
+	if w.next != nil {
+		sp = <-w.next
+		w.next = nil
+	}
+	if sp == nil || sp.err != nil {
+		if sp != nil {
+			sp.discard()
+		}
+		sp = w.prepare(l)
+	}
+	w.mu.Lock()
+	delete(w.spares, sp.pid1)
+	w.mu.Unlock()
+	return sp
+}
+
+// prepare asks the zygote for a G, learns its host pid from SCM_CREDENTIALS
+// and places it in a new task cgroup with the backend's limits (cgroup v1: a
+// process cannot move itself; Run adjusts the limits to its Spec's).
+func (w *worker) prepare(l *local) *spare {
+	w.seq++
+	sp := &spare{id: strconv.Itoa(w.seq), done: make(chan reaped, 1)}
+	fail := func(err error) *spare {
+		sp.discard()
+		sp.err = fmt.Errorf("%w: %v (worker output %q)", errWorker, err, tail(w.stderr.buf, 500))
+		return sp
+	}
+	if l.cg != nil {
+		name := fmt.Sprintf("mattools-sbx-%d-%d-%d", os.Getpid(), w.slot, taskSeq.Add(1))
+		var err error
+		if sp.cg, err = l.cg.create(name, l.limits); err != nil {
+			sp.err = fmt.Errorf("sandbox: cgroup: %w", err)
+			return sp
+		}
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fail(err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "warm-exec"), os.NewFile(uintptr(fds[1]), "warm-exec-zygote")
+	defer theirs.Close()
+	if err := syscall.SetsockoptInt(fds[0], syscall.SOL_SOCKET, syscall.SO_PASSCRED, 1); err != nil {
+		mine.Close()
+		return fail(err)
+	}
+	c, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		return fail(err)
+	}
+	sp.xconn = c.(*net.UnixConn)
+	sp.lines = bufio.NewReader(sp.xconn)
+	w.mu.Lock()
+	if w.gone {
+		w.mu.Unlock()
+		return fail(errors.New("the zygote is gone"))
+	}
+	w.pending[sp.id] = sp.done
+	w.mu.Unlock()
+	msg, _ := json.Marshal(map[string]string{"id": sp.id})
+	w.ctl.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if _, _, err := w.ctl.WriteMsgUnix(msg, syscall.UnixRights(int(theirs.Fd())), nil); err != nil {
+		return fail(fmt.Errorf("asking for an execution: %v", err))
+	}
+	theirs.Close()
+	oob := make([]byte, syscall.CmsgSpace(syscall.SizeofUcred))
+	one := make([]byte, 1)
+	sp.xconn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_, oobn, _, _, err := sp.xconn.ReadMsgUnix(one, oob)
+	if err != nil {
+		return fail(fmt.Errorf("no credentials from the execution: %v", err))
+	}
+	if sp.pid1, err = credentialPid(oob[:oobn]); err != nil {
+		return fail(err)
+	}
+	for _, f := range sp.cg.procsFiles() {
+		if err := os.WriteFile(f, []byte(strconv.Itoa(sp.pid1)), 0o644); err != nil {
+			return fail(fmt.Errorf("placing the execution in its cgroup %s: %v", f, err))
+		}
+	}
+	w.mu.Lock()
+	w.spares[sp.pid1] = true
+	w.mu.Unlock()
+	return sp
+}
+
+// discard ends a spare that will not run: its G exits when its socket
+// closes (it is killed too), and its cgroups go once it has.
+func (sp *spare) discard() {
+	if sp.xconn != nil {
+		sp.xconn.Close()
+	}
+	if sp.pid1 > 1 {
+		syscall.Kill(sp.pid1, syscall.SIGKILL)
+	}
+	if sp.cg != nil {
+		sp.cg.killAll()
+		sp.cg.remove()
+	}
 }
 
 // alive reports whether the worker's process still runs.
@@ -300,6 +501,11 @@ func (w *worker) stop() {
 		<-w.exited
 	}
 	killUID(w.uid)
+	if w.next != nil {
+		(<-w.next).discard()
+		w.next = nil
+	}
+	w.cleanups.Wait()
 	if w.dir != "" {
 		os.RemoveAll(w.dir)
 	}
@@ -395,9 +601,16 @@ func LeftBehind(sb Sandbox) []string {
 	l.workersMu.Lock()
 	for _, w := range l.workers {
 		if w != nil {
+			w.cleanups.Wait()  // the last execution's G may still be exiting
+			w.preparing.Wait() // and the next one's being cloned
 			for pid := range w.keep {
 				keep[pid] = true
 			}
+			w.mu.Lock()
+			for pid := range w.spares {
+				keep[pid] = true
+			}
+			w.mu.Unlock()
 		}
 	}
 	l.workersMu.Unlock()
@@ -415,8 +628,19 @@ func LeftBehind(sb Sandbox) []string {
 }
 
 func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxErr func() error) (_ *Result, started bool, _ error) {
-	w.seq++
-	id := strconv.Itoa(w.seq)
+	sp := w.takeSpare(l)
+	if sp.err != nil {
+		return nil, started, sp.err
+	}
+	id, pid1, cgTask := sp.id, sp.pid1, sp.cg
+	// Until the code runs, a failure ends the spare here; after it, the
+	// execution's end does (below).
+	ended := false
+	defer func() {
+		if !ended {
+			sp.discard()
+		}
+	}()
 	xdir := filepath.Join(w.dir, "x", id)
 	defer os.RemoveAll(xdir)
 	sbx := filepath.Join(xdir, "sbx")
@@ -437,14 +661,8 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	case s.DataDir != "":
 		data = warmDataSource(s.DataDir, l.opts.DataDirs)
 	}
-	var cgTask *cgroupTask
-	if l.cg != nil {
-		name := fmt.Sprintf("mattools-sbx-%d-%d-%d", os.Getpid(), w.slot, l.seq.Add(1))
-		var err error
-		if cgTask, err = l.cg.create(name, lim); err != nil {
-			return nil, started, fmt.Errorf("sandbox: cgroup: %w", err)
-		}
-		defer cgTask.remove()
+	if err := cgTask.setLimits(lim, l.limits); err != nil {
+		return nil, started, fmt.Errorf("sandbox: cgroup: %w", err)
 	}
 
 	// The execution's argv and environment go to a file its pid 1 reads, not
@@ -473,8 +691,8 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		return nil, started, err
 	}
 
-	// The execution's descriptors: stdin, stdout, stderr, the side channel
-	// (fd 3 of the code) and the execution's socket.
+	// The execution's descriptors: stdin, stdout, stderr and the side
+	// channel (fd 3 of the code).
 	var closeLater []*os.File
 	defer func() {
 		for _, f := range closeLater {
@@ -512,30 +730,13 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	if err != nil {
 		return nil, started, err
 	}
-	sp, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, started, err
-	}
-	xMine, xTheirs := os.NewFile(uintptr(sp[0]), "warm-exec"), os.NewFile(uintptr(sp[1]), "warm-exec-zygote")
-	closeLater = append(closeLater, xTheirs)
-	if err := syscall.SetsockoptInt(sp[0], syscall.SOL_SOCKET, syscall.SO_PASSCRED, 1); err != nil {
-		xMine.Close()
-		return nil, started, err
-	}
-	xc, err := net.FileConn(xMine)
-	xMine.Close()
-	if err != nil {
-		return nil, started, err
-	}
-	xconn := xc.(*net.UnixConn)
-	defer xconn.Close()
 
-	rights := syscall.UnixRights(int(stdinR.Fd()), int(outW.Fd()), int(errW.Fd()), int(sideW.Fd()), int(xTheirs.Fd()))
-	w.ctl.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	if _, _, err := w.ctl.WriteMsgUnix(msg, rights, nil); err != nil {
+	rights := syscall.UnixRights(int(stdinR.Fd()), int(outW.Fd()), int(errW.Fd()), int(sideW.Fd()))
+	sp.xconn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if _, _, err := sp.xconn.WriteMsgUnix(msg, rights, nil); err != nil {
 		return nil, started, fmt.Errorf("%w: sending the request: %v", errWorker, err)
 	}
-	for _, f := range []*os.File{stdinR, outW, errW, sideW, xTheirs} {
+	for _, f := range []*os.File{stdinR, outW, errW, sideW} {
 		f.Close()
 	}
 	if stdinW != nil {
@@ -556,121 +757,124 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	}
 	start := time.Now()
 
-	// The execution's pid 1 says who it is; the runner places it in the
-	// task's cgroups, then lets it go on.
-	oob := make([]byte, syscall.CmsgSpace(syscall.SizeofUcred))
-	one := make([]byte, 1)
-	xconn.SetReadDeadline(time.Now().Add(30 * time.Second))
-	_, oobn, _, _, err := xconn.ReadMsgUnix(one, oob)
-	if err != nil {
-		return nil, started, fmt.Errorf("%w: no credentials from the execution: %v (worker output %q)", errWorker, err, tail(w.stderr.buf, 500))
+	// The set-up: G says when the code runs, or why it could not.
+	type status struct {
+		Running    bool   `json:"running"`
+		SetupError string `json:"setup_error"`
+		Exit       *int   `json:"exit"`
 	}
-	pid1, err := credentialPid(oob[:oobn])
-	if err != nil {
-		return nil, started, fmt.Errorf("%w: %v", errWorker, err)
-	}
-	for _, f := range cgTask.procsFiles() {
-		if err := os.WriteFile(f, []byte(strconv.Itoa(pid1)), 0o644); err != nil {
-			syscall.Kill(pid1, syscall.SIGKILL)
-			return nil, started, fmt.Errorf("%w: placing the execution in its cgroup %s: %v", errWorker, f, err)
-		}
-	}
-	xconn.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	if _, err := xconn.Write([]byte("g")); err != nil {
-		syscall.Kill(pid1, syscall.SIGKILL)
-		return nil, started, fmt.Errorf("%w: starting the execution: %v", errWorker, err)
-	}
-
-	// The set-up: pid 1 closes the socket when the code runs, or writes why
-	// it could not.
-	xconn.SetReadDeadline(time.Now().Add(30 * time.Second))
-	setup, err := io.ReadAll(xconn)
-	if err != nil {
-		syscall.Kill(pid1, syscall.SIGKILL)
-		return nil, started, fmt.Errorf("%w: the execution's set-up: %v", errWorker, err)
-	}
-	if len(setup) > 0 {
-		var st struct {
-			SetupError string `json:"setup_error"`
-		}
-		json.Unmarshal(setup, &st)
-		return nil, started, fmt.Errorf("%w: %s", errWorker, st.SetupError)
-	}
-
-	started = true
-
-	// The outcome: the zygote reaps pid 1 and reports its status.
-	type reaped struct {
-		ID     string `json:"id"`
-		Reaped bool   `json:"reaped"`
-		Exit   *int   `json:"exit"`
-		Signal *int   `json:"signal"`
-		Error  string `json:"error"`
-	}
-	got := make(chan reaped, 1)
-	gotErr := make(chan error, 1)
-	go func() {
-		buf := make([]byte, 4096)
-		w.ctl.SetReadDeadline(time.Time{})
-		n, err := w.ctl.Read(buf)
-		var r reaped
+	readStatus := func() (status, error) {
+		var st status
+		line, err := sp.lines.ReadBytes('\n')
 		if err == nil {
-			err = json.Unmarshal(buf[:n], &r)
+			err = json.Unmarshal(line, &st)
 		}
-		if err == nil && (r.ID != id || !r.Reaped) {
-			err = fmt.Errorf("unexpected message %q", buf[:n])
-		}
-		if err != nil {
-			gotErr <- err
+		return st, err
+	}
+	sp.xconn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	st, err := readStatus()
+	switch {
+	case err != nil:
+		return nil, started, fmt.Errorf("%w: the execution's set-up: %v (worker output %q)", errWorker, err, tail(w.stderr.buf, 500))
+	case st.SetupError != "":
+		return nil, started, fmt.Errorf("%w: %s", errWorker, st.SetupError)
+	case !st.Running:
+		return nil, started, fmt.Errorf("%w: the execution's set-up: unexpected %+v", errWorker, st)
+	}
+	started = true
+	// The next execution's G is cloned and placed while this one runs.
+	w.startSpare(l)
+
+	// The outcome: G reports H's status once everything of the execution
+	// has ended (it kills and reaps the rest first); when G itself is killed
+	// (the time limit, the memory cgroup) the zygote's report gives the
+	// signal.
+	exited := make(chan *int, 1)
+	go func() {
+		sp.xconn.SetReadDeadline(time.Time{})
+		st, err := readStatus()
+		if err != nil || st.Exit == nil {
+			exited <- nil
 			return
 		}
-		got <- r
+		exited <- st.Exit
 	}()
 	timer := time.NewTimer(lim.Wall)
 	defer timer.Stop()
 	var r reaped
-	var werr error
+	var exit *int
+	gotReport := false
 	timedOut := false
 	var cancelled error
-	// After a kill the zygote reaps pid 1 at once; if it does not report
-	// within reapGrace (it was stopped, or is gone), the worker is replaced
-	// and the execution's result stands.
-	wait := func() {
+	// After a kill the zygote reaps G at once; if it does not report within
+	// reapGrace (it was stopped, or is gone), the worker is replaced and the
+	// execution's result stands.
+	waitReaped := func() {
 		select {
-		case r = <-got:
-		case werr = <-gotErr:
+		case rr, ok := <-sp.done:
+			r, gotReport = rr, ok
+			if !ok {
+				w.broken = true
+			}
 		case <-time.After(reapGrace):
 			w.broken = true
 		}
 	}
+	kill := func() {
+		syscall.Kill(pid1, syscall.SIGKILL)
+		cgTask.killAll()
+		waitReaped()
+	}
 	select {
-	case r = <-got:
-	case werr = <-gotErr:
+	case exit = <-exited:
+		if exit == nil {
+			// G ended without a status: it was killed, or the worker is gone.
+			select {
+			case <-timer.C:
+				timedOut = true
+				kill()
+			case <-ctxDone:
+				cancelled = ctxErr()
+				kill()
+			case rr, ok := <-sp.done:
+				r, gotReport = rr, ok
+				if !ok {
+					w.broken = true
+				}
+			}
+		}
 	case <-timer.C:
 		timedOut = true
-		syscall.Kill(pid1, syscall.SIGKILL)
-		cgTask.killAll()
-		wait()
+		kill()
 	case <-ctxDone:
 		cancelled = ctxErr()
-		syscall.Kill(pid1, syscall.SIGKILL)
-		cgTask.killAll()
-		wait()
+		kill()
 	}
 	dur := time.Since(start)
-	if werr != nil && !timedOut && cancelled == nil {
-		syscall.Kill(pid1, syscall.SIGKILL)
+	ended = true
+	if exit != nil {
+		// G is exiting, its namespace already empty: its reap and the
+		// removal of its cgroups need not hold up the result.
+		w.cleanups.Add(1)
+		go func() {
+			defer w.cleanups.Done()
+			select {
+			case <-sp.done:
+			case <-time.After(reapGrace):
+				syscall.Kill(pid1, syscall.SIGKILL)
+			}
+			sp.xconn.Close()
+			cgTask.killAll()
+			cgTask.remove()
+		}()
+	} else {
+		sp.xconn.Close()
 		cgTask.killAll()
-		return nil, started, fmt.Errorf("%w: the zygote did not report execution %s: %v (worker output %q)", errWorker, id, werr, tail(w.stderr.buf, 500))
+		defer cgTask.remove()
+		if !gotReport && !timedOut && cancelled == nil {
+			return nil, started, fmt.Errorf("%w: the zygote did not report execution %s (worker output %q)", errWorker, id, tail(w.stderr.buf, 500))
+		}
 	}
-	if werr != nil {
-		w.broken = true
-	}
-	// Nothing of the execution is left: its processes were all in its pid
-	// namespace, which the kernel empties when its pid 1 exits, and in its
-	// cgroups, emptied here. (The sandbox tests check the slot's uid after
-	// warm executions; a /proc scan here would cost ~6 ms each.)
-	cgTask.killAll()
 	for range 3 {
 		select {
 		case <-copied:
@@ -692,6 +896,9 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	}
 	if res.Stderr == nil {
 		res.Stderr = []byte{}
+	}
+	if exit != nil {
+		r.Exit = exit
 	}
 	switch {
 	case timedOut:

@@ -145,6 +145,21 @@ print("x" * 100)`},
 	{name: "stdin-is-devnull", program: `import os, stat
 st = os.fstat(0)
 print(stat.S_ISCHR(st.st_mode), os.read(0, 10))`},
+	{name: "process-limit", lim: sandbox.Limits{NProc: 12, PidsCgroup: 12}, program: `import os, signal, time
+pids = []
+while len(pids) < 100:
+    try:
+        pid = os.fork()
+    except OSError as e:
+        print("stopped by", type(e).__name__, e.errno)
+        break
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    pids.append(pid)
+print("forked", len(pids))
+for p in pids:
+    os.kill(p, signal.SIGKILL)`},
 	{name: "daemonized-grandchild", program: `import os, subprocess, sys
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
 print("left a sleeper")`},

@@ -3,25 +3,26 @@
 One per sandbox slot, started by bubblewrap like any task (base seccomp layer,
 no network, the slot's uid, read-only /usr), as `python3 -I /sbx/zygote.py`.
 It imports the modules named in /sbx/preload.txt once and then, for each
-request of the runner on its control socket (fd 3), forks a fresh execution.
-It never runs untrusted code itself: a request carries only the execution's
-folder, data path and limits (its argv and environment are in that folder's
-exec.json, read by the execution), and its files are written by the runner.
-Each execution is two processes:
+request of the runner on its control socket (fd 3), clones a fresh
+execution's pid 1, ahead of the execution (a spare: the runner asks for the
+next one while the current execution runs). It never runs untrusted code
+itself: a request carries only an id and the execution's socket; the
+execution's folder, data path and limits come to G on that socket (its argv
+and environment are in the folder's exec.json, read by G), and its files are
+written by the runner. Each execution is two processes:
 
   G   cloned from the zygote (clone_execution) as pid 1 of new pid, mount,
       IPC and UTS namespaces; a session and process group of its own
       (setsid), SIGINT back to its default (so, as init, it ignores every
       signal the code can send it): sends its credentials on the execution's
       socket (the runner learns G's host pid from SCM_CREDENTIALS and places
-      it in the task's cgroups), waits for the runner's "go", reads
-      exec.json, mounts a fresh /tmp, /app, /dev/shm and /proc, binds the
-      execution's /sbx and its data (a private copy, or a folder of /d)
-      read-only, covers /x and /d with empty tmpfs, sets the execution's
-      rlimits, forks H, closes the execution's socket (the runner's sign that
-      the code runs), reaps every process until H ends and exits with H's
-      status (128 + n for a signal n, as bubblewrap reports it); its exit
-      ends the pid namespace, so the kernel kills whatever H left running.
+      it in the task's cgroups) and waits there for its request and
+      descriptors; then reads exec.json, mounts a fresh /tmp, /app, /dev/shm
+      and /proc, binds the execution's /sbx and its data (a private copy, or
+      a folder of /d) read-only, covers /x and /d with empty tmpfs, sets the
+      execution's rlimits, forks H, says "running", reaps every process
+      until H ends, kills and reaps whatever H left running, sends H's status
+      (128 + n for a signal n, as bubblewrap reports it) and exits with it.
   H   pid 2, as a cold task's code under bubblewrap's init (so signals and
       orphans behave as there): drops every capability (bounding set
       included), sets no_new_privs, installs the untrusted seccomp layer
@@ -403,17 +404,21 @@ def run_script(ex):
     os._exit(code)
 
 
-def execution(req, fds):
+def execution(xsock):
     """G: the execution's pid 1, in its own pid, mount, IPC and UTS
-    namespaces (see clone_execution). Never returns."""
+    namespaces (see clone_execution), cloned ahead of its request as the
+    worker's spare. Never returns."""
     try:
-        setup_and_reap(req, fds)
+        setup_and_reap(xsock)
     finally:
         os._exit(125)  # only on a failure of this file: setup_and_reap ends with os._exit
 
 
-def setup_and_reap(req, fds):
-    stdin, stdout, stderr, side, xsock = fds
+def send_line(xs, obj):
+    xs.sendall(json.dumps(obj).encode() + b"\n")
+
+
+def setup_and_reap(xsock):
     # A session and process group of its own: the code's kill(0, …) and
     # killpg(getpgrp(), …) reach only the execution, never the zygote, and it
     # sees getpgrp() == getsid(0) == 1 as under bubblewrap's --new-session.
@@ -425,9 +430,19 @@ def setup_and_reap(req, fds):
     xs = socket.socket(fileno=xsock)
     creds = struct.pack("3i", os.getpid(), os.getuid(), os.getgid())
     xs.sendmsg([b"c"], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, creds)])
-    if xs.recv(1) != b"g":
-        os._exit(0)  # the runner gave up on this execution
+    # The runner places G in the execution's cgroups while G waits here as the
+    # worker's spare; the request (limits, folder) and the execution's
+    # descriptors (stdin, stdout, stderr, side channel) come when a Run
+    # takes it. Nothing but its end: the runner gave up on this spare.
     try:
+        msg, fds, _flags, _addr = socket.recv_fds(xs, 1 << 20, 4)
+    except OSError:
+        os._exit(0)
+    if not msg or len(fds) != 4:
+        os._exit(0)
+    stdin, stdout, stderr, side = fds
+    try:
+        req = json.loads(msg)
         d = req["dir"]
         # argv and environment: from the exchange folder, so that the zygote
         # never holds an execution's own data.
@@ -453,7 +468,7 @@ def setup_and_reap(req, fds):
     except BaseException as e:  # noqa: BLE001
         msg = f"sandbox: warm execution set-up failed: {type(e).__name__}: {e}"
         try:
-            xs.sendall(json.dumps({"setup_error": msg}).encode())
+            send_line(xs, {"setup_error": msg})
         except BaseException:  # noqa: BLE001
             pass
         os._exit(0)
@@ -469,7 +484,7 @@ def setup_and_reap(req, fds):
         run_script(ex)
     for fd in (stdin, stdout, stderr, side):
         os.close(fd)
-    xs.close()  # the runner's end sees EOF: the code runs
+    send_line(xs, {"running": True})  # the runner's sign that the code runs
     status = 0
     while True:  # G reaps every process of its namespace until H ends
         try:
@@ -481,11 +496,30 @@ def setup_and_reap(req, fds):
         if pid == h:
             status = st
             break
-    # G exits as H did; its exit ends the pid namespace, so the kernel kills
-    # whatever H left running.
-    if os.WIFSIGNALED(status):
-        os._exit(128 + os.WTERMSIG(status))
-    os._exit(os.WEXITSTATUS(status))
+    # Whatever H left running is killed and reaped before the status goes
+    # out: kill(-1) from a pid namespace's init reaches every other process
+    # of the namespace (a fork racing with it fails, the kernel refusing to
+    # fork a process with a fatal signal pending). G's own exit, which ends
+    # the namespace, then only tears down what is already empty, while the
+    # runner goes on.
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+    # H's status, as bubblewrap reports its child: 128 + n for a signal n.
+    code = 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    try:
+        send_line(xs, {"exit": code})
+    except BaseException:  # noqa: BLE001
+        pass
+    os._exit(code)
 
 
 # clone(2) with CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS,
@@ -518,37 +552,55 @@ def clone_execution():
     return pid
 
 
+# The zygote's loop: a request {"id"} with one descriptor (the execution's
+# socket) clones that execution's G, which waits there as a spare; each G's
+# end (a pidfd becomes readable) is reported as {"id", "reaped", "exit" or
+# "signal"}. The runner asks for the next spare while the current execution
+# runs, so that the clone and the cgroup placement are not on its path.
+import select  # noqa: E402
+
+spares = {}  # pidfd -> (id, pid) of every G not yet reaped
 while True:
     try:
-        msg, fds, _flags, _addr = socket.recv_fds(ctl, 1 << 20, 8)
-    except OSError:
-        os._exit(0)
-    if not msg:
-        os._exit(0)  # the runner closed the control socket
-    req = json.loads(msg)
-    if len(fds) != 5:
-        for fd in fds:
-            os.close(fd)
-        ctl.send(json.dumps({"id": req.get("id"), "error": f"want 5 descriptors, got {len(fds)}"}).encode())
+        ready, _, _ = select.select([ctl.fileno(), *spares], [], [])
+    except InterruptedError:
         continue
-    sys.stdout.flush()
-    sys.stderr.flush()
-    try:
-        g = clone_execution()
-    except OSError as e:
-        for fd in fds:
+    for fd in ready:
+        if fd != ctl.fileno():
+            rid, g = spares.pop(fd)
             os.close(fd)
-        ctl.send(json.dumps({"id": req.get("id"), "error": str(e)}).encode())
-        continue
-    if g == 0:
-        ctl.close()
-        execution(req, fds)
-    for fd in fds:
-        os.close(fd)
-    _, status = os.waitpid(g, 0)
-    res = {"id": req["id"], "reaped": True}
-    if os.WIFSIGNALED(status):  # G itself was killed (the time limit, the memory cgroup)
-        res["signal"] = os.WTERMSIG(status)
-    else:  # H's status: 128 + n when a signal n ended it, as bubblewrap reports
-        res["exit"] = os.WEXITSTATUS(status)
-    ctl.send(json.dumps(res).encode())
+            _, status = os.waitpid(g, 0)
+            res = {"id": rid, "reaped": True}
+            if os.WIFSIGNALED(status):  # G itself was killed (the time limit, the memory cgroup)
+                res["signal"] = os.WTERMSIG(status)
+            else:  # H's status: 128 + n when a signal n ended it, as bubblewrap reports
+                res["exit"] = os.WEXITSTATUS(status)
+            ctl.send(json.dumps(res).encode())
+            continue
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(ctl, 1 << 16, 2)
+        except OSError:
+            os._exit(0)
+        if not msg:
+            os._exit(0)  # the runner closed the control socket
+        req = json.loads(msg)
+        if len(fds) != 1:
+            for f in fds:
+                os.close(f)
+            ctl.send(json.dumps({"id": req.get("id"), "error": f"want 1 descriptor, got {len(fds)}"}).encode())
+            continue
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            g = clone_execution()
+        except OSError as e:
+            os.close(fds[0])
+            ctl.send(json.dumps({"id": req.get("id"), "error": str(e)}).encode())
+            continue
+        if g == 0:
+            ctl.close()
+            for f in spares:  # the other executions' pidfds
+                os.close(f)
+            execution(fds[0])
+        os.close(fds[0])
+        spares[os.pidfd_open(g)] = (req["id"], g)
