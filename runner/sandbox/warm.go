@@ -56,13 +56,13 @@ var zygoteSource []byte
 // warmExtraProcs is how many more processes of the slot's uid a warm
 // execution may run beside the code than a cold one (both modes have
 // bubblewrap and its init): the zygote, the execution's pid 1 (G), the next
-// execution's G (the spare, cloned while this one runs) and the previous
-// execution's G (exiting while this one starts). RLIMIT_NPROC counts per
+// execution's G and code process (the spare, cloned while this one runs)
+// and the previous execution's G (exiting while this one starts). RLIMIT_NPROC counts per
 // uid, so a warm execution's limit is NProc plus these: never fewer
 // processes for the code than in a cold run; with cgroups (the default as
 // root) the pids cgroup, one less than a cold task's (G is in it, bubblewrap
 // and its init are not), makes it exactly as many (docs/sandbox.md).
-const warmExtraProcs = 4
+const warmExtraProcs = 5
 
 // worker is one slot's warm sandbox.
 type worker struct {
@@ -108,7 +108,7 @@ type reaped struct {
 
 // spare is an execution's pid 1 (G), cloned by the zygote and placed in its
 // cgroups before the execution is asked for, waiting for its request on
-// xconn.
+// xconn, with the code's process (H) it forked once placed, waiting for G.
 type spare struct {
 	id    string
 	xconn *net.UnixConn
@@ -460,6 +460,11 @@ func (w *worker) prepare(l *local) *spare {
 			return fail(fmt.Errorf("placing the execution in its cgroup %s: %v", f, err))
 		}
 	}
+	// Placed: G forks the code's process (H), which waits for the request.
+	sp.xconn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if _, err := sp.xconn.Write([]byte("p")); err != nil {
+		return fail(fmt.Errorf("starting the execution: %v", err))
+	}
 	w.mu.Lock()
 	w.spares[sp.pid1] = true
 	w.mu.Unlock()
@@ -597,7 +602,7 @@ func LeftBehind(sb Sandbox) []string {
 	if !ok {
 		return nil
 	}
-	keep := map[int]bool{}
+	keep, spares := map[int]bool{}, map[int]bool{}
 	l.workersMu.Lock()
 	for _, w := range l.workers {
 		if w != nil {
@@ -608,7 +613,7 @@ func LeftBehind(sb Sandbox) []string {
 			}
 			w.mu.Lock()
 			for pid := range w.spares {
-				keep[pid] = true
+				spares[pid] = true
 			}
 			w.mu.Unlock()
 		}
@@ -620,7 +625,8 @@ func LeftBehind(sb Sandbox) []string {
 	}
 	var out []string
 	for _, p := range listProcs() {
-		if uids[p.uid] && p.state != 'Z' && !keep[p.pid] {
+		// A spare is G and the code's process it forked (H), waiting.
+		if uids[p.uid] && p.state != 'Z' && !keep[p.pid] && !spares[p.pid] && !spares[p.ppid] {
 			out = append(out, strconv.Itoa(p.pid)+" "+p.cmdline)
 		}
 	}

@@ -16,18 +16,20 @@ written by the runner. Each execution is two processes:
       (setsid), SIGINT back to its default (so, as init, it ignores every
       signal the code can send it): sends its credentials on the execution's
       socket (the runner learns G's host pid from SCM_CREDENTIALS and places
-      it in the task's cgroups) and waits there for its request and
-      descriptors; then reads exec.json, mounts a fresh /tmp, /app, /dev/shm
-      and /proc, binds the execution's /sbx and its data (a private copy, or
-      a folder of /d) read-only, covers /x and /d with empty tmpfs, sets the
-      execution's rlimits, forks H, says "running", reaps every process
-      until H ends, kills and reaps whatever H left running, sends H's status
-      (128 + n for a signal n, as bubblewrap reports it) and exits with it.
+      it in the task's cgroups), and once told it is placed mounts a fresh
+      /proc and forks H; then waits for its request and descriptors, reads
+      exec.json, mounts a fresh /tmp, /app and /dev/shm, binds the
+      execution's /sbx and its data (a private copy, or a folder of /d)
+      read-only, covers /x and /d with empty tmpfs, hands H what to run, its
+      rlimits and descriptors, says "running", reaps every process until H
+      ends, kills and reaps whatever H left running, sends H's status (128 +
+      n for a signal n, as bubblewrap reports it) and exits with it.
   H   pid 2, as a cold task's code under bubblewrap's init (so signals and
       orphans behave as there): drops every capability (bounding set
       included), sets no_new_privs, installs the untrusted seccomp layer
       (/sbx/seccomp-untrusted.bpf of the zygote: mount and namespace calls
-      denied), becomes dumpable again, reseeds numpy's global generator, and
+      denied), becomes dumpable again, waits for G's go (spare_code), takes
+      its descriptors and sets its rlimits, reseeds numpy's global generator, and
       runs the script as `python3 -I script args` would (run_script): a fresh
       __main__ module, sys.argv and sys.orig_argv, SystemExit's exit status,
       an uncaught exception through sys.excepthook (its traceback from the
@@ -325,6 +327,30 @@ def exit_status(code):
     return 1
 
 
+def spare_code(hg):
+    """H before its request: pid 2 of the spare's namespace, forked by G
+    once G is in the execution's cgroups. It drops its privileges now (see
+    drop_privileges), then waits on hg for G's go: what to run, the
+    execution's rlimits and its descriptors (stdin, stdout, stderr, side
+    channel as fd 3), which it takes and then runs the script. Never
+    returns."""
+    try:
+        drop_privileges()
+        msg, fds, _flags, _addr = socket.recv_fds(hg, 1 << 20, 4)
+        if not msg or len(fds) != 4:
+            os._exit(0)  # G gave up (its execution's set-up failed, or the spare was discarded)
+        go = json.loads(msg)
+        for i, fd in enumerate(fds):
+            os.dup2(fd, i)
+        os.set_inheritable(3, True)
+        hg.detach()
+        os.closerange(4, 1 << 16)
+        set_rlimits(go["rlimits"])
+    except BaseException as e:  # noqa: BLE001
+        die(f"sandbox: warm execution set-up failed: {type(e).__name__}: {e}")
+    run_script(go["ex"])
+
+
 def run_script(ex):
     """H: the untrusted part, as `python3 -I script args...` runs it: the
     script as a fresh __main__ module, an uncaught exception through
@@ -335,7 +361,6 @@ def run_script(ex):
     flushed (status 120 when that fails). Never returns."""
     script = ex["argv"][0]
     try:
-        drop_privileges()
         os.chdir("/app")
         os.environ.clear()
         os.environ.update(dict(kv.split("=", 1) for kv in ex["env"]))
@@ -430,17 +455,38 @@ def setup_and_reap(xsock):
     xs = socket.socket(fileno=xsock)
     creds = struct.pack("3i", os.getpid(), os.getuid(), os.getgid())
     xs.sendmsg([b"c"], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, creds)])
-    # The runner places G in the execution's cgroups while G waits here as the
-    # worker's spare; the request (limits, folder) and the execution's
-    # descriptors (stdin, stdout, stderr, side channel) come when a Run
-    # takes it. Nothing but its end: the runner gave up on this spare.
+    # The runner places G in the execution's cgroups, then says "p"; only then
+    # is H forked, so that it is in them too. Anything else: the runner gave
+    # up on this spare.
+    try:
+        placed = xs.recv(1)
+    except OSError:
+        placed = b""
+    if placed != b"p":
+        os._exit(0)
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    # H is forked now, while the worker's previous execution runs, and waits
+    # for its request on gh/hg with every privilege already dropped.
+    gh, hg = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    h = os.fork()
+    if h == 0:
+        keep = hg.fileno()
+        os.closerange(3, keep)  # the runner's socket (xs) and G's end
+        os.closerange(keep + 1, 1 << 16)
+        xs.detach()
+        gh.detach()
+        spare_code(hg)
+    hg.close()
+    # The request (limits, folder) and the execution's descriptors (stdin,
+    # stdout, stderr, side channel) come when a Run takes this spare.
     try:
         msg, fds, _flags, _addr = socket.recv_fds(xs, 1 << 20, 4)
     except OSError:
-        os._exit(0)
+        msg, fds = b"", []
     if not msg or len(fds) != 4:
+        os.kill(h, signal.SIGKILL)
         os._exit(0)
-    stdin, stdout, stderr, side = fds
     try:
         req = json.loads(msg)
         d = req["dir"]
@@ -448,7 +494,6 @@ def setup_and_reap(xsock):
         # never holds an execution's own data.
         with open(d + "/exec.json", encoding="utf-8") as f:
             ex = json.load(f)
-        mount(None, "/", None, MS_REC | MS_PRIVATE)
         mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={req['tmp_bytes']},mode=1777")
         mount("tmpfs", "/app", "tmpfs", MS_NOSUID | MS_NODEV, f"size={req['work_bytes']},mode=0755")
         mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"size={req['tmp_bytes']},mode=1777")
@@ -458,32 +503,24 @@ def setup_and_reap(xsock):
             mount(None, "/app/tool_source_code", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
         mount(d + "/sbx", "/sbx", None, MS_BIND)
         mount(None, "/sbx", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         # The exchange folder and the data folders (/d): an empty read-only
         # tmpfs covers each, which the code, without capabilities and with
         # mount calls denied, cannot remove.
         mount("tmpfs", "/x", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4096,mode=0555")
         mount("tmpfs", "/d", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4096,mode=0555")
-        set_rlimits(req["rlimits"])
+        # H's go: what to run, its limits, its descriptors.
+        socket.send_fds(gh, [json.dumps({"ex": ex, "rlimits": req["rlimits"]}).encode()], fds)
     except BaseException as e:  # noqa: BLE001
+        os.kill(h, signal.SIGKILL)
         msg = f"sandbox: warm execution set-up failed: {type(e).__name__}: {e}"
         try:
             send_line(xs, {"setup_error": msg})
         except BaseException:  # noqa: BLE001
             pass
         os._exit(0)
-    h = os.fork()
-    if h == 0:
-        os.dup2(stdin, 0)
-        os.dup2(stdout, 1)
-        os.dup2(stderr, 2)
-        os.dup2(side, 3)
-        os.set_inheritable(3, True)
-        xs.detach()  # its descriptor is closed next; no object may close a reused number later
-        os.closerange(4, 1 << 16)  # the execution's socket too
-        run_script(ex)
-    for fd in (stdin, stdout, stderr, side):
+    for fd in fds:
         os.close(fd)
+    gh.close()
     send_line(xs, {"running": True})  # the runner's sign that the code runs
     status = 0
     while True:  # G reaps every process of its namespace until H ends
