@@ -648,7 +648,11 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		}
 	}()
 	xdir := filepath.Join(w.dir, "x", id)
-	defer os.RemoveAll(xdir)
+	defer func() {
+		if !ended {
+			os.RemoveAll(xdir)
+		}
+	}()
 	sbx := filepath.Join(xdir, "sbx")
 	if err := os.MkdirAll(sbx, 0o755); err != nil {
 		return nil, started, err
@@ -859,8 +863,9 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	dur := time.Since(start)
 	ended = true
 	if exit != nil {
-		// G is exiting, its namespace already empty: its reap and the
-		// removal of its cgroups need not hold up the result.
+		// G is exiting, its namespace already empty: its reap, the removal
+		// of its cgroups and of the exchange folder need not hold up the
+		// result.
 		w.cleanups.Add(1)
 		go func() {
 			defer w.cleanups.Done()
@@ -872,8 +877,10 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			sp.xconn.Close()
 			cgTask.killAll()
 			cgTask.remove()
+			os.RemoveAll(xdir)
 		}()
 	} else {
+		defer os.RemoveAll(xdir)
 		sp.xconn.Close()
 		cgTask.killAll()
 		defer cgTask.remove()

@@ -234,6 +234,7 @@ for p in sorted(printed, key=lambda m: load_order.get(m, 1 << 30)):
 # Loaded now so that an execution finds it warm, without running it.
 import gc  # noqa: E402
 import importlib.machinery  # noqa: E402
+import resource  # noqa: E402,F401 - set_rlimits, in every execution
 import types  # noqa: E402
 import threading  # noqa: E402
 import atexit  # noqa: E402
