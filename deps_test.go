@@ -69,11 +69,12 @@ var allowed = map[string][]string{
 	// issue 4: the sandbox is a leaf; scoring runs code only through it.
 	"runner/sandbox":             []string{},
 	"runner/sandbox/sandboxtest": []string{"runner/sandbox"},
-	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner/sandbox", "runner/scoring", "internal/version"},
+	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner", "runner/sandbox", "runner/scoring", "internal/version"},
 
 	// Submissions by pull request (issue 10): the validator re-executes
 	// submitted code through scoring and the sandbox.
-	"cmd/validate-submission": []string{"datasets", "internal/version", "results", "results/submission", "runner/sandbox", "runner/scoring"},
+	// issue 17: both take -shard i/n and merge the shards' outcome journals through runner.
+	"cmd/validate-submission": []string{"datasets", "internal/version", "results", "results/submission", "runner", "runner/sandbox", "runner/scoring"},
 
 	// LLM-written documentation (issue 12): the generator of sources 3/4's text.
 	"runner/docgen": []string{"datasets/corpus", "runner/llm"},

@@ -86,17 +86,9 @@ func Write(path string, f *File) error {
 // unchecked.
 func encode(f *File, runJSON []byte) ([]byte, error) {
 	r := &f.Run
-	opts := []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
-		parquet.CreatedBy(r.Environment.Generator, r.Environment.GeneratorVersion, ""),
-		parquet.KeyValueMetadata(MetaFormatVersion, strconv.Itoa(r.FormatVersion)),
-		parquet.KeyValueMetadata(MetaRowKind, rowKind(r.Benchmark)),
-		parquet.KeyValueMetadata(MetaBenchmark, string(r.Benchmark)),
-		parquet.KeyValueMetadata(MetaBenchmarkVersion, r.BenchmarkVersion),
-		parquet.KeyValueMetadata(MetaScoringProtocol, r.ScoringProtocol),
-		parquet.KeyValueMetadata(MetaGenerator, r.Environment.Generator),
-		parquet.KeyValueMetadata(MetaGeneratorVersion, r.Environment.GeneratorVersion),
-		parquet.KeyValueMetadata(MetaRun, string(runJSON)),
+	opts := writerOptions(r)
+	for _, kv := range keyValueMetadata(r, runJSON) {
+		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
 	}
 	var buf bytes.Buffer
 	var err error
@@ -106,6 +98,30 @@ func encode(f *File, runJSON []byte) ([]byte, error) {
 		err = writeRows(&buf, f.Questions, opts)
 	}
 	return buf.Bytes(), err
+}
+
+// writerOptions are the Parquet writer options of a results file of run r
+// beside its key-value metadata (Write and StreamWriter).
+func writerOptions(r *Run) []parquet.WriterOption {
+	return []parquet.WriterOption{
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.CreatedBy(r.Environment.Generator, r.Environment.GeneratorVersion, ""),
+	}
+}
+
+// keyValueMetadata is the key-value metadata of a results file of run r,
+// runJSON its run record, in the order written.
+func keyValueMetadata(r *Run, runJSON []byte) [][2]string {
+	return [][2]string{
+		{MetaFormatVersion, strconv.Itoa(r.FormatVersion)},
+		{MetaRowKind, rowKind(r.Benchmark)},
+		{MetaBenchmark, string(r.Benchmark)},
+		{MetaBenchmarkVersion, r.BenchmarkVersion},
+		{MetaScoringProtocol, r.ScoringProtocol},
+		{MetaGenerator, r.Environment.Generator},
+		{MetaGeneratorVersion, r.Environment.GeneratorVersion},
+		{MetaRun, string(runJSON)},
+	}
 }
 
 func writeRows[T any](w io.Writer, rows []T, opts []parquet.WriterOption) error {
@@ -120,11 +136,7 @@ func writeRows[T any](w io.Writer, rows []T, opts []parquet.WriterOption) error 
 // directory and a rename, creating the directory if needed. On error the
 // temporary file is removed and path is untouched.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return err
 	}
@@ -137,19 +149,36 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	if _, err = tmp.Write(data); err != nil {
 		return err
 	}
-	if err = tmp.Chmod(perm); err != nil {
+	return commitTemp(tmp, path, perm)
+}
+
+// createTemp creates the temporary file of an atomic write of path, in
+// path's directory (created if needed), named "." + the base name +
+// ".tmp-*" (readers skip names starting with ".").
+func createTemp(path string) (*os.File, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+}
+
+// commitTemp gives tmp, written whole, mode perm, syncs and closes it and
+// renames it over path, durably. On error the caller removes tmp.
+func commitTemp(tmp *os.File, path string, perm fs.FileMode) error {
+	if err := tmp.Chmod(perm); err != nil {
 		return err
 	}
-	if err = tmp.Sync(); err != nil {
+	if err := tmp.Sync(); err != nil {
 		return err
 	}
-	if err = tmp.Close(); err != nil {
+	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable
+	if d, err := os.Open(filepath.Dir(path)); err == nil { // make the rename durable
 		d.Sync()
 		d.Close()
 	}

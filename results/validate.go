@@ -55,13 +55,30 @@ func rowErr(row int, field, format string, a ...any) error {
 // FormatVersion). Errors are *FormatError without a file name, naming the
 // field (and the 1-based row); several are joined.
 func Validate(f *File) error {
+	errs := validateRecord(&f.Run)
+	r := &f.Run
+	if r.Benchmark.IsQA() {
+		if len(f.Questions) > 0 {
+			errs = append(errs, metaErr("benchmark", "%s files hold QA items, not tool-usage questions", r.Benchmark))
+		}
+		errs = append(errs, validateQA(f)...)
+	} else if r.Benchmark == BenchmarkToolUsage {
+		if len(f.QAItems) > 0 {
+			errs = append(errs, metaErr("benchmark", "tool-usage files hold questions, not QA items"))
+		}
+		errs = append(errs, validateToolUsage(f)...)
+	}
+	return errors.Join(errs...)
+}
+
+// validateRecord checks the run record's own rules, those that need no row.
+func validateRecord(r *Run) []error {
 	var errs []error
 	add := func(err error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	r := &f.Run
 	if r.FormatVersion < 1 || r.FormatVersion > FormatVersion {
 		add(metaErr("format_version", "is %d; this reader supports versions 1 to %d", r.FormatVersion, FormatVersion))
 	}
@@ -101,18 +118,7 @@ func Validate(f *File) error {
 		add(metaErr("question_set", "is named %q but has %d questions / %d properties; the whole %s %s benchmark has %d / %d",
 			QuestionSetAll, r.QuestionSet.Questions, r.QuestionSet.Properties, r.Benchmark, r.BenchmarkVersion, q, p))
 	}
-	if r.Benchmark.IsQA() {
-		if len(f.Questions) > 0 {
-			add(metaErr("benchmark", "%s files hold QA items, not tool-usage questions", r.Benchmark))
-		}
-		errs = append(errs, validateQA(f)...)
-	} else if r.Benchmark == BenchmarkToolUsage {
-		if len(f.QAItems) > 0 {
-			add(metaErr("benchmark", "tool-usage files hold questions, not QA items"))
-		}
-		errs = append(errs, validateToolUsage(f)...)
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -403,58 +409,76 @@ func validateToolUsage(f *File) []error {
 }
 
 func validateQA(f *File) []error {
+	var c qaCheck
+	for i := range f.QAItems {
+		c.add(i+1, &f.QAItems[i])
+	}
+	return c.finish(f.Run.Totals)
+}
+
+// qaCheck checks QA rows one at a time (validateQA, and the stream writer,
+// which holds no rows): each row's own rules as it comes, the totals and
+// the rows' sums at the end.
+type qaCheck struct {
+	rowErrs                                        []error
+	rows, questions, correct, lenient, withLenient int
+}
+
+// add checks row (1-based) q.
+func (c *qaCheck) add(row int, q *QAItem) {
+	errs := c.rowErrs
+	if q.Questions < 1 {
+		errs = append(errs, rowErr(row, "questions", "is %d; want ≥ 1", q.Questions))
+	}
+	if q.Correct < 0 || q.Correct > q.Questions {
+		errs = append(errs, rowErr(row, "correct", "is %d; want 0–%d", q.Correct, q.Questions))
+	}
+	if q.CorrectLenient != nil {
+		c.withLenient++
+		c.lenient += int(*q.CorrectLenient)
+		if *q.CorrectLenient < 0 || *q.CorrectLenient > q.Questions {
+			errs = append(errs, rowErr(row, "correct_lenient", "is %d; want 0–%d", *q.CorrectLenient, q.Questions))
+		}
+	}
+	c.rows++
+	c.questions += int(q.Questions)
+	c.correct += int(q.Correct)
+	if err := checkBytes(row, "answer_text_bytes", q.AnswerTextBytes, q.AnswerText); err != nil {
+		errs = append(errs, err)
+	}
+	c.rowErrs = errs
+}
+
+// finish returns the problems of the totals t, of the rows added, and of
+// the rows' sums against t, in that order.
+func (c *qaCheck) finish(t Totals) []error {
 	var errs []error
-	t := f.Run.Totals
 	if t.Scored && t.Correct == nil {
 		errs = append(errs, metaErr("totals.correct", "a scored QA run needs correct"))
 	}
 	if t.Questions < 0 {
 		errs = append(errs, metaErr("totals.questions", "is %d; want ≥ 0", t.Questions))
 	}
-	for _, c := range []struct {
+	for _, n := range []struct {
 		field string
 		n     *int
 	}{{"totals.correct", t.Correct}, {"totals.correct_lenient", t.CorrectLenient}} {
-		if c.n != nil && (*c.n < 0 || *c.n > t.Questions) {
-			errs = append(errs, metaErr(c.field, "is %d; want 0–%d", *c.n, t.Questions))
+		if n.n != nil && (*n.n < 0 || *n.n > t.Questions) {
+			errs = append(errs, metaErr(n.field, "is %d; want 0–%d", *n.n, t.Questions))
 		}
 	}
-	var questions, correct, lenient, withLenient int
-	for i, q := range f.QAItems {
-		row := i + 1
-		if q.Questions < 1 {
-			errs = append(errs, rowErr(row, "questions", "is %d; want ≥ 1", q.Questions))
-		}
-		if q.Correct < 0 || q.Correct > q.Questions {
-			errs = append(errs, rowErr(row, "correct", "is %d; want 0–%d", q.Correct, q.Questions))
-		}
-		if q.CorrectLenient != nil {
-			withLenient++
-			lenient += int(*q.CorrectLenient)
-			if *q.CorrectLenient < 0 || *q.CorrectLenient > q.Questions {
-				errs = append(errs, rowErr(row, "correct_lenient", "is %d; want 0–%d", *q.CorrectLenient, q.Questions))
-			}
-		}
-		questions += int(q.Questions)
-		correct += int(q.Correct)
-		add := func(err error) {
-			if err != nil {
-				errs = append(errs, err)
-			}
-		}
-		add(checkBytes(row, "answer_text_bytes", q.AnswerTextBytes, q.AnswerText))
+	errs = append(errs, c.rowErrs...)
+	if c.questions != t.Questions {
+		errs = append(errs, metaErr("totals.questions", "is %d but the rows add up to %d", t.Questions, c.questions))
 	}
-	if questions != t.Questions {
-		errs = append(errs, metaErr("totals.questions", "is %d but the rows add up to %d", t.Questions, questions))
-	}
-	if t.Correct != nil && *t.Correct != correct {
-		errs = append(errs, metaErr("totals.correct", "is %d but the rows add up to %d", *t.Correct, correct))
+	if t.Correct != nil && *t.Correct != c.correct {
+		errs = append(errs, metaErr("totals.correct", "is %d but the rows add up to %d", *t.Correct, c.correct))
 	}
 	switch {
-	case withLenient != 0 && withLenient != len(f.QAItems):
-		errs = append(errs, metaErr("correct_lenient", "is set on %d of %d rows; set it on all or none", withLenient, len(f.QAItems)))
-	case withLenient > 0 && (t.CorrectLenient == nil || *t.CorrectLenient != lenient):
-		errs = append(errs, metaErr("totals.correct_lenient", "does not equal the rows' sum %d", lenient))
+	case c.withLenient != 0 && c.withLenient != c.rows:
+		errs = append(errs, metaErr("correct_lenient", "is set on %d of %d rows; set it on all or none", c.withLenient, c.rows))
+	case c.withLenient > 0 && (t.CorrectLenient == nil || *t.CorrectLenient != c.lenient):
+		errs = append(errs, metaErr("totals.correct_lenient", "does not equal the rows' sum %d", c.lenient))
 	}
 	return errs
 }

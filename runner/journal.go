@@ -105,6 +105,10 @@ type journalLine struct {
 	PlanSHA256       string `json:"plan_sha256,omitempty"`
 	Generator        string `json:"generator,omitempty"`
 	GeneratorVersion string `json:"generator_version,omitempty"`
+	// GraphIndex is the run extension "graph_index" of a graph-rag run as
+	// the session recorded it (graphs.indexRecord), so that Merge can
+	// record it on the merged run without the index.
+	GraphIndex json.RawMessage `json:"graph_index,omitempty"`
 
 	// item
 	Index      int                  `json:"index"`

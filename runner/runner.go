@@ -35,7 +35,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -290,6 +289,17 @@ func (e *engine) graphRun(pr plan.Run, r *results.Run) error {
 	return nil
 }
 
+// setGraphIndex records rec, a graph-rag run's index record
+// (graphs.indexRecord), as the extension "graph_index" of p's runs.
+func (p *prepared) setGraphIndex(rec json.RawMessage) {
+	for _, out := range p.outs {
+		if out.run.Extensions == nil {
+			out.run.Extensions = map[string]json.RawMessage{}
+		}
+		out.run.Extensions["graph_index"] = rec
+	}
+}
+
 // scored reports whether p's tool-usage answers are scored.
 func (p *prepared) scored() bool {
 	return p.pr.Benchmark == results.BenchmarkToolUsage && p.outs[0].run.ScoringProtocol != ProtocolUnscored
@@ -524,7 +534,7 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			out.exists = false
 		}
 		p.journalPath = filepath.Join(e.o.OutDir, JournalDir, p.journalID+s.suffix()+".jsonl")
-		p.items = slices.DeleteFunc(p.items, func(it item) bool { return !s.owns(it.k) })
+		p.items = slices.DeleteFunc(p.items, func(it item) bool { return !s.Owns(it.k) })
 	}
 	if p.exists {
 		p.done = len(p.items)
@@ -641,6 +651,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	// before any journal is opened.
 	var retriever retrieval.Retriever
 	var graph *graphrag.Graph
+	var graphRec json.RawMessage
 	if p.pr.System == results.SystemGraphRAG {
 		var err error
 		if graph, err = e.graphs.get(ctx, p.pr.Configuration, p.pr.Round); err != nil {
@@ -650,13 +661,8 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 			}
 			return fail(err, 0)
 		}
-		rec := e.graphs.indexRecord(graph)
-		for _, out := range p.outs {
-			if out.run.Extensions == nil {
-				out.run.Extensions = map[string]json.RawMessage{}
-			}
-			out.run.Extensions["graph_index"] = rec
-		}
+		graphRec = e.graphs.indexRecord(graph)
+		p.setGraphIndex(graphRec)
 	} else if p.pr.Benchmark == results.BenchmarkToolUsage && p.pr.RetrievalMethod != "" {
 		var err error
 		if retriever, err = e.rr.get(ctx, p.pr.RetrievalSource, p.pr.RetrievalMethod); err != nil {
@@ -671,7 +677,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		senv = &se
 	}
 	sess := journalLine{BaseURL: p.outs[0].run.Endpoint, Scoring: senv, PlanSHA256: e.o.PlanSHA256,
-		Generator: e.o.Generator, GeneratorVersion: generatorVersion()}
+		Generator: e.o.Generator, GeneratorVersion: generatorVersion(), GraphIndex: graphRec}
 	if e.o.Shard.Count > 1 {
 		sess.Shard = e.o.Shard.String()
 	}
@@ -816,14 +822,11 @@ func (e *engine) writeOuts(p *prepared, src *lineSource, senv *scoring.Environme
 		if out.exists {
 			continue
 		}
-		f, err := e.assemble(p, out, src, senv)
-		if err == nil {
-			err = results.Write(out.path, f)
-		}
+		usage, err := e.writeOut(p, out, src, senv)
 		if err != nil {
 			return err
 		}
-		res[i].Status, res[i].Done, res[i].Usage = StatusWritten, done, *f.Run.Usage
+		res[i].Status, res[i].Done, res[i].Usage = StatusWritten, done, usage
 		e.log.Info(msg, "run", out.run.RunID, "file", out.path, "prompt_tokens", res[i].Usage.PromptTokens,
 			"completion_tokens", res[i].Usage.CompletionTokens)
 	}
@@ -929,16 +932,35 @@ type lineSource struct {
 	// sessions are the session lines; resumed is the number of sessions
 	// that continued an interrupted one (len(sessions)−1 for one journal;
 	// for shards, the sum over the shards).
-	sessions  []journalLine
-	resumed   int
-	generator string // the shards' generator (Merge)
+	sessions   []journalLine
+	resumed    int
+	generator  string          // the shards' generator (Merge)
+	graphIndex json.RawMessage // the shards' graph index record, of a graph-rag run (Merge)
 }
 
-// assemble builds the results file of run out, complete, from the journal
-// lines of src; senv is the scorer's environment for a scored run.
-func (e *engine) assemble(p *prepared, out *output, src *lineSource, senv *scoring.Environment) (*results.File, error) {
-	f := &results.File{Run: out.run}
-	r := &f.Run
+// writeOut writes the results file of run out, complete, from the journal
+// lines of src, streaming its rows to the results writer one journal line
+// at a time (issue 17: a run's memory does not grow with its rows; the
+// tool-usage rows' outcomes, at most a benchmark's questions, are kept for
+// the totals); senv is the scorer's environment for a scored run. It
+// returns the run's usage.
+func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scoring.Environment) (results.Usage, error) {
+	run := out.run
+	r := &run
+	r.Environment = results.Environment{Generator: e.o.Generator, GeneratorVersion: generatorVersion(), GoVersion: runtime.Version(),
+		Libraries: libraryVersions()}
+	if senv != nil {
+		sb := senv.Sandbox
+		r.Environment.Sandbox = &sb
+		for k, v := range senv.Libraries {
+			r.Environment.Libraries[k] = v
+		}
+	}
+	w, err := results.NewStreamWriter(out.path, r)
+	if err != nil {
+		return results.Usage{}, err
+	}
+	defer w.Abort() // after Close, nothing
 	usage := &results.Usage{}
 	// Usage from the server is not trusted (the client already replaces a
 	// call's negative or implausibly large count by 0 and counts the call):
@@ -968,57 +990,55 @@ func (e *engine) assemble(p *prepared, out *output, src *lineSource, senv *scori
 		}
 	}
 	var qaCorrect, qaLenient int
-	if r.Benchmark.IsQA() {
-		f.QAItems = make([]results.QAItem, 0, len(p.items))
-	} else {
-		f.Questions = make([]results.QuestionRow, 0, len(p.items))
+	// The rows in index order (the items are; a copy is sorted otherwise).
+	items := p.items
+	byIndex := func(a, b item) int { return a.index - b.index }
+	if !slices.IsSortedFunc(items, byIndex) {
+		items = slices.SortedFunc(slices.Values(items), byIndex)
 	}
-	for _, it := range p.items {
+	var outcomes []results.QuestionRow // the tool-usage rows' outcomes only, for the totals
+	for _, it := range items {
 		l, ok, err := src.read(it)
 		if err != nil {
-			return nil, err
+			return results.Usage{}, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("%s: question %s is missing", src.desc, it.id)
+			return results.Usage{}, fmt.Errorf("%s: question %s is missing", src.desc, it.id)
 		}
 		if l.ID != it.id || (it.q != nil) != (l.Question != nil) {
-			return nil, fmt.Errorf("%s: item %d is %q, but the run's question %d is %q", src.desc, it.index, l.ID, it.index, it.id)
+			return results.Usage{}, fmt.Errorf("%s: item %d is %q, but the run's question %d is %q", src.desc, it.index, l.ID, it.index, it.id)
 		}
 		usage.Calls = satAdd(usage.Calls, max(int64(l.Calls), 0))
 		if it.q != nil {
-			row := *l.Question
+			row := l.Question
 			if senv != nil {
 				if l.Scored == nil {
-					return nil, fmt.Errorf("%s: question %s has no scoring outcome; delete the journal to run it again", src.desc, it.id)
+					return results.Usage{}, fmt.Errorf("%s: question %s has no scoring outcome; delete the journal to run it again", src.desc, it.id)
 				}
-				l.Scored.FillRow(&row, r.ScoringProtocol)
+				l.Scored.FillRow(row, r.ScoringProtocol)
 			}
-			f.Questions = append(f.Questions, row)
 			addUsage(row.PromptTokens, row.CompletionTokens, l.Calls)
+			outcomes = append(outcomes, results.QuestionRow{QuestionID: row.QuestionID, Verdict: row.Verdict, Runnable: row.Runnable,
+				PropertiesPassed: row.PropertiesPassed})
+			err = w.WriteQuestion(row)
 		} else {
-			row := *l.QA
-			f.QAItems = append(f.QAItems, row)
+			row := l.QA
 			addUsage(row.PromptTokens, row.CompletionTokens, l.Calls)
 			qaCorrect += int(row.Correct)
 			qaLenient += int(deref(row.CorrectLenient))
+			err = w.WriteQAItem(row)
+		}
+		if err != nil {
+			return results.Usage{}, err
 		}
 	}
-	sort.Slice(f.Questions, func(a, b int) bool { return f.Questions[a].QuestionIndex < f.Questions[b].QuestionIndex })
-	sort.Slice(f.QAItems, func(a, b int) bool { return f.QAItems[a].ItemIndex < f.QAItems[b].ItemIndex })
-	r.Environment = results.Environment{Generator: e.o.Generator, GeneratorVersion: generatorVersion(), GoVersion: runtime.Version(),
-		Libraries: libraryVersions()}
 	switch {
 	case r.Benchmark.IsQA():
 		r.Totals = results.Totals{Scored: true, Questions: r.QuestionSet.Questions, Correct: &qaCorrect, CorrectLenient: &qaLenient}
 	case senv != nil:
-		sb := senv.Sandbox
-		r.Environment.Sandbox = &sb
-		for k, v := range senv.Libraries {
-			r.Environment.Libraries[k] = v
-		}
 		var missing []string
-		r.Totals, missing = scoring.Tally(f.Questions, r.QuestionSet)
-		r.Warnings = append(r.Warnings, scoring.Warnings(&sb, e.bench, r.QuestionSet, missing)...)
+		r.Totals, missing = scoring.Tally(outcomes, r.QuestionSet)
+		r.Warnings = append(r.Warnings, scoring.Warnings(r.Environment.Sandbox, e.bench, r.QuestionSet, missing)...)
 	default:
 		r.Totals = results.Totals{Questions: r.QuestionSet.Questions, Properties: r.QuestionSet.Properties}
 		r.Warnings = append(r.Warnings, fmt.Sprintf("not scored: generated code only (run with scoring off); the plan asks for %s",
@@ -1050,7 +1070,10 @@ func (e *engine) assemble(p *prepared, out *output, src *lineSource, senv *scori
 	}
 	fin := e.o.Now().UTC()
 	r.FinishedAt = &fin
-	return f, nil
+	if err := w.Close(r); err != nil {
+		return results.Usage{}, err
+	}
+	return *usage, nil
 }
 
 func deref[T int32 | int64](p *T) T {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -57,7 +58,9 @@ func (s Shard) check() error {
 // String returns "i/n".
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
-func (s Shard) owns(k int) bool { return s.Count <= 1 || k%s.Count == s.Index }
+// Owns reports whether item k (0-based, in partition order) is the shard's:
+// k mod Count = Index. The zero Shard, or one of a single part, owns every item.
+func (s Shard) Owns(k int) bool { return s.Count <= 1 || k%s.Count == s.Index }
 
 // suffix is the shard's part of its journals' file names.
 func (s Shard) suffix() string { return fmt.Sprintf(".shard-%d-of-%d", s.Index, s.Count) }
@@ -160,39 +163,59 @@ func (e *engine) checkShards(p *prepared, dirs []string) (res []RunResult, src *
 	if p.exists {
 		return res, nil, nil, nil, nil
 	}
-	shards, err = openShards(p.journalID, dirs)
+	src, senv, shards, err = openShardSet(p.journalID, p.fingerprint, e.o.PlanSHA256, p.scored(), p.items, nil, dirs)
 	if err != nil {
 		return res, nil, nil, shards, err
 	}
-	n := shards[0].shard.Count
-	if p.scored() {
-		senv = shards[0].sessionScoring()
-		if senv == nil {
-			return res, nil, nil, shards, fmt.Errorf("shard %s (%s): its sessions record no sandbox environment, but the run is scored", shards[0].shard, shards[0].j.path)
+	if p.pr.System == results.SystemGraphRAG {
+		if src.graphIndex, err = shardsGraphIndex(shards); err != nil {
+			return res, nil, nil, shards, err
 		}
 	}
-	src = &lineSource{desc: "shards of " + p.journalID}
-	pos := make(map[int]int, len(p.items)) // item index → plan position
-	for _, it := range p.items {
+	return res, src, senv, shards, nil
+}
+
+// openShardSet opens and checks the shard journals of journal id in dirs
+// (see Merge), whose sessions must record fingerprint, planSHA (when set)
+// and this generator's version, and, when scored, one sandbox environment
+// (returned). items are the journal's items with their positions k in the
+// partition; each item for which need is true (every item when need is
+// nil) must be journaled by its shard, and no shard may hold an item of
+// another. src reads each item from its shard's journal.
+func openShardSet(id, fingerprint, planSHA string, scored bool, items []item, need func(item) bool, dirs []string) (src *lineSource, senv *scoring.Environment, shards []*shardJournal, err error) {
+	shards, err = openShards(id, dirs)
+	if err != nil {
+		return nil, nil, shards, err
+	}
+	n := shards[0].shard.Count
+	if scored {
+		senv = shards[0].sessionScoring()
+		if senv == nil {
+			return nil, nil, shards, fmt.Errorf("shard %s (%s): its sessions record no sandbox environment, but the run is scored", shards[0].shard, shards[0].j.path)
+		}
+	}
+	src = &lineSource{desc: "shards of " + id}
+	pos := make(map[int]int, len(items)) // item index → plan position
+	for _, it := range items {
 		pos[it.index] = it.k
 	}
 	var generator string
 	for _, s := range shards {
-		if err := s.j.check(p.journalID, p.fingerprint, senv); err != nil {
-			return res, nil, nil, shards, fmt.Errorf("shard %s: %w", s.shard, err)
+		if err := s.j.check(id, fingerprint, senv); err != nil {
+			return nil, nil, shards, fmt.Errorf("shard %s: %w", s.shard, err)
 		}
 		for i, l := range s.j.sessions {
 			at := fmt.Sprintf("shard %s: journal %s (session %d)", s.shard, s.j.path, i+1)
 			switch {
 			case l.Shard != s.shard.String():
-				return res, nil, nil, shards, fmt.Errorf("%s: written by shard %q, not %s", at, l.Shard, s.shard)
-			case e.o.PlanSHA256 != "" && l.PlanSHA256 != e.o.PlanSHA256:
-				return res, nil, nil, shards, fmt.Errorf("%s: written for another plan (SHA-256 %s, this plan's is %s)", at, l.PlanSHA256, e.o.PlanSHA256)
+				return nil, nil, shards, fmt.Errorf("%s: written by shard %q, not %s", at, l.Shard, s.shard)
+			case planSHA != "" && l.PlanSHA256 != planSHA:
+				return nil, nil, shards, fmt.Errorf("%s: written for another plan (SHA-256 %s, this plan's is %s)", at, l.PlanSHA256, planSHA)
 			case l.GeneratorVersion != generatorVersion():
-				return res, nil, nil, shards, fmt.Errorf("%s: written by generator version %s, this program is %s; merge with the build that ran the shards",
+				return nil, nil, shards, fmt.Errorf("%s: written by generator version %s, this program is %s; merge with the build that ran the shards",
 					at, l.GeneratorVersion, generatorVersion())
 			case generator != "" && l.Generator != generator:
-				return res, nil, nil, shards, fmt.Errorf("%s: written by %q, shard 0 by %q", at, l.Generator, generator)
+				return nil, nil, shards, fmt.Errorf("%s: written by %q, shard 0 by %q", at, l.Generator, generator)
 			}
 			generator = l.Generator
 		}
@@ -201,23 +224,74 @@ func (e *engine) checkShards(p *prepared, dirs []string) (res []RunResult, src *
 		for index := range s.j.items {
 			k, ok := pos[index]
 			if !ok || k%n != s.shard.Index {
-				return res, nil, nil, shards, fmt.Errorf("shard %s: journal %s holds item %d, which is not this shard's (another partition?)", s.shard, s.j.path, index)
+				return nil, nil, shards, fmt.Errorf("shard %s: journal %s holds item %d, which is not this shard's (another partition?)", s.shard, s.j.path, index)
 			}
 		}
 	}
 	var missing []string
-	for _, it := range p.items {
-		if !shards[it.k%n].j.done(it.index) {
+	for _, it := range items {
+		if (need == nil || need(it)) && !shards[it.k%n].j.done(it.index) {
 			missing = append(missing, fmt.Sprintf("%s (shard %d)", it.id, it.k%n))
 		}
 	}
 	if len(missing) > 0 {
-		return res, nil, nil, shards, fmt.Errorf("%d question(s) not journaled by their shard, e.g. %s: run those shards to completion first",
+		return nil, nil, shards, fmt.Errorf("%d question(s) not journaled by their shard, e.g. %s: run those shards to completion first",
 			len(missing), strings.Join(missing[:min(len(missing), 3)], ", "))
 	}
 	src.read = func(it item) (journalLine, bool, error) { return shards[it.k%n].j.read(it.index) }
 	src.generator = generator
-	return res, src, senv, shards, nil
+	return src, senv, shards, nil
+}
+
+// graphIndexVolatile are the keys of a graph index record
+// (graphs.indexRecord) that say when and how one process came by the index
+// (built, or reused from the cache folder) rather than what it is.
+var graphIndexVolatile = []string{"built_at", "build_llm_calls", "build_embedding_calls", "build_reused"}
+
+// shardsGraphIndex returns the graph index record of a graph-rag run's
+// shards: shard 0's last session's (the process that finished it, as an
+// unsharded run records the process that wrote it). Every session of every
+// shard must have used the same index (the record without
+// graphIndexVolatile); one that did not, or recorded none, is an error
+// naming its journal.
+func shardsGraphIndex(shards []*shardJournal) (json.RawMessage, error) {
+	identity := func(rec json.RawMessage) (string, error) {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(rec, &m); err != nil {
+			return "", err
+		}
+		for _, k := range graphIndexVolatile {
+			delete(m, k)
+		}
+		b, err := json.Marshal(m) // keys sorted
+		return string(b), err
+	}
+	var rec json.RawMessage
+	var want, wantAt string
+	var wantRec json.RawMessage
+	for _, s := range shards {
+		for i, l := range s.j.sessions {
+			at := fmt.Sprintf("shard %s: journal %s (session %d)", s.shard, s.j.path, i+1)
+			if len(l.GraphIndex) == 0 {
+				return nil, fmt.Errorf("%s: graph_index: the session records no graph index, but the run is graph-rag", at)
+			}
+			id, err := identity(l.GraphIndex)
+			if err != nil {
+				return nil, fmt.Errorf("%s: graph_index: %w", at, err)
+			}
+			switch {
+			case want == "":
+				want, wantAt, wantRec = id, at, l.GraphIndex
+			case id != want:
+				return nil, fmt.Errorf("%s: graph_index: the session used another graph index (%s) than %s (%s); run the shards on one index",
+					at, l.GraphIndex, wantAt, wantRec)
+			}
+			if s.shard.Index == 0 {
+				rec = l.GraphIndex
+			}
+		}
+	}
+	return rec, nil
 }
 
 // writeMerged writes p's results files from src, reporting them in res.
@@ -225,6 +299,9 @@ func (e *engine) writeMerged(p *prepared, src *lineSource, senv *scoring.Environ
 	o := *e
 	if src.generator != "" {
 		o.o.Generator = src.generator // the program that ran the shards
+	}
+	if src.graphIndex != nil {
+		p.setGraphIndex(src.graphIndex)
 	}
 	return o.writeOuts(p, src, senv, res, len(p.items), "run merged")
 }

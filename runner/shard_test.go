@@ -77,13 +77,16 @@ func (s *lockScorer) Environment() scoring.Environment {
 
 // comparableFile renders a results file without what may differ between
 // two runs of the same answers: the run's start and finish times and each
-// row's latency.
+// row's (and trace stage's) latency.
 func comparableFile(t *testing.T, path string) string {
 	t.Helper()
 	f := readRun(t, path)
 	f.Run.StartedAt, f.Run.FinishedAt, f.Path = nil, nil, ""
 	for i := range f.Questions {
 		f.Questions[i].LatencyMS = nil
+		for j := range f.Questions[i].Trace {
+			f.Questions[i].Trace[j].LatencyMS = 0
+		}
 	}
 	for i := range f.QAItems {
 		f.QAItems[i].LatencyMS = nil
@@ -93,6 +96,24 @@ func comparableFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// firstDiff returns where two renderings of comparableFile first differ
+// (the line and both texts; unsharded first), or "" when they are equal.
+func firstDiff(unsharded, merged string) string {
+	al, bl := strings.Split(unsharded, "\n"), strings.Split(merged, "\n")
+	for i := range max(len(al), len(bl)) {
+		if i >= len(al) || i >= len(bl) || al[i] != bl[i] {
+			line := func(l []string) string {
+				if i < len(l) {
+					return l[i]
+				}
+				return "(end)"
+			}
+			return fmt.Sprintf("line %d: %.300s, unsharded %.300s", i+1, line(bl), line(al))
+		}
+	}
+	return ""
 }
 
 func parquetNames(t *testing.T, dir string) []string {
@@ -164,15 +185,8 @@ func TestFourShardsMergeIntoTheUnshardedRun(t *testing.T) {
 		t.Fatalf("merged files %v, unsharded %v", got, want)
 	}
 	for _, name := range want {
-		a, b := comparableFile(t, filepath.Join(full, name)), comparableFile(t, filepath.Join(merged, name))
-		if a != b {
-			al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-			for i := range min(len(al), len(bl)) {
-				if al[i] != bl[i] {
-					t.Errorf("%s: merged differs from the unsharded run at line %d: %.300s, unsharded %.300s", name, i+1, bl[i], al[i])
-					break
-				}
-			}
+		if d := firstDiff(comparableFile(t, filepath.Join(full, name)), comparableFile(t, filepath.Join(merged, name))); d != "" {
+			t.Errorf("%s: merged differs from the unsharded run at %s", name, d)
 		}
 	}
 	// A merge again finds every file there and writes nothing.

@@ -10,6 +10,15 @@
 //
 // Concurrency equals the sandbox's slots (-slots). Existing outputs are kept
 // (the command resumes) unless -force is given.
+//
+// With -shard i/n it re-executes only shard i of n of the items (each input
+// run's questions in benchmark order, the inputs in the order given; with
+// -all-published each published run's executable questions), item k
+// belonging to shard k mod n, into an outcome journal under -out, and
+// writes nothing else; -merge DIR,… (the shards' -out directories, with the
+// same inputs) then writes what the unsharded command writes from the
+// shards' journals, refusing shards of other inputs, generator version or
+// sandbox environment (docs/runner.md, "Sharded re-execution").
 package main
 
 import (
@@ -32,6 +41,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
@@ -59,6 +69,11 @@ type config struct {
 	allPublished                                    bool
 	store, compare, runs                            string
 	only                                            []string
+	// shard is this invocation's part of a sharded rescoring (-shard i/n;
+	// the zero Shard: unsharded); merge lists the shards' output
+	// directories to merge (-merge).
+	shard runner.Shard
+	merge []string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -82,17 +97,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.store, "store", "results/published/reexecuted.json", "with -all-published: the committed store of re-executed verdicts")
 	fs.StringVar(&c.compare, "compare", "", "with -all-published: compare the verdicts, question by question, with this store (e.g. the committed one) and fail on any difference")
 	fs.StringVar(&c.runs, "runs", "", "with -all-published: re-execute only the published runs whose id matches this regular expression")
+	shardFlag := fs.String("shard", "", "re-execute only shard `i/n` of the items (0 ≤ i < n), journaled into -out/.journal; merge the shards with -merge")
+	merge := fs.String("merge", "", "write the outputs from the journals of the shards' output directories `DIR,DIR,…` (same inputs, data and -questions), executing nothing")
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to score (the others become data-missing; for tests)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rescore [flags] INPUT...\n       rescore [flags] -all-published\n\nINPUT is a MatTools run folder (with function_generation_results.jsonl) or a tool-usage .parquet results file.\n\n")
+		fmt.Fprintf(stderr, "usage: rescore [flags] [-shard i/n | -merge DIR,...] INPUT...\n       rescore [flags] [-shard i/n | -merge DIR,...] -all-published\n\nINPUT is a MatTools run folder (with function_generation_results.jsonl) or a tool-usage .parquet results file.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	if (fs.NArg() == 0) != c.allPublished {
+	if (fs.NArg() == 0) != c.allPublished || (*shardFlag != "" && *merge != "") {
 		fs.Usage()
 		return exitUsage
+	}
+	if *shardFlag != "" {
+		var err error
+		if c.shard, err = runner.ParseShard(*shardFlag); err != nil {
+			fmt.Fprintln(stderr, "rescore: -shard:", err)
+			return exitUsage
+		}
+	}
+	if *merge != "" {
+		c.merge = strings.Split(*merge, ",")
 	}
 	if only != "" {
 		for _, id := range strings.Split(only, ",") {
@@ -166,15 +193,35 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 		runs = append(runs, r)
 	}
 
-	scorer, err := c.openScorer(ctx, root)
-	if err != nil {
-		return err
+	// The items: every input run's questions, in benchmark order, the runs
+	// in the order given; item k is run k/nq's question k%nq.
+	nq := len(bench.Questions)
+	parts := []string{"inputs"}
+	ids := make([]string, 0, len(runs)*nq)
+	for _, r := range runs {
+		parts = append(parts, r.DerivedFrom+" "+r.Source.SHA256)
+		for _, q := range bench.Questions {
+			ids = append(ids, r.DerivedFrom+"/"+q.ID)
+		}
 	}
-	defer scorer.Close()
+	parts = append(parts, runner.QuestionParts(bench)...)
+	answer := func(k int) (*datasets.Question, scoring.Submission) {
+		sub := runs[k/nq].Code[bench.Questions[k%nq].ID]
+		return &bench.Questions[k%nq], scoring.Submission{Code: sub.Code, FunctionName: sub.FunctionName}
+	}
+	if c.shard.Count > 0 {
+		scorer, err := c.openScorer(ctx, root)
+		if err != nil {
+			return err
+		}
+		defer scorer.Close()
+		return c.scoreShard(ctx, scorer, parts, len(ids), nil, answer, func(k int) string { return ids[k] }, stderr)
+	}
 
 	// Skip runs whose outputs exist (resume), unless -force.
 	var todo []*storedRun
-	for _, r := range runs {
+	var todoIdx []int // todo[i] is runs[todoIdx[i]]
+	for ri, r := range runs {
 		done := !c.force
 		for _, p := range scoring.Protocols {
 			if _, err := os.Stat(outPath(c.out, r, p, bench)); err != nil {
@@ -186,27 +233,45 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 			continue
 		}
 		todo = append(todo, r)
+		todoIdx = append(todoIdx, ri)
 	}
 
 	// One task per run × question, in order.
 	scored := make([][]*scoring.Scored, len(todo))
 	for i := range todo {
-		scored[i] = make([]*scoring.Scored, len(bench.Questions))
+		scored[i] = make([]*scoring.Scored, nq)
 	}
-	nq := len(bench.Questions)
-	var progress io.Writer
-	if !c.quiet {
-		progress = stderr
-	}
-	err = scorer.ScoreEach(ctx, len(todo)*nq, func(i int) (*datasets.Question, scoring.Submission) {
-		sub := todo[i/nq].Code[bench.Questions[i%nq].ID]
-		return &bench.Questions[i%nq], scoring.Submission{Code: sub.Code, FunctionName: sub.FunctionName}
-	}, func(i int, sc *scoring.Scored) { scored[i/nq][i%nq] = sc }, func(i int) string { return todo[i/nq].Label }, progress)
-	if err != nil {
-		return err
+	var se scoring.Environment
+	if c.merge != nil {
+		out, err := runner.MergeOutcomes(c.merge, "rescore", parts, ids, nil)
+		if err != nil {
+			return err
+		}
+		se = out.Environment
+		for i, ri := range todoIdx {
+			for j := range nq {
+				scored[i][j] = out.Get(ri*nq + j)
+			}
+		}
+	} else {
+		scorer, err := c.openScorer(ctx, root)
+		if err != nil {
+			return err
+		}
+		defer scorer.Close()
+		var progress io.Writer
+		if !c.quiet {
+			progress = stderr
+		}
+		err = scorer.ScoreEach(ctx, len(todo)*nq, func(i int) (*datasets.Question, scoring.Submission) {
+			return answer(todoIdx[i/nq]*nq + i%nq)
+		}, func(i int, sc *scoring.Scored) { scored[i/nq][i%nq] = sc }, func(i int) string { return todo[i/nq].Label }, progress)
+		if err != nil {
+			return err
+		}
+		se = scorer.Environment()
 	}
 
-	se := scorer.Environment()
 	env := results.Environment{Generator: "rescore", GeneratorVersion: version.String(), GoVersion: runtime.Version(), Libraries: se.Libraries,
 		Sandbox: &se.Sandbox}
 	var files []*results.File
@@ -233,6 +298,24 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 		}
 	}
 	return summarize(stdout, files, c.published)
+}
+
+// scoreShard re-executes with scorer shard c.shard of a work of n items
+// (parts its fingerprint; want, when set, the items to execute) into its
+// outcome journal under c.out, resuming it, and writes nothing else.
+func (c config) scoreShard(ctx context.Context, scorer *scoring.Scorer, parts []string, n int, want func(k int) bool,
+	answer func(k int) (*datasets.Question, scoring.Submission), itemID func(k int) string, stderr io.Writer) error {
+	var progress io.Writer
+	if !c.quiet {
+		progress = stderr
+	}
+	done, journal, err := runner.ScoreShard(ctx, scorer, c.out, "rescore", parts, c.shard, n, want, answer, itemID, progress)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "rescore: shard %s: %d items re-executed now (of %d items in all), journal %s; merge the shards' -out directories with -merge\n",
+		c.shard, done, n, journal)
+	return nil
 }
 
 func baseRun(r *storedRun, protocol string, b *datasets.Benchmark) results.Run {

@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
+	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -43,21 +45,8 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	scorer, err := c.openScorer(ctx, root)
-	if err != nil {
-		return err
-	}
-	defer scorer.Close()
-	se := scorer.Environment()
-	env := published.ReexecutionEnvironment{Sandbox: se.Sandbox, Libraries: se.Libraries}
-	envID := env.EnvironmentID()
-	st.Environments[envID] = env
-	order := map[string]int{}
-	for i, q := range bench.Questions {
-		order[q.ID] = i
-	}
-
 	type job struct {
+		k    int // the item: its position among every published run's executable questions
 		run  string
 		q    *datasets.Question
 		code scoring.Submission
@@ -68,9 +57,12 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 			return fmt.Errorf("-runs: %w", err)
 		}
 	}
-	var jobs []job
+	// The items, in order: each published run's executable questions, the
+	// runs in the importer's order (what -shard partitions).
+	var items []job
 	var runs []*results.File
-	kept, redone := 0, 0
+	sources := map[string]results.SourceFile{}
+	parts := []string{"published"}
 	for _, f := range imp.Files {
 		if f.Run.Benchmark != results.BenchmarkToolUsage || f.Run.Provenance.Kind != results.ProvenanceImported {
 			continue
@@ -85,35 +77,116 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 				src = s
 			}
 		}
-		rx := st.Runs[f.Run.RunID]
-		if rx != nil && (rx.Source.SHA256 != src.SHA256 || rx.Environment != envID) {
-			redone++
-			rx = nil
-		}
-		if rx == nil {
-			rx = &published.ReexecutedRun{Source: src, Environment: envID}
-			st.Runs[f.Run.RunID] = rx
-		}
-		done := map[string]int{}
-		for _, v := range rx.Rows {
-			done[v.QuestionID]++
-		}
+		sources[f.Run.RunID] = src
+		parts = append(parts, f.Run.RunID+" "+src.SHA256)
 		code := map[string]scoring.Submission{}
 		for _, q := range f.Questions {
 			code[q.QuestionID] = scoring.Submission{Code: q.Code, FunctionName: q.FunctionName}
 		}
 		for i := range bench.Questions {
-			q := &bench.Questions[i]
-			if !q.Executable() {
-				continue
+			if q := &bench.Questions[i]; q.Executable() {
+				items = append(items, job{k: len(items), run: f.Run.RunID, q: q, code: code[q.ID]})
 			}
-			if done[q.ID] == len(scoring.Protocols) {
-				kept++
-				continue
-			}
-			jobs = append(jobs, job{run: f.Run.RunID, q: q, code: code[q.ID]})
 		}
 	}
+	parts = append(parts, runner.QuestionParts(bench)...)
+	itemID := func(k int) string { return items[k].run + "/" + items[k].q.ID }
+	ids := make([]string, len(items))
+	for k := range items {
+		ids[k] = itemID(k)
+	}
+
+	// The environment the verdicts come from: the sandbox's, or with
+	// -merge the shards'.
+	var scorer *scoring.Scorer
+	var merged *runner.Outcomes
+	var se scoring.Environment
+	if c.merge != nil {
+		// No item is required here: those the store keeps are checked below.
+		if merged, err = runner.MergeOutcomes(c.merge, "rescore", parts, ids, func(int) bool { return false }); err != nil {
+			return err
+		}
+		se = merged.Environment
+	} else {
+		if scorer, err = c.openScorer(ctx, root); err != nil {
+			return err
+		}
+		defer scorer.Close()
+		se = scorer.Environment()
+	}
+	env := published.ReexecutionEnvironment{Sandbox: se.Sandbox, Libraries: se.Libraries}
+	envID := env.EnvironmentID()
+	order := map[string]int{}
+	for i, q := range bench.Questions {
+		order[q.ID] = i
+	}
+
+	// The jobs: the items whose verdicts the store does not keep.
+	kept, redone := 0, 0
+	done := map[string]map[string]int{}
+	for _, f := range runs {
+		rx, src := st.Runs[f.Run.RunID], sources[f.Run.RunID]
+		if rx != nil && (rx.Source.SHA256 != src.SHA256 || rx.Environment != envID) {
+			redone++
+			rx = nil
+		}
+		if rx == nil && c.shard.Count == 0 { // a shard leaves the store alone
+			st.Runs[f.Run.RunID] = &published.ReexecutedRun{Source: src, Environment: envID}
+		}
+		done[f.Run.RunID] = map[string]int{}
+		if rx != nil {
+			for _, v := range rx.Rows {
+				done[f.Run.RunID][v.QuestionID]++
+			}
+		}
+	}
+	var jobs []job
+	for _, it := range items {
+		if done[it.run][it.q.ID] == len(scoring.Protocols) {
+			kept++
+			continue
+		}
+		jobs = append(jobs, it)
+	}
+	if c.shard.Count > 0 {
+		want := map[int]bool{}
+		for _, j := range jobs {
+			want[j.k] = true
+		}
+		fmt.Fprintf(stderr, "rescore: %d published tool-usage runs; environment %s; %d questions to re-execute in all, %d kept from %s\n",
+			len(runs), envID, len(jobs), kept, c.store)
+		return c.scoreShard(ctx, scorer, parts, len(items), func(k int) bool { return want[k] },
+			func(k int) (*datasets.Question, scoring.Submission) { return items[k].q, items[k].code }, itemID, stderr)
+	}
+	if merged != nil {
+		var missing []string
+		for _, j := range jobs {
+			if merged.Get(j.k) == nil {
+				missing = append(missing, fmt.Sprintf("%s (shard %d)", ids[j.k], j.k%merged.Shards))
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("merge: %d question(s) neither kept in %s nor journaled by their shard, e.g. %s: run those shards to completion (with this store) first",
+				len(missing), c.store, strings.Join(missing[:min(len(missing), 3)], ", "))
+		}
+	}
+	// record adds job j's verdicts s to the store.
+	record := func(j job, s *scoring.Scored) {
+		rx := st.Runs[j.run]
+		for _, p := range scoring.Protocols {
+			o := s.Outcome(p)
+			rx.Rows = append(rx.Rows, published.ReexecutedVerdict{QuestionID: j.q.ID, Protocol: p, Verdict: o.Verdict,
+				Cause: o.Cause, Runnable: o.Runnable, PropertiesPassed: o.PropertiesPassed})
+		}
+	}
+	if merged != nil {
+		for _, j := range jobs {
+			record(j, merged.Get(j.k))
+		}
+		fmt.Fprintf(stderr, "rescore: %d questions' verdicts merged from %d shards\n", len(jobs), merged.Shards)
+		jobs = nil
+	}
+	st.Environments[envID] = env
 	for id := range st.Environments {
 		used := false
 		for _, r := range st.Runs {
@@ -159,12 +232,7 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 						cancel()
 						continue
 					}
-					rx := st.Runs[j.run]
-					for _, p := range scoring.Protocols {
-						o := s.Outcome(p)
-						rx.Rows = append(rx.Rows, published.ReexecutedVerdict{QuestionID: j.q.ID, Protocol: p, Verdict: o.Verdict,
-							Cause: o.Cause, Runnable: o.Runnable, PropertiesPassed: o.PropertiesPassed})
-					}
+					record(j, s)
 					mu.Unlock()
 					if bar != nil {
 						bar.Add(1)

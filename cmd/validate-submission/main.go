@@ -14,6 +14,14 @@
 // validate-submission) into DIR/<folder>/: the verified records the site
 // shows as "verified". DIR must be outside the submissions root.
 //
+// With -reexecute -shard i/n it re-executes only shard i of n of each
+// folder's distinct answers (answer k belongs to shard k mod n) into an
+// outcome journal under -out, comparing nothing; -reexecute -merge DIR,…
+// (the shards' -out directories) then compares (and, with -record, records)
+// from the shards' journals as the unsharded command does, refusing shards
+// of other files, generator version or sandbox environment
+// (docs/runner.md, "Sharded re-execution").
+//
 // Exit status: 0 valid, 1 invalid (one failure per line: "file:row N:
 // field: message"), 2 usage.
 package main
@@ -38,6 +46,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/submission"
+	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
@@ -64,6 +73,12 @@ type config struct {
 	timeout                       time.Duration
 	only                          []string
 	limits                        submission.Limits
+	// shard is this invocation's part of a sharded re-execution (-shard
+	// i/n; the zero Shard: unsharded), journaled into out; merge lists the
+	// shards' output directories to merge (-merge).
+	shard runner.Shard
+	out   string
+	merge []string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -82,20 +97,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
 	fs.DurationVar(&c.timeout, "timeout", sandbox.DefaultLimits.Wall, "wall-clock limit per execution")
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to re-execute (the others are reported as not re-executed; for tests)")
+	shardFlag := fs.String("shard", "", "with -reexecute: re-execute only shard `i/n` of the answers (0 ≤ i < n), journaled into -out/.journal, and compare nothing; merge the shards with -merge")
+	fs.StringVar(&c.out, "out", "build/validate-submission", "with -shard: the shard's output directory")
+	merge := fs.String("merge", "", "with -reexecute: take the re-executed verdicts from the journals of the shards' output directories `DIR,DIR,…`, executing nothing")
 	fs.BoolVar(&c.github, "github", false, "also print each failure as a GitHub workflow annotation (::error file=…::…)")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar")
 	fs.Int64Var(&c.limits.MaxFileBytes, "max-file-bytes", c.limits.MaxFileBytes, "size cap of one results file")
 	fs.Int64Var(&c.limits.MaxTotalBytes, "max-total-bytes", c.limits.MaxTotalBytes, "size cap of a submission folder")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: validate-submission [flags] FOLDER...\n\nFOLDER is a submission folder, e.g. submissions/2026-12-01_acme_my-model_single-llm (SUBMITTING.md).\n\n")
+		fmt.Fprintf(stderr, "usage: validate-submission [flags] [-reexecute [-shard i/n -out DIR | -merge DIR,...]] FOLDER...\n\nFOLDER is a submission folder, e.g. submissions/2026-12-01_acme_my-model_single-llm (SUBMITTING.md).\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	if fs.NArg() == 0 || (c.record != "" && !c.reexecute) {
+	if fs.NArg() == 0 || (c.record != "" && !c.reexecute) || ((*shardFlag != "" || *merge != "") && !c.reexecute) ||
+		(*shardFlag != "" && (*merge != "" || c.record != "")) {
 		fs.Usage()
 		return exitUsage
+	}
+	if *shardFlag != "" {
+		var err error
+		if c.shard, err = runner.ParseShard(*shardFlag); err != nil {
+			fmt.Fprintln(stderr, "validate-submission: -shard:", err)
+			return exitUsage
+		}
+	}
+	if *merge != "" {
+		c.merge = strings.Split(*merge, ",")
 	}
 	if only != "" {
 		for _, id := range strings.Split(only, ",") {
@@ -169,6 +198,11 @@ func validate(ctx context.Context, c config, dir, root string, bench *datasets.B
 	rx, err := reexecute(ctx, c, sub, root, bench, stderr)
 	if err != nil {
 		return false, err
+	}
+	if c.shard.Count > 0 {
+		fmt.Fprintf(stdout, "  shard %s: %d of %d distinct answers re-executed now, journal %s; compared nothing: merge the shards with -merge\n",
+			c.shard, rx.shardDone, rx.executions, rx.journal)
+		return true, nil
 	}
 	if len(rx.problems) > 0 {
 		report(c, rx.problems, stdout)
@@ -268,6 +302,9 @@ type reexecution struct {
 	scored     map[string]*scoring.Scored
 	env        scoring.Environment
 	bench      *datasets.Benchmark
+	// With -shard: the answers this invocation re-executed and its journal.
+	shardDone int
+	journal   string
 }
 
 func answerKey(q *results.QuestionRow) string {
@@ -311,22 +348,48 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 	}
 	rx.executions = len(jobs)
 
-	scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python,
-		Limits: sandbox.Limits{Wall: c.timeout}, AllowNoCgroup: c.noCgroup, Cold: c.cold})
-	if err != nil {
-		return nil, err
+	// Sharded (issue 17), the items are the distinct answers in this order.
+	parts := []string{"submission", sub.Folder}
+	for _, f := range sub.Files {
+		parts = append(parts, f.Run.RunID+" "+sub.FileSHA256[f.Run.RunID])
 	}
-	defer scorer.Close()
-	rx.env = scorer.Environment()
-
-	var progress io.Writer
-	if !c.quiet {
-		progress = stderr
+	parts = append(parts, runner.QuestionParts(bench)...)
+	ids := make([]string, len(jobs))
+	for k, j := range jobs {
+		ids[k] = fmt.Sprintf("%s#%d", j.q.ID, k)
 	}
-	err = scorer.ScoreEach(ctx, len(jobs), func(i int) (*datasets.Question, scoring.Submission) { return jobs[i].q, jobs[i].sub },
-		func(i int, sc *scoring.Scored) { rx.scored[jobs[i].key] = sc }, func(i int) string { return jobs[i].q.ID }, progress)
-	if err != nil {
-		return nil, err
+	if c.merge != nil {
+		out, err := runner.MergeOutcomes(c.merge, "validate-submission", parts, ids, nil)
+		if err != nil {
+			return nil, err
+		}
+		rx.env = out.Environment
+		for k, j := range jobs {
+			rx.scored[j.key] = out.Get(k)
+		}
+	} else {
+		scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python,
+			Limits: sandbox.Limits{Wall: c.timeout}, AllowNoCgroup: c.noCgroup, Cold: c.cold})
+		if err != nil {
+			return nil, err
+		}
+		defer scorer.Close()
+		rx.env = scorer.Environment()
+		var progress io.Writer
+		if !c.quiet {
+			progress = stderr
+		}
+		answer := func(i int) (*datasets.Question, scoring.Submission) { return jobs[i].q, jobs[i].sub }
+		if c.shard.Count > 0 {
+			rx.shardDone, rx.journal, err = runner.ScoreShard(ctx, scorer, c.out, "validate-submission", parts, c.shard, len(jobs), nil, answer,
+				func(k int) string { return ids[k] }, progress)
+			return rx, err
+		}
+		err = scorer.ScoreEach(ctx, len(jobs), answer, func(i int, sc *scoring.Scored) { rx.scored[jobs[i].key] = sc },
+			func(i int) string { return jobs[i].q.ID }, progress)
+		if err != nil {
+			return nil, err
+		}
 	}
 
 	// Compare, question by question, under each file's protocol.
