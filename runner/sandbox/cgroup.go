@@ -191,9 +191,11 @@ func (c *cgroups) create(name string, l Limits) (*cgroupTask, error) {
 
 // setLimits sets the memory and pids limits of a warm execution's cgroups,
 // made with the backend's limits def, to lim's. The pids limit is one less
-// than a cold task's: a cold task's cgroup holds bubblewrap, its init and
-// the code, a warm one's the execution's pid 1 (G) and the code, so the code
-// may have as many processes as in a cold run. Safe on a nil task.
+// than the smaller of a cold task's two process limits (its pids cgroup and
+// RLIMIT_NPROC, each of which counts bubblewrap, its init and the code): a
+// warm task's cgroup holds the execution's pid 1 (G) and the code, so the
+// code may have exactly as many processes as in a cold run. Safe on a nil
+// task.
 func (t *cgroupTask) setLimits(lim, def Limits) error {
 	if t == nil {
 		return nil
@@ -203,7 +205,7 @@ func (t *cgroupTask) setLimits(lim, def Limits) error {
 		case d == t.mem && lim.MemoryCgroup != def.MemoryCgroup:
 			v := []byte(strconv.FormatInt(lim.MemoryCgroup, 10))
 			// memsw first when lowering (it may not be below the memory limit), last when raising.
-			// memsw may not be below the memory limit: it goes last when
+			// memsw may not be below the memory limit: it is written last when
 			// lowering, first when raising.
 			files := []string{"memory.limit_in_bytes", "memory.memsw.limit_in_bytes"}
 			if lim.MemoryCgroup > def.MemoryCgroup {
@@ -215,7 +217,7 @@ func (t *cgroupTask) setLimits(lim, def Limits) error {
 				}
 			}
 		case strings.Contains(d, "/pids/") || fileExists(filepath.Join(d, "pids.max")):
-			if err := os.WriteFile(filepath.Join(d, "pids.max"), []byte(strconv.Itoa(max(1, lim.PidsCgroup-1))), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(d, "pids.max"), []byte(strconv.Itoa(max(1, min(lim.PidsCgroup, lim.NProc)-1))), 0o644); err != nil {
 				return err
 			}
 		}
@@ -278,17 +280,23 @@ func (t *cgroupTask) oomKilled() bool {
 	return false
 }
 
-// remove deletes the task's cgroups (they must be empty). Safe on nil.
-func (t *cgroupTask) remove() {
+// remove deletes the task's cgroups (they must be empty) and reports
+// whether they are all gone (after ~1 s of retries). Safe on nil.
+func (t *cgroupTask) remove() bool {
 	if t == nil {
-		return
+		return true
 	}
+	all := true
 	for _, d := range t.dirs {
+		gone := false
 		for i := 0; i < 50; i++ {
 			if err := os.Remove(d); err == nil || os.IsNotExist(err) {
+				gone = true
 				break
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		all = all && gone
 	}
+	return all
 }

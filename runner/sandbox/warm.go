@@ -72,7 +72,7 @@ type worker struct {
 	cmd    *exec.Cmd
 	ctl    *net.UnixConn // SOCK_SEQPACKET to the zygote (its fd 3)
 	keep   map[int]bool  // host pids of the worker itself (bubblewrap, its init, the zygote)
-	stderr *capWriter
+	stderr *lockedCap // the worker's own output (bubblewrap, the zygote)
 	exited chan struct{}
 	ready  warmReady
 	seq    int
@@ -91,9 +91,32 @@ type worker struct {
 	// cleanups counts the finished executions whose G is still exiting: its
 	// reap, then the removal of its cgroups, happen after Run returned.
 	cleanups sync.WaitGroup
+	// leftover holds task cgroups whose removal failed (a G that took long
+	// to exit); each Run and stop retry them. Guarded by mu.
+	leftover []*cgroupTask
 	// preparing counts the spare preparations under way (LeftBehind waits
 	// for them: a G being cloned is not yet among spares).
 	preparing sync.WaitGroup
+}
+
+// lockedCap is a capWriter that several goroutines may read while the
+// worker's output is copied into it.
+type lockedCap struct {
+	mu sync.Mutex
+	c  capWriter
+}
+
+func (l *lockedCap) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.c.Write(p)
+}
+
+// tail returns the last n bytes written, as text.
+func (l *lockedCap) tail(n int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return tail(l.c.buf, n)
 }
 
 // reaped is the zygote's report of an execution's G: its exit status (H's,
@@ -160,7 +183,7 @@ func warmEligible(s Spec, lim, wl Limits, dataDirs []string) bool {
 // from a cold one), or when it cannot start.
 func (l *local) startWorker(slot int) (*worker, error) {
 	uid := l.uids[slot]
-	w := &worker{slot: slot, uid: uid, exited: make(chan struct{}), stderr: &capWriter{max: 64 << 10}}
+	w := &worker{slot: slot, uid: uid, exited: make(chan struct{}), stderr: &lockedCap{c: capWriter{max: 64 << 10}}}
 	var err error
 	if w.dir, err = os.MkdirTemp(l.base, fmt.Sprintf("warm%d-", slot)); err != nil {
 		return nil, err
@@ -225,6 +248,7 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		// execution's pid 1 needs it for its mounts and namespaces; the
 		// code's process drops it (and every other) before it runs code.
 		"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", // CAP_SETPCAP: to empty the code's bounding set
+		"--cap-add", "CAP_NET_ADMIN", // to bring up the loopback interface of each execution's network namespace
 		"--add-seccomp-fd", "4", "--add-seccomp-fd", "5", // BaseDenied, WorkerProgram; each execution's code installs UntrustedDenied
 	}
 	argv = append(argv, l.systemBinds(filepath.Join(w.dir, "z"))...)
@@ -303,7 +327,7 @@ func (l *local) startWorker(slot int) (*worker, error) {
 	w.ctl.SetReadDeadline(time.Now().Add(5 * time.Minute))
 	n, err := w.ctl.Read(buf)
 	if err != nil {
-		return fail(fmt.Errorf("sandbox: the warm worker did not start: %v (its output: %q)", err, tail(w.stderr.buf, 2000)))
+		return fail(fmt.Errorf("sandbox: the warm worker did not start: %v (its output: %q)", err, w.stderr.tail(2000)))
 	}
 	if err := json.Unmarshal(buf[:n], &w.ready); err != nil || !w.ready.Ready {
 		return fail(fmt.Errorf("sandbox: the warm worker's start-up message %q: %v", buf[:n], err))
@@ -365,6 +389,28 @@ func (w *worker) dispatch() {
 	w.mu.Unlock()
 }
 
+// keepForRemoval remembers a task's cgroups that could not be removed yet.
+func (w *worker) keepForRemoval(t *cgroupTask) {
+	w.mu.Lock()
+	w.leftover = append(w.leftover, t)
+	w.mu.Unlock()
+}
+
+// retryRemovals kills what is left in the remembered cgroups and removes
+// them; those that still cannot be removed stay remembered.
+func (w *worker) retryRemovals() {
+	w.mu.Lock()
+	ts := w.leftover
+	w.leftover = nil
+	w.mu.Unlock()
+	for _, t := range ts {
+		t.killAll()
+		if !t.remove() {
+			w.keepForRemoval(t)
+		}
+	}
+}
+
 // startSpare starts preparing the next execution's G in the background.
 func (w *worker) startSpare(l *local) {
 	w.next = make(chan *spare, 1)
@@ -379,6 +425,7 @@ func (w *worker) startSpare(l *local) {
 // now when the background preparation failed (e.g. the previous execution
 // held every process the slot's uid may have while the zygote cloned).
 func (w *worker) takeSpare(l *local) *spare {
+	w.retryRemovals()
 	var sp *spare
 	if w.next != nil {
 		sp = <-w.next
@@ -404,7 +451,7 @@ func (w *worker) prepare(l *local) *spare {
 	sp := &spare{id: strconv.Itoa(w.seq), done: make(chan reaped, 1)}
 	fail := func(err error) *spare {
 		sp.discard()
-		sp.err = fmt.Errorf("%w: %v (worker output %q)", errWorker, err, tail(w.stderr.buf, 500))
+		sp.err = fmt.Errorf("%w: %v (worker output %q)", errWorker, err, w.stderr.tail(500))
 		return sp
 	}
 	if l.cg != nil {
@@ -460,10 +507,14 @@ func (w *worker) prepare(l *local) *spare {
 			return fail(fmt.Errorf("placing the execution in its cgroup %s: %v", f, err))
 		}
 	}
-	// Placed: G forks the code's process (H), which waits for the request.
+	// Placed: G forks the code's process (H), which waits for the request,
+	// and says so ("h").
 	sp.xconn.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	if _, err := sp.xconn.Write([]byte("p")); err != nil {
 		return fail(fmt.Errorf("starting the execution: %v", err))
+	}
+	if b, err := sp.lines.ReadByte(); err != nil || b != 'h' {
+		return fail(fmt.Errorf("the execution did not start its code's process: %q, %v", b, err))
 	}
 	w.mu.Lock()
 	w.spares[sp.pid1] = true
@@ -785,7 +836,7 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	st, err := readStatus()
 	switch {
 	case err != nil:
-		return nil, started, fmt.Errorf("%w: the execution's set-up: %v (worker output %q)", errWorker, err, tail(w.stderr.buf, 500))
+		return nil, started, fmt.Errorf("%w: the execution's set-up: %v (worker output %q)", errWorker, err, w.stderr.tail(500))
 	case st.SetupError != "":
 		return nil, started, fmt.Errorf("%w: %s", errWorker, st.SetupError)
 	case !st.Running:
@@ -876,7 +927,9 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			}
 			sp.xconn.Close()
 			cgTask.killAll()
-			cgTask.remove()
+			if !cgTask.remove() {
+				w.keepForRemoval(cgTask)
+			}
 			os.RemoveAll(xdir)
 		}()
 	} else {
@@ -885,7 +938,7 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		cgTask.killAll()
 		defer cgTask.remove()
 		if !gotReport && !timedOut && cancelled == nil {
-			return nil, started, fmt.Errorf("%w: the zygote did not report execution %s (worker output %q)", errWorker, id, tail(w.stderr.buf, 500))
+			return nil, started, fmt.Errorf("%w: the zygote did not report execution %s (worker output %q)", errWorker, id, w.stderr.tail(500))
 		}
 	}
 	for range 3 {

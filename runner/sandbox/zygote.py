@@ -57,6 +57,7 @@ import sys
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
+CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -440,6 +441,54 @@ def execution(xsock):
         os._exit(125)  # only on a failure of this file: setup_and_reap ends with os._exit
 
 
+libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+
+
+def loopback_up():
+    """Brings up the loopback interface of G's network namespace (the kernel
+    gives it 127.0.0.1/8 and ::1), as bubblewrap's --unshare-net does for a
+    cold task: an execution's sockets, TCP TIME_WAIT states and abstract unix
+    sockets die with its namespace instead of reaching the next execution."""
+    import fcntl
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        ifr = fcntl.ioctl(s, SIOCGIFFLAGS, struct.pack("16sh22x", b"lo", 0))
+        flags = struct.unpack("16sh", ifr[:18])[1]
+        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sh22x", b"lo", flags | IFF_UP))
+
+
+def purge_namespaces():
+    """Frees, before the status goes out, what the execution's namespaces
+    still hold once its processes are gone, so that it is freed within the
+    execution as in a cold run rather than when G's exit tears the
+    namespaces down, after the result: its POSIX message queues and SysV
+    objects (their per-uid quotas, RLIMIT_MSGQUEUE and locked shm, would
+    stay charged while the next execution starts; found in review) and its
+    tmpfs (the teardown of millions of files takes seconds of kernel time)."""
+    try:
+        mount("mqueue", "/x", "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        for name in os.listdir("/x"):
+            os.unlink("/x/" + name)
+        libc.umount2(b"/x", 0)
+    except OSError:
+        pass
+    for kind in ("shm", "msg", "sem"):
+        try:
+            lines = open("/proc/sysvipc/" + kind).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            ipcid = int(line.split()[1])
+            if kind == "shm":
+                libc.shmctl(ipcid, 0, None)  # IPC_RMID
+            elif kind == "msg":
+                libc.msgctl(ipcid, 0, None)
+            else:
+                libc.semctl(ipcid, 0, 0)
+    for m in (b"/app/tool_source_code", b"/app", b"/tmp", b"/dev/shm"):
+        libc.umount2(m, 0)
+
+
 def send_line(xs, obj):
     xs.sendall(json.dumps(obj).encode() + b"\n")
 
@@ -467,6 +516,7 @@ def setup_and_reap(xsock):
         os._exit(0)
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    loopback_up()
     # H is forked now, while the worker's previous execution runs, and waits
     # for its request on gh/hg with every privilege already dropped.
     gh, hg = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -479,6 +529,7 @@ def setup_and_reap(xsock):
         gh.detach()
         spare_code(hg)
     hg.close()
+    xs.sendall(b"h")  # H exists (a failed fork ends G: the runner sees the socket close)
     # The request (limits, folder) and the execution's descriptors (stdin,
     # stdout, stderr, side channel) come when a Run takes this spare.
     try:
@@ -551,6 +602,7 @@ def setup_and_reap(xsock):
             break
         except InterruptedError:
             continue
+    purge_namespaces()
     # H's status, as bubblewrap reports its child: 128 + n for a signal n.
     code = 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
     try:
@@ -579,7 +631,8 @@ pyapi.syscall.argtypes = [ctypes.c_long, ctypes.c_ulong, ctypes.c_void_p, ctypes
 
 def clone_execution():
     pyapi.PyOS_BeforeFork()
-    pid = pyapi.syscall(SYS_CLONE, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | signal.SIGCHLD, None, None, None, 0)
+    pid = pyapi.syscall(SYS_CLONE, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | signal.SIGCHLD,
+                        None, None, None, 0)
     if pid == 0:
         pyapi.PyOS_AfterFork_Child()
         return 0
