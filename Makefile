@@ -19,7 +19,7 @@ PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api
+.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale
 
 all: site ## the default: make site
 
@@ -76,6 +76,12 @@ check-api: sandbox-env ## update the hallucinated-API store (site/apicheck/names
 warm-bench: sandbox-env ## cold vs warm sandbox executions: overhead and one stored run vs the compute bound
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make warm-bench: MATTOOLS_DATA is not set" >&2; exit 1; fi
 	$(GO) run ./scripts/warm-bench -python $(SANDBOX_PYTHON)
+
+# site-scale measures the site build at N = 100, 1,000 and 5,000 tool-usage runs (+ N/10 QA runs) derived from
+# the imported runs: load+aggregate against DuckDB over the same files (means and std checked equal) and the
+# full build with Hugo (issue 17; heavy: NS="100 1000" for less). Figures in build/site-scale/results.md.
+site-scale: ## benchmark the site build at 100 / 1,000 / 5,000 runs against DuckDB (heavy; MATTOOLS_DATA; NS, BEFORE=1)
+	@GO=$(GO) scripts/site-scale/run.sh
 
 selfcheck: sandbox-env ## per-property self-consistency of the 138 properties (heavy; not part of make test)
 	MATTOOLS_SELFCHECK=full MATTOOLS_SELFCHECK_OUT=$(CURDIR)/build/selfcheck.txt \

@@ -86,6 +86,8 @@ var allowed = map[string][]string{
 	"cmd/merge":                       []string{"datasets", "runner", "runner/plan", "runner/systems"},
 	"scripts/runner-bench/fakeserver": []string{"runner/llm/llmtest"},
 	"scripts/runner-bench/genqa":      []string{"results"},
+	"scripts/site-scale/gen":          []string{"results", "results/check"},
+	"scripts/site-scale/loadagg":      []string{"results", "results/check", "site", "site/aggregate"},
 	"scripts/runner-bench/minimal":    []string{},
 	"deploy/kubernetes":               []string{},
 	"deploy/kubernetes/render":        []string{},

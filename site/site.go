@@ -17,6 +17,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -118,10 +120,12 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 		o.Releases = rs
 	}
-	files, paths, invalid, err := readResults(o.ResultsDir)
+	loaded, err := LoadResults(o.ResultsDir)
 	if err != nil {
 		return nil, err
 	}
+	files, paths, invalid, codeKeys := loaded.Files, loaded.Paths, loaded.Invalid, loaded.CodeKeys
+	loaded = nil
 	logf("site: %d results files in %s", len(files), o.ResultsDir)
 	subFiles, subs, subInvalid, subWarnings, err := readSubmissions(o.SubmissionsDir, o.VerifiedDir)
 	if err != nil {
@@ -133,6 +137,11 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 		paths[f.Run.RunID] = f.Path
 		files = append(files, f)
+		keys := make([]string, len(f.Questions))
+		for i := range f.Questions {
+			keys[i] = content.CodeKey(f.Questions[i].Code)
+		}
+		codeKeys[f.Run.RunID] = keys
 	}
 	invalid = append(invalid, subInvalid...)
 	if len(subs) > 0 {
@@ -182,7 +191,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		r := o.Releases[i]
 		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
 			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
-			ResultsPaths: map[string]string{}, Submissions: subs}
+			ResultsPaths: map[string]string{}, CodeKeys: codeKeys, Submissions: subs}
 		if i > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[i-1].Version, o.Releases[i-1].Runs
 		}
@@ -233,7 +242,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if needPreview(o.Releases, files) {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
 			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
-			Submissions: subs}
+			CodeKeys: codeKeys, Submissions: subs}
 		if n := len(o.Releases); n > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[n-1].Version, o.Releases[n-1].Runs
 		}
@@ -267,6 +276,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 		rep.Editions = append(rep.Editions, e.Path)
 		logf("site: edition %s: %d runs, %d configurations, %d figures", e.Path, len(e.Files), len(lb.Configurations), len(e.Figures))
+		e.Leaderboard, e.Figures = nil, nil // written: the next edition's need not share memory with them
 	}
 	if len(o.Releases) > 0 {
 		rep.Latest = o.Releases[len(o.Releases)-1].Version
@@ -281,6 +291,18 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if err := copyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, "assets")); err != nil {
 		return nil, err
 	}
+
+	// Release what the pages no longer need before Hugo runs (issue 17):
+	// the runs, their rows and the leaderboards; only what the manifest
+	// checks below read is kept.
+	complete := map[string]bool{} // editions with all their runs present
+	for _, e := range editions {
+		complete[e.Path] = len(e.Files) > 0 && len(e.Missing) == 0
+		e.Files, e.Leaderboard, e.Figures, e.ResultsPaths, e.CodeKeys = nil, nil, nil, nil, nil
+	}
+	files, byID, codeKeys = nil, nil, nil
+	runtime.GC()
+	debug.FreeOSMemory()
 
 	tmp := strings.TrimRight(o.OutDir, string(filepath.Separator)) + ".tmp"
 	if err := os.RemoveAll(tmp); err != nil {
@@ -302,7 +324,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	}
 	if o.Frozen && !inner && o.Benchmark != nil {
 		for _, e := range editions {
-			if !e.Frozen || (fromCommit[e.Path].RepoRoot == "" && (len(e.Files) == 0 || len(e.Missing) > 0)) {
+			if !e.Frozen || (fromCommit[e.Path].RepoRoot == "" && !complete[e.Path]) {
 				continue // the preview, or a release built without all its runs
 			}
 			err := CheckManifest(o.RepoRoot, e.Version, filepath.Join(tmp, e.Path), o.Benchmark)
@@ -351,27 +373,46 @@ func needPreview(rs []Release, files []*results.File) bool {
 	return len(have) > 0 && !slices.Equal(want, have)
 }
 
-// readResults reads every results file under dir (see
-// results.ReadDirReport) and checks tool-usage rows against the benchmark
-// manifest (results/check.AgainstManifest). It returns the valid files, the
-// path of each by run id, and the invalid ones (unreadable, failing
-// validation or the check); the error is a walk error or a duplicate run id.
-func readResults(dir string) ([]*results.File, map[string]string, []results.Invalid, error) {
-	all, invalid, err := results.ReadDirReport(dir)
+// Loaded is what LoadResults read from a results directory.
+type Loaded struct {
+	// Files are the valid files, in path order, each with its run record
+	// and only the summary columns of its rows (results.ReadSummary): the
+	// question pages read the texts again, file by file.
+	Files []*results.File
+	// Paths maps each valid file's run id to its path.
+	Paths map[string]string
+	// CodeKeys maps each valid tool-usage file's run id to content.CodeKey of
+	// each row's code, in row order.
+	CodeKeys map[string][]string
+	// Invalid are the files that could not be read, failed validation or
+	// failed results/check.AgainstManifest.
+	Invalid []results.Invalid
+}
+
+// LoadResults reads every results file under dir as a build does
+// (results.ScanDir: the run records and the summary columns, up to
+// GOMAXPROCS files at once) and checks tool-usage rows against the
+// benchmark manifest (results/check.AgainstManifest). The error is a walk
+// error or a duplicate run id; invalid files are in Loaded.Invalid.
+func LoadResults(dir string) (*Loaded, error) {
+	sums, invalid, err := results.ScanDir(dir, results.SummaryOptions{CodeKey: content.CodeKey})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	var files []*results.File
-	paths := map[string]string{}
-	for _, f := range all {
+	l := &Loaded{Paths: map[string]string{}, CodeKeys: map[string][]string{}, Invalid: invalid}
+	for _, s := range sums {
+		f := s.File
 		if err := check.AgainstManifest(f); err != nil {
-			invalid = append(invalid, results.Invalid{Path: f.Path, RunID: f.Run.RunID, Err: fmt.Errorf("%s: %w", f.Path, err)})
+			l.Invalid = append(l.Invalid, results.Invalid{Path: f.Path, RunID: f.Run.RunID, Err: fmt.Errorf("%s: %w", f.Path, err)})
 			continue
 		}
-		paths[f.Run.RunID] = f.Path
-		files = append(files, f)
+		l.Paths[f.Run.RunID] = f.Path
+		if s.CodeKeys != nil {
+			l.CodeKeys[f.Run.RunID] = s.CodeKeys
+		}
+		l.Files = append(l.Files, f)
 	}
-	return files, paths, invalid, nil
+	return l, nil
 }
 
 // staleGenerator warns, for a build that is not Frozen, when the site

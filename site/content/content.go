@@ -61,7 +61,16 @@ type Edition struct {
 	// Catalog names models that have no run (paper-only rows); nil means aggregate.DefaultCatalog().
 	Catalog *aggregate.Catalog
 	// ResultsPaths maps run ids to their results files, copied as downloads.
+	// The question pages read each tool-usage file's texts from it
+	// (results.ReadDetails), one configuration identity at a time, when
+	// Files hold only the summary columns (results.ReadSummary); a run
+	// without a path is shown from its rows in Files.
 	ResultsPaths map[string]string
+	// CodeKeys maps run ids to CodeKey of each of the run's question rows'
+	// code, in row order (results.SummaryOptions.CodeKey), for the
+	// hallucinated-API counts; a run without keys has them computed from
+	// its rows in Files.
+	CodeKeys map[string][]string
 	// DataHint says how to get the data when the edition has no runs.
 	DataHint string
 	// Submissions are the submissions known to the build; the edition

@@ -12,6 +12,16 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site/apicheck"
 )
 
+// CodeKey returns the hallucinated-API store's key of code (apicheck.Key),
+// or "" for code that is empty or all white space (which imports nothing
+// and is never checked).
+func CodeKey(code string) string {
+	if strings.TrimSpace(code) == "" {
+		return ""
+	}
+	return apicheck.Key(code)
+}
+
 // FailuresPath is the edition-relative path of the failure-taxonomy page.
 const FailuresPath = "failures"
 
@@ -92,15 +102,22 @@ func (v *views) hallucinations(store *apicheck.Store, confs []*aggregate.Configu
 			if r.Status == aggregate.StatusOutsideRounds {
 				continue
 			}
+			keys := v.e.CodeKeys[r.ID()]
 			for i := range r.File.Questions {
 				q := &r.File.Questions[i]
 				k := answerKey{c.Identity(), r.Round(), q.QuestionID}
-				if seen[k] || strings.TrimSpace(q.Code) == "" {
+				key := ""
+				if i < len(keys) {
+					key = keys[i]
+				} else {
+					key = CodeKey(q.Code)
+				}
+				if seen[k] || key == "" {
 					continue
 				}
 				seen[k] = true
 				hv.Answers++
-				res, ok := store.Lookup(q.Code)
+				res, ok := store.Codes[key]
 				if !ok {
 					continue
 				}

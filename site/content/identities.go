@@ -75,6 +75,9 @@ func primaryOf(members []*aggregate.Configuration) *aggregate.Configuration {
 // Identity, in the order of their first member in the leaderboard, and
 // indexes each configuration's group.
 func (v *views) identityGroups() ([]*identityGroup, map[*aggregate.Configuration]*identityGroup) {
+	if v.groupOf != nil {
+		return v.groups, v.groupOf
+	}
 	byIdentity := map[string]*identityGroup{}
 	groups := []*identityGroup{}
 	groupOf := map[*aggregate.Configuration]*identityGroup{}
@@ -92,6 +95,7 @@ func (v *views) identityGroups() ([]*identityGroup, map[*aggregate.Configuration
 		slices.SortStableFunc(g.Members, compareMembers)
 		g.Primary = primaryOf(g.Members)
 	}
+	v.groups, v.groupOf = groups, groupOf
 	return groups, groupOf
 }
 

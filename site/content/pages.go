@@ -101,8 +101,11 @@ type outcomeView struct {
 	Text     string `json:"text"`
 	Passed   string `json:"passed"` // "2/4", or "" when unknown
 	Cause    string `json:"cause"`
-	Code     string `json:"code"`
-	Function string `json:"function"`
+	// Code and Function are not in the page data: the page shows each
+	// round's code once (codeView), and a second copy per verdict doubled
+	// the question pages' size (issue 17).
+	Code     string `json:"-"`
+	Function string `json:"-"`
 	Error    string `json:"error"`
 	Stdout   string `json:"stdout"`
 	Stderr   string `json:"stderr"`
@@ -289,7 +292,7 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 					title = append(title, t)
 				}
 			}
-			cell := matrixCell{Symbols: strings.Join(sym, ""), Href: questionHref(q.ID) + "#" + c.Slug}
+			cell := matrixCell{Symbols: strings.Join(sym, ""), Href: v.questionPageHref(q.ID, c) + "#" + c.Slug}
 			if k, n := agreement(qrs); n > 0 {
 				cell.Agreement = fmt.Sprintf("%d/%d", k, n)
 				title = append(title, fmt.Sprintf("%d of %d rounds with a known verdict correct", k, n))
@@ -456,104 +459,6 @@ var systemDescription = map[results.System]string{
 		"only the paper's figure values exist.",
 	results.SystemSelfReflectionRAG: "Up to 5 iterations of retrieve → generate → format check → execute; it stops at the first " +
 		"run returning a dict with no None values, else a critic steers the next retrieval.",
-}
-
-// writeQuestions writes one page per question: one section per
-// configuration identity (model · system · source · provenance family), one
-// entry per round with the code once and the verdict under each scoring
-// protocol present, and a filter by model, system and verdict
-// (static/assets/questions.js; the page reads in full without it).
-func (w *writer) writeQuestions(v *views) {
-	b := w.e.Benchmark
-	if b == nil {
-		w.page("questions", "Questions", "questions", map[string]any{"questions": []any{}})
-		return
-	}
-	groups, _ := v.identityGroups()
-	rowsOf := map[*aggregate.Run]map[string]*results.QuestionRow{}
-	for _, g := range groups {
-		for _, c := range g.Members {
-			for _, r := range c.Runs {
-				rowsOf[r] = rowsByQuestion(r)
-			}
-		}
-	}
-	type questionItem struct {
-		questionRef
-		Properties int    `json:"properties"`
-		Executable bool   `json:"executable"`
-		Runs       int    `json:"runs"`
-		Known      string `json:"known"` // "k of n rounds with a known verdict fully correct"
-	}
-	type option struct {
-		Value string `json:"value"`
-		Text  string `json:"text"`
-	}
-	items := []questionItem{}
-	for _, q := range b.Questions {
-		sections := []*identitySection{}
-		nRuns, nRounds, known, correct := 0, 0, 0, 0
-		var models, systems, verdicts []option
-		addOpt := func(opts *[]option, value, text string) {
-			if !slices.ContainsFunc(*opts, func(o option) bool { return o.Value == value }) {
-				*opts = append(*opts, option{Value: value, Text: text})
-			}
-		}
-		for _, g := range groups {
-			s := v.questionSection(g, q.ID, func(r *aggregate.Run) *results.QuestionRow { return rowsOf[r][q.ID] })
-			if s == nil {
-				continue
-			}
-			sections = append(sections, s)
-			nRuns += s.Runs
-			nRounds += len(s.Entries)
-			known += s.Known
-			correct += s.Correct
-			addOpt(&models, s.ModelID, s.Model)
-			addOpt(&systems, s.SystemID, aggregate.SystemTitle(results.System(s.SystemID)))
-			for _, e := range s.Entries {
-				addOpt(&verdicts, e.Verdict, verdictSymbol(results.Verdict(e.Verdict))+" "+e.Verdict)
-			}
-		}
-		slices.SortStableFunc(models, func(a, b option) int { return strings.Compare(a.Text, b.Text) })
-		slices.SortStableFunc(verdicts, func(a, b option) int { return strings.Compare(a.Value, b.Value) })
-		type prop struct {
-			Name        string `json:"name"`
-			Description string `json:"description"`
-			Format      string `json:"format"`
-			Value       string `json:"value"`
-		}
-		type dataFile struct {
-			Path    string `json:"path"`
-			Present bool   `json:"present"`
-			Bytes   int64  `json:"bytes"`
-		}
-		var props []prop
-		for _, p := range q.Properties {
-			props = append(props, prop{Name: p.Name, Description: p.Description, Format: p.Format, Value: p.ValueText()})
-		}
-		files := []dataFile{}
-		for _, f := range q.DataFiles {
-			files = append(files, dataFile{Path: f.Path, Present: f.Present, Bytes: f.Bytes})
-		}
-		ref := questionRef{ID: q.ID, Index: q.Index, Href: questionHref(q.ID)}
-		knownText := "no per-question outcomes known"
-		if known > 0 {
-			knownText = fmt.Sprintf("%d of %d rounds with a known verdict fully correct", correct, known)
-		}
-		for _, o := range []*[]option{&models, &systems, &verdicts} {
-			if *o == nil {
-				*o = []option{}
-			}
-		}
-		items = append(items, questionItem{questionRef: ref, Properties: len(q.Properties), Executable: q.Executable(), Runs: nRuns, Known: knownText})
-		w.page(questionHref(q.ID), q.ID, "question", map[string]any{
-			"id": q.ID, "index": q.Index, "number": q.Index + 1, "statement": q.Text, "properties": props, "data_files": files,
-			"executable": q.Executable(), "sections": sections, "runs": nRuns, "rounds": nRounds, "known": knownText,
-			"filter": map[string]any{"models": models, "systems": systems, "verdicts": verdicts},
-		})
-	}
-	w.page("questions", "Questions", "questions", map[string]any{"questions": items, "benchmark_commit": b.Commit})
 }
 
 func (w *writer) writeMethodology(v *views) {

@@ -27,6 +27,10 @@ type views struct {
 	referenceIn map[*aggregate.Configuration][]aggregate.Board
 	// apiStore is the committed hallucinated-API store (set by writeFailures).
 	apiStore *apicheck.Store
+	// groups and groupOf cache identityGroups; pageOf caches questionPages.
+	groups  []*identityGroup
+	groupOf map[*aggregate.Configuration]*identityGroup
+	pageOf  map[string]map[*identityGroup]int
 }
 
 func newViews(e *Edition) *views {

@@ -1,0 +1,622 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// This file reads results files for the leaderboard (issue 17): the run
+// record from the footer's key-value metadata and only the row columns a
+// reader needs, so that memory holds the aggregates and a few small
+// columns per question, never every row's texts, and QA item rows (7,192
+// per imported run) not at all.
+
+// SummaryOptions configure ReadSummary.
+type SummaryOptions struct {
+	// CodeKey, when not nil, is applied to each tool-usage row's code as it
+	// is read (the code itself is not kept); its results are
+	// Summary.CodeKeys, and the code is checked to be valid UTF-8 (Validate's
+	// rule). Code that is empty or all white space is passed too.
+	CodeKey func(code string) string
+}
+
+// Summary is a results file as the leaderboard's tables read it.
+type Summary struct {
+	// File holds the run record and, for tool usage, one QuestionRow per
+	// row with only the summary columns set (identity, question,
+	// property count, outcome, verdict and cause, tokens, latency); its
+	// texts, retrieved context and trace are empty: ReadDetails reads them.
+	// QA files keep no rows (QAItems is nil): their counts were checked
+	// against the totals and dropped.
+	File *File
+	// CodeKeys holds SummaryOptions.CodeKey of each row's code, in row
+	// order (nil without CodeKey).
+	CodeKeys []string
+}
+
+// detailRow is the projection of QuestionRow that ReadDetails decodes: the
+// texts a question page shows.
+type detailRow struct {
+	QuestionIndex     int32            `parquet:"question_index"`
+	QuestionID        string           `parquet:"question_id"`
+	Code              string           `parquet:"code"`
+	FunctionName      string           `parquet:"function_name"`
+	ErrorExcerpt      *string          `parquet:"error_excerpt,optional"`
+	StdoutExcerpt     *string          `parquet:"stdout_excerpt,optional"`
+	StderrExcerpt     *string          `parquet:"stderr_excerpt,optional"`
+	ErrorExcerptBytes *int64           `parquet:"error_excerpt_bytes,optional"`
+	StdoutBytes       *int64           `parquet:"stdout_bytes,optional"`
+	StderrBytes       *int64           `parquet:"stderr_bytes,optional"`
+	Retrieved         []RetrievedChunk `parquet:"retrieved,list"`
+	Trace             []TraceStage     `parquet:"trace,list"`
+}
+
+// ReadSummary reads the results file at path for the leaderboard's tables:
+// the run record (checked as Read checks it) and only the columns of
+// summaryQuestions (tool usage) or summaryQA (QA), each checked by Validate's
+// rules, then the rows' identity columns against the run. The rules on
+// columns it does not read (the texts' UTF-8 and byte lengths, the
+// retrieved context, the trace) are ReadDetails' and Read's. Errors are
+// *FormatError values naming path, the row and the field, as Read's.
+func ReadSummary(path string, o SummaryOptions) (*Summary, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	s, err := decodeSummary(fh, st.Size(), o)
+	if err != nil {
+		return nil, withFile(path, err)
+	}
+	s.File.Path = path
+	return s, nil
+}
+
+func decodeSummary(r io.ReaderAt, size int64, o SummaryOptions) (s *Summary, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s, err = nil, &FormatError{Err: fmt.Errorf("not a readable Parquet file: the reader failed: %v", p)}
+		}
+	}()
+	pf, f, err := openRun(r, size)
+	if err != nil {
+		return nil, err
+	}
+	s = &Summary{File: f}
+	run := &f.Run
+	if run.Benchmark.IsQA() {
+		if f.QAItems, err = summaryQA(pf, r, size); err != nil {
+			return nil, err
+		}
+	} else {
+		if f.Questions, err = summaryQuestions(pf, r, size); err != nil {
+			return nil, err
+		}
+		if o.CodeKey != nil && len(f.Questions) > 0 {
+			if s.CodeKeys, err = codeKeys(pf, r, size, o.CodeKey); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := checkIdentity(f); err != nil {
+		return nil, err
+	}
+	if err := Validate(f); err != nil {
+		return nil, err
+	}
+	f.QAItems = nil
+	for i := range f.Questions { // share the run's strings rather than one copy per row
+		q := &f.Questions[i]
+		q.RunID, q.Benchmark, q.System, q.Model, q.ScoringProtocol = run.RunID, string(run.Benchmark), string(run.System), run.Model, run.ScoringProtocol
+	}
+	return s, nil
+}
+
+// ReadDetails returns the rows of the tool-usage results file at path with
+// the columns a question page shows (detailRow: question index and id,
+// code, function name, the error, stdout and stderr excerpts and their
+// original byte lengths, the retrieved context and the trace) set, and
+// every other field zero, after checking the file's footer and run record
+// as ReadSummary does and these columns by Validate's rules. Errors are
+// *FormatError values naming path, the row and the field.
+func ReadDetails(path string) ([]QuestionRow, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := decodeDetails(fh, st.Size())
+	if err != nil {
+		return nil, withFile(path, err)
+	}
+	return rows, nil
+}
+
+func decodeDetails(r io.ReaderAt, size int64) (out []QuestionRow, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, &FormatError{Err: fmt.Errorf("not a readable Parquet file: the reader failed: %v", p)}
+		}
+	}()
+	pf, f, err := openRun(r, size)
+	if err != nil {
+		return nil, err
+	}
+	if f.Run.Benchmark.IsQA() {
+		return nil, metaErr("benchmark", "is %s: QA files have no question details", f.Run.Benchmark)
+	}
+	rows, err := readColumns[detailRow](pf, r, size)
+	if err != nil {
+		return nil, err
+	}
+	out = make([]QuestionRow, len(rows))
+	var errs []error
+	for i, d := range rows {
+		q := &out[i]
+		*q = QuestionRow{QuestionIndex: d.QuestionIndex, QuestionID: d.QuestionID, Code: d.Code, FunctionName: d.FunctionName,
+			ErrorExcerpt: d.ErrorExcerpt, StdoutExcerpt: d.StdoutExcerpt, StderrExcerpt: d.StderrExcerpt,
+			ErrorExcerptBytes: d.ErrorExcerptBytes, StdoutBytes: d.StdoutBytes, StderrBytes: d.StderrBytes}
+		if len(d.Retrieved) > 0 {
+			q.Retrieved = d.Retrieved
+		}
+		if len(d.Trace) > 0 {
+			q.Trace = d.Trace
+			for j := range q.Trace {
+				if len(q.Trace[j].RetrievedIDs) == 0 {
+					q.Trace[j].RetrievedIDs = nil
+				}
+			}
+		}
+		errs = append(errs, validateQuestionText(i+1, q)...)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// openRun checks the footer of the file r (of size bytes), opens it and
+// decodes its run record as Read does, without reading any page.
+func openRun(r io.ReaderAt, size int64) (*parquet.File, *File, error) {
+	if err := checkFooter(r, size); err != nil {
+		return nil, nil, &FormatError{Err: err}
+	}
+	pf, err := parquet.OpenFile(r, size, openOptions...)
+	if err != nil {
+		return nil, nil, &FormatError{Err: fmt.Errorf("not a Parquet file: %w", err)}
+	}
+	var decoded int64
+	for _, rg := range pf.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			if c.MetaData.TotalUncompressedSize < 0 {
+				return nil, nil, &FormatError{Err: fmt.Errorf("not a Parquet file: a column chunk claims %d bytes", c.MetaData.TotalUncompressedSize)}
+			}
+			decoded += c.MetaData.TotalUncompressedSize
+			if codec := c.MetaData.Codec; codec == format.Lz4 || codec == format.Lz4Raw || codec == format.LZO {
+				return nil, nil, &FormatError{Err: fmt.Errorf("column %s is compressed with %v, which this reader refuses; write zstd, snappy, gzip, brotli or none",
+					strings.Join(c.MetaData.PathInSchema, "."), codec)}
+			}
+		}
+	}
+	if decoded > MaxDecodedBytes {
+		return nil, nil, &FormatError{Err: fmt.Errorf("the columns decompress to %d bytes, over the reader's cap of %d", decoded, MaxDecodedBytes)}
+	}
+	version, ok := pf.Lookup(MetaFormatVersion)
+	if !ok {
+		return nil, nil, metaErr(MetaFormatVersion, "missing: not a MatTools results file")
+	}
+	fileVersion, err := strconv.Atoi(version)
+	if err != nil || fileVersion < 1 || fileVersion > FormatVersion {
+		return nil, nil, metaErr(MetaFormatVersion, "is %q; this reader supports versions 1 to %d", version, FormatVersion)
+	}
+	runJSON, ok := pf.Lookup(MetaRun)
+	if !ok {
+		return nil, nil, metaErr(MetaRun, "missing")
+	}
+	if errs := checkRequired(runJSON); len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	f := &File{}
+	dec := json.NewDecoder(strings.NewReader(runJSON))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f.Run); err != nil {
+		return nil, nil, metaErr(MetaRun, "invalid JSON: %v", err)
+	}
+	run := &f.Run
+	if run.FormatVersion != fileVersion {
+		return nil, nil, metaErr("format_version", "is %d but %s is %d", run.FormatVersion, MetaFormatVersion, fileVersion)
+	}
+	for _, kv := range []struct{ key, want string }{
+		{MetaRowKind, rowKind(run.Benchmark)}, {MetaBenchmark, string(run.Benchmark)},
+		{MetaBenchmarkVersion, run.BenchmarkVersion}, {MetaScoringProtocol, run.ScoringProtocol},
+		{MetaGenerator, run.Environment.Generator}, {MetaGeneratorVersion, run.Environment.GeneratorVersion},
+	} {
+		if got, _ := pf.Lookup(kv.key); got != kv.want {
+			return nil, nil, metaErr(kv.key, "is %q but %s says %q", got, MetaRun, kv.want)
+		}
+	}
+	return pf, f, nil
+}
+
+// readColumns checks the page headers of the column chunks that T reads
+// (as checkPages does for a whole file) and reads every row as T: only
+// those columns are decoded (parquet-go converts the file's row groups to
+// T's schema; columns T lacks are never read).
+func readColumns[T any](pf *parquet.File, r io.ReaderAt, size int64) ([]T, error) {
+	want := map[string]bool{}
+	for _, field := range parquet.SchemaOf(new(T)).Fields() {
+		want[field.Name()] = true
+	}
+	for _, rg := range pf.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			if len(c.MetaData.PathInSchema) == 0 || !want[c.MetaData.PathInSchema[0]] {
+				continue
+			}
+			if err := checkChunkAt(c.MetaData, r, size); err != nil {
+				return nil, &FormatError{Err: fmt.Errorf("not a readable Parquet file: %w", err)}
+			}
+		}
+	}
+	return readRows[T](pf)
+}
+
+// checkChunkAt is checkPages for one column chunk of the file r (of size
+// bytes): every page header is read and its sizes checked before
+// parquet-go decodes a page of the chunk.
+func checkChunkAt(md format.ColumnMetaData, r io.ReaderAt, size int64) error {
+	name := strings.Join(md.PathInSchema, ".")
+	start := md.DataPageOffset
+	if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
+		start = md.DictionaryPageOffset
+	}
+	end := start + md.TotalCompressedSize
+	if start < 4 || md.TotalCompressedSize < 0 || end > size || end < start {
+		return fmt.Errorf("column %s: its chunk (offset %d, %d bytes) lies outside the file", name, start, md.TotalCompressedSize)
+	}
+	chunk := make([]byte, end-start)
+	if _, err := r.ReadAt(chunk, start); err != nil {
+		return fmt.Errorf("column %s: %w", name, err)
+	}
+	var values int64
+	for off := int64(0); off < int64(len(chunk)); {
+		var h format.PageHeader
+		br := bytes.NewReader(chunk[off:])
+		var proto thrift.CompactProtocol
+		if err := thrift.NewDecoder(proto.NewReader(br)).Decode(&h); err != nil {
+			return fmt.Errorf("column %s: page header at byte %d: %w", name, start+off, err)
+		}
+		hdr := int64(len(chunk[off:])) - int64(br.Len())
+		switch {
+		case h.CompressedPageSize < 0 || h.UncompressedPageSize < 0:
+			return fmt.Errorf("column %s: page at byte %d claims a negative size", name, start+off)
+		case off+hdr+int64(h.CompressedPageSize) > int64(len(chunk)):
+			return fmt.Errorf("column %s: page at byte %d claims %d bytes, past its chunk", name, start+off, h.CompressedPageSize)
+		case int64(h.UncompressedPageSize) > md.TotalUncompressedSize:
+			return fmt.Errorf("column %s: page at byte %d claims %d bytes uncompressed, more than its chunk's %d", name, start+off, h.UncompressedPageSize, md.TotalUncompressedSize)
+		}
+		if v, ok := h.DataPageHeader.Get(); ok {
+			values += int64(v.NumValues)
+		}
+		if v, ok := h.DataPageHeaderV2.Get(); ok {
+			values += int64(v.NumValues)
+		}
+		off += hdr + int64(h.CompressedPageSize)
+	}
+	if values > md.NumValues && md.NumValues >= 0 {
+		return fmt.Errorf("column %s: its pages hold %d values, its chunk says %d", name, values, md.NumValues)
+	}
+	return nil
+}
+
+// ScanDir reads every results file under dir with ReadSummary, as
+// ReadDirReport reads them (recursively, lexical path order, names
+// starting with "." skipped, a missing dir gives nothing; an unreadable or
+// invalid file is returned in invalid with its path, best-effort run id and
+// error; the error is a walk error or two valid files with the same run id,
+// naming both), with up to GOMAXPROCS files read at once. The summaries
+// are in path order.
+func ScanDir(dir string, o SummaryOptions) (sums []*Summary, invalid []Invalid, err error) {
+	paths, err := resultsPaths(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	type result struct {
+		s   *Summary
+		err error
+	}
+	res := make([]result, len(paths))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				s, err := ReadSummary(paths[i], o)
+				res[i] = result{s, err}
+			}
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	byID := map[string]string{}
+	var errs []error
+	for i, p := range paths {
+		s, err := res[i].s, res[i].err
+		if err != nil {
+			if e := (*FormatError)(nil); !errors.As(err, &e) && !strings.Contains(err.Error(), p) {
+				err = fmt.Errorf("%s: %w", p, err)
+			}
+			invalid = append(invalid, Invalid{Path: p, RunID: PeekRunID(p), Err: err})
+			continue
+		}
+		if prev, dup := byID[s.File.Run.RunID]; dup {
+			errs = append(errs, fmt.Errorf("%s: run_id %q already used by %s", p, s.File.Run.RunID, prev))
+			continue
+		}
+		byID[s.File.Run.RunID] = p
+		sums = append(sums, s)
+	}
+	return sums, invalid, errors.Join(errs...)
+}
+
+// columnKind is what a flat column must hold.
+type columnKind int
+
+const (
+	kindInt columnKind = iota
+	kindBool
+	kindString
+)
+
+// scanColumn reads the flat column name of pf page by page and calls fn
+// with each row's value (null for a null or, when the column is absent and
+// not required, every row); only that column's pages are decoded. The
+// column must hold kind (integers of any width; strings as byte arrays)
+// and one value per row. parquet-go's pages are released as they are done,
+// so fn must copy what it keeps of a byte array.
+func scanColumn(pf *parquet.File, r io.ReaderAt, size int64, name string, kind columnKind, required bool, fn func(row int, v parquet.Value) error) error {
+	total := pf.NumRows()
+	if total < 0 || total > MaxRows {
+		return metaErr("rows", "the file claims %d rows; a results file holds at most %d", total, MaxRows)
+	}
+	leaf, ok := pf.Schema().Lookup(name)
+	if !ok {
+		if required {
+			return metaErr("columns", "required column %q is missing", name)
+		}
+		for i := range int(total) {
+			if err := fn(i, parquet.Value{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if leaf.MaxRepetitionLevel > 0 {
+		return metaErr("columns", "column %q is repeated; want one value per row", name)
+	}
+	row := 0
+	buf := make([]parquet.Value, 1024)
+	for gi, rg := range pf.RowGroups() {
+		if err := checkChunkAt(pf.Metadata().RowGroups[gi].Columns[leaf.ColumnIndex].MetaData, r, size); err != nil {
+			return &FormatError{Err: fmt.Errorf("not a readable Parquet file: %w", err)}
+		}
+		pages := rg.ColumnChunks()[leaf.ColumnIndex].Pages()
+		err := func() error {
+			defer pages.Close()
+			for {
+				p, err := pages.ReadPage()
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				if err != nil {
+					return &FormatError{Row: row + 1, Field: name, Err: err}
+				}
+				vr := p.Values()
+				for {
+					n, err := vr.ReadValues(buf)
+					for _, v := range buf[:n] {
+						if row >= int(total) {
+							parquet.Release(p)
+							return &FormatError{Field: name, Err: fmt.Errorf("holds more values than the file's %d rows", total)}
+						}
+						if !v.IsNull() {
+							k := v.Kind()
+							if ok := (kind == kindInt && (k == parquet.Int32 || k == parquet.Int64)) || (kind == kindBool && k == parquet.Boolean) ||
+								(kind == kindString && (k == parquet.ByteArray || k == parquet.FixedLenByteArray)); !ok {
+								parquet.Release(p)
+								return rowErr(row+1, name, "holds a %v value", k)
+							}
+						} else if required {
+							parquet.Release(p)
+							return rowErr(row+1, name, "is null; the column is required")
+						}
+						if err := fn(row, v); err != nil {
+							parquet.Release(p)
+							return err
+						}
+						row++
+					}
+					if errors.Is(err, io.EOF) {
+						break
+					}
+					if err != nil {
+						parquet.Release(p)
+						return &FormatError{Row: row + 1, Field: name, Err: err}
+					}
+					if n == 0 {
+						parquet.Release(p)
+						return &FormatError{Row: row + 1, Field: name, Err: errors.New("no progress reading values")}
+					}
+				}
+				parquet.Release(p)
+			}
+		}()
+		if err != nil {
+			return err
+		}
+	}
+	if row != int(total) {
+		return &FormatError{Field: name, Err: fmt.Errorf("holds %d values for the file's %d rows", row, total)}
+	}
+	return nil
+}
+
+// interner shares the strings of a column with few distinct values
+// (verdicts, causes, identity columns).
+type interner map[string]string
+
+func (in interner) get(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	in[s] = s
+	return s
+}
+
+func optInt64(v parquet.Value) *int64 {
+	if v.IsNull() {
+		return nil
+	}
+	x := v.Int64()
+	return &x
+}
+
+func optInt32(v parquet.Value) *int32 {
+	if v.IsNull() {
+		return nil
+	}
+	x := int32(v.Int64())
+	return &x
+}
+
+// column is one flat column a summary reads: its name, kind, whether the
+// format requires it, and where its values go.
+type column struct {
+	name     string
+	kind     columnKind
+	required bool
+	set      func(row int, v parquet.Value)
+}
+
+func scanColumns(pf *parquet.File, r io.ReaderAt, size int64, cols []column) error {
+	for _, c := range cols {
+		if err := scanColumn(pf, r, size, c.name, c.kind, c.required, func(row int, v parquet.Value) error { c.set(row, v); return nil }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// identityColumns are the seven identity columns of rows of type T.
+func identityColumns(in interner, id func(row int) (runID, bench, sys *string, src *int32, model *string, round *int32, proto *string)) []column {
+	str := func(pick func(row int) *string) func(int, parquet.Value) {
+		return func(row int, v parquet.Value) { *pick(row) = in.get(v.ByteArray()) }
+	}
+	num := func(pick func(row int) *int32) func(int, parquet.Value) {
+		return func(row int, v parquet.Value) { *pick(row) = int32(v.Int64()) }
+	}
+	return []column{
+		{"run_id", kindString, true, str(func(i int) *string { p, _, _, _, _, _, _ := id(i); return p })},
+		{"benchmark", kindString, true, str(func(i int) *string { _, p, _, _, _, _, _ := id(i); return p })},
+		{"system", kindString, true, str(func(i int) *string { _, _, p, _, _, _, _ := id(i); return p })},
+		{"retrieval_source", kindInt, true, num(func(i int) *int32 { _, _, _, p, _, _, _ := id(i); return p })},
+		{"model", kindString, true, str(func(i int) *string { _, _, _, _, p, _, _ := id(i); return p })},
+		{"round", kindInt, true, num(func(i int) *int32 { _, _, _, _, _, p, _ := id(i); return p })},
+		{"scoring_protocol", kindString, true, str(func(i int) *string { _, _, _, _, _, _, p := id(i); return p })},
+	}
+}
+
+// summaryQuestions reads the summary columns of a tool-usage file.
+func summaryQuestions(pf *parquet.File, r io.ReaderAt, size int64) ([]QuestionRow, error) {
+	n := int(min(max(pf.NumRows(), 0), MaxRows))
+	rows := make([]QuestionRow, n)
+	in := interner{}
+	cols := identityColumns(in, func(i int) (*string, *string, *string, *int32, *string, *int32, *string) {
+		q := &rows[i]
+		return &q.RunID, &q.Benchmark, &q.System, &q.RetrievalSource, &q.Model, &q.Round, &q.ScoringProtocol
+	})
+	cols = append(cols,
+		column{"question_index", kindInt, true, func(i int, v parquet.Value) { rows[i].QuestionIndex = int32(v.Int64()) }},
+		column{"question_id", kindString, true, func(i int, v parquet.Value) { rows[i].QuestionID = string(v.ByteArray()) }},
+		column{"property_count", kindInt, true, func(i int, v parquet.Value) { rows[i].PropertyCount = int32(v.Int64()) }},
+		column{"runnable", kindBool, false, func(i int, v parquet.Value) {
+			if !v.IsNull() {
+				b := v.Boolean()
+				rows[i].Runnable = &b
+			}
+		}},
+		column{"properties_passed", kindInt, false, func(i int, v parquet.Value) { rows[i].PropertiesPassed = optInt32(v) }},
+		column{"verdict", kindString, true, func(i int, v parquet.Value) { rows[i].Verdict = in.get(v.ByteArray()) }},
+		column{"verdict_cause", kindString, true, func(i int, v parquet.Value) { rows[i].VerdictCause = in.get(v.ByteArray()) }},
+		column{"prompt_tokens", kindInt, false, func(i int, v parquet.Value) { rows[i].PromptTokens = optInt64(v) }},
+		column{"completion_tokens", kindInt, false, func(i int, v parquet.Value) { rows[i].CompletionTokens = optInt64(v) }},
+		column{"latency_ms", kindInt, false, func(i int, v parquet.Value) { rows[i].LatencyMS = optInt64(v) }},
+	)
+	if err := scanColumns(pf, r, size, cols); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// summaryQA reads the count columns of a QA file.
+func summaryQA(pf *parquet.File, r io.ReaderAt, size int64) ([]QAItem, error) {
+	n := int(min(max(pf.NumRows(), 0), MaxRows))
+	rows := make([]QAItem, n)
+	in := interner{}
+	cols := identityColumns(in, func(i int) (*string, *string, *string, *int32, *string, *int32, *string) {
+		q := &rows[i]
+		return &q.RunID, &q.Benchmark, &q.System, &q.RetrievalSource, &q.Model, &q.Round, &q.ScoringProtocol
+	})
+	cols = append(cols,
+		column{"item_index", kindInt, true, func(i int, v parquet.Value) { rows[i].ItemIndex = int32(v.Int64()) }},
+		column{"questions", kindInt, true, func(i int, v parquet.Value) { rows[i].Questions = int32(v.Int64()) }},
+		column{"correct", kindInt, true, func(i int, v parquet.Value) { rows[i].Correct = int32(v.Int64()) }},
+		column{"correct_lenient", kindInt, false, func(i int, v parquet.Value) { rows[i].CorrectLenient = optInt32(v) }},
+		column{"answer_text_bytes", kindInt, false, func(i int, v parquet.Value) { rows[i].AnswerTextBytes = optInt64(v) }},
+	)
+	if err := scanColumns(pf, r, size, cols); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// codeKeys applies key to each row's code after checking that it is valid
+// UTF-8 (Validate's rule, on the one text column a summary reads).
+func codeKeys(pf *parquet.File, r io.ReaderAt, size int64, key func(string) string) ([]string, error) {
+	keys := make([]string, int(min(max(pf.NumRows(), 0), MaxRows)))
+	err := scanColumn(pf, r, size, "code", kindString, true, func(i int, v parquet.Value) error {
+		b := v.ByteArray()
+		if !utf8.Valid(b) {
+			return rowErr(i+1, "code", "is not valid UTF-8, a sign of capping; code is never capped or truncated")
+		}
+		keys[i] = key(string(b))
+		return nil
+	})
+	return keys, err
+}
