@@ -94,22 +94,19 @@ func (w *writer) writeBoards(v *views) {
 
 // outcomeView is one run's outcome on one question.
 type outcomeView struct {
-	Run      string `json:"run"`
-	Round    int    `json:"round"`
-	Verdict  string `json:"verdict"`
-	Symbol   string `json:"symbol"`
-	Text     string `json:"text"`
-	Passed   string `json:"passed"` // "2/4", or "" when unknown
-	Cause    string `json:"cause"`
-	// Code and Function are not in the page data: the page shows each
-	// round's code once (codeView), and a second copy per verdict doubled
-	// the question pages' size (issue 17).
-	Code     string `json:"-"`
-	Function string `json:"-"`
-	Error    string `json:"error"`
-	Stdout   string `json:"stdout"`
-	Stderr   string `json:"stderr"`
-	Status   string `json:"status"`
+	Run     string `json:"run"`
+	Round   int    `json:"round"`
+	Verdict string `json:"verdict"`
+	Symbol  string `json:"symbol"`
+	Text    string `json:"text"`
+	Passed  string `json:"passed"` // "2/4", or "" when unknown
+	Cause   string `json:"cause"`
+	// No code: the page shows each round's code once (codeView); a copy
+	// per verdict doubled the question pages' size (issue 17).
+	Error  string `json:"error"`
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
+	Status string `json:"status"`
 }
 
 func verdictSymbol(v results.Verdict) string {
@@ -159,7 +156,7 @@ func str(p *string) string {
 
 func outcome(r *aggregate.Run, q *results.QuestionRow) outcomeView {
 	o := outcomeView{Run: r.ID(), Round: r.Round(), Verdict: q.Verdict, Symbol: verdictSymbol(results.Verdict(q.Verdict)),
-		Text: verdictText(q, &r.File.Run), Cause: q.VerdictCause, Code: q.Code, Function: q.FunctionName,
+		Text: verdictText(q, &r.File.Run), Cause: q.VerdictCause,
 		Error: str(q.ErrorExcerpt), Stdout: str(q.StdoutExcerpt), Stderr: str(q.StderrExcerpt), Status: string(r.Status)}
 	if q.PropertiesPassed != nil {
 		o.Passed = fmt.Sprintf("%d/%d", *q.PropertiesPassed, q.PropertyCount)
