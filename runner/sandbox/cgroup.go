@@ -30,7 +30,8 @@ var taskSeq atomic.Int64
 
 type cgroupTask struct {
 	dirs []string
-	mem  string
+	mem  string // the memory cgroup among dirs ("" none)
+	pids string // the pids cgroup among dirs ("" none)
 }
 
 // probeCgroups finds writable v1 memory and pids hierarchies for the runner
@@ -166,6 +167,7 @@ func (c *cgroups) create(name string, l Limits) (*cgroupTask, error) {
 			return nil, err
 		}
 		t.dirs = append(t.dirs, d)
+		t.pids = d
 		if err := os.WriteFile(filepath.Join(d, "pids.max"), []byte(strconv.Itoa(l.PidsCgroup)), 0o644); err != nil {
 			t.remove()
 			return nil, err
@@ -200,34 +202,27 @@ func (t *cgroupTask) setLimits(lim, def Limits) error {
 	if t == nil {
 		return nil
 	}
-	for _, d := range t.dirs {
-		switch {
-		case d == t.mem && lim.MemoryCgroup != def.MemoryCgroup:
-			v := []byte(strconv.FormatInt(lim.MemoryCgroup, 10))
-			// memsw first when lowering (it may not be below the memory limit), last when raising.
-			// memsw may not be below the memory limit: it is written last when
-			// lowering, first when raising.
-			files := []string{"memory.limit_in_bytes", "memory.memsw.limit_in_bytes"}
-			if lim.MemoryCgroup > def.MemoryCgroup {
-				files[0], files[1] = files[1], files[0]
-			}
-			for _, f := range files {
-				if err := os.WriteFile(filepath.Join(d, f), v, 0o644); err != nil && !os.IsNotExist(err) {
-					return err
-				}
-			}
-		case strings.Contains(d, "/pids/") || fileExists(filepath.Join(d, "pids.max")):
-			if err := os.WriteFile(filepath.Join(d, "pids.max"), []byte(strconv.Itoa(max(1, min(lim.PidsCgroup, lim.NProc)-1))), 0o644); err != nil {
+	if t.mem != "" && lim.MemoryCgroup != def.MemoryCgroup {
+		v := []byte(strconv.FormatInt(lim.MemoryCgroup, 10))
+		// memsw may not be below the memory limit: it is written last when
+		// lowering, first when raising.
+		files := []string{"memory.limit_in_bytes", "memory.memsw.limit_in_bytes"}
+		if lim.MemoryCgroup > def.MemoryCgroup {
+			files[0], files[1] = files[1], files[0]
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(t.mem, f), v, 0o644); err != nil && !os.IsNotExist(err) {
 				return err
 			}
 		}
 	}
+	if t.pids != "" {
+		n := max(1, min(lim.PidsCgroup, lim.NProc)-1)
+		if err := os.WriteFile(filepath.Join(t.pids, "pids.max"), []byte(strconv.Itoa(n)), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 func (t *cgroupTask) procsFiles() []string {

@@ -72,7 +72,7 @@ type worker struct {
 	cmd    *exec.Cmd
 	ctl    *net.UnixConn // SOCK_SEQPACKET to the zygote (its fd 3)
 	keep   map[int]bool  // host pids of the worker itself (bubblewrap, its init, the zygote)
-	stderr *lockedCap // the worker's own output (bubblewrap, the zygote)
+	stderr *lockedCap    // the worker's own output (bubblewrap, the zygote)
 	exited chan struct{}
 	ready  warmReady
 	seq    int
