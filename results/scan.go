@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -73,13 +72,13 @@ type detailRow struct {
 // *FormatError values naming path, the row and the field, as Read's.
 func ReadSummary(path string, o SummaryOptions) (*Summary, error) {
 	// The file is read once, whole (as Read reads it): its column chunks are
-	// read twice each (checkChunkAt, then the pages), which through the
+	// read twice each (checkChunk, then the pages), which through the
 	// file itself cost a system call apiece.
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := decodeSummary(bytes.NewReader(data), int64(len(data)), o)
+	s, err := decodeSummary(data, o)
 	if err != nil {
 		return nil, withFile(path, err)
 	}
@@ -87,28 +86,28 @@ func ReadSummary(path string, o SummaryOptions) (*Summary, error) {
 	return s, nil
 }
 
-func decodeSummary(r io.ReaderAt, size int64, o SummaryOptions) (s *Summary, err error) {
+func decodeSummary(data []byte, o SummaryOptions) (s *Summary, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s, err = nil, &FormatError{Err: fmt.Errorf("not a readable Parquet file: the reader failed: %v", p)}
 		}
 	}()
-	pf, f, err := openRun(r, size)
+	pf, f, err := openRun(data)
 	if err != nil {
 		return nil, err
 	}
 	s = &Summary{File: f}
 	run := &f.Run
 	if run.Benchmark.IsQA() {
-		if f.QAItems, err = summaryQA(pf, r, size); err != nil {
+		if f.QAItems, err = summaryQA(pf, data); err != nil {
 			return nil, err
 		}
 	} else {
-		if f.Questions, err = summaryQuestions(pf, r, size); err != nil {
+		if f.Questions, err = summaryQuestions(pf, data); err != nil {
 			return nil, err
 		}
 		if o.CodeKey != nil && len(f.Questions) > 0 {
-			if s.CodeKeys, err = codeKeys(pf, r, size, o.CodeKey); err != nil {
+			if s.CodeKeys, err = codeKeys(pf, data, o.CodeKey); err != nil {
 				return nil, err
 			}
 		}
@@ -139,27 +138,27 @@ func ReadDetails(path string) ([]QuestionRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := decodeDetails(bytes.NewReader(data), int64(len(data)))
+	rows, err := decodeDetails(data)
 	if err != nil {
 		return nil, withFile(path, err)
 	}
 	return rows, nil
 }
 
-func decodeDetails(r io.ReaderAt, size int64) (out []QuestionRow, err error) {
+func decodeDetails(data []byte) (out []QuestionRow, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, &FormatError{Err: fmt.Errorf("not a readable Parquet file: the reader failed: %v", p)}
 		}
 	}()
-	pf, f, err := openRun(r, size)
+	pf, f, err := openRun(data)
 	if err != nil {
 		return nil, err
 	}
 	if f.Run.Benchmark.IsQA() {
 		return nil, metaErr("benchmark", "is %s: QA files have no question details", f.Run.Benchmark)
 	}
-	rows, err := readColumns[detailRow](pf, r, size)
+	rows, err := readColumns[detailRow](pf, data)
 	if err != nil {
 		return nil, err
 	}
@@ -189,9 +188,10 @@ func decodeDetails(r io.ReaderAt, size int64) (out []QuestionRow, err error) {
 	return out, nil
 }
 
-// openRun checks the footer of the file r (of size bytes), opens it and
+// openRun checks the footer of the file data (the whole file), opens it and
 // decodes its run record as Read does, without reading any page.
-func openRun(r io.ReaderAt, size int64) (*parquet.File, *File, error) {
+func openRun(data []byte) (*parquet.File, *File, error) {
+	r, size := bytes.NewReader(data), int64(len(data))
 	if err := checkFooter(r, size); err != nil {
 		return nil, nil, &FormatError{Err: err}
 	}
@@ -256,7 +256,7 @@ func openRun(r io.ReaderAt, size int64) (*parquet.File, *File, error) {
 // (as checkPages does for a whole file) and reads every row as T: only
 // those columns are decoded (parquet-go converts the file's row groups to
 // T's schema; columns T lacks are never read).
-func readColumns[T any](pf *parquet.File, r io.ReaderAt, size int64) ([]T, error) {
+func readColumns[T any](pf *parquet.File, data []byte) ([]T, error) {
 	want := map[string]bool{}
 	for _, field := range parquet.SchemaOf(new(T)).Fields() {
 		want[field.Name()] = true
@@ -266,60 +266,12 @@ func readColumns[T any](pf *parquet.File, r io.ReaderAt, size int64) ([]T, error
 			if len(c.MetaData.PathInSchema) == 0 || !want[c.MetaData.PathInSchema[0]] {
 				continue
 			}
-			if err := checkChunkAt(c.MetaData, r, size); err != nil {
+			if err := checkChunk(c.MetaData, data); err != nil {
 				return nil, &FormatError{Err: fmt.Errorf("not a readable Parquet file: %w", err)}
 			}
 		}
 	}
 	return readRows[T](pf)
-}
-
-// checkChunkAt is checkPages for one column chunk of the file r (of size
-// bytes): every page header is read and its sizes checked before
-// parquet-go decodes a page of the chunk.
-func checkChunkAt(md format.ColumnMetaData, r io.ReaderAt, size int64) error {
-	name := strings.Join(md.PathInSchema, ".")
-	start := md.DataPageOffset
-	if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
-		start = md.DictionaryPageOffset
-	}
-	end := start + md.TotalCompressedSize
-	if start < 4 || md.TotalCompressedSize < 0 || end > size || end < start {
-		return fmt.Errorf("column %s: its chunk (offset %d, %d bytes) lies outside the file", name, start, md.TotalCompressedSize)
-	}
-	chunk := make([]byte, end-start)
-	if _, err := r.ReadAt(chunk, start); err != nil {
-		return fmt.Errorf("column %s: %w", name, err)
-	}
-	var values int64
-	for off := int64(0); off < int64(len(chunk)); {
-		var h format.PageHeader
-		br := bytes.NewReader(chunk[off:])
-		var proto thrift.CompactProtocol
-		if err := thrift.NewDecoder(proto.NewReader(br)).Decode(&h); err != nil {
-			return fmt.Errorf("column %s: page header at byte %d: %w", name, start+off, err)
-		}
-		hdr := int64(len(chunk[off:])) - int64(br.Len())
-		switch {
-		case h.CompressedPageSize < 0 || h.UncompressedPageSize < 0:
-			return fmt.Errorf("column %s: page at byte %d claims a negative size", name, start+off)
-		case off+hdr+int64(h.CompressedPageSize) > int64(len(chunk)):
-			return fmt.Errorf("column %s: page at byte %d claims %d bytes, past its chunk", name, start+off, h.CompressedPageSize)
-		case int64(h.UncompressedPageSize) > md.TotalUncompressedSize:
-			return fmt.Errorf("column %s: page at byte %d claims %d bytes uncompressed, more than its chunk's %d", name, start+off, h.UncompressedPageSize, md.TotalUncompressedSize)
-		}
-		if v, ok := h.DataPageHeader.Get(); ok {
-			values += int64(v.NumValues)
-		}
-		if v, ok := h.DataPageHeaderV2.Get(); ok {
-			values += int64(v.NumValues)
-		}
-		off += hdr + int64(h.CompressedPageSize)
-	}
-	if values > md.NumValues && md.NumValues >= 0 {
-		return fmt.Errorf("column %s: its pages hold %d values, its chunk says %d", name, values, md.NumValues)
-	}
-	return nil
 }
 
 // ScanDir reads every results file under dir with ReadSummary, as
@@ -392,7 +344,7 @@ const (
 // column must hold kind (integers of any width; strings as byte arrays)
 // and one value per row. parquet-go's pages are released as they are done,
 // so fn must copy what it keeps of a byte array.
-func scanColumn(pf *parquet.File, r io.ReaderAt, size int64, name string, kind columnKind, required bool, fn func(row int, v parquet.Value) error) error {
+func scanColumn(pf *parquet.File, data []byte, name string, kind columnKind, required bool, fn func(row int, v parquet.Value) error) error {
 	total := pf.NumRows()
 	if total < 0 || total > MaxRows {
 		return metaErr("rows", "the file claims %d rows; a results file holds at most %d", total, MaxRows)
@@ -415,7 +367,7 @@ func scanColumn(pf *parquet.File, r io.ReaderAt, size int64, name string, kind c
 	row := 0
 	buf := make([]parquet.Value, 1024)
 	for gi, rg := range pf.RowGroups() {
-		if err := checkChunkAt(pf.Metadata().RowGroups[gi].Columns[leaf.ColumnIndex].MetaData, r, size); err != nil {
+		if err := checkChunk(pf.Metadata().RowGroups[gi].Columns[leaf.ColumnIndex].MetaData, data); err != nil {
 			return &FormatError{Err: fmt.Errorf("not a readable Parquet file: %w", err)}
 		}
 		pages := rg.ColumnChunks()[leaf.ColumnIndex].Pages()
@@ -517,9 +469,9 @@ type column struct {
 	set      func(row int, v parquet.Value)
 }
 
-func scanColumns(pf *parquet.File, r io.ReaderAt, size int64, cols []column) error {
+func scanColumns(pf *parquet.File, data []byte, cols []column) error {
 	for _, c := range cols {
-		if err := scanColumn(pf, r, size, c.name, c.kind, c.required, func(row int, v parquet.Value) error { c.set(row, v); return nil }); err != nil {
+		if err := scanColumn(pf, data, c.name, c.kind, c.required, func(row int, v parquet.Value) error { c.set(row, v); return nil }); err != nil {
 			return err
 		}
 	}
@@ -546,7 +498,7 @@ func identityColumns(in interner, id func(row int) (runID, bench, sys *string, s
 }
 
 // summaryQuestions reads the summary columns of a tool-usage file.
-func summaryQuestions(pf *parquet.File, r io.ReaderAt, size int64) ([]QuestionRow, error) {
+func summaryQuestions(pf *parquet.File, data []byte) ([]QuestionRow, error) {
 	n := int(min(max(pf.NumRows(), 0), MaxRows))
 	rows := make([]QuestionRow, n)
 	in := interner{}
@@ -571,14 +523,14 @@ func summaryQuestions(pf *parquet.File, r io.ReaderAt, size int64) ([]QuestionRo
 		column{"completion_tokens", kindInt, false, func(i int, v parquet.Value) { rows[i].CompletionTokens = optInt64(v) }},
 		column{"latency_ms", kindInt, false, func(i int, v parquet.Value) { rows[i].LatencyMS = optInt64(v) }},
 	)
-	if err := scanColumns(pf, r, size, cols); err != nil {
+	if err := scanColumns(pf, data, cols); err != nil {
 		return nil, err
 	}
 	return rows, nil
 }
 
 // summaryQA reads the count columns of a QA file.
-func summaryQA(pf *parquet.File, r io.ReaderAt, size int64) ([]QAItem, error) {
+func summaryQA(pf *parquet.File, data []byte) ([]QAItem, error) {
 	n := int(min(max(pf.NumRows(), 0), MaxRows))
 	rows := make([]QAItem, n)
 	in := interner{}
@@ -593,7 +545,7 @@ func summaryQA(pf *parquet.File, r io.ReaderAt, size int64) ([]QAItem, error) {
 		column{"correct_lenient", kindInt, false, func(i int, v parquet.Value) { rows[i].CorrectLenient = optInt32(v) }},
 		column{"answer_text_bytes", kindInt, false, func(i int, v parquet.Value) { rows[i].AnswerTextBytes = optInt64(v) }},
 	)
-	if err := scanColumns(pf, r, size, cols); err != nil {
+	if err := scanColumns(pf, data, cols); err != nil {
 		return nil, err
 	}
 	return rows, nil
@@ -601,9 +553,9 @@ func summaryQA(pf *parquet.File, r io.ReaderAt, size int64) ([]QAItem, error) {
 
 // codeKeys applies key to each row's code after checking that it is valid
 // UTF-8 (Validate's rule, on the one text column a summary reads).
-func codeKeys(pf *parquet.File, r io.ReaderAt, size int64, key func(string) string) ([]string, error) {
+func codeKeys(pf *parquet.File, data []byte, key func(string) string) ([]string, error) {
 	keys := make([]string, int(min(max(pf.NumRows(), 0), MaxRows)))
-	err := scanColumn(pf, r, size, "code", kindString, true, func(i int, v parquet.Value) error {
+	err := scanColumn(pf, data, "code", kindString, true, func(i int, v parquet.Value) error {
 		b := v.ByteArray()
 		if !utf8.Valid(b) {
 			return rowErr(i+1, "code", "is not valid UTF-8, a sign of capping; code is never capped or truncated")
