@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -104,7 +103,7 @@ func encode(f *File, runJSON []byte) ([]byte, error) {
 // beside its key-value metadata (Write and StreamWriter).
 func writerOptions(r *Run) []parquet.WriterOption {
 	return []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.Compression(resultsZstd),
 		parquet.CreatedBy(r.Environment.Generator, r.Environment.GeneratorVersion, ""),
 	}
 }

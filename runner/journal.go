@@ -42,7 +42,8 @@ const journalVersion = 1
 // asked again on resume; a question reported done is always on disk.
 //
 // In memory the journal keeps only where each item's line is (offset and
-// length), not the line: assemble reads the lines back from the file.
+// length), not the line: the results writer (liveSource) reads the lines
+// back from the file, or takes them from memory where that is exact.
 type journal struct {
 	path string
 	f    *os.File
@@ -56,8 +57,9 @@ type journal struct {
 	spare    []byte       // the buffer of the last batch, reused as buf by the next
 	rbuf     []byte       // read's scratch buffer (under rmu)
 	rmu      sync.Mutex
-	pending  []journalLine
-	err      error // the first write or sync error; every later append returns it
+	pending  []queued // the items of buf, in order
+	spareP   []queued // the pending slice of the last batch, reused
+	err      error    // the first write or sync error; every later append returns it
 
 	wmu       sync.Mutex // serialises batches: write, sync, report
 	every     time.Duration
@@ -66,6 +68,12 @@ type journal struct {
 	quit      chan struct{}
 	stopped   chan struct{}
 	closed    bool
+}
+
+// queued is an item whose line is queued, for onDurable.
+type queued struct {
+	index int
+	id    string
 }
 
 // span is where one line lies in a journal file.
@@ -313,7 +321,7 @@ func (j *journal) append(l journalLine) error {
 	}
 	j.items[l.Index] = span{j.size + int64(len(j.buf)), int32(len(b) - 1)}
 	j.buf = append(j.buf, b...)
-	j.pending = append(j.pending, journalLine{Index: l.Index, ID: l.ID})
+	j.pending = append(j.pending, queued{l.Index, l.ID})
 	j.mu.Unlock()
 	select {
 	case j.wake <- struct{}{}:
@@ -348,7 +356,7 @@ func (j *journal) batch() error {
 	defer j.wmu.Unlock()
 	j.mu.Lock()
 	buf, pend, off := j.buf, j.pending, j.size
-	j.buf, j.pending = j.spare[:0], nil
+	j.buf, j.pending = j.spare[:0], j.spareP[:0]
 	j.size += int64(len(buf))
 	err := j.err
 	j.cond.Broadcast()
@@ -356,7 +364,7 @@ func (j *journal) batch() error {
 	defer func() {
 		if cap(buf) <= 2*maxQueuedBytes {
 			j.mu.Lock()
-			j.spare = buf
+			j.spare, j.spareP = buf, pend
 			j.mu.Unlock()
 		}
 	}()
@@ -380,7 +388,7 @@ func (j *journal) batch() error {
 	}
 	if j.onDurable != nil {
 		for _, l := range pend {
-			j.onDurable(l.Index, l.ID)
+			j.onDurable(l.index, l.id)
 		}
 	}
 	return nil

@@ -681,9 +681,13 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	if e.o.Shard.Count > 1 {
 		sess.Shard = e.o.Shard.String()
 	}
+	var live *liveSource // set before the first append
 	j, err := openJournal(p.journalPath, p.journalID, p.fingerprint, e.o.Now(), journalOptions{Session: sess, Every: e.o.JournalSync,
-		OnDurable: func(_ int, id string) {
+		OnDurable: func(index int, id string) {
 			// Reported done only once on disk.
+			if live != nil {
+				live.markDurable(index)
+			}
 			if bar != nil {
 				bar.Add(1)
 			}
@@ -752,6 +756,20 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The results files are written while the questions are answered
+	// (liveSource), unless this is one shard of the plan.
+	var assembled chan error
+	if e.o.Shard.Count <= 1 {
+		live = newLiveSource(j, p.items)
+		for _, out := range p.outs {
+			if !out.exists {
+				removeStaleTemps(out.path)
+			}
+		}
+		src := &lineSource{desc: "journal " + j.path, read: live.read, sessions: j.sessions, resumed: max(len(j.sessions)-1, 0)}
+		assembled = make(chan error, 1)
+		go func() { assembled <- e.writeOuts(p, src, senv, res, len(p.items), "run written") }() // res is read after
+	}
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -765,6 +783,9 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 			for it := range jobs {
 				line, err := e.answer(rctx, p, it, sys, scorer, env)
 				if err == nil {
+					if live != nil {
+						live.offer(line) // before the line can be durable
+					}
 					err = j.append(line)
 				}
 				if err != nil {
@@ -794,6 +815,13 @@ feed:
 	if err := j.flush(); err != nil && firstErr == nil {
 		firstErr = err
 	}
+	var writeErr error
+	if live != nil {
+		// Every line is on disk: the writer finishes, or (a question
+		// missing) fails and leaves no file.
+		live.stop()
+		writeErr = <-assembled
+	}
 	done := j.count()
 	if ctx.Err() != nil {
 		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.journalID, "done", done, "of", len(p.items))
@@ -806,10 +834,8 @@ feed:
 		e.log.Info("shard journaled", "run", p.journalID, "shard", e.o.Shard.String(), "questions", done, "journal", p.journalPath)
 		return set(StatusJournaled, nil, done)
 	}
-	src := &lineSource{desc: "journal " + j.path, read: func(it item) (journalLine, bool, error) { return j.read(it.index) },
-		sessions: j.sessions, resumed: max(len(j.sessions)-1, 0)}
-	if err := e.writeOuts(p, src, senv, res, done, "run written"); err != nil {
-		return fail(err, done)
+	if writeErr != nil {
+		return fail(writeErr, done)
 	}
 	return res
 }

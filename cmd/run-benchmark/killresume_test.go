@@ -91,6 +91,13 @@ timeout = "5s"
 	t.Logf("at the kill: %d answers received, %d journaled, %d reported done; lost in the crash window (asked again): %d",
 		answeredAtKill, len(journaled), len(reported), answeredAtKill-len(journaled))
 
+	// Round 2's results file was being written alongside its answers: the
+	// kill leaves its temporary file, which the restart removes.
+	temps, _ := filepath.Glob(filepath.Join(out, ".*__r2.parquet.tmp-*"))
+	if len(temps) != 1 {
+		t.Errorf("temporary files of round 2 after the kill: %v; want the one being written", temps)
+	}
+
 	before := len(srv.Requests())
 	c, _, stderr2 := childEnv(t, nil, args...)
 	if code := exitCode(c.Wait()); code != 0 {
@@ -104,6 +111,9 @@ timeout = "5s"
 	}
 	if resumed := len(srv.Requests()) - before; again != 0 || resumed != 3*49-len(journaled) {
 		t.Errorf("the restart asked %d questions, %d of them journaled before the kill; want %d and 0", resumed, again, 3*49-len(journaled))
+	}
+	if temps, _ := filepath.Glob(filepath.Join(out, ".*.tmp-*")); len(temps) != 0 {
+		t.Errorf("temporary files after the restart: %v", temps)
 	}
 	// The journals now hold each question exactly once, and the results
 	// files every question once, equal to an uninterrupted run's rows.

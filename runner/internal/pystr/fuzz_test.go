@@ -1,6 +1,7 @@
 package pystr
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func FuzzStrip(f *testing.F) {
 // template without braces is returned as is; an accepted template's output
 // is the template with each {field} replaced, so formatting with values
 // that are the field's own "{name}" escaped reproduces the unescaped
-// template.
+// template; and Format gives what formatByByte gives, output and error.
 func FuzzFormat(f *testing.F) {
 	f.Add("Pick one.\n<question>{question}</question>\n{first_choice}\nAnswer as <answer>X</answer>.", "What is {x}?", "A. {{}}")
 	f.Add("{{literal}} {question}", "}", "{")
@@ -59,6 +60,9 @@ func FuzzFormat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tmpl, a, b string) {
 		fields := map[string]string{"question": a, "first_choice": b, "": a + b}
 		out, err := Format(tmpl, fields)
+		if ref, rerr := formatByByte(tmpl, fields); ref != out || fmt.Sprint(rerr) != fmt.Sprint(err) {
+			t.Fatalf("Format(%q) = %q, %v; the byte-at-a-time reference gives %q, %v", tmpl, out, err, ref, rerr)
+		}
 		if err != nil {
 			if out != "" {
 				t.Fatalf("error with output %q", out)
@@ -81,4 +85,35 @@ func FuzzFormat(f *testing.F) {
 			t.Fatalf("escaped template gives %q, %v; want it back", got, err)
 		}
 	})
+}
+
+// formatByByte is Format as first written, one byte at a time: the
+// reference FuzzFormat checks Format's faster literal copying against.
+func formatByByte(tmpl string, fields map[string]string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(tmpl); i++ {
+		c := tmpl[i]
+		switch {
+		case c == '{' && i+1 < len(tmpl) && tmpl[i+1] == '{', c == '}' && i+1 < len(tmpl) && tmpl[i+1] == '}':
+			b.WriteByte(c)
+			i++
+		case c == '{':
+			end := strings.IndexByte(tmpl[i:], '}')
+			if end < 0 {
+				return "", fmt.Errorf("format: unmatched '{' at byte %d", i)
+			}
+			name := tmpl[i+1 : i+end]
+			v, ok := fields[name]
+			if !ok {
+				return "", fmt.Errorf("format: field {%s} at byte %d has no value", name, i)
+			}
+			b.WriteString(v)
+			i += end
+		case c == '}':
+			return "", fmt.Errorf("format: single '}' at byte %d", i)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
 }

@@ -41,7 +41,20 @@ func Strip(s string) string { return strings.TrimFunc(s, IsSpace) }
 // or an unmatched brace is an error naming the position.
 func Format(tmpl string, fields map[string]string) (string, error) {
 	var b strings.Builder
+	n := len(tmpl)
+	for _, v := range fields {
+		n += len(v)
+	}
+	b.Grow(n) // as if each field were used once
 	for i := 0; i < len(tmpl); i++ {
+		if k := strings.IndexAny(tmpl[i:], "{}"); k != 0 { // the literal text up to the next brace, at once
+			if k < 0 {
+				k = len(tmpl) - i
+			}
+			b.WriteString(tmpl[i : i+k])
+			i += k - 1
+			continue
+		}
 		c := tmpl[i]
 		switch {
 		case c == '{' && i+1 < len(tmpl) && tmpl[i+1] == '{', c == '}' && i+1 < len(tmpl) && tmpl[i+1] == '}':

@@ -1,0 +1,174 @@
+package runner
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+)
+
+// A liveSource feeds writeOut while the run is still being answered
+// (issue 17): the results files are written alongside the answers, in
+// question order, each row as soon as its question's journal line is on
+// disk, so that writing them adds no serial tail to the run, and is
+// committed (renamed into place) only once every question is in. A row's
+// line is taken from memory when it is known to be what the journal holds
+// (copyExact), otherwise read back from the journal. Memory stays bounded:
+// at most maxLiveLines lines are held, the rest are read back.
+//
+// The file written is the same as an assembly after the run from the
+// journal alone (the row order, every value and the run record do not
+// depend on which lines came from memory); a run that is interrupted or
+// fails leaves no results file, its temporary file is removed.
+type liveSource struct {
+	j    *journal
+	max  int
+	mu   sync.Mutex
+	cond *sync.Cond
+	// durable marks the items whose lines are on disk and not yet read,
+	// by item index; mem holds the offered lines not yet read.
+	durable map[int]bool
+	mem     map[int]journalLine
+	stopped bool
+}
+
+// maxLiveLines bounds the lines a liveSource holds: the answers that came
+// in while an earlier question is still out (the out-of-order window of
+// the workers) plus those not yet written. 4,096 QA lines are ~2 MB.
+var maxLiveLines = 4096 // a variable for tests
+
+// errLiveStopped is what a liveSource's read returns for a question that
+// will not come: the run stopped (interrupted or failed) before it.
+var errLiveStopped = errors.New("the run stopped before this question was answered")
+
+// newLiveSource returns the live source of a run's items over journal j,
+// opened and not yet appended to: the items j holds already (an earlier
+// session's) are on disk.
+func newLiveSource(j *journal, items []item) *liveSource {
+	s := &liveSource{j: j, max: maxLiveLines, durable: map[int]bool{}, mem: map[int]journalLine{}}
+	s.cond = sync.NewCond(&s.mu)
+	for _, it := range items {
+		if j.done(it.index) {
+			s.durable[it.index] = true
+		}
+	}
+	return s
+}
+
+// offer gives s the line of an item just appended to the journal; s keeps
+// it if copyExact says the journal's copy decodes to the same line and
+// there is room.
+func (s *liveSource) offer(l journalLine) {
+	if !copyExact(&l) {
+		return
+	}
+	s.mu.Lock()
+	if len(s.mem) < s.max {
+		s.mem[l.Index] = l
+	}
+	s.mu.Unlock()
+}
+
+// markDurable records that item index's line is on disk (journalOptions.OnDurable).
+func (s *liveSource) markDurable(index int) {
+	s.mu.Lock()
+	s.durable[index] = true
+	s.mu.Unlock()
+	s.cond.Broadcast()
+}
+
+// stop ends the run's answering: a read waiting for a question that is not
+// on disk returns errLiveStopped.
+func (s *liveSource) stop() {
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+	s.cond.Broadcast()
+}
+
+// read returns item it's line once it is on disk (at once for a line of an
+// earlier session): from memory if offered, else from the journal. After
+// stop, every line the journal holds is read from it.
+func (s *liveSource) read(it item) (journalLine, bool, error) {
+	s.mu.Lock()
+	for !s.durable[it.index] && !s.stopped {
+		s.cond.Wait()
+	}
+	l, inMem := s.mem[it.index]
+	onDisk := s.durable[it.index] || (s.stopped && s.j.done(it.index))
+	delete(s.mem, it.index)
+	delete(s.durable, it.index) // what is read is not waited for again
+	s.mu.Unlock()
+	switch {
+	case !onDisk:
+		return journalLine{}, false, errLiveStopped
+	case inMem:
+		return l, true, nil
+	}
+	return s.j.read(it.index)
+}
+
+// copyExact reports whether l, decoded from its journal line, would equal
+// l itself, so that the line in memory can stand for the journal's copy.
+// It holds for QA lines whose texts are valid UTF-8: JSON encoding
+// replaces invalid bytes by U+FFFD, and every other field of a QA row is a
+// number or a pointer to one (qaTextFields; a field of any other kind
+// makes every line be read back). Tool-usage lines (at most a benchmark's
+// 49 questions per run, with code, outputs and scoring outcomes) are
+// always read back.
+func copyExact(l *journalLine) bool {
+	if l.QA == nil || l.Question != nil || l.Scored != nil || qaTextFields == nil || !utf8.ValidString(l.ID) {
+		return false
+	}
+	v := reflect.ValueOf(l.QA).Elem()
+	for _, i := range qaTextFields {
+		f := v.Field(i)
+		if f.Kind() == reflect.Pointer {
+			if f.IsNil() {
+				continue
+			}
+			f = f.Elem()
+		}
+		if !utf8.ValidString(f.String()) {
+			return false
+		}
+	}
+	return true
+}
+
+// qaTextFields are the indices of results.QAItem's string and *string
+// fields, or nil if it has a field that a JSON round trip might not keep
+// as it is (anything but a string, a bool, an integer, or a pointer to one).
+var qaTextFields = func() []int {
+	t := reflect.TypeFor[results.QAItem]()
+	var idx []int
+	for i := range t.NumField() {
+		ft := t.Field(i).Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch ft.Kind() {
+		case reflect.String:
+			idx = append(idx, i)
+		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		default:
+			return nil
+		}
+	}
+	return idx
+}()
+
+// removeStaleTemps removes the temporary files that a killed writer of
+// results file path left (results' "." + name + ".tmp-*"); the journal's
+// lock makes this process the only writer of the run.
+func removeStaleTemps(path string) {
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
+	for _, f := range stale {
+		os.Remove(f)
+	}
+}

@@ -1,0 +1,165 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/runner/systems"
+)
+
+// A QA line that copyExact lets stand for the journal's copy decodes from
+// its journal encoding to itself; one with a text that is not valid UTF-8
+// does not (the encoding replaces the bytes), and copyExact refuses it.
+func TestCopyExactLinesRoundTripThroughTheJournalEncoding(t *testing.T) {
+	if qaTextFields == nil {
+		t.Fatal("results.QAItem has a field of a kind copyExact does not know; every QA line would be read back")
+	}
+	s := func(v string) *string { return &v }
+	i32, i64 := int32(1), int64(150)
+	full := journalLine{Kind: "item", Index: 7, ID: "pymatgen/core/structure.py/Structure#3.2", Calls: 2, Attempts: 3,
+		QA: &results.QAItem{ItemIndex: 7, Item: "pymatgen/core/structure.py/Structure#3.2", Questions: 1, Correct: 1, CorrectLenient: &i32,
+			AnswerText: s("Thé answer is <answer>B</answer> & \u2028 \"quoted\"\n"), ExtractedStrict: s("B"), ExtractedLenient: s(""),
+			CorrectAnswer: s("B"), PromptTokens: &i64, CompletionTokens: new(int64), AnswerTextBytes: &i64}}
+	bare := journalLine{Kind: "item", Index: 0, ID: "q", QA: &results.QAItem{Item: "q"}}
+	for name, l := range map[string]journalLine{"every field": full, "nil pointers": bare} {
+		if !copyExact(&l) {
+			t.Fatalf("%s: copyExact refuses a valid line", name)
+		}
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back journalLine
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(back, l) {
+			t.Errorf("%s: decoded %+v\nwant %+v", name, back.QA, l.QA)
+		}
+	}
+	bad := full
+	qa := *full.QA
+	qa.AnswerText = s("<answer>B</answer> \xff\xfe")
+	bad.QA = &qa
+	if copyExact(&bad) {
+		t.Error("copyExact accepts an answer that is not valid UTF-8")
+	}
+	if tu := (journalLine{Kind: "item", Question: &results.QuestionRow{}}); copyExact(&tu) {
+		t.Error("copyExact accepts a tool-usage line")
+	}
+}
+
+// A QA run's results file is the same whether its rows came from memory
+// (the default) or, with room for one line only, nearly all back from the
+// journal, and the same as a run interrupted after half its questions and
+// resumed (timings aside); the interrupted run leaves no results file and
+// no temporary file, and the resumed one removes a stale temporary file.
+func TestLiveWriterRowsEqualTheJournals(t *testing.T) {
+	root := mattoolstest.NewRoot(t).Dir
+	set, err := datasets.LoadQA("testdata/qa20.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompts, _ := systems.LoadPrompts(filepath.Join(root, "prompts"))
+	abs, _ := filepath.Abs("testdata/qa20.json")
+	// run runs the plan into out with room for limit lines; block > 0
+	// interrupts it once block answers are in and every worker waits.
+	run := func(t *testing.T, out string, limit, block int) (*results.File, []RunResult, error) {
+		srv := llmtest.New(t, llmtest.Options{BlockAfter: block, Responder: func(r llmtest.Request) llmtest.Reply {
+			for i, q := range set.Questions {
+				if p, _ := systems.QAPrompt(&q, prompts); p == r.Prompt() {
+					return llmtest.Reply{Content: qa20Replies[i].reply, PromptTokens: 100 + i, CompletionTokens: 3}
+				}
+			}
+			return llmtest.Reply{Content: "no such question"}
+		}})
+		p := mustPlan(t, fmt.Sprintf(`rounds = 1
+concurrency = 4
+benchmarks = ["qa-code"]
+[qa_sets.qa-code]
+path = %q
+name = "sample-20"
+[[models]]
+name = "scripted"
+base_url = %q
+temperature = 0
+`, abs, srv.URL))
+		defer func(old int) { maxLiveLines = old }(maxLiveLines)
+		maxLiveLines = limit
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if block > 0 {
+			go func() {
+				for srv.Blocked() < 4 {
+					time.Sleep(5 * time.Millisecond)
+				}
+				cancel()
+			}()
+		}
+		res, err := Run(ctx, Options{Plan: p, DataRoot: root, OutDir: out})
+		if err != nil {
+			return nil, res, err
+		}
+		return readRun(t, res[0].Path), res, nil
+	}
+	strip := func(f *results.File) ([]results.QAItem, results.Totals) {
+		rows := append([]results.QAItem(nil), f.QAItems...)
+		for i := range rows {
+			rows[i].LatencyMS = nil
+		}
+		return rows, f.Run.Totals
+	}
+	mem, _, err := run(t, t.TempDir(), 4096, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := run(t, t.TempDir(), 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumedDir := t.TempDir()
+	if _, res, err := run(t, resumedDir, 4096, 10); !errors.Is(err, ErrInterrupted) || res[0].Status != StatusInterrupted || res[0].Done != 10 {
+		t.Fatalf("first session: %v, %+v; want the run interrupted after 10 questions", err, res)
+	}
+	if temps, _ := filepath.Glob(filepath.Join(resumedDir, ".*.tmp-*")); len(temps) > 0 {
+		t.Errorf("the interrupted run left %v", temps)
+	}
+	if files, _ := filepath.Glob(filepath.Join(resumedDir, "*.parquet")); len(files) > 0 {
+		t.Errorf("the interrupted run wrote %v", files)
+	}
+	// A temporary file such as a killed writer leaves is removed on resume.
+	stale := filepath.Join(resumedDir, ".runner__qa-code__single-llm__s0__scripted__mattools-qa-v1__set-sample-20__r1.parquet.tmp-123")
+	os.WriteFile(stale, []byte("killed"), 0o644)
+	resumed, _, err := run(t, resumedDir, 4096, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary file is still there (%v)", err)
+	}
+	wantRows, wantTotals := strip(mem)
+	if len(wantRows) != 20 || *wantTotals.Correct != 6 || *wantTotals.CorrectLenient != 13 {
+		t.Fatalf("in-memory run: %d rows, totals %+v; want 20 rows, 6 strict and 13 lenient correct", len(wantRows), wantTotals)
+	}
+	for name, f := range map[string]*results.File{"read back": back, "resumed": resumed} {
+		rows, totals := strip(f)
+		if !reflect.DeepEqual(rows, wantRows) || !reflect.DeepEqual(totals, wantTotals) {
+			t.Errorf("%s: rows or totals differ from the in-memory run's", name)
+		}
+	}
+	if w := resumed.Run.Warnings; len(w) != 1 || !strings.Contains(w[0], "2 sessions") {
+		t.Errorf("the resumed run's warnings %q; want one, that it was written over 2 sessions", w)
+	}
+}
