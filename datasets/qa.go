@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -104,7 +105,7 @@ func LoadQA(file string) (*QASet, error) {
 		}
 		source := *md.CodeSourceFile + "/" + *md.Name
 		for qi, q := range d.Questions {
-			field := fmt.Sprintf("questions[%d]", qi)
+			field := "questions[" + strconv.Itoa(qi) + "]"
 			qid := strings.Trim(string(q.QuestionID), `"`)
 			if qid == "" || qid == "null" {
 				return nil, ferr(field+".question_id", "is missing")
@@ -115,7 +116,7 @@ func LoadQA(file string) (*QASet, error) {
 			if q.CorrectAnswer == nil || len(*q.CorrectAnswer) != 1 || !strings.Contains("ABCD", *q.CorrectAnswer) {
 				return nil, ferr(field+".correct_answer", "must be one of A, B, C, D")
 			}
-			qq := QAQuestion{Index: len(set.Questions), ID: fmt.Sprintf("%s#%d.%s", source, doc, qid), Source: source,
+			qq := QAQuestion{Index: len(set.Questions), ID: source + "#" + strconv.Itoa(doc) + "." + qid, Source: source,
 				DocIndex: doc, QuestionID: qid, Question: *q.Question, CorrectAnswer: *q.CorrectAnswer}
 			for i, l := range []string{"A", "B", "C", "D"} {
 				c, ok := q.Choices[l]
