@@ -83,6 +83,10 @@ type Options struct {
 	// an error naming the first differing file. False builds every release
 	// with the running code, unchecked (tests with made-up releases).
 	Frozen bool
+	// HugoPassBytes bounds the generated page files one Hugo pass reads
+	// (hugo.Options.PassBytes): 0 means hugo.DefaultPassBytes, negative one
+	// pass. The output is the same bytes whatever the number of passes.
+	HugoPassBytes int64
 	// Strict makes an invalid results file an error even when no release
 	// lists its run; by default such a file is skipped and reported
 	// (Report.Skipped). An invalid file of a run a release lists is always an error.
@@ -95,6 +99,9 @@ type Report struct {
 	Latest   string   // the version /latest/ copies ("" when there is no release)
 	Runs     int      // results files read
 	Pages    int      // HTML pages written, /latest/ included
+	// HugoPasses is how many Hugo runs rendered the generated pages
+	// (hugo.Options.PassBytes).
+	HugoPasses int
 	// Skipped are the invalid results files that no release lists, left out
 	// of the build (each also has a line in Warnings).
 	Skipped []results.Invalid
@@ -309,10 +316,13 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	logf("site: running Hugo")
-	if err := hugo.Build(ctx, hugo.Options{RepoRoot: o.RepoRoot, WorkDir: o.WorkDir, Content: dirs.Content, Static: dirs.Static,
-		Destination: tmp, Go: o.Go}); err != nil {
+	hs, err := hugo.Build(ctx, hugo.Options{RepoRoot: o.RepoRoot, WorkDir: o.WorkDir, Content: dirs.Content, Static: dirs.Static,
+		Destination: tmp, Go: o.Go, PassBytes: o.HugoPassBytes})
+	if err != nil {
 		return nil, err
 	}
+	rep.HugoPasses = hs.Passes
+	logf("site: Hugo built the pages in %d pass(es)", hs.Passes)
 	for _, r := range o.Releases {
 		cb, ok := fromCommit[r.Version]
 		if !ok {

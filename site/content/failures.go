@@ -215,6 +215,8 @@ type failureTableView struct {
 	Caption string           `json:"caption"`
 	Columns []linkView       `json:"columns"` // outcome titles; Href holds the outcome id
 	Rows    []failureRowView `json:"rows"`
+	// Cut says which rows the page leaves out (issue 17); nil when none.
+	Cut *cutView `json:"cut,omitempty"`
 }
 
 // failureTables returns one table per benchmark version, question set and
@@ -403,9 +405,29 @@ func (w *writer) writeFailures(v *views) {
 	if tables == nil {
 		tables = []failureTableView{}
 	}
-	w.page(FailuresPath, "Failure taxonomy and hallucinated APIs", "failures", map[string]any{
-		"tables": tables, "models": v.modelHallucinations(store), "environment": store.Environment, "store": apicheck.StorePath,
-	})
+	back := linkView{Text: "Back to the failure taxonomy", Href: href(FailuresPath)}
+	for i := range tables {
+		t := &tables[i]
+		full := *t
+		t.Rows, t.Cut = boundList(w, t.Rows, ListRows, FailuresPath+"/"+t.ID, "Failure taxonomy: "+t.Heading,
+			fmt.Sprintf("Every row of this failure table, %d to a page, in the order of the failure taxonomy page.", ListRows), "failuretable.html",
+			"the first", "configurations", "", back,
+			func(rows []failureRowView) map[string]any {
+				s := full
+				s.Rows = rows
+				return map[string]any{"table": s}
+			})
+	}
+	models := v.modelHallucinations(store)
+	models, modelsCut := boundList(w, models, ListRows, FailuresPath+"/models", "Hallucinated APIs per model",
+		fmt.Sprintf("Every model's hallucinated-API counts, %d to a page, by model name.", ListRows), "hallucmodels.html",
+		"the first", "models", "", back,
+		func(rows []modelHallucinationView) map[string]any { return map[string]any{"models": rows} })
+	data := map[string]any{"tables": tables, "models": models, "environment": store.Environment, "store": apicheck.StorePath}
+	if modelsCut != nil {
+		data["models_cut"] = modelsCut
+	}
+	w.page(FailuresPath, "Failure taxonomy and hallucinated APIs", "failures", data)
 }
 
 // taxonomyOf returns the configuration page's taxonomy (nil without

@@ -114,6 +114,8 @@ type heatmapView struct {
 	Caption string       `json:"caption"`
 	Columns []heatColumn `json:"columns"`
 	Rows    []heatRow    `json:"rows"`
+	// Cut says which rows the page leaves out (issue 17); nil when none.
+	Cut *cutView `json:"cut,omitempty"`
 }
 
 // heatmaps returns one heatmap per benchmark version, question set and
@@ -205,6 +207,19 @@ func (w *writer) writeModules(v *views) {
 	maps := []heatmapView{}
 	if len(modules) > 0 {
 		maps = append(maps, v.heatmaps(modules)...)
+	}
+	back := linkView{Text: "Back to task success per module", Href: href(ModulesPath)}
+	for i := range maps {
+		m := &maps[i]
+		full := *m
+		m.Rows, m.Cut = boundList(w, m.Rows, ListRows, ModulesPath+"/"+m.ID, "Task success per module: "+m.Heading,
+			fmt.Sprintf("Every row of this heatmap, %d to a page, in the order of the modules page.", ListRows), "heatmap.html",
+			"the first", "configurations", "", back,
+			func(rows []heatRow) map[string]any {
+				s := full
+				s.Rows = rows
+				return map[string]any{"table": s}
+			})
 	}
 	w.page(ModulesPath, "Task success per module", "modules", map[string]any{"heatmaps": maps, "segments": CodeSegmentsDir, "has_modules": len(modules) > 0})
 }

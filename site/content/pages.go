@@ -3,6 +3,7 @@ package content
 import (
 	"fmt"
 	"os"
+	"path"
 	"slices"
 	"strings"
 
@@ -63,7 +64,7 @@ func (w *writer) writeBoards(v *views) {
 		}
 		ranked := []*rankedView{}
 		for _, t := range v.lb.Ranked[b] {
-			ranked = append(ranked, v.ranked(t, v.lb.Ranked[b]))
+			ranked = append(ranked, w.boundRanked(v.ranked(t, v.lb.Ranked[b]), linkView{Text: "Back to " + b.Title(), Href: href(string(b))}))
 			w.static(rankedCSVPath(t), RankedCSV(t))
 		}
 		type other struct {
@@ -84,11 +85,19 @@ func (w *writer) writeBoards(v *views) {
 				paper = append(paper, newPaperCell(p, paperLabel(w.e.Catalog, p)))
 			}
 		}
-		w.page(string(b), b.Title(), "board", map[string]any{
+		others, othersCut := boundList(w, others, ListRows, string(b)+"/not-averaged", b.Title()+": runs not in the tables",
+			fmt.Sprintf("Every configuration of this leaderboard whose runs are not averaged (unscored, or outside any round), %d to a page.", ListRows),
+			"otherruns.html", "the first", "configurations", "", linkView{Text: "Back to " + b.Title(), Href: href(string(b))},
+			func(rows []other) map[string]any { return map[string]any{"items": rows} })
+		data := map[string]any{
 			"board": string(b), "intro": boardIntro[b], "tables": tables, "ranked": ranked, "others": others, "std": StdConvention,
 			"runnable_note": RunnableNote,
 			"paper":         paper, "paper_mark": paperonly.Mark,
-		})
+		}
+		if othersCut != nil {
+			data["others_cut"] = othersCut
+		}
+		w.page(string(b), b.Title(), "board", data)
 	}
 }
 
@@ -197,6 +206,9 @@ type questionRef struct {
 type matrixView struct {
 	Columns []matrixColumn `json:"columns"`
 	Rows    []matrixRow    `json:"rows"`
+	// CSV is the edition-relative path of the page's full matrix as CSV
+	// (pageMatrix); "" for a configuration page's.
+	CSV string `json:"csv"`
 }
 
 // matrixColumn is one configuration's verdicts; Others names the other
@@ -219,9 +231,10 @@ type matrixCell struct {
 	Href      string `json:"href"`
 }
 
-// identityMatrix is the grid of confs with one column per identity: the
-// primary member of each group that has a member among confs.
-func (v *views) identityMatrix(confs []*aggregate.Configuration) *matrixView {
+// identityColumns are the columns of confs' grid, one per identity: the
+// primary member of each group that has a member among confs, in
+// identityGroups order.
+func (v *views) identityColumns(confs []*aggregate.Configuration) []matrixColumn {
 	groups, groupOf := v.identityGroups()
 	want := map[*identityGroup]bool{}
 	for _, c := range confs {
@@ -242,7 +255,86 @@ func (v *views) identityMatrix(confs []*aggregate.Configuration) *matrixView {
 		}
 		cols = append(cols, col)
 	}
-	return v.matrix(cols)
+	return cols
+}
+
+// pageMatrix puts the verdict matrix of confs on the page at rel (a system's
+// or a model's; what names the page's configurations, e.g. "LLM-RAG"),
+// bounded (issue 17): with at most MatrixColumns identities, all of them in
+// identityGroups order; with more, the top MatrixColumns in the order of the
+// headline ranked tables (task success rate) and a cut note linking the full
+// matrix, MatrixColumns columns to a page in that order, at rel/matrix/. The
+// full matrix is always written as csvPath (static, one line per question
+// and column).
+func (w *writer) pageMatrix(v *views, data map[string]any, rel, title, csvPath string, confs []*aggregate.Configuration) bool {
+	cols := v.identityColumns(confs)
+	if len(cols) == 0 {
+		return false
+	}
+	byGroup := map[*aggregate.Configuration]matrixColumn{}
+	var groups []*identityGroup
+	_, groupOf := v.identityGroups()
+	for _, c := range cols {
+		byGroup[c.conf] = c
+		groups = append(groups, groupOf[c.conf])
+	}
+	var ranked []matrixColumn
+	for _, g := range v.rankOrder(groups) {
+		ranked = append(ranked, byGroup[g.Primary])
+	}
+	full := v.matrix(ranked)
+	w.static(csvPath, matrixCSV(full))
+	if len(cols) <= MatrixColumns {
+		mv := v.matrix(cols)
+		mv.CSV = csvPath
+		data["matrix"] = mv
+		return true
+	}
+	base := strings.TrimSuffix(rel, "/") + "/matrix"
+	pages := pagesOf(len(ranked), MatrixColumns)
+	slice := func(k int) *matrixView {
+		lo, hi := window(len(ranked), MatrixColumns, k)
+		mv := &matrixView{Columns: full.Columns[lo:hi], CSV: csvPath}
+		for _, r := range full.Rows {
+			mv.Rows = append(mv.Rows, matrixRow{Question: r.Question, Cells: r.Cells[lo:hi]})
+		}
+		return mv
+	}
+	data["matrix"] = slice(1)
+	data["matrix_cut"] = newCut(MatrixColumns, len(ranked), MatrixColumns, "the top", "configurations by task success rate (as the headline tables rank them)", base, csvPath)
+	w.morePages(base, "Questions × configurations: "+title,
+		fmt.Sprintf("The per-question verdict matrix of %s's %s configurations, %d columns to a page, in the order of the headline tables (task success rate).",
+			title, thousands(len(ranked)), MatrixColumns), "matrix.html", pages, linkView{Text: "Back to " + title, Href: href(rel)},
+		func(k int) string {
+			lo, hi := window(len(ranked), MatrixColumns, k)
+			return fmt.Sprintf("Configurations %s–%s of %s (page %d of %d).", thousands(lo+1), thousands(hi), thousands(len(ranked)), k, pages)
+		},
+		func(k int) map[string]any { return map[string]any{"matrix": slice(k)} })
+	return true
+}
+
+// pageConfigs puts the list of configurations cvs on the page at rel,
+// bounded (issue 17): the first ListRows, a cut note and the whole list,
+// ListRows to a page, at rel/configurations/.
+func (w *writer) pageConfigs(data map[string]any, rel, title string, cvs []configView) {
+	if len(cvs) <= ListRows {
+		data["configs"] = cvs
+		return
+	}
+	base := strings.TrimSuffix(rel, "/") + "/configurations"
+	pages := pagesOf(len(cvs), ListRows)
+	data["configs"] = cvs[:ListRows]
+	data["configs_cut"] = newCut(ListRows, len(cvs), ListRows, "the first", "configurations", base, "")
+	w.morePages(base, "Configurations: "+title, fmt.Sprintf("Every configuration of %s, %d to a page.", title, ListRows),
+		"configlist.html", pages, linkView{Text: "Back to " + title, Href: href(rel)},
+		func(k int) string {
+			lo, hi := window(len(cvs), ListRows, k)
+			return fmt.Sprintf("Configurations %s–%s of %s (page %d of %d).", thousands(lo+1), thousands(hi), thousands(len(cvs)), k, pages)
+		},
+		func(k int) map[string]any {
+			lo, hi := window(len(cvs), ListRows, k)
+			return map[string]any{"configs": cvs[lo:hi]}
+		})
 }
 
 // configMatrix is a configuration page's grid: its own column and, for a
@@ -390,10 +482,10 @@ func (w *writer) writeModels(v *views) {
 				tool = append(tool, c)
 			}
 		}
-		data := map[string]any{"model_id": id, "name": m.DisplayName, "group": aggregate.GroupTitle(m.Group), "configs": cvs, "std": StdConvention}
-		if mx := v.identityMatrix(tool); mx != nil {
-			data["matrix"] = mx
-		}
+		data := map[string]any{"model_id": id, "name": m.DisplayName, "group": aggregate.GroupTitle(m.Group), "std": StdConvention}
+		rel := v.modelHref(id)
+		w.pageConfigs(data, rel, m.DisplayName, cvs)
+		w.pageMatrix(v, data, rel, m.DisplayName, "downloads/matrices/models-"+v.modelSlug[id]+".csv", tool)
 		var paper []*paperCell
 		for _, p := range w.e.Paper {
 			if p.Model == id {
@@ -437,10 +529,11 @@ func (w *writer) writeSystems(v *views) {
 				tool = append(tool, c)
 			}
 		}
-		data := map[string]any{"system": string(s), "name": aggregate.SystemTitle(s), "configs": cvs, "paper": paper,
+		data := map[string]any{"system": string(s), "name": aggregate.SystemTitle(s), "paper": paper,
 			"description": systemDescription[s], "std": StdConvention}
-		if mx := v.identityMatrix(tool); mx != nil {
-			data["matrix"] = mx
+		w.pageConfigs(data, systemHref(s), aggregate.SystemTitle(s), cvs)
+		if csvPath := "downloads/matrices/systems-" + string(s) + ".csv"; w.pageMatrix(v, data, systemHref(s), aggregate.SystemTitle(s), csvPath, tool) {
+			v.systemMatrices = append(v.systemMatrices, linkView{Text: aggregate.SystemTitle(s), Href: csvPath})
 		}
 		w.page(systemHref(s), aggregate.SystemTitle(s), "system", data)
 	}
@@ -508,8 +601,20 @@ func (w *writer) writeDownloads(v *views) {
 			*p = []dl{}
 		}
 	}
-	w.page("downloads", "Downloads", "downloads", map[string]any{"runs": runs, "tables": tables, "figures": figures,
-		"paper_csv": "downloads/paper-only-values.csv", "paper_mark": paperonly.Mark})
+	matrices := []dl{}
+	for _, m := range v.systemMatrices {
+		matrices = append(matrices, dl{Name: path.Base(m.Href), Href: m.Href, About: "per-question verdicts of every " + m.Text + " configuration (one line per question and configuration)"})
+	}
+	runs, runsCut := boundList(w, runs, RunsPerPage, "downloads/results", "Results files",
+		fmt.Sprintf("Every results file of this edition, %d to a page, in the order of the configurations.", RunsPerPage), "dllist.html",
+		"the first", "results files", "", linkView{Text: "Back to the downloads", Href: "downloads/"},
+		func(rows []dl) map[string]any { return map[string]any{"items": rows} })
+	data := map[string]any{"runs": runs, "tables": tables, "figures": figures, "matrices": matrices,
+		"paper_csv": "downloads/paper-only-values.csv", "paper_mark": paperonly.Mark}
+	if runsCut != nil {
+		data["runs_cut"] = runsCut
+	}
+	w.page("downloads", "Downloads", "downloads", data)
 }
 
 func (w *writer) writeHome(v *views) {
@@ -542,7 +647,7 @@ func (w *writer) writeHome(v *views) {
 	}
 	headline := []*rankedView{}
 	for _, t := range v.lb.Headline {
-		headline = append(headline, v.ranked(t, v.lb.Headline))
+		headline = append(headline, w.boundRanked(v.ranked(t, v.lb.Headline), linkView{Text: "Back to the home page", Href: ""}))
 		w.static(rankedCSVPath(t), RankedCSV(t))
 	}
 	title := "MatTools leaderboard " + w.e.Version

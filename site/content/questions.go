@@ -147,12 +147,6 @@ type questionOption struct {
 	Text  string `json:"text"`
 }
 
-type pageLink struct {
-	Number  int    `json:"number"`
-	Href    string `json:"href"`
-	Current bool   `json:"current"`
-}
-
 // questionState is what a question's pages share, from the summary rows,
 // and the sections of the page being filled.
 type questionState struct {

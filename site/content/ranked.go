@@ -103,6 +103,8 @@ type rankedView struct {
 	Footnotes  []*paperCell       `json:"footnotes"`
 	Shared     []string           `json:"shared"`
 	Twice      []twiceNote        `json:"twice"` // rows that appear twice, numbered
+	// Cut says which rows the page leaves out (boundRanked); nil when none.
+	Cut *cutView `json:"cut,omitempty"`
 }
 
 type twiceNote struct {

@@ -31,6 +31,9 @@ type views struct {
 	groups  []*identityGroup
 	groupOf map[*aggregate.Configuration]*identityGroup
 	pageOf  map[string]map[*identityGroup]int
+	// systemMatrices are the systems' full-matrix CSV downloads (Text: the
+	// system), set by writeSystems for writeDownloads.
+	systemMatrices []linkView
 }
 
 func newViews(e *Edition) *views {
