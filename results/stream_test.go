@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -42,6 +43,24 @@ func TestStreamWriterWritesWhatWriteWrites(t *testing.T) {
 			at++
 		}
 		t.Errorf("streamed file (%d bytes) differs from Write's (%d bytes) from byte %d: %q, Write's %q", len(b), len(a), at, b[at:min(at+80, len(b))], a[at:min(at+80, len(a))])
+	}
+	// QA runs, whose rows the writer hands the encoder qaBatchRows at a
+	// time: the same bytes as Write's (all rows at once) below, at and
+	// above a batch, up to one row group.
+	for _, n := range []int{1, qaBatchRows, qaBatchRows + 45, StreamRowGroupRows} {
+		f := qaRun(n)
+		wp, sp := filepath.Join(dir, fmt.Sprintf("qa-write-%d.parquet", n)), filepath.Join(dir, fmt.Sprintf("qa-stream-%d.parquet", n))
+		if err := Write(wp, f); err != nil {
+			t.Fatal(err)
+		}
+		if err := streamQA(t, sp, qaRun(n)); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := os.ReadFile(wp)
+		b, _ := os.ReadFile(sp)
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("QA run of %d rows: the streamed file (%d bytes) differs from Write's (%d bytes)", n, len(b), len(a))
+		}
 	}
 }
 

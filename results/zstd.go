@@ -1,8 +1,6 @@
 package results
 
 import (
-	"sync"
-
 	kzstd "github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/format"
@@ -11,7 +9,8 @@ import (
 // zstdCodec is the ZSTD codec results files are written with: the same
 // bytes as parquet-go's zstd.Codec{Level: zstd.SpeedDefault} (tested), with
 // less memory, and one pool of encoders for the whole process instead of
-// one per file.
+// one per file, which (unlike a sync.Pool) a garbage collection does not
+// empty: a new encoder allocates its 2 MiB history and tables again.
 //
 // parquet-go's codec keeps an encoder of klauspost/compress's default
 // window (8 MiB), whose history buffer is 16 MiB, although a results
@@ -21,27 +20,32 @@ import (
 // smallWindow bytes go to encoders of that window, larger ones to the
 // default window's.
 type zstdCodec struct {
-	small, large sync.Pool
+	small, large chan *kzstd.Encoder // idle encoders
 }
 
 // smallWindow is the window of the encoders for pages of up to its size.
 const smallWindow = 1 << 20
 
-var resultsZstd = &zstdCodec{}
+// idleEncoders is how many idle encoders of each window the codec keeps.
+const idleEncoders = 4
+
+var resultsZstd = &zstdCodec{small: make(chan *kzstd.Encoder, idleEncoders), large: make(chan *kzstd.Encoder, idleEncoders)}
 
 func (c *zstdCodec) String() string                            { return "ZSTD" }
 func (c *zstdCodec) CompressionCodec() format.CompressionCodec { return format.Zstd }
 
 func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
-	pool := &c.large
+	pool := c.large
 	if len(src) <= smallWindow {
-		pool = &c.small
+		pool = c.small
 	}
-	e, _ := pool.Get().(*kzstd.Encoder)
-	if e == nil {
+	var e *kzstd.Encoder
+	select {
+	case e = <-pool:
+	default:
 		opts := []kzstd.EOption{kzstd.WithEncoderConcurrency(1), kzstd.WithEncoderLevel(zstd.SpeedDefault),
 			kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false)}
-		if pool == &c.small {
+		if pool == c.small {
 			opts = append(opts, kzstd.WithWindowSize(smallWindow))
 		}
 		var err error
@@ -49,8 +53,12 @@ func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	defer pool.Put(e)
-	return e.EncodeAll(src, dst[:0]), nil
+	out := e.EncodeAll(src, dst[:0])
+	select {
+	case pool <- e:
+	default: // enough idle ones
+	}
+	return out, nil
 }
 
 // Decode is parquet-go's.
