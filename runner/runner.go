@@ -44,6 +44,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
@@ -1133,8 +1134,14 @@ func libraryVersions() map[string]string {
 	return out
 }
 
-// generatorVersion returns the main module's version or VCS revision.
+// generatorVersion returns the commit the build was stamped with
+// (version.Commit, which the Makefile and deploy/kubernetes/Dockerfile set
+// with -ldflags; an image builds without .git, so without VCS information),
+// else the main module's VCS revision or version.
 func generatorVersion() string {
+	if version.Commit != "" {
+		return version.Commit
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
