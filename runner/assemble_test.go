@@ -14,6 +14,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
@@ -161,5 +162,18 @@ temperature = 0
 	}
 	if w := resumed.Run.Warnings; len(w) != 1 || !strings.Contains(w[0], "2 sessions") {
 		t.Errorf("the resumed run's warnings %q; want one, that it was written over 2 sessions", w)
+	}
+}
+
+// A build stamped with a commit (-ldflags -X …version.Commit=…, as the
+// Makefile and the Kubernetes image build) records it as the generator
+// version, whatever the build info says.
+func TestGeneratorVersionIsTheStampedCommit(t *testing.T) {
+	defer func(old string) { version.Commit = old }(version.Commit)
+	version.Commit = ""
+	unstamped := generatorVersion()
+	version.Commit = "4b992d5e0c"
+	if got := generatorVersion(); got != "4b992d5e0c" {
+		t.Errorf("stamped build: generator version %q, want the commit (unstamped: %q)", got, unstamped)
 	}
 }
