@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"encoding"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -29,17 +32,43 @@ type liveSource struct {
 	max  int
 	mu   sync.Mutex
 	cond *sync.Cond
-	// durable marks the items whose lines are on disk and not yet read,
-	// by item index; mem holds the offered lines not yet read.
-	durable map[int]bool
-	mem     map[int]journalLine
-	stopped bool
+	// durable marks the items whose lines are on disk, by item index (at
+	// most the run's questions); mem holds the offered lines not yet read.
+	durable  map[int]bool
+	mem      map[int]journalLine
+	memBytes int64 // lineBytes of mem's lines
+	stopped  bool
 }
 
-// maxLiveLines bounds the lines a liveSource holds: the answers that came
-// in while an earlier question is still out (the out-of-order window of
-// the workers) plus those not yet written. 4,096 QA lines are ~2 MB.
-var maxLiveLines = 4096 // a variable for tests
+// maxLiveLines and maxLiveBytes bound the lines a liveSource holds (the
+// answers that came in while an earlier question is still out, the
+// out-of-order window of the workers, plus those not yet written) and the
+// bytes of their texts (lineBytes; an answer may be up to 1 MiB): 4,096
+// QA lines of short answers are ~2 MB.
+var (
+	maxLiveLines       = 4096 // variables for tests
+	maxLiveBytes int64 = 16 << 20
+)
+
+// lineBytes is the size of l's texts, what a held line costs beyond its
+// fixed fields.
+func lineBytes(l *journalLine) int64 {
+	n := int64(len(l.ID))
+	if q := l.QA; q != nil {
+		v := reflect.ValueOf(q).Elem()
+		for _, i := range qaTextFields {
+			f := v.Field(i)
+			if f.Kind() == reflect.Pointer {
+				if f.IsNil() {
+					continue
+				}
+				f = f.Elem()
+			}
+			n += int64(f.Len())
+		}
+	}
+	return n
+}
 
 // errLiveStopped is what a liveSource's read returns for a question that
 // will not come: the run stopped (interrupted or failed) before it.
@@ -66,9 +95,11 @@ func (s *liveSource) offer(l journalLine) {
 	if !copyExact(&l) {
 		return
 	}
+	n := lineBytes(&l)
 	s.mu.Lock()
-	if len(s.mem) < s.max {
+	if len(s.mem) < s.max && s.memBytes+n <= maxLiveBytes {
 		s.mem[l.Index] = l
+		s.memBytes += n
 	}
 	s.mu.Unlock()
 }
@@ -92,16 +123,20 @@ func (s *liveSource) stop() {
 
 // read returns item it's line once it is on disk (at once for a line of an
 // earlier session): from memory if offered, else from the journal. After
-// stop, every line the journal holds is read from it.
+// stop, a line not on disk is errLiveStopped.
 func (s *liveSource) read(it item) (journalLine, bool, error) {
 	s.mu.Lock()
 	for !s.durable[it.index] && !s.stopped {
 		s.cond.Wait()
 	}
 	l, inMem := s.mem[it.index]
-	onDisk := s.durable[it.index] || (s.stopped && s.j.done(it.index))
-	delete(s.mem, it.index)
-	delete(s.durable, it.index) // what is read is not waited for again
+	// Only what was synced: the journal counts a line done from when it
+	// is queued, also when its batch then fails to be written.
+	onDisk := s.durable[it.index]
+	if inMem {
+		delete(s.mem, it.index)
+		s.memBytes -= lineBytes(&l)
+	}
 	s.mu.Unlock()
 	switch {
 	case !onDisk:
@@ -142,14 +177,28 @@ func copyExact(l *journalLine) bool {
 
 // qaTextFields are the indices of results.QAItem's string and *string
 // fields, or nil if it has a field that a JSON round trip might not keep
-// as it is (anything but a string, a bool, an integer, or a pointer to one).
-var qaTextFields = func() []int {
-	t := reflect.TypeFor[results.QAItem]()
+// as it is (anything but a string, a bool, an integer, or a pointer to one,
+// of a plain type, exported and not left out of the JSON).
+var qaTextFields = textFields(reflect.TypeFor[results.QAItem]())
+
+// textFields returns the indices of struct type t's string and *string
+// fields, or nil unless every field is one that a JSON round trip keeps
+// (see qaTextFields).
+func textFields(t reflect.Type) []int {
 	var idx []int
+	marshaler, textMarshaler := reflect.TypeFor[json.Marshaler](), reflect.TypeFor[encoding.TextMarshaler]()
 	for i := range t.NumField() {
-		ft := t.Field(i).Type
+		sf := t.Field(i)
+		if !sf.IsExported() || sf.Tag.Get("json") == "-" {
+			return nil // not in the journal's line at all
+		}
+		ft := sf.Type
 		if ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
+		}
+		if ft.Implements(marshaler) || reflect.PointerTo(ft).Implements(marshaler) ||
+			ft.Implements(textMarshaler) || reflect.PointerTo(ft).Implements(textMarshaler) {
+			return nil // encoded its own way
 		}
 		switch ft.Kind() {
 		case reflect.String:
@@ -161,14 +210,17 @@ var qaTextFields = func() []int {
 		}
 	}
 	return idx
-}()
+}
 
 // removeStaleTemps removes the temporary files that a killed writer of
 // results file path left (results' "." + name + ".tmp-*"); the journal's
 // lock makes this process the only writer of the run.
 func removeStaleTemps(path string) {
-	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
-	for _, f := range stale {
-		os.Remove(f)
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
 }

@@ -34,7 +34,29 @@ func TestCopyExactLinesRoundTripThroughTheJournalEncoding(t *testing.T) {
 			AnswerText: s("Thé answer is <answer>B</answer> & \u2028 \"quoted\"\n"), ExtractedStrict: s("B"), ExtractedLenient: s(""),
 			CorrectAnswer: s("B"), PromptTokens: &i64, CompletionTokens: new(int64), AnswerTextBytes: &i64}}
 	bare := journalLine{Kind: "item", Index: 0, ID: "q", QA: &results.QAItem{Item: "q"}}
-	for name, l := range map[string]journalLine{"every field": full, "nil pointers": bare} {
+	// Every field of results.QAItem set, by reflection, so that a field
+	// added later is covered too.
+	filled := &results.QAItem{}
+	v := reflect.ValueOf(filled).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.Kind() == reflect.Pointer {
+			f.Set(reflect.New(f.Type().Elem()))
+			f = f.Elem()
+		}
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(fmt.Sprintf("field %d: <é> & \u2028\n", i))
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			f.SetInt(int64(i + 1))
+		case reflect.Bool:
+			f.SetBool(true)
+		default:
+			t.Fatalf("results.QAItem field %s is a %s: extend this test and copyExact", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	reflected := journalLine{Kind: "item", Index: 3, ID: "r", QA: filled}
+	for name, l := range map[string]journalLine{"every field": full, "nil pointers": bare, "every field, by reflection": reflected} {
 		if !copyExact(&l) {
 			t.Fatalf("%s: copyExact refuses a valid line", name)
 		}
@@ -122,9 +144,21 @@ temperature = 0
 		}
 		return rows, f.Run.Totals
 	}
-	mem, _, err := run(t, t.TempDir(), 4096, 0)
+	memDir := t.TempDir()
+	mem, memRes, err := run(t, memDir, 4096, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The same file assembled from the journal alone (every question
+	// done, none asked): the same rows, latencies included, and usage.
+	os.Remove(memRes[0].Path)
+	fromJournal, _, err := run(t, memDir, 4096, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJournal.QAItems, mem.QAItems) || !reflect.DeepEqual(fromJournal.Run.Totals, mem.Run.Totals) ||
+		!reflect.DeepEqual(fromJournal.Run.Usage, mem.Run.Usage) {
+		t.Error("the file written alongside the answers differs from the one assembled from the journal alone")
 	}
 	back, _, err := run(t, t.TempDir(), 1, 0)
 	if err != nil {
@@ -175,5 +209,77 @@ func TestGeneratorVersionIsTheStampedCommit(t *testing.T) {
 	version.Commit = "4b992d5e0c"
 	if got := generatorVersion(); got != "4b992d5e0c" {
 		t.Errorf("stamped build: generator version %q, want the commit (unstamped: %q)", got, unstamped)
+	}
+}
+
+// textFields refuses a type with a field that the journal's JSON would
+// drop or encode its own way, so that copyExact then reads every line back.
+func TestTextFieldsRefusesFieldsTheJournalChanges(t *testing.T) {
+	type plain struct {
+		A string
+		B *string
+		N int32
+	}
+	type dropped struct {
+		A    string
+		Note string `json:"-"`
+	}
+	type own struct {
+		A string
+		T *time.Time // a json.Marshaler
+	}
+	type hidden struct {
+		A    string
+		note string
+	}
+	if got := textFields(reflect.TypeFor[plain]()); fmt.Sprint(got) != "[0 1]" {
+		t.Errorf("plain: %v, want [0 1]", got)
+	}
+	for name, typ := range map[string]reflect.Type{"json:\"-\"": reflect.TypeFor[dropped](), "a json.Marshaler": reflect.TypeFor[own](),
+		"unexported": reflect.TypeFor[hidden]()} {
+		if got := textFields(typ); got != nil {
+			t.Errorf("a field %s: %v, want nil (every line read back)", name, got)
+		}
+	}
+	_ = hidden{note: ""}
+}
+
+// A live source holds at most maxLiveBytes of texts: lines beyond are read
+// back from the journal; what is read frees its share.
+func TestLiveSourceHoldsABoundedNumberOfBytes(t *testing.T) {
+	defer func(old int64) { maxLiveBytes = old }(maxLiveBytes)
+	maxLiveBytes = 1000
+	s := newLiveSource(&journal{items: map[int]span{}}, nil)
+	answer := strings.Repeat("a", 300)
+	for i := range 5 {
+		s.offer(journalLine{Kind: "item", Index: i, ID: "q", QA: &results.QAItem{Item: "q", AnswerText: &answer}})
+	}
+	if len(s.mem) != 3 || s.memBytes != 3*302 {
+		t.Fatalf("held %d lines of %d bytes; want 3 of 906 (302 bytes each, at most 1,000)", len(s.mem), s.memBytes)
+	}
+	s.markDurable(0)
+	if l, ok, err := s.read(item{index: 0}); !ok || err != nil || *l.QA.AnswerText != answer {
+		t.Fatalf("read: %v, %v", ok, err)
+	}
+	if len(s.mem) != 2 || s.memBytes != 2*302 {
+		t.Errorf("after a read: %d lines of %d bytes; want 2 of 604", len(s.mem), s.memBytes)
+	}
+}
+
+// removeStaleTemps matches the temporary files by name, not by a glob of
+// the directory (an -out such as "runs[1]" held no match).
+func TestRemoveStaleTempsInADirectoryWithGlobCharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs[1]")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "run.parquet")
+	stale, other := filepath.Join(dir, ".run.parquet.tmp-42"), filepath.Join(dir, ".other.parquet.tmp-42")
+	os.WriteFile(stale, nil, 0o644)
+	os.WriteFile(other, nil, 0o644)
+	removeStaleTemps(path)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary file is still there (%v)", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another run's temporary file was removed: %v", err)
 	}
 }

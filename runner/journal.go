@@ -357,6 +357,7 @@ func (j *journal) batch() error {
 	j.mu.Lock()
 	buf, pend, off := j.buf, j.pending, j.size
 	j.buf, j.pending = j.spare[:0], j.spareP[:0]
+	j.spare, j.spareP = nil, nil // now j.buf's and j.pending's: never handed out twice
 	j.size += int64(len(buf))
 	err := j.err
 	j.cond.Broadcast()
@@ -371,7 +372,12 @@ func (j *journal) batch() error {
 	if err != nil || len(buf) == 0 {
 		return err
 	}
-	_, err = j.f.WriteAt(buf, off)
+	if testHookBatchWrite != nil {
+		err = testHookBatchWrite()
+	}
+	if err == nil {
+		_, err = j.f.WriteAt(buf, off)
+	}
 	if err != nil {
 		err = fmt.Errorf("writing journal %s: %w", j.path, err)
 	} else if err = j.f.Sync(); err != nil {
@@ -484,3 +490,7 @@ func peekJournal(path string) (int, error) {
 	}
 	return len(seen), sc.Err()
 }
+
+// testHookBatchWrite, set by tests, runs before each batch is written; an
+// error it returns fails the batch as a failed write would (a full disk).
+var testHookBatchWrite func() error

@@ -769,7 +769,14 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		}
 		src := &lineSource{desc: "journal " + j.path, read: live.read, sessions: j.sessions, resumed: max(len(j.sessions)-1, 0)}
 		assembled = make(chan error, 1)
-		go func() { assembled <- e.writeOuts(p, src, senv, res, len(p.items), "run written") }() // res is read after
+		go func() { // res is read after
+			err := e.writeOuts(p, src, senv, res, len(p.items), "run written")
+			if err != nil && !errors.Is(err, errLiveStopped) {
+				e.log.Error("writing the results files failed; the answers still go into the journal, and the run fails at its end",
+					"run", p.journalID, "error", err)
+			}
+			assembled <- err
+		}()
 	}
 	var (
 		mu       sync.Mutex
@@ -1032,7 +1039,7 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 		if !ok {
 			return results.Usage{}, fmt.Errorf("%s: question %s is missing", src.desc, it.id)
 		}
-		if l.ID != it.id || (it.q != nil) != (l.Question != nil) {
+		if l.ID != it.id || (it.q != nil) != (l.Question != nil) || (it.q == nil && l.QA == nil) {
 			return results.Usage{}, fmt.Errorf("%s: item %d is %q, but the run's question %d is %q", src.desc, it.index, l.ID, it.index, it.id)
 		}
 		usage.Calls = satAdd(usage.Calls, max(int64(l.Calls), 0))
