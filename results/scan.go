@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +32,200 @@ type SummaryOptions struct {
 	// Summary.CodeKeys, and the code is checked to be valid UTF-8 (Validate's
 	// rule). Code that is empty or all white space is passed too.
 	CodeKey func(code string) string
+	// Check, when not nil, is called with each file read and validated,
+	// its rows whole (before Compact drops them); its error is
+	// Summary.CheckErr, which does not make the file invalid. ScanDir
+	// calls it from several goroutines at once.
+	Check func(f *File) error
+	// Compact keeps each tool-usage file's rows as Summary.Rows
+	// (SummaryRow: the summary columns only, strings shared) and leaves
+	// File.Questions nil, so that a build holds tens of bytes per row
+	// rather than a QuestionRow's hundreds (issue 17). ScanDir shares the
+	// rows' strings (question ids, verdicts, causes, code keys) and the run
+	// records' strings, string lists and string maps (question ids of the
+	// question set, libraries, parameters: read-only afterwards) across all
+	// its files.
+	Compact bool
+}
+
+// SummaryRow is a tool-usage row as the leaderboard keeps it for a whole
+// build (SummaryOptions.Compact): the summary columns the pages count,
+// under QuestionRow's names and types. Its optional values point into
+// arrays shared by the rows of one file, not one allocation each.
+type SummaryRow struct {
+	QuestionID       string
+	Verdict          string
+	VerdictCause     string
+	QuestionIndex    int32
+	PropertyCount    int32
+	Runnable         *bool
+	PropertiesPassed *int32
+	PromptTokens     *int64
+	CompletionTokens *int64
+	LatencyMS        *int64
+}
+
+// SummaryRows returns the summary columns of rows, in order (nil for none);
+// their optional values are copied into arrays shared by the returned rows.
+func SummaryRows(rows []QuestionRow) []SummaryRow { return summaryRows(rows, nil) }
+
+// summaryRows is SummaryRows with each string replaced by in's (nil: kept).
+func summaryRows(rows []QuestionRow, in func(string) string) []SummaryRow {
+	if len(rows) == 0 {
+		return nil
+	}
+	if in == nil {
+		in = func(s string) string { return s }
+	}
+	out := make([]SummaryRow, len(rows))
+	var nb, n32, n64 int
+	for i := range rows {
+		q := &rows[i]
+		if q.Runnable != nil {
+			nb++
+		}
+		if q.PropertiesPassed != nil {
+			n32++
+		}
+		for _, p := range []*int64{q.PromptTokens, q.CompletionTokens, q.LatencyMS} {
+			if p != nil {
+				n64++
+			}
+		}
+	}
+	bools, i32s, i64s := make([]bool, 0, nb), make([]int32, 0, n32), make([]int64, 0, n64)
+	opt64 := func(p *int64) *int64 {
+		if p == nil {
+			return nil
+		}
+		i64s = append(i64s, *p)
+		return &i64s[len(i64s)-1]
+	}
+	for i := range rows {
+		q, s := &rows[i], &out[i]
+		*s = SummaryRow{QuestionID: in(q.QuestionID), Verdict: in(q.Verdict), VerdictCause: in(q.VerdictCause),
+			QuestionIndex: q.QuestionIndex, PropertyCount: q.PropertyCount}
+		if q.Runnable != nil {
+			bools = append(bools, *q.Runnable)
+			s.Runnable = &bools[len(bools)-1]
+		}
+		if q.PropertiesPassed != nil {
+			i32s = append(i32s, *q.PropertiesPassed)
+			s.PropertiesPassed = &i32s[len(i32s)-1]
+		}
+		s.PromptTokens, s.CompletionTokens, s.LatencyMS = opt64(q.PromptTokens), opt64(q.CompletionTokens), opt64(q.LatencyMS)
+	}
+	return out
+}
+
+// QuestionRow returns the row with s's columns set and every other field
+// zero (ReadDetails' columns are added by the caller).
+func (s *SummaryRow) QuestionRow() QuestionRow {
+	return QuestionRow{QuestionID: s.QuestionID, Verdict: s.Verdict, VerdictCause: s.VerdictCause, QuestionIndex: s.QuestionIndex,
+		PropertyCount: s.PropertyCount, Runnable: s.Runnable, PropertiesPassed: s.PropertiesPassed, PromptTokens: s.PromptTokens,
+		CompletionTokens: s.CompletionTokens, LatencyMS: s.LatencyMS}
+}
+
+// sharedStrings interns strings across the files ScanDir reads at once,
+// and the string lists and string maps of their run records (share).
+type sharedStrings struct {
+	mu    sync.Mutex
+	m     map[string]string
+	lists map[string][]string
+	maps  map[string]map[string]string
+}
+
+func newSharedStrings() *sharedStrings {
+	return &sharedStrings{m: map[string]string{}, lists: map[string][]string{}, maps: map[string]map[string]string{}}
+}
+
+func (sh *sharedStrings) intern(s string) string {
+	if v, ok := sh.m[s]; ok {
+		return v
+	}
+	sh.m[s] = s
+	return s
+}
+
+// contentKey encodes a list of strings unambiguously (each length-prefixed).
+func contentKey(list ...string) string {
+	var b strings.Builder
+	for _, x := range list {
+		b.WriteString(strconv.Itoa(len(x)))
+		b.WriteByte(':')
+		b.WriteString(x)
+	}
+	return b.String()
+}
+
+// share replaces, in the value v points to, every string by its interned
+// copy and every []string and map[string]string by an earlier one with
+// the same contents (a run's question ids, libraries, parameters), so that
+// runs of one configuration hold one copy. The values are read-only
+// afterwards, as a loaded run record is. Other maps (json.RawMessage
+// values) are left as they are.
+func (sh *sharedStrings) share(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(sh.intern(v.String()))
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			sh.share(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				sh.share(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		if v.Len() == 0 || !v.CanSet() {
+			return
+		}
+		if v.Type() == reflect.TypeFor[[]string]() {
+			list := v.Interface().([]string)
+			key := contentKey(list...)
+			if prev, ok := sh.lists[key]; ok {
+				v.Set(reflect.ValueOf(prev))
+				return
+			}
+			for i := range list {
+				list[i] = sh.intern(list[i])
+			}
+			sh.lists[key] = list
+			return
+		}
+		for i := range v.Len() {
+			sh.share(v.Index(i))
+		}
+	case reflect.Map:
+		if v.Len() == 0 || !v.CanSet() || v.Type() != reflect.TypeFor[map[string]string]() {
+			return
+		}
+		m := v.Interface().(map[string]string)
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		kv := make([]string, 0, 2*len(keys))
+		for _, k := range keys {
+			kv = append(kv, k, m[k])
+		}
+		key := contentKey(kv...)
+		if prev, ok := sh.maps[key]; ok {
+			v.Set(reflect.ValueOf(prev))
+			return
+		}
+		shared := make(map[string]string, len(m))
+		for k, x := range m {
+			shared[sh.intern(k)] = sh.intern(x)
+		}
+		sh.maps[key] = shared
+		v.Set(reflect.ValueOf(shared))
+	}
 }
 
 // Summary is a results file as the leaderboard's tables read it.
@@ -44,23 +240,20 @@ type Summary struct {
 	// CodeKeys holds SummaryOptions.CodeKey of each row's code, in row
 	// order (nil without CodeKey).
 	CodeKeys []string
+	// Rows are the tool-usage rows with SummaryOptions.Compact (File.Questions
+	// is then nil), in row order.
+	Rows []SummaryRow
+	// CheckErr is SummaryOptions.Check's error.
+	CheckErr error
 }
 
-// detailRow is the projection of QuestionRow that ReadDetails decodes: the
-// texts a question page shows.
-type detailRow struct {
-	QuestionIndex     int32            `parquet:"question_index"`
-	QuestionID        string           `parquet:"question_id"`
-	Code              string           `parquet:"code"`
-	FunctionName      string           `parquet:"function_name"`
-	ErrorExcerpt      *string          `parquet:"error_excerpt,optional"`
-	StdoutExcerpt     *string          `parquet:"stdout_excerpt,optional"`
-	StderrExcerpt     *string          `parquet:"stderr_excerpt,optional"`
-	ErrorExcerptBytes *int64           `parquet:"error_excerpt_bytes,optional"`
-	StdoutBytes       *int64           `parquet:"stdout_bytes,optional"`
-	StderrBytes       *int64           `parquet:"stderr_bytes,optional"`
-	Retrieved         []RetrievedChunk `parquet:"retrieved,list"`
-	Trace             []TraceStage     `parquet:"trace,list"`
+// nestedRow is the projection of QuestionRow on the two list columns a
+// question page shows; ReadDetails reads the flat columns it shows one by
+// one (scanColumn) and these through parquet-go's row reader, only when a
+// row has an element (hasElements).
+type nestedRow struct {
+	Retrieved []RetrievedChunk `parquet:"retrieved,list"`
+	Trace     []TraceStage     `parquet:"trace,list"`
 }
 
 // ReadSummary reads the results file at path for the leaderboard's tables:
@@ -71,6 +264,10 @@ type detailRow struct {
 // retrieved context, the trace) are ReadDetails' and Read's. Errors are
 // *FormatError values naming path, the row and the field, as Read's.
 func ReadSummary(path string, o SummaryOptions) (*Summary, error) {
+	return readSummary(path, o, nil)
+}
+
+func readSummary(path string, o SummaryOptions, shared *sharedStrings) (*Summary, error) {
 	// The file is read once, whole (as Read reads it): its column chunks are
 	// read twice each (checkChunk, then the pages), which through the
 	// file itself cost a system call apiece.
@@ -83,6 +280,22 @@ func ReadSummary(path string, o SummaryOptions) (*Summary, error) {
 		return nil, withFile(path, err)
 	}
 	s.File.Path = path
+	if o.Check != nil {
+		s.CheckErr = o.Check(s.File)
+	}
+	if o.Compact {
+		if shared == nil {
+			shared = newSharedStrings()
+		}
+		shared.mu.Lock()
+		shared.share(reflect.ValueOf(&s.File.Run))
+		s.Rows = summaryRows(s.File.Questions, shared.intern)
+		for i, k := range s.CodeKeys {
+			s.CodeKeys[i] = shared.intern(k)
+		}
+		shared.mu.Unlock()
+		s.File.Questions = nil
+	}
 	return s, nil
 }
 
@@ -127,9 +340,10 @@ func decodeSummary(data []byte, o SummaryOptions) (s *Summary, err error) {
 }
 
 // ReadDetails returns the rows of the tool-usage results file at path with
-// the columns a question page shows (detailRow: question index and id,
-// code, function name, the error, stdout and stderr excerpts and their
-// original byte lengths, the retrieved context and the trace) set, and
+// the columns a question page shows (question index and id, code, function
+// name, the error, stdout and stderr excerpts and their original byte
+// lengths, the retrieved context and the trace; the two lists read only
+// when some row has an element: nestedRow) set, and
 // every other field zero, after checking the file's footer and run record
 // as ReadSummary does and these columns by Validate's rules. Errors are
 // *FormatError values naming path, the row and the field.
@@ -158,34 +372,141 @@ func decodeDetails(data []byte) (out []QuestionRow, err error) {
 	if f.Run.Benchmark.IsQA() {
 		return nil, metaErr("benchmark", "is %s: QA files have no question details", f.Run.Benchmark)
 	}
-	rows, err := readColumns[detailRow](pf, data)
-	if err != nil {
+	n := int(min(max(pf.NumRows(), 0), MaxRows))
+	out = make([]QuestionRow, n)
+	text := func(pick func(q *QuestionRow) *string) func(int, parquet.Value) {
+		return func(i int, v parquet.Value) { *pick(&out[i]) = string(v.ByteArray()) }
+	}
+	optText := func(pick func(q *QuestionRow) **string) func(int, parquet.Value) {
+		return func(i int, v parquet.Value) {
+			if !v.IsNull() {
+				s := string(v.ByteArray())
+				*pick(&out[i]) = &s
+			}
+		}
+	}
+	optNum := func(pick func(q *QuestionRow) **int64) func(int, parquet.Value) {
+		return func(i int, v parquet.Value) { *pick(&out[i]) = optInt64(v) }
+	}
+	// The columns of the page, each read on its own: parquet-go's row
+	// reader keeps buffers per column and per page (issue 17).
+	cols := []column{
+		{"question_index", kindInt, true, func(i int, v parquet.Value) { out[i].QuestionIndex = int32(v.Int64()) }},
+		{"question_id", kindString, true, text(func(q *QuestionRow) *string { return &q.QuestionID })},
+		{"code", kindString, true, text(func(q *QuestionRow) *string { return &q.Code })},
+		{"function_name", kindString, true, text(func(q *QuestionRow) *string { return &q.FunctionName })},
+		{"error_excerpt", kindString, false, optText(func(q *QuestionRow) **string { return &q.ErrorExcerpt })},
+		{"stdout_excerpt", kindString, false, optText(func(q *QuestionRow) **string { return &q.StdoutExcerpt })},
+		{"stderr_excerpt", kindString, false, optText(func(q *QuestionRow) **string { return &q.StderrExcerpt })},
+		{"error_excerpt_bytes", kindInt, false, optNum(func(q *QuestionRow) **int64 { return &q.ErrorExcerptBytes })},
+		{"stdout_bytes", kindInt, false, optNum(func(q *QuestionRow) **int64 { return &q.StdoutBytes })},
+		{"stderr_bytes", kindInt, false, optNum(func(q *QuestionRow) **int64 { return &q.StderrBytes })},
+	}
+	if err := scanColumns(pf, data, cols); err != nil {
 		return nil, err
 	}
-	out = make([]QuestionRow, len(rows))
-	var errs []error
-	for i, d := range rows {
-		q := &out[i]
-		*q = QuestionRow{QuestionIndex: d.QuestionIndex, QuestionID: d.QuestionID, Code: d.Code, FunctionName: d.FunctionName,
-			ErrorExcerpt: d.ErrorExcerpt, StdoutExcerpt: d.StdoutExcerpt, StderrExcerpt: d.StderrExcerpt,
-			ErrorExcerptBytes: d.ErrorExcerptBytes, StdoutBytes: d.StdoutBytes, StderrBytes: d.StderrBytes}
-		if len(d.Retrieved) > 0 {
-			q.Retrieved = d.Retrieved
+	nested := false
+	for _, name := range []string{"retrieved", "trace"} {
+		has, err := hasElements(pf, data, name)
+		if err != nil {
+			return nil, err
 		}
-		if len(d.Trace) > 0 {
-			q.Trace = d.Trace
-			for j := range q.Trace {
-				if len(q.Trace[j].RetrievedIDs) == 0 {
-					q.Trace[j].RetrievedIDs = nil
+		nested = nested || has
+	}
+	if nested {
+		rows, err := readColumns[nestedRow](pf, data)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) != n {
+			return nil, &FormatError{Field: "retrieved", Err: fmt.Errorf("holds %d rows for the file's %d", len(rows), n)}
+		}
+		for i, d := range rows {
+			q := &out[i]
+			if len(d.Retrieved) > 0 {
+				q.Retrieved = d.Retrieved
+			}
+			if len(d.Trace) > 0 {
+				q.Trace = d.Trace
+				for j := range q.Trace {
+					if len(q.Trace[j].RetrievedIDs) == 0 {
+						q.Trace[j].RetrievedIDs = nil
+					}
 				}
 			}
 		}
-		errs = append(errs, validateQuestionText(i+1, q)...)
+	}
+	var errs []error
+	for i := range out {
+		errs = append(errs, validateQuestionText(i+1, &out[i])...)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// hasElements reports whether any row of pf has an element in the list
+// column name (absent: false): whether any value of its leaves reaches
+// their maximum definition level. Only those leaves' pages are decoded.
+func hasElements(pf *parquet.File, data []byte, name string) (bool, error) {
+	var buf []parquet.Value
+	for _, path := range pf.Schema().Columns() {
+		if len(path) == 0 || path[0] != name {
+			continue
+		}
+		leaf, ok := pf.Schema().Lookup(path...)
+		if !ok {
+			continue
+		}
+		if buf == nil {
+			buf = make([]parquet.Value, 1024)
+		}
+		for gi, rg := range pf.RowGroups() {
+			if err := checkChunk(pf.Metadata().RowGroups[gi].Columns[leaf.ColumnIndex].MetaData, data); err != nil {
+				return false, &FormatError{Err: fmt.Errorf("not a readable Parquet file: %w", err)}
+			}
+			found, err := func() (bool, error) {
+				pages := rg.ColumnChunks()[leaf.ColumnIndex].Pages()
+				defer pages.Close()
+				for {
+					p, err := pages.ReadPage()
+					if errors.Is(err, io.EOF) {
+						return false, nil
+					}
+					if err != nil {
+						return false, &FormatError{Field: name, Err: err}
+					}
+					vr := p.Values()
+					for {
+						k, err := vr.ReadValues(buf)
+						for _, v := range buf[:k] {
+							if v.DefinitionLevel() == leaf.MaxDefinitionLevel {
+								parquet.Release(p)
+								return true, nil
+							}
+						}
+						if errors.Is(err, io.EOF) {
+							break
+						}
+						if err != nil {
+							parquet.Release(p)
+							return false, &FormatError{Field: name, Err: err}
+						}
+						if k == 0 {
+							parquet.Release(p)
+							return false, &FormatError{Field: name, Err: errors.New("no progress reading values")}
+						}
+					}
+					parquet.Release(p)
+				}
+			}()
+			if err != nil || found {
+				return found, err
+			}
+		}
+	}
+	return false, nil
 }
 
 // openRun checks the footer of the file data (the whole file), opens it and
@@ -291,6 +612,7 @@ func ScanDir(dir string, o SummaryOptions) (sums []*Summary, invalid []Invalid, 
 		err error
 	}
 	res := make([]result, len(paths))
+	shared := newSharedStrings()
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
@@ -298,7 +620,7 @@ func ScanDir(dir string, o SummaryOptions) (sums []*Summary, invalid []Invalid, 
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				s, err := ReadSummary(paths[i], o)
+				s, err := readSummary(paths[i], o, shared)
 				res[i] = result{s, err}
 			}
 		}()
@@ -345,6 +667,11 @@ const (
 // and one value per row. parquet-go's pages are released as they are done,
 // so fn must copy what it keeps of a byte array.
 func scanColumn(pf *parquet.File, data []byte, name string, kind columnKind, required bool, fn func(row int, v parquet.Value) error) error {
+	return scanColumnBuf(pf, data, name, kind, required, nil, fn)
+}
+
+// scanColumnBuf is scanColumn reading values into buf (nil: its own).
+func scanColumnBuf(pf *parquet.File, data []byte, name string, kind columnKind, required bool, buf []parquet.Value, fn func(row int, v parquet.Value) error) error {
 	total := pf.NumRows()
 	if total < 0 || total > MaxRows {
 		return metaErr("rows", "the file claims %d rows; a results file holds at most %d", total, MaxRows)
@@ -365,7 +692,9 @@ func scanColumn(pf *parquet.File, data []byte, name string, kind columnKind, req
 		return metaErr("columns", "column %q is repeated; want one value per row", name)
 	}
 	row := 0
-	buf := make([]parquet.Value, 1024)
+	if len(buf) == 0 {
+		buf = make([]parquet.Value, 1024)
+	}
 	for gi, rg := range pf.RowGroups() {
 		if err := checkChunk(pf.Metadata().RowGroups[gi].Columns[leaf.ColumnIndex].MetaData, data); err != nil {
 			return &FormatError{Err: fmt.Errorf("not a readable Parquet file: %w", err)}
@@ -470,8 +799,9 @@ type column struct {
 }
 
 func scanColumns(pf *parquet.File, data []byte, cols []column) error {
+	buf := make([]parquet.Value, 1024) // one for all the columns: each is done before the next
 	for _, c := range cols {
-		if err := scanColumn(pf, data, c.name, c.kind, c.required, func(row int, v parquet.Value) error { c.set(row, v); return nil }); err != nil {
+		if err := scanColumnBuf(pf, data, c.name, c.kind, c.required, buf, func(row int, v parquet.Value) error { c.set(row, v); return nil }); err != nil {
 			return err
 		}
 	}

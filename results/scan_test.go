@@ -2,11 +2,14 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 )
 
 // v2RAGFile is the tool-usage run of TestV2RowsRoundTripAndValidate: three
@@ -201,5 +204,109 @@ func TestScanDirReportsAsReadDirReport(t *testing.T) {
 	}
 	if _, _, err := ScanDir(filepath.Join(dir, "absent"), SummaryOptions{}); err != nil {
 		t.Errorf("a missing directory: %v", err)
+	}
+}
+
+// TestDetailsWithoutListsAreProjectionsOfRead: a file whose rows have no
+// retrieved context and no trace (the list columns are not read then) gives
+// ReadDetails' rows as Read's, those columns nil.
+func TestDetailsWithoutListsAreProjectionsOfRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plain.parquet")
+	f := toolUsageFile()
+	f.Questions[1].ErrorExcerptBytes = ptr(int64(len(*f.Questions[1].ErrorExcerpt)))
+	if err := Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	full, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []QuestionRow
+	for _, q := range full.Questions {
+		if len(q.Retrieved) > 0 || len(q.Trace) > 0 {
+			t.Fatalf("question %s has list elements; the test wants none", q.QuestionID)
+		}
+		want = append(want, QuestionRow{QuestionIndex: q.QuestionIndex, QuestionID: q.QuestionID, Code: q.Code, FunctionName: q.FunctionName,
+			ErrorExcerpt: q.ErrorExcerpt, StdoutExcerpt: q.StdoutExcerpt, StderrExcerpt: q.StderrExcerpt, ErrorExcerptBytes: q.ErrorExcerptBytes,
+			StdoutBytes: q.StdoutBytes, StderrBytes: q.StderrBytes})
+	}
+	det, err := ReadDetails(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(det, want) {
+		t.Errorf("detail rows:\n got %+v\nwant %+v", det, want)
+	}
+}
+
+// TestCompactSummaryRows: with Compact, a summary keeps each row's summary
+// columns as a SummaryRow (the values of Read's rows; QuestionRow gives them
+// back), no QuestionRow, and ScanDir shares equal strings across files;
+// Check sees the rows whole and its error is CheckErr, not an invalid file.
+func TestCompactSummaryRows(t *testing.T) {
+	dir := t.TempDir()
+	a, b := v2RAGFile(), v2RAGFile()
+	b.Run.RunID += "-b"
+	for _, f := range []*File{a, b} {
+		if err := Write(filepath.Join(dir, f.Run.RunID+Extension), f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err := Read(filepath.Join(dir, a.Run.RunID+Extension))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checked atomic.Int32 // ScanDir calls Check from its readers at once
+	o := SummaryOptions{CodeKey: func(code string) string { return strings.Repeat("k", 1+len(code)%3) }, Compact: true,
+		Check: func(f *File) error {
+			if len(f.Questions) != 3 {
+				t.Errorf("Check saw %d rows, want 3", len(f.Questions))
+			}
+			checked.Add(1)
+			if strings.HasSuffix(f.Run.RunID, "-b") {
+				return errors.New("refused")
+			}
+			return nil
+		}}
+	sums, invalid, err := ScanDir(dir, o)
+	if err != nil || len(invalid) != 0 || len(sums) != 2 || checked.Load() != 2 {
+		t.Fatalf("ScanDir: %d summaries, invalid %v, %d checked, %v", len(sums), invalid, checked.Load(), err)
+	}
+	if strings.HasSuffix(sums[0].File.Run.RunID, "-b") { // "…-b.parquet" sorts first
+		sums[0], sums[1] = sums[1], sums[0]
+	}
+	if sums[0].CheckErr != nil || sums[1].CheckErr == nil || sums[1].CheckErr.Error() != "refused" {
+		t.Errorf("CheckErr: %v and %v, want nil and refused", sums[0].CheckErr, sums[1].CheckErr)
+	}
+	for _, s := range sums {
+		if s.File.Questions != nil || len(s.Rows) != 3 {
+			t.Fatalf("%s: %d questions and %d rows; want none and 3", s.File.Run.RunID, len(s.File.Questions), len(s.Rows))
+		}
+		for i := range s.Rows {
+			q := &full.Questions[i]
+			want := QuestionRow{QuestionIndex: q.QuestionIndex, QuestionID: q.QuestionID, PropertyCount: q.PropertyCount, Runnable: q.Runnable,
+				PropertiesPassed: q.PropertiesPassed, Verdict: q.Verdict, VerdictCause: q.VerdictCause, PromptTokens: q.PromptTokens,
+				CompletionTokens: q.CompletionTokens, LatencyMS: q.LatencyMS}
+			if got := s.Rows[i].QuestionRow(); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s row %d:\n got %+v\nwant %+v", s.File.Run.RunID, i+1, got, want)
+			}
+		}
+	}
+	x, y := sums[0], sums[1]
+	for i := range x.Rows {
+		for _, p := range [][2]string{{x.Rows[i].QuestionID, y.Rows[i].QuestionID}, {x.Rows[i].Verdict, y.Rows[i].Verdict}, {x.CodeKeys[i], y.CodeKeys[i]}} {
+			if unsafe.StringData(p[0]) != unsafe.StringData(p[1]) {
+				t.Errorf("row %d: %q is not shared between the two files", i+1, p[0])
+			}
+		}
+	}
+	if !reflect.DeepEqual(x.File.Run, full.Run) {
+		t.Errorf("run record with shared strings:\n got %+v\nwant %+v", x.File.Run, full.Run)
+	}
+	if ids := x.File.Run.QuestionSet.IDs; len(ids) == 0 || unsafe.SliceData(ids) != unsafe.SliceData(y.File.Run.QuestionSet.IDs) {
+		t.Errorf("question set ids %q: not one list shared by the two runs", ids)
+	}
+	if got := SummaryRows(full.Questions); len(got) != 3 || *got[0].PromptTokens != 300 || got[0].PromptTokens == full.Questions[0].PromptTokens {
+		t.Errorf("SummaryRows: %+v; want its own copy of row 1's 300 prompt tokens", got)
 	}
 }

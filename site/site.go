@@ -131,7 +131,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, paths, invalid, codeKeys := loaded.Files, loaded.Paths, loaded.Invalid, loaded.CodeKeys
+	files, paths, invalid, codeKeys, rows := loaded.Files, loaded.Paths, loaded.Invalid, loaded.CodeKeys, loaded.Rows
 	loaded = nil
 	logf("site: %d results files in %s", len(files), o.ResultsDir)
 	subFiles, subs, subInvalid, subWarnings, err := readSubmissions(o.SubmissionsDir, o.VerifiedDir)
@@ -271,7 +271,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			rep.Editions = append(rep.Editions, e.Path)
 			continue
 		}
-		lb := aggregate.Build(e.Files, o.Catalog)
+		lb := aggregate.BuildRows(e.Files, rows, o.Catalog)
 		e.Leaderboard = lb
 		e.Catalog = o.Catalog
 		e.Figures = plots.All(lb, paper)
@@ -307,7 +307,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		complete[e.Path] = len(e.Files) > 0 && len(e.Missing) == 0
 		e.Files, e.Leaderboard, e.Figures, e.ResultsPaths, e.CodeKeys = nil, nil, nil, nil, nil
 	}
-	files, byID, codeKeys = nil, nil, nil
+	files, byID, codeKeys, rows = nil, nil, nil, nil
 	runtime.GC()
 	debug.FreeOSMemory()
 
@@ -386,9 +386,13 @@ func needPreview(rs []Release, files []*results.File) bool {
 // Loaded is what LoadResults read from a results directory.
 type Loaded struct {
 	// Files are the valid files, in path order, each with its run record
-	// and only the summary columns of its rows (results.ReadSummary): the
-	// question pages read the texts again, file by file.
+	// and no rows (results.SummaryOptions.Compact): a tool-usage file's are
+	// in Rows, and the question pages read their texts again, file by file.
 	Files []*results.File
+	// Rows maps each valid tool-usage file's run id to its rows' summary
+	// columns (results.SummaryRow), in row order: what aggregate.BuildRows
+	// takes.
+	Rows map[string][]results.SummaryRow
 	// Paths maps each valid file's run id to its path.
 	Paths map[string]string
 	// CodeKeys maps each valid tool-usage file's run id to content.CodeKey of
@@ -401,24 +405,29 @@ type Loaded struct {
 
 // LoadResults reads every results file under dir as a build does
 // (results.ScanDir: the run records and the summary columns, up to
-// GOMAXPROCS files at once) and checks tool-usage rows against the
-// benchmark manifest (results/check.AgainstManifest). The error is a walk
-// error or a duplicate run id; invalid files are in Loaded.Invalid.
+// GOMAXPROCS files at once, each file's rows kept compact) and checks
+// tool-usage rows against the benchmark manifest
+// (results/check.AgainstManifest, on each file's rows before they are
+// compacted). The error is a walk error or a duplicate run id; invalid
+// files are in Loaded.Invalid.
 func LoadResults(dir string) (*Loaded, error) {
-	sums, invalid, err := results.ScanDir(dir, results.SummaryOptions{CodeKey: content.CodeKey})
+	sums, invalid, err := results.ScanDir(dir, results.SummaryOptions{CodeKey: content.CodeKey, Check: check.AgainstManifest, Compact: true})
 	if err != nil {
 		return nil, err
 	}
-	l := &Loaded{Paths: map[string]string{}, CodeKeys: map[string][]string{}, Invalid: invalid}
+	l := &Loaded{Paths: map[string]string{}, CodeKeys: map[string][]string{}, Rows: map[string][]results.SummaryRow{}, Invalid: invalid}
 	for _, s := range sums {
 		f := s.File
-		if err := check.AgainstManifest(f); err != nil {
+		if err := s.CheckErr; err != nil {
 			l.Invalid = append(l.Invalid, results.Invalid{Path: f.Path, RunID: f.Run.RunID, Err: fmt.Errorf("%s: %w", f.Path, err)})
 			continue
 		}
 		l.Paths[f.Run.RunID] = f.Path
 		if s.CodeKeys != nil {
 			l.CodeKeys[f.Run.RunID] = s.CodeKeys
+		}
+		if s.Rows != nil {
+			l.Rows[f.Run.RunID] = s.Rows
 		}
 		l.Files = append(l.Files, f)
 	}

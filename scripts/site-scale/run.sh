@@ -3,11 +3,12 @@
 # (+ N/10 QA runs of 7,192 rows), measured in one session.
 #
 # For each N: gen writes N runs copied from the imported MatTools runs (build/results/imported, make import)
-# under renamed models; loadagg (the project's reader, site.LoadResults, and site/aggregate.Build) and
+# under renamed models; loadagg (the project's reader, site.LoadResults, and site/aggregate.BuildRows) and
 # duckdb_agg.py (DuckDB over the same files) compute every configuration's means and population std, which
 # compare.py checks equal; each is measured by measure.py (wall, peak RSS; best of REPEAT wall times);
 # then build-site builds the whole site with Hugo (wall, peak RSS of the process tree, build-site's own RSS
-# while Hugo runs, the largest page). BEFORE=1 also measures, at the N of BEFORE_NS (default 1000), the reader
+# while Hugo runs, the largest page), and again without Hugo (own-nN: it stops where Hugo would start, so its
+# peak RSS is build-site's own phase). BEFORE=1 also measures, at the N of BEFORE_NS (default 1000), the reader
 # every column and row decoded and kept (loadagg -reader full) and git HEAD's build-site, for comparison. Figures: build/site-scale/results.md (and results.jsonl).
 #
 # Env: MATTOOLS_DATA (required), NS (default "100 1000 5000"), REPEAT (default 3), BUILD (default 1: also
@@ -35,6 +36,8 @@ if [ "$BEFORE" = 1 ]; then
   (cd "$out/before/repo" && $GO build -o ../bin/ ./cmd/build-site)
 fi
 measure() { python3 scripts/site-scale/measure.py "$@"; }
+mkdir -p "$out/nogo" && printf '#!/bin/sh\necho "site-scale: no go command here: build-site stops where Hugo would start" >&2\nexit 1\n' >"$out/nogo/go"
+chmod +x "$out/nogo/go"
 jsonl=$out/results.jsonl
 : >"$jsonl"
 : >"$out/pages.txt"
@@ -59,6 +62,10 @@ for n in $NS; do
     measure "build-n$n" "$jsonl" -- "$out/bin/build-site" -results "$data" -out "$out/public-n$n" -work "$out/work-n$n" \
       -repo "$out/repo" -data "$MATTOOLS_DATA" -submissions none -verified none >"$out/build-n$n.log" 2>&1
     echo "build-n$n $(largest "$out/public-n$n")" | tee -a "$out/pages.txt"
+    # build-site's own phase: the same build with a go command that fails, so that it stops where Hugo would
+    # start (exit 1, expected); its peak RSS is then build-site's alone (the full build's is Hugo's).
+    measure "own-n$n" "$jsonl" -- env PATH="$PWD/$out/nogo:$PATH" "$out/bin/build-site" -results "$data" -out "$out/own-public-n$n" \
+      -work "$out/own-work-n$n" -repo "$out/repo" -data "$MATTOOLS_DATA" -submissions none -verified none >"$out/own-n$n.log" 2>&1 || true
     if [ "$before" = 1 ]; then
       measure "before-build-n$n" "$jsonl" -- "$out/before/bin/build-site" -results "$data" -out "$out/before-public-n$n" \
         -work "$out/before-work-n$n" -repo "$out/before/repo" -data "$MATTOOLS_DATA" -submissions none -verified none \

@@ -113,9 +113,13 @@ const (
 
 // Run is one results file as the leaderboard uses it.
 type Run struct {
-	File   *results.File
-	Status RunStatus
-	Values map[Metric]Value // the run's own values (also for runs that are not aggregated)
+	File *results.File
+	// Questions are the file's tool-usage rows with their summary columns
+	// (results.SummaryRow), in row order: the ones BuildRows was given, else
+	// those of File.Questions.
+	Questions []results.SummaryRow
+	Status    RunStatus
+	Values    map[Metric]Value // the run's own values (also for runs that are not aggregated)
 }
 
 // ID returns the run id.
@@ -254,7 +258,14 @@ type Leaderboard struct {
 
 // Build groups files into configurations and tables. files is not modified;
 // the result refers to its elements. Display names and orders come from cat.
-func Build(files []*results.File, cat *Catalog) *Leaderboard {
+func Build(files []*results.File, cat *Catalog) *Leaderboard { return BuildRows(files, nil, cat) }
+
+// BuildRows is Build with the tool-usage rows of the files that rows (run
+// id → rows in row order) holds given in their compact form
+// (results.SummaryOptions.Compact; such files have no Questions); the rows
+// of the other files are their Questions' summary columns
+// (results.SummaryRows).
+func BuildRows(files []*results.File, rows map[string][]results.SummaryRow, cat *Catalog) *Leaderboard {
 	byKey := map[Key]*Configuration{}
 	var confs []*Configuration
 	for _, f := range files {
@@ -266,6 +277,11 @@ func Build(files []*results.File, cat *Catalog) *Leaderboard {
 			confs = append(confs, c)
 		}
 		r := &Run{File: f, Values: map[Metric]Value{}}
+		if qs, ok := rows[f.Run.RunID]; ok {
+			r.Questions = qs
+		} else {
+			r.Questions = results.SummaryRows(f.Questions)
+		}
 		for _, m := range metricsOf(k.Benchmark) {
 			if v, ok := value(f.Run.Totals, m); ok {
 				r.Values[m] = v

@@ -54,10 +54,10 @@ func (c *Configuration) Cost() *Cost {
 	for _, r := range c.RunsWith(StatusAggregated) {
 		out.Rounds++
 		f := r.File
-		out.Questions = max(out.Questions, len(f.Questions))
+		out.Questions = max(out.Questions, len(r.Questions))
 		var rowP, rowC, rowL int64
 		var hasTok, hasLat bool
-		for _, q := range f.Questions {
+		for _, q := range r.Questions {
 			if q.PromptTokens != nil {
 				rowP += *q.PromptTokens
 				hasTok = true

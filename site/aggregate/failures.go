@@ -86,11 +86,20 @@ func (o Outcome) Title() string {
 // Classify returns the outcome of one question row; ok is false for rows
 // with no scored outcome (verdict data-missing or unknown).
 func Classify(q *results.QuestionRow) (o Outcome, ok bool) {
-	switch results.Verdict(q.Verdict) {
+	return classify(q.Verdict, q.VerdictCause, q.PropertiesPassed)
+}
+
+// ClassifyRow is Classify of a row's summary columns.
+func ClassifyRow(q *results.SummaryRow) (o Outcome, ok bool) {
+	return classify(q.Verdict, q.VerdictCause, q.PropertiesPassed)
+}
+
+func classify(verdict, cause string, passed *int32) (o Outcome, ok bool) {
+	switch results.Verdict(verdict) {
 	case results.VerdictCorrect:
 		return OutcomeCorrect, true
 	case results.VerdictPartial:
-		if q.PropertiesPassed != nil && *q.PropertiesPassed > 0 {
+		if passed != nil && *passed > 0 {
 			return OutcomePartial, true
 		}
 		return OutcomeWrongValues, true
@@ -100,7 +109,7 @@ func Classify(q *results.QuestionRow) (o Outcome, ok bool) {
 	default:
 		return "", false
 	}
-	if typ, isExc := strings.CutPrefix(q.VerdictCause, "exception:"); isExc {
+	if typ, isExc := strings.CutPrefix(cause, "exception:"); isExc {
 		switch typ {
 		case "ImportError", "ModuleNotFoundError":
 			return OutcomeImportError, true
@@ -113,7 +122,7 @@ func Classify(q *results.QuestionRow) (o Outcome, ok bool) {
 		}
 		return OutcomeOtherException, true
 	}
-	switch q.VerdictCause {
+	switch cause {
 	case "timeout":
 		return OutcomeTimeout, true
 	case "unparseable-output":
@@ -172,9 +181,9 @@ func (c *Configuration) Taxonomy() *Taxonomy {
 	}
 	t := &Taxonomy{Counts: map[Outcome]int{}, Examples: map[Outcome][]Example{}, Causes: map[Outcome]map[string]int{}}
 	for _, r := range c.RunsWith(StatusAggregated) {
-		for i := range r.File.Questions {
-			q := &r.File.Questions[i]
-			o, ok := Classify(q)
+		for i := range r.Questions {
+			q := &r.Questions[i]
+			o, ok := ClassifyRow(q)
 			if !ok {
 				continue
 			}

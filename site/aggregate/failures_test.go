@@ -20,6 +20,10 @@ func TestClassify(t *testing.T) {
 		if got != want || ok != wantOK {
 			t.Errorf("Classify(%s, %q) = %q %v, want %q %v", verdict, cause, got, ok, want, wantOK)
 		}
+		got, ok = aggregate.ClassifyRow(&results.SummaryRow{Verdict: verdict, VerdictCause: cause, PropertiesPassed: passed})
+		if got != want || ok != wantOK {
+			t.Errorf("ClassifyRow(%s, %q) = %q %v, want %q %v", verdict, cause, got, ok, want, wantOK)
+		}
 	}
 	check("correct", "", n(3), aggregate.OutcomeCorrect, true)
 	check("partial", "", n(1), aggregate.OutcomePartial, true)

@@ -230,7 +230,7 @@ func (rt *RankedTable) join() {
 					rt.Questions, rt.Properties = qs.Questions, qs.Properties
 					// The benchmark's size: a tool-usage run has a row per
 					// question, those outside its question set included.
-					for _, q := range c.Runs[0].File.Questions {
+					for _, q := range c.Runs[0].Questions {
 						rt.TotalQuestions++
 						rt.TotalProperties += int(q.PropertyCount)
 					}

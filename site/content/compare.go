@@ -81,7 +81,7 @@ func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
 			for _, id := range qs.IDs {
 				in[id] = true
 			}
-			for _, q := range c.Runs[0].File.Questions {
+			for _, q := range c.Runs[0].Questions {
 				if len(in) > 0 && !in[q.QuestionID] {
 					continue
 				}
@@ -99,20 +99,17 @@ func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
 		cc := CompareConfiguration{Slug: c.Slug, Href: confHref(c),
 			Label: c.Model.DisplayName + " · " + c.SystemLabel() + sourceSuffix(c.Key.RetrievalSource) + " · " + string(aggregate.BadgeOf(c.Key.Provenance))}
 		runs := c.RunsWith(aggregate.StatusAggregated)
-		rows := make([]map[string]*results.QuestionRow, len(runs))
+		rows := make([]map[string]*results.SummaryRow, len(runs))
 		for i, r := range runs {
 			cc.Rounds = append(cc.Rounds, r.Round())
-			rows[i] = map[string]*results.QuestionRow{}
-			for j := range r.File.Questions {
-				rows[i][r.File.Questions[j].QuestionID] = &r.File.Questions[j]
-			}
+			rows[i] = rowsByQuestion(r)
 		}
 		for _, q := range g.Questions {
 			per := make([]int, len(runs))
 			for i := range runs {
 				per[i] = -1
 				if row := rows[i][q.ID]; row != nil && row.PropertiesPassed != nil {
-					if _, scored := aggregate.Classify(row); scored {
+					if _, scored := aggregate.ClassifyRow(row); scored {
 						per[i] = int(*row.PropertiesPassed)
 					}
 				}

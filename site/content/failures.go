@@ -103,14 +103,14 @@ func (v *views) hallucinations(store *apicheck.Store, confs []*aggregate.Configu
 				continue
 			}
 			keys := v.e.CodeKeys[r.ID()]
-			for i := range r.File.Questions {
-				q := &r.File.Questions[i]
+			for i := range r.Questions {
+				q := &r.Questions[i]
 				k := answerKey{c.Identity(), r.Round(), q.QuestionID}
 				key := ""
 				if i < len(keys) {
 					key = keys[i]
-				} else {
-					key = CodeKey(q.Code)
+				} else if i < len(r.File.Questions) {
+					key = CodeKey(r.File.Questions[i].Code)
 				}
 				if seen[k] || key == "" {
 					continue

@@ -125,11 +125,11 @@ func familyText(c *aggregate.Configuration) string {
 	return f
 }
 
-// agreement counts a run list's rounds that are correct (k) of those with a
-// known verdict (n): not unknown, not data-missing.
-func agreement(rows []*results.QuestionRow) (k, n int) {
-	for _, q := range rows {
-		switch results.Verdict(q.Verdict) {
+// agreement counts a run list's rounds (their verdicts) that are correct (k)
+// of those with a known verdict (n): not unknown, not data-missing.
+func agreement(verdicts []string) (k, n int) {
+	for _, verdict := range verdicts {
+		switch results.Verdict(verdict) {
 		case results.VerdictUnknown, results.VerdictDataMissing, "":
 		case results.VerdictCorrect:
 			k++
@@ -294,7 +294,7 @@ func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggrega
 		Anchors: []string{}}
 	entries := map[string]*roundEntry{}
 	var order []string
-	var primaryRows []*results.QuestionRow
+	var primaryVerdicts []string
 	inGroup := map[string]bool{}
 	for _, c := range g.Members {
 		for _, r := range c.Runs {
@@ -331,7 +331,7 @@ func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggrega
 				Reexecuted: b == aggregate.BadgeReexecuted, Primary: c == p, Config: confHref(c)}
 			if c == p {
 				e.Verdict = qr.Verdict
-				primaryRows = append(primaryRows, qr)
+				primaryVerdicts = append(primaryVerdicts, qr.Verdict)
 			}
 			e.Verdicts = append(e.Verdicts, vv)
 			if i := slices.IndexFunc(e.Codes, func(x codeView) bool { return x.Code == qr.Code && x.Function == qr.FunctionName }); i >= 0 {
@@ -359,7 +359,7 @@ func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggrega
 	}
 	slices.Sort(verdicts)
 	s.Verdicts = strings.Join(verdicts, " ")
-	s.Correct, s.Known = agreement(primaryRows)
+	s.Correct, s.Known = agreement(primaryVerdicts)
 	if s.Known > 0 {
 		s.Agreement = fmt.Sprintf("%d of %d rounds correct under %s", s.Correct, s.Known, p.Key.ScoringProtocol)
 		if aggregate.BadgeOf(p.Key.Provenance) == aggregate.BadgeReexecuted {
@@ -368,7 +368,7 @@ func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggrega
 	} else {
 		s.Agreement = fmt.Sprintf("no round has a known verdict under %s", p.Key.ScoringProtocol)
 		switch {
-		case slices.ContainsFunc(primaryRows, func(q *results.QuestionRow) bool { return q.Verdict == string(results.VerdictDataMissing) }):
+		case slices.Contains(primaryVerdicts, string(results.VerdictDataMissing)):
 			s.Agreement += " (the question's data files were absent where it was scored)"
 		case aggregate.BadgeOf(p.Key.Provenance) == aggregate.BadgePublished:
 			s.Agreement += " (MatTools published run totals only)"

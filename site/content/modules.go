@@ -135,7 +135,7 @@ func (v *views) heatmaps(modules map[string]string) []heatmapView {
 		// The modules of the set's questions, in order of their first question.
 		var mods []string
 		qsOf := map[string][]string{}
-		for _, q := range confs[0].Runs[0].File.Questions {
+		for _, q := range confs[0].Runs[0].Questions {
 			if len(in) > 0 && !in[q.QuestionID] {
 				continue
 			}
@@ -162,8 +162,8 @@ func (v *views) heatmaps(modules map[string]string) []heatmapView {
 			passed, total := map[string]int{}, map[string]int{}
 			runs := c.RunsWith(aggregate.StatusAggregated)
 			for _, r := range runs {
-				for _, q := range r.File.Questions {
-					if _, scored := aggregate.Classify(&q); !scored || q.PropertiesPassed == nil {
+				for _, q := range r.Questions {
+					if _, scored := aggregate.ClassifyRow(&q); !scored || q.PropertiesPassed == nil {
 						continue
 					}
 					m, ok := modules[q.QuestionID]

@@ -184,9 +184,29 @@ func (v *views) toolConfigs() []*aggregate.Configuration {
 	return out
 }
 
-// rowsByQuestion indexes each run's question rows by question id.
-func rowsByQuestion(r *aggregate.Run) map[string]*results.QuestionRow {
+// rowsByQuestion indexes a run's question rows (their summary columns) by
+// question id.
+func rowsByQuestion(r *aggregate.Run) map[string]*results.SummaryRow {
+	m := make(map[string]*results.SummaryRow, len(r.Questions))
+	for i := range r.Questions {
+		m[r.Questions[i].QuestionID] = &r.Questions[i]
+	}
+	return m
+}
+
+// fullRowsByQuestion indexes a run's question rows by question id: those of
+// its File, whole, when it has them, else its summary columns
+// (results.SummaryRow.QuestionRow).
+func fullRowsByQuestion(r *aggregate.Run) map[string]*results.QuestionRow {
 	m := map[string]*results.QuestionRow{}
+	if len(r.File.Questions) == 0 {
+		rows := make([]results.QuestionRow, len(r.Questions))
+		for i := range r.Questions {
+			rows[i] = r.Questions[i].QuestionRow()
+			m[rows[i].QuestionID] = &rows[i]
+		}
+		return m
+	}
 	for i := range r.File.Questions {
 		m[r.File.Questions[i].QuestionID] = &r.File.Questions[i]
 	}
@@ -358,7 +378,7 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 	}
 	mv := &matrixView{Columns: cols}
 	confs := make([]*aggregate.Configuration, len(cols))
-	idx := make([][]map[string]*results.QuestionRow, len(cols))
+	idx := make([][]map[string]*results.SummaryRow, len(cols))
 	for i, col := range cols {
 		confs[i] = col.conf
 		for _, r := range confs[i].Runs {
@@ -369,10 +389,10 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 		row := matrixRow{Question: q}
 		for i, c := range confs {
 			var sym, title []string
-			var qrs []*results.QuestionRow
+			var verdicts []string
 			for ri, r := range c.Runs {
 				if qr := idx[i][ri][q.ID]; qr != nil {
-					qrs = append(qrs, qr)
+					verdicts = append(verdicts, qr.Verdict)
 					sym = append(sym, verdictSymbol(results.Verdict(qr.Verdict)))
 					t := fmt.Sprintf("round %d: %s", r.Round(), qr.Verdict)
 					if qr.PropertiesPassed != nil {
@@ -382,7 +402,7 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 				}
 			}
 			cell := matrixCell{Symbols: strings.Join(sym, ""), Href: v.questionPageHref(q.ID, c) + "#" + c.Slug}
-			if k, n := agreement(qrs); n > 0 {
+			if k, n := agreement(verdicts); n > 0 {
 				cell.Agreement = fmt.Sprintf("%d/%d", k, n)
 				title = append(title, fmt.Sprintf("%d of %d rounds with a known verdict correct", k, n))
 			}

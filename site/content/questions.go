@@ -33,8 +33,8 @@ func (v *views) questionPages() map[string]map[*identityGroup]int {
 		has := map[string]bool{}
 		for _, c := range g.Members {
 			for _, r := range c.Runs {
-				for i := range r.File.Questions {
-					has[r.File.Questions[i].QuestionID] = true
+				for i := range r.Questions {
+					has[r.Questions[i].QuestionID] = true
 				}
 			}
 		}
@@ -77,14 +77,14 @@ func (w *writer) detailsOf(g *identityGroup) (groupRows, error) {
 		for _, r := range c.Runs {
 			path, ok := w.e.ResultsPaths[r.ID()]
 			if !ok {
-				out[r] = rowsByQuestion(r)
+				out[r] = fullRowsByQuestion(r)
 				continue
 			}
 			det, err := results.ReadDetails(path)
 			if err != nil {
 				return nil, err
 			}
-			sum := r.File.Questions
+			sum := r.Questions
 			if len(det) != len(sum) {
 				return nil, fmt.Errorf("%s: %d question rows, %d when first read: the file changed during the build", path, len(det), len(sum))
 			}
@@ -94,7 +94,7 @@ func (w *writer) detailsOf(g *identityGroup) (groupRows, error) {
 				if d.QuestionID != s.QuestionID {
 					return nil, fmt.Errorf("%s: row %d is question %s, %s when first read: the file changed during the build", path, i+1, d.QuestionID, s.QuestionID)
 				}
-				q := *s
+				q := s.QuestionRow()
 				q.Code, q.FunctionName = d.Code, d.FunctionName
 				q.ErrorExcerpt, q.StdoutExcerpt, q.StderrExcerpt = d.ErrorExcerpt, d.StdoutExcerpt, d.StderrExcerpt
 				q.ErrorExcerptBytes, q.StdoutBytes, q.StderrBytes = d.ErrorExcerptBytes, d.StdoutBytes, d.StderrBytes
@@ -205,7 +205,7 @@ func (w *writer) writeQuestions(v *views) {
 	for _, g := range groups {
 		for _, c := range g.Members {
 			for _, r := range c.Runs {
-				light[r] = rowsByQuestion(r)
+				light[r] = fullRowsByQuestion(r)
 			}
 		}
 		for _, st := range order {

@@ -1,9 +1,10 @@
 // Command loadagg is the project's side of scripts/site-scale: it loads
 // every results file under -results as build-site does and aggregates them
-// (site/aggregate.Build), then prints one CSV line per configuration and
-// metric: benchmark, system, retrieval source, model, scoring protocol,
-// question set, provenance, metric, n, mean and population std (percent,
-// 17 significant digits), sorted, for comparison with DuckDB's (duckdb.py).
+// (site/aggregate.BuildRows, with site.LoadResults' compact rows), then
+// prints one CSV line per configuration and metric: benchmark, system,
+// retrieval source, model, scoring protocol, question set, provenance,
+// metric, n, mean and population std (percent, 17 significant digits),
+// sorted, for comparison with DuckDB's (duckdb.py).
 //
 //	loadagg -results DIR [-reader site|full] > project.csv
 //
@@ -53,6 +54,7 @@ func main() {
 
 func run(dir, reader string) error {
 	var files []*results.File
+	var rows map[string][]results.SummaryRow // nil: the files' own rows
 	switch reader {
 	case "full":
 		all, invalid, err := results.ReadDirReport(dir)
@@ -76,11 +78,11 @@ func run(dir, reader string) error {
 		if len(loaded.Invalid) > 0 {
 			return loaded.Invalid[0].Err
 		}
-		files = loaded.Files
+		files, rows = loaded.Files, loaded.Rows
 	default:
 		return fmt.Errorf("-reader %q: want site or full", reader)
 	}
-	lb := aggregate.Build(files, aggregate.DefaultCatalog())
+	lb := aggregate.BuildRows(files, rows, aggregate.DefaultCatalog())
 	var lines []string
 	for _, c := range lb.Configurations {
 		k := c.Key
@@ -97,6 +99,7 @@ func run(dir, reader string) error {
 		fmt.Println(l)
 	}
 	runtime.KeepAlive(files)
+	runtime.KeepAlive(rows)
 	fmt.Fprintf(os.Stderr, "loadagg: %d runs, %d configurations\n", len(files), len(lb.Configurations))
 	return nil
 }
