@@ -54,20 +54,29 @@ var (
 // fixed fields.
 func lineBytes(l *journalLine) int64 {
 	n := int64(len(l.ID))
-	if q := l.QA; q != nil {
-		v := reflect.ValueOf(q).Elem()
-		for _, i := range qaTextFields {
-			f := v.Field(i)
-			if f.Kind() == reflect.Pointer {
-				if f.IsNil() {
-					continue
-				}
-				f = f.Elem()
-			}
-			n += int64(f.Len())
-		}
+	if l.QA != nil {
+		qaTexts(l.QA, func(s string) bool { n += int64(len(s)); return true })
 	}
 	return n
+}
+
+// qaTexts calls f with each text of q (its qaTextFields that are set)
+// until f returns false, and reports whether none did.
+func qaTexts(q *results.QAItem, f func(string) bool) bool {
+	v := reflect.ValueOf(q).Elem()
+	for _, i := range qaTextFields {
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Pointer {
+			if fv.IsNil() {
+				continue
+			}
+			fv = fv.Elem()
+		}
+		if !f(fv.String()) {
+			return false
+		}
+	}
+	return true
 }
 
 // errLiveStopped is what a liveSource's read returns for a question that
@@ -159,20 +168,7 @@ func copyExact(l *journalLine) bool {
 	if l.QA == nil || l.Question != nil || l.Scored != nil || qaTextFields == nil || !utf8.ValidString(l.ID) {
 		return false
 	}
-	v := reflect.ValueOf(l.QA).Elem()
-	for _, i := range qaTextFields {
-		f := v.Field(i)
-		if f.Kind() == reflect.Pointer {
-			if f.IsNil() {
-				continue
-			}
-			f = f.Elem()
-		}
-		if !utf8.ValidString(f.String()) {
-			return false
-		}
-	}
-	return true
+	return qaTexts(l.QA, utf8.ValidString)
 }
 
 // qaTextFields are the indices of results.QAItem's string and *string

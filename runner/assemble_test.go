@@ -17,6 +17,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 )
 
@@ -90,35 +91,12 @@ func TestCopyExactLinesRoundTripThroughTheJournalEncoding(t *testing.T) {
 // resumed (timings aside); the interrupted run leaves no results file and
 // no temporary file, and the resumed one removes a stale temporary file.
 func TestLiveWriterRowsEqualTheJournals(t *testing.T) {
-	root := mattoolstest.NewRoot(t).Dir
-	set, err := datasets.LoadQA("testdata/qa20.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompts, _ := systems.LoadPrompts(filepath.Join(root, "prompts"))
-	abs, _ := filepath.Abs("testdata/qa20.json")
+	root, respond, mkPlan := qa20Live(t)
 	// run runs the plan into out with room for limit lines; block > 0
 	// interrupts it once block answers are in and every worker waits.
 	run := func(t *testing.T, out string, limit, block int) (*results.File, []RunResult, error) {
-		srv := llmtest.New(t, llmtest.Options{BlockAfter: block, Responder: func(r llmtest.Request) llmtest.Reply {
-			for i, q := range set.Questions {
-				if p, _ := systems.QAPrompt(&q, prompts); p == r.Prompt() {
-					return llmtest.Reply{Content: qa20Replies[i].reply, PromptTokens: 100 + i, CompletionTokens: 3}
-				}
-			}
-			return llmtest.Reply{Content: "no such question"}
-		}})
-		p := mustPlan(t, fmt.Sprintf(`rounds = 1
-concurrency = 4
-benchmarks = ["qa-code"]
-[qa_sets.qa-code]
-path = %q
-name = "sample-20"
-[[models]]
-name = "scripted"
-base_url = %q
-temperature = 0
-`, abs, srv.URL))
+		srv := llmtest.New(t, llmtest.Options{BlockAfter: block, Responder: respond})
+		p := mkPlan(t, srv.URL)
 		defer func(old int) { maxLiveLines = old }(maxLiveLines)
 		maxLiveLines = limit
 		ctx, cancel := context.WithCancel(context.Background())
@@ -281,5 +259,41 @@ func TestRemoveStaleTempsInADirectoryWithGlobCharacters(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("another run's temporary file was removed: %v", err)
+	}
+}
+
+// qa20Live returns a data root, a responder answering each question of the
+// 20-question QA sample with its qa20Replies reply (prompt tokens 100 + its
+// index, 3 completion tokens) and a maker of the sample's plan (one round,
+// concurrency 4) against a server's URL.
+func qa20Live(t *testing.T) (root string, respond func(llmtest.Request) llmtest.Reply, mkPlan func(*testing.T, string) *plan.Plan) {
+	t.Helper()
+	root = mattoolstest.NewRoot(t).Dir
+	set, err := datasets.LoadQA("testdata/qa20.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompts, _ := systems.LoadPrompts(filepath.Join(root, "prompts"))
+	abs, _ := filepath.Abs("testdata/qa20.json")
+	respond = func(r llmtest.Request) llmtest.Reply {
+		for i, q := range set.Questions {
+			if p, _ := systems.QAPrompt(&q, prompts); p == r.Prompt() {
+				return llmtest.Reply{Content: qa20Replies[i].reply, PromptTokens: 100 + i, CompletionTokens: 3}
+			}
+		}
+		return llmtest.Reply{Content: "no such question"}
+	}
+	return root, respond, func(t *testing.T, url string) *plan.Plan {
+		return mustPlan(t, fmt.Sprintf(`rounds = 1
+concurrency = 4
+benchmarks = ["qa-code"]
+[qa_sets.qa-code]
+path = %q
+name = "sample-20"
+[[models]]
+name = "scripted"
+base_url = %q
+temperature = 0
+`, abs, url))
 	}
 }

@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
-	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 )
 
 // The journal's last batch fails to be written (a full disk) while every
@@ -23,32 +20,8 @@ import (
 // (The live writer once counted the failed batch's lines as on disk, and
 // wrote the file of a run whose journal held 1 line of 20.)
 func TestJournalWriteFailureWritesNoResultsFile(t *testing.T) {
-	root := mattoolstest.NewRoot(t).Dir
-	set, err := datasets.LoadQA("testdata/qa20.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompts, _ := systems.LoadPrompts(filepath.Join(root, "prompts"))
-	abs, _ := filepath.Abs("testdata/qa20.json")
-	srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
-		for i, q := range set.Questions {
-			if p, _ := systems.QAPrompt(&q, prompts); p == r.Prompt() {
-				return llmtest.Reply{Content: qa20Replies[i].reply, PromptTokens: 100 + i, CompletionTokens: 3}
-			}
-		}
-		return llmtest.Reply{Content: "no such question"}
-	}})
-	p := mustPlan(t, fmt.Sprintf(`rounds = 1
-concurrency = 4
-benchmarks = ["qa-code"]
-[qa_sets.qa-code]
-path = %q
-name = "sample-20"
-[[models]]
-name = "scripted"
-base_url = %q
-temperature = 0
-`, abs, srv.URL))
+	root, respond, mkPlan := qa20Live(t)
+	p := mkPlan(t, llmtest.New(t, llmtest.Options{Responder: respond}).URL)
 	var batches atomic.Int32
 	testHookBatchWrite = func() error {
 		if batches.Add(1) >= 2 { // the first batch is written, every later one fails
