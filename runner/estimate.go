@@ -62,7 +62,7 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 	semanticCounted := false
 	for _, p := range e.runs {
 		x := Estimate{RunID: p.journalID, Benchmark: p.pr.Benchmark, System: p.pr.System, Source: p.pr.RetrievalSource, Method: p.pr.RetrievalMethod,
-			Model: p.pr.Model.Name, Round: p.pr.Round, Questions: len(p.items), Done: p.done}
+			Model: p.pr.Model.Name, Round: p.pr.Round, Questions: p.n, Done: p.done}
 		for _, out := range p.outs {
 			x.Protocols = append(x.Protocols, out.run.ScoringProtocol)
 		}
@@ -75,7 +75,8 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 		var promptBytes int
 		// The questions still to do are approximated by the last Questions−Done
 		// (a journal finishes questions roughly in order); the counts are exact.
-		todo := p.items[min(p.done, len(p.items)):]
+		items := p.items()
+		todo := items[min(p.done, len(items)):]
 		for _, it := range todo {
 			if it.q != nil {
 				se := sys.Estimate(it.q, e.prompts)

@@ -214,10 +214,42 @@ type prepared struct {
 	outs        []*output
 	journalID   string
 	journalPath string
-	items       []item
 	fingerprint string
 	exists      bool // every output exists
 	done        int  // journaled items (from a peek at the journal)
+	// The run's items are built when needed (items) and dropped after, so
+	// that memory does not grow with the plan's runs: n of them (this
+	// shard's), from the tool-usage benchmark or the QA set, the first at
+	// plan position first.
+	n     int
+	first int
+	shard Shard
+	bench *datasets.Benchmark
+	qa    *datasets.QASet
+}
+
+// items returns p's items in question order: every question of its
+// benchmark or QA set, with its position k among the plan's items, those of
+// p's shard only when the plan is sharded. Each call builds a new slice
+// (len p.n).
+func (p *prepared) items() []item {
+	out := make([]item, 0, p.n)
+	if p.bench != nil {
+		for i := range p.bench.Questions {
+			if k := p.first + i; p.shard.Owns(k) {
+				q := &p.bench.Questions[i]
+				out = append(out, item{index: q.Index, k: k, id: q.ID, q: q})
+			}
+		}
+		return out
+	}
+	for i := range p.qa.Questions {
+		if k := p.first + i; p.shard.Owns(k) {
+			q := &p.qa.Questions[i]
+			out = append(out, item{index: q.Index, k: k, id: q.ID, qa: q})
+		}
+	}
+	return out
 }
 
 // output is one run of a prepared configuration × round: one protocol.
@@ -312,6 +344,7 @@ type engine struct {
 	bench   *datasets.Benchmark
 	prompts *systems.Prompts
 	qaSets  map[string]*datasets.QASet
+	ids     map[*datasets.QASet][]string // qaIDs
 	runs    []*prepared
 	nItems  int // items of the runs prepared so far (before sharding)
 	rr      *retrievers
@@ -469,8 +502,9 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			}
 		}
 	}
-	p := &prepared{pr: pr}
+	p := &prepared{pr: pr, first: e.nItems, shard: e.o.Shard}
 	h := sha256.New()
+	var all int // items before sharding
 	if pr.Benchmark == results.BenchmarkToolUsage {
 		r.UpstreamCommit = e.bench.Commit
 		r.QuestionSet = results.QuestionSet{Name: results.QuestionSetAll, Questions: len(e.bench.Questions), Properties: e.bench.Properties()}
@@ -479,20 +513,17 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			// rescoring); those whose data files are absent are data-missing.
 			r.QuestionSet = scoring.QuestionSet(e.bench)
 		}
+		p.bench, all = e.bench, len(e.bench.Questions)
 		for i := range e.bench.Questions {
 			q := &e.bench.Questions[i]
-			p.items = append(p.items, item{index: q.Index, k: e.nItems + len(p.items), id: q.ID, q: q})
 			h.Write([]byte(q.ID + "\x00" + q.Text + "\x00"))
 		}
 	} else {
 		set := e.qaSets[pr.QA.Path]
 		r.QuestionSet = results.QuestionSet{Name: pr.QA.Name, Questions: len(set.Questions)}
-		for i := range set.Questions {
-			q := &set.Questions[i]
-			p.items = append(p.items, item{index: q.Index, k: e.nItems + len(p.items), id: q.ID, qa: q})
-			if pr.QA.Name != results.QuestionSetAll {
-				r.QuestionSet.IDs = append(r.QuestionSet.IDs, q.ID)
-			}
+		p.qa, all = set, len(set.Questions)
+		if pr.QA.Name != results.QuestionSetAll {
+			r.QuestionSet.IDs = e.qaIDs(set) // shared by the runs of the set: not modified
 		}
 		r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: sourcePath(e.o.DataRoot, set.Path), SHA256: set.SHA256})
 	}
@@ -527,7 +558,8 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 	sum := sha256.Sum256(fp)
 	p.fingerprint = hex.EncodeToString(sum[:])
 	p.journalPath = filepath.Join(e.o.OutDir, JournalDir, p.journalID+".jsonl")
-	e.nItems += len(p.items)
+	e.nItems += all
+	p.n = all
 	if s := e.o.Shard; s.Count > 1 {
 		// A shard writes no results file: it journals its own items.
 		p.exists = false
@@ -535,10 +567,15 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			out.exists = false
 		}
 		p.journalPath = filepath.Join(e.o.OutDir, JournalDir, p.journalID+s.suffix()+".jsonl")
-		p.items = slices.DeleteFunc(p.items, func(it item) bool { return !s.Owns(it.k) })
+		p.n = 0
+		for k := p.first; k < p.first+all; k++ {
+			if s.Owns(k) {
+				p.n++
+			}
+		}
 	}
 	if p.exists {
-		p.done = len(p.items)
+		p.done = p.n
 	} else {
 		var err error
 		if p.done, err = peekJournal(p.journalPath); err != nil {
@@ -546,6 +583,23 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		}
 	}
 	return p, nil
+}
+
+// qaIDs returns the question IDs of set, in order, one slice per set for
+// all the runs that record them (results.QuestionSet.IDs).
+func (e *engine) qaIDs(set *datasets.QASet) []string {
+	if ids, ok := e.ids[set]; ok {
+		return ids
+	}
+	ids := make([]string, len(set.Questions))
+	for i := range set.Questions {
+		ids[i] = set.Questions[i].ID
+	}
+	if e.ids == nil {
+		e.ids = map[*datasets.QASet][]string{}
+	}
+	e.ids[set] = ids
+	return ids
 }
 
 // sourcePath returns path relative to root when it lies inside it, else its base name.
@@ -584,7 +638,7 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 	}
 	pending := 0
 	for _, p := range e.runs {
-		pending += len(p.items) - p.done
+		pending += p.n - p.done
 	}
 	var bar *progressbar.ProgressBar
 	if o.Progress != nil && pending > 0 {
@@ -625,9 +679,9 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.ProgressBar) []RunResult {
 	res := make([]RunResult, len(p.outs))
 	for i, out := range p.outs {
-		res[i] = RunResult{RunID: out.run.RunID, Path: out.path, Items: len(p.items)}
+		res[i] = RunResult{RunID: out.run.RunID, Path: out.path, Items: p.n}
 		if out.exists {
-			res[i].Status, res[i].Done = StatusExists, len(p.items)
+			res[i].Status, res[i].Done = StatusExists, p.n
 		}
 	}
 	if p.exists {
@@ -645,7 +699,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		return res
 	}
 	fail := func(err error, done int) []RunResult {
-		e.log.Error("run failed; run the plan again to resume it", "run", p.journalID, "done", done, "of", len(p.items), "error", err)
+		e.log.Error("run failed; run the plan again to resume it", "run", p.journalID, "done", done, "of", p.n, "error", err)
 		return set(StatusFailed, err, done)
 	}
 	// The retriever first: a corpus that cannot be embedded fails the run
@@ -744,13 +798,14 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		}
 	}
 
+	items := p.items()
 	var todo []item
-	for _, it := range p.items {
+	for _, it := range items {
 		if !j.done(it.index) {
 			todo = append(todo, it)
 		}
 	}
-	e.log.Info("run started", "run", p.journalID, "questions", len(p.items), "todo", len(todo))
+	e.log.Info("run started", "run", p.journalID, "questions", len(items), "todo", len(todo))
 	workers := e.o.Plan.Concurrency
 	if m.MaxConcurrency > 0 {
 		workers = min(workers, m.MaxConcurrency)
@@ -761,7 +816,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	// (liveSource), unless this is one shard of the plan.
 	var assembled chan error
 	if e.o.Shard.Count <= 1 {
-		live = newLiveSource(j, p.items)
+		live = newLiveSource(j, items)
 		for _, out := range p.outs {
 			if !out.exists {
 				removeStaleTemps(out.path)
@@ -770,7 +825,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		src := &lineSource{desc: "journal " + j.path, read: live.read, sessions: j.sessions, resumed: max(len(j.sessions)-1, 0)}
 		assembled = make(chan error, 1)
 		go func() { // res is read after
-			err := e.writeOuts(p, src, senv, res, len(p.items), "run written")
+			err := e.writeOuts(p, src, senv, res, p.n, "run written")
 			if err != nil && !errors.Is(err, errLiveStopped) {
 				e.log.Error("writing the results files failed; the answers still go into the journal, and the run fails at its end",
 					"run", p.journalID, "error", err)
@@ -832,7 +887,7 @@ feed:
 	}
 	done := j.count()
 	if ctx.Err() != nil {
-		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.journalID, "done", done, "of", len(p.items))
+		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.journalID, "done", done, "of", p.n)
 		return set(StatusInterrupted, nil, done)
 	}
 	if firstErr != nil {
@@ -1025,7 +1080,7 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 	}
 	var qaCorrect, qaLenient int
 	// The rows in index order (the items are; a copy is sorted otherwise).
-	items := p.items
+	items := p.items()
 	byIndex := func(a, b item) int { return a.index - b.index }
 	if !slices.IsSortedFunc(items, byIndex) {
 		items = slices.SortedFunc(slices.Values(items), byIndex)

@@ -155,15 +155,15 @@ func Merge(ctx context.Context, o Options, shardDirs []string) ([]RunResult, err
 func (e *engine) checkShards(p *prepared, dirs []string) (res []RunResult, src *lineSource, senv *scoring.Environment, shards []*shardJournal, err error) {
 	res = make([]RunResult, len(p.outs))
 	for i, out := range p.outs {
-		res[i] = RunResult{RunID: out.run.RunID, Path: out.path, Items: len(p.items)}
+		res[i] = RunResult{RunID: out.run.RunID, Path: out.path, Items: p.n}
 		if out.exists {
-			res[i].Status, res[i].Done = StatusExists, len(p.items)
+			res[i].Status, res[i].Done = StatusExists, p.n
 		}
 	}
 	if p.exists {
 		return res, nil, nil, nil, nil
 	}
-	src, senv, shards, err = openShardSet(p.journalID, p.fingerprint, e.o.PlanSHA256, p.scored(), p.items, nil, dirs)
+	src, senv, shards, err = openShardSet(p.journalID, p.fingerprint, e.o.PlanSHA256, p.scored(), p.items(), nil, dirs)
 	if err != nil {
 		return res, nil, nil, shards, err
 	}
@@ -303,7 +303,7 @@ func (e *engine) writeMerged(p *prepared, src *lineSource, senv *scoring.Environ
 	if src.graphIndex != nil {
 		p.setGraphIndex(src.graphIndex)
 	}
-	return o.writeOuts(p, src, senv, res, len(p.items), "run merged")
+	return o.writeOuts(p, src, senv, res, p.n, "run merged")
 }
 
 // sessionScoring returns the sandbox environment of the shard's first session.
