@@ -33,6 +33,7 @@ func main() {
 	dir := flag.String("results", "", "results directory")
 	reader := flag.String("reader", "site", "site (build-site's reader) or full (every column and row, as before issue 17)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile to `file`")
+	memprofile := flag.String("memprofile", "", "write a heap profile to `file` after aggregating (all loaded data still live)")
 	flag.Parse()
 	if *profile != "" {
 		f, err := os.Create(*profile)
@@ -45,14 +46,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*dir, *reader); err != nil {
+	if err := run(*dir, *reader, *memprofile); err != nil {
 		fmt.Fprintln(os.Stderr, "loadagg:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(dir, reader string) error {
+func run(dir, reader, memprofile string) error {
 	var files []*results.File
 	var rows map[string][]results.SummaryRow // nil: the files' own rows
 	switch reader {
@@ -97,6 +98,19 @@ func run(dir, reader string) error {
 	fmt.Println("benchmark,system,retrieval_source,model,scoring_protocol,question_set,provenance,metric,n,mean,pop_std")
 	for _, l := range lines {
 		fmt.Println(l)
+	}
+	if memprofile != "" {
+		f, err := os.Create(memprofile)
+		if err != nil {
+			return err
+		}
+		runtime.GC()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
 	}
 	runtime.KeepAlive(files)
 	runtime.KeepAlive(rows)
