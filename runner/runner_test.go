@@ -7,6 +7,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -783,4 +785,67 @@ func TestMaxRetriesZeroMeansNoRetry(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "1 attempt(s)") || len(srv.Requests()) > 4 {
 		t.Errorf("err %v after %d requests; want failure after one attempt per worker", err, len(srv.Requests()))
 	}
+}
+
+// TestPreparedRunsHoldNoItems: preparing a plan keeps no per-question
+// entries for its runs (prepared.items builds them when a run executes), so
+// the heap after prepare does not grow with the number of runs. Before, each
+// item took ~150 B from the start: 36 runs of a 5,000-question set held
+// ~27 MB more than 3 runs did.
+func TestPreparedRunsHoldNoItems(t *testing.T) {
+	root := mattoolstest.NewRoot(t).Dir
+	dir := t.TempDir()
+	// A synthetic QA set of 5,000 questions in MatTools' JSON format.
+	var docs []map[string]any
+	for d := range 50 {
+		var qs []map[string]any
+		for i := d * 100; i < (d+1)*100; i++ {
+			qs = append(qs, map[string]any{"question_id": strconv.Itoa(i + 1), "question": fmt.Sprintf("Which call returns value %d?", i),
+				"choices": map[string]string{"A": "A. a", "B": "B. b", "C": "C. c", "D": "D. d"}, "correct_answer": "A"})
+		}
+		docs = append(docs, map[string]any{"source": map[string]any{"page_content": "synthetic",
+			"metadata": map[string]string{"code_source_file": fmt.Sprintf("pymatgen/m%d.py", d), "name": "M", "type": "ClassDef"}}, "questions": qs})
+	}
+	b, err := json.Marshal(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := filepath.Join(dir, "qa.json")
+	if err := os.WriteFile(set, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	live := func(models int) (uint64, *engine) {
+		text := fmt.Sprintf("rounds = 3\nbenchmarks = [\"qa-code\"]\n[qa_sets.qa-code]\npath = %q\nname = \"synthetic\"\n", set)
+		for i := range models {
+			text += fmt.Sprintf("[[models]]\nname = \"m%d\"\nbase_url = \"http://127.0.0.1:9/v1\"\n", i)
+		}
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		e, err := prepareWith(context.Background(), Options{Plan: mustPlan(t, text), DataRoot: root, OutDir: t.TempDir()}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc), e
+	}
+	few, e1 := live(1)
+	many, e12 := live(12)
+	if len(e1.runs) != 3 || len(e12.runs) != 36 || e12.runs[35].n != 5000 || len(e12.runs[35].items()) != 5000 {
+		t.Fatalf("runs %d and %d", len(e1.runs), len(e12.runs))
+	}
+	// The last run's items come after the other 35 runs' in the plan's order.
+	if it := e12.runs[35].items(); it[0].k != 35*5000 || it[4999].index != 4999 || it[4999].qa.QuestionID != "5000" {
+		t.Errorf("last run's items: first k %d, last %+v", it[0].k, it[4999])
+	}
+	t.Logf("heap after prepare: 3 runs %d KiB, 36 runs %d KiB", few>>10, many>>10)
+	// 33 more runs' items would be ≥ 33 × 5,000 × 56 B ≈ 9 MB; the runs' own
+	// records take a few KiB each.
+	if many > few+2<<20 {
+		t.Errorf("heap after prepare grows with the runs: 3 runs %d KiB, 36 runs %d KiB", few>>10, many>>10)
+	}
+	runtime.KeepAlive(e1)
+	runtime.KeepAlive(e12)
 }
