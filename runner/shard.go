@@ -90,6 +90,12 @@ type shardJournal struct {
 // sandbox environment (backend, limits, lock hash, library versions) than
 // shard 0. Options.Scorer is not used: the scored outcomes come from the
 // journals; set Unscored as the shards ran.
+//
+// One merge at a time writes into o.OutDir: it holds an exclusive lock on
+// o.OutDir/.merge.lock (MergeLock; removed when it returns, released by the
+// kernel if its process is killed), and another merge into the same
+// directory fails at once naming it. It then removes the temporary files
+// that a merge killed mid-write left for the results files it writes.
 func Merge(ctx context.Context, o Options, shardDirs []string) ([]RunResult, error) {
 	if len(shardDirs) == 0 {
 		return nil, errors.New("merge: no shard directory")
@@ -99,6 +105,11 @@ func Merge(ctx context.Context, o Options, shardDirs []string) ([]RunResult, err
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := lockMerge(o.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	// Every run's shards are checked before any file is written.
 	type checked struct {
 		res    []RunResult
@@ -296,6 +307,11 @@ func shardsGraphIndex(shards []*shardJournal) (json.RawMessage, error) {
 
 // writeMerged writes p's results files from src, reporting them in res.
 func (e *engine) writeMerged(p *prepared, src *lineSource, senv *scoring.Environment, res []RunResult) error {
+	for _, out := range p.outs {
+		if !out.exists {
+			removeStaleTemps(out.path) // a killed merge's (the lock is held)
+		}
+	}
 	o := *e
 	if src.generator != "" {
 		o.o.Generator = src.generator // the program that ran the shards
@@ -304,6 +320,46 @@ func (e *engine) writeMerged(p *prepared, src *lineSource, senv *scoring.Environ
 		p.setGraphIndex(src.graphIndex)
 	}
 	return o.writeOuts(p, src, senv, res, p.n, "run merged")
+}
+
+// MergeLock is the file in a merge's output directory that it locks while
+// it runs (Merge).
+const MergeLock = ".merge.lock"
+
+// lockMerge takes the exclusive lock of a merge into dir (created if
+// needed) and returns its release, which removes the lock file (an output
+// directory may be a submission folder, which holds results files only).
+// A lock taken on a file that its holder removed meanwhile is taken again
+// on the new one.
+func lockMerge(dir string) (func(), error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, MergeLock)
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := lockFile(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("merge: %s is in use by another merge into %s: %w", path, dir, err)
+		}
+		held, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		now, err := os.Stat(path)
+		if err == nil && os.SameFile(held, now) {
+			return func() { os.Remove(path); f.Close() }, nil
+		}
+		f.Close()
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		// Removed (and perhaps created again) by the merge that held it: again.
+	}
 }
 
 // sessionScoring returns the sandbox environment of the shard's first session.

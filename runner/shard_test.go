@@ -7,6 +7,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -193,6 +194,38 @@ func TestFourShardsMergeIntoTheUnshardedRun(t *testing.T) {
 	again, err := Merge(ctx, opts(merged), dirs)
 	if err != nil || len(again) != 6 || again[0].Status != StatusExists {
 		t.Errorf("second merge: %+v, %v", again, err)
+	}
+	if _, err := os.Stat(filepath.Join(merged, MergeLock)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("merge left its lock file: %v", err)
+	}
+
+	// A merge into a directory another merge holds is refused and writes
+	// nothing; once it is free, the merge removes the temporary file that a
+	// killed merge left and writes the runs.
+	busy := t.TempDir()
+	unlock, err := lockMerge(busy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(ctx, opts(busy), dirs); err == nil || !strings.Contains(err.Error(), "in use by another merge") {
+		t.Errorf("merge into a locked directory: err = %v", err)
+	}
+	if names := parquetNames(t, busy); len(names) != 0 {
+		t.Errorf("merge into a locked directory wrote %v", names)
+	}
+	unlock()
+	stale := filepath.Join(busy, "."+want[0]+".tmp-123")
+	if err := os.WriteFile(stale, []byte("half a file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Merge(ctx, opts(busy), dirs); err != nil || len(res) != 6 {
+		t.Fatalf("merge after the lock was released: %d runs, %v", len(res), err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the killed merge's temporary file is still there: %v", err)
+	}
+	if got := parquetNames(t, busy); len(got) != 6 {
+		t.Errorf("merged %v", got)
 	}
 
 	refused := func(what string, o Options, dirs []string, wantErr string) {
