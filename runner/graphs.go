@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -220,6 +221,9 @@ func (gs *graphs) get(ctx context.Context, c plan.Configuration, round int) (*gr
 	}
 	defer lf.Close()
 	if err := lockFile(lf); err != nil {
+		if !errors.Is(err, errLocked) {
+			return nil, fmt.Errorf("graph-rag index %s: %w", dir, err)
+		}
 		return nil, fmt.Errorf("graph-rag index %s is being built by another runner (%s is locked): wait for it, or give another -graph-cache", dir, lf.Name())
 	}
 	chat, err := gs.chatClient(m, round)

@@ -157,7 +157,10 @@ func openJournal(path, runID, fingerprint string, now time.Time, o journalOption
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("journal %s is in use by another runner: %w", path, err)
+		if errors.Is(err, errLocked) {
+			return nil, fmt.Errorf("journal %s is in use by another runner: %w", path, err)
+		}
+		return nil, fmt.Errorf("journal: %w", err)
 	}
 	j := &journal{path: path, f: f, items: map[int]span{}, every: o.Every, onDurable: o.OnDurable}
 	if j.every <= 0 {

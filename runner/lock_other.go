@@ -2,7 +2,14 @@
 
 package runner
 
-import "os"
+import (
+	"errors"
+	"os"
+)
+
+// errLocked is lockFile's error when another open file holds the lock; it
+// never happens here.
+var errLocked = errors.New("locked")
 
 // lockFile is a no-op where flock is unavailable.
 func lockFile(*os.File) error { return nil }

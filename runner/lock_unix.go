@@ -3,12 +3,23 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
 
+// errLocked is lockFile's error when another open file holds the lock.
+var errLocked error = syscall.EWOULDBLOCK
+
 // lockFile takes an exclusive advisory lock on f without waiting; the
-// kernel releases it when the process ends, even on SIGKILL.
+// kernel releases it when the process ends, even on SIGKILL. It returns an
+// error matching errLocked when the lock is held elsewhere, and another
+// error (naming f) when it cannot be taken at all, e.g. on a file system
+// without flock (some NFS or FUSE mounts).
 func lockFile(f *os.File) error {
-	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == nil || err == syscall.EWOULDBLOCK {
+		return err
+	}
+	return fmt.Errorf("cannot lock %s (the file system may not support flock, as some NFS or FUSE mounts do not): %w", f.Name(), err)
 }

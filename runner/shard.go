@@ -101,15 +101,18 @@ func Merge(ctx context.Context, o Options, shardDirs []string) ([]RunResult, err
 		return nil, errors.New("merge: no shard directory")
 	}
 	o.Shard = Shard{}
-	e, err := prepareWith(ctx, o, true)
-	if err != nil {
-		return nil, err
-	}
+	// The lock comes first: prepareWith notes which results files exist,
+	// and a merge that prepared while another was writing would write
+	// those files again.
 	unlock, err := lockMerge(o.OutDir)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	e, err := prepareWith(ctx, o, true)
+	if err != nil {
+		return nil, err
+	}
 	// Every run's shards are checked before any file is written.
 	type checked struct {
 		res    []RunResult
@@ -343,7 +346,10 @@ func lockMerge(dir string) (func(), error) {
 		}
 		if err := lockFile(f); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("merge: %s is in use by another merge into %s: %w", path, dir, err)
+			if errors.Is(err, errLocked) {
+				return nil, fmt.Errorf("merge: %s is in use by another merge into %s: %w", path, dir, err)
+			}
+			return nil, fmt.Errorf("merge: %w", err)
 		}
 		held, err := f.Stat()
 		if err != nil {

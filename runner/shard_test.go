@@ -213,6 +213,14 @@ func TestFourShardsMergeIntoTheUnshardedRun(t *testing.T) {
 	if names := parquetNames(t, busy); len(names) != 0 {
 		t.Errorf("merge into a locked directory wrote %v", names)
 	}
+	// The lock is taken before the plan is prepared (which notes the results
+	// files already there): a merge whose data root is gone is refused by
+	// the lock, not by the missing data.
+	noData := opts(busy)
+	noData.DataRoot = filepath.Join(t.TempDir(), "gone")
+	if _, err := Merge(ctx, noData, dirs); err == nil || !strings.Contains(err.Error(), "in use by another merge") {
+		t.Errorf("merge into a locked directory, data root missing: err = %v; want the lock's error first", err)
+	}
 	unlock()
 	stale := filepath.Join(busy, "."+want[0]+".tmp-123")
 	if err := os.WriteFile(stale, []byte("half a file"), 0o644); err != nil {
