@@ -831,6 +831,7 @@ func TestPreparedRunsHoldNoItems(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc), e
 	}
+	live(1) // what the first prepare allocates once (caches) is not counted
 	few, e1 := live(1)
 	many, e12 := live(12)
 	if len(e1.runs) != 3 || len(e12.runs) != 36 || e12.runs[35].n != 5000 || len(e12.runs[35].items()) != 5000 {
@@ -842,8 +843,8 @@ func TestPreparedRunsHoldNoItems(t *testing.T) {
 	}
 	t.Logf("heap after prepare: 3 runs %d KiB, 36 runs %d KiB", few>>10, many>>10)
 	// 33 more runs' items would be ≥ 33 × 5,000 × 56 B ≈ 9 MB; the runs' own
-	// records take a few KiB each.
-	if many > few+2<<20 {
+	// records take a few KiB each (about 40 KiB for the 33).
+	if many > few+1<<20 {
 		t.Errorf("heap after prepare grows with the runs: 3 runs %d KiB, 36 runs %d KiB", few>>10, many>>10)
 	}
 	runtime.KeepAlive(e1)

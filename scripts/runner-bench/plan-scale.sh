@@ -5,7 +5,8 @@
 #     loaded, every run prepared and every prompt estimated, no request;
 #   - run-benchmark over a 2,000-question set against the fake server (scripts/runner-bench/fakeserver on
 #     127.0.0.1): 6,000 / 24,000 / 72,000 requests, journals and results files included.
-# BASELINE=1 also measures the runner of git HEAD the same way.
+# BASELINE=1 also measures the runner of git revision BASE_REV (default HEAD: set it to the commit before
+# the change measured, since a committed change is in HEAD) the same way.
 #
 #   MATTOOLS_DATA=../shared/mattools scripts/runner-bench/plan-scale.sh
 #   MS="1 4 12" BASELINE=1 MATTOOLS_DATA=… scripts/runner-bench/plan-scale.sh
@@ -25,7 +26,7 @@ go build -o "$W/bin/" ./cmd/run-benchmark ./scripts/runner-bench/fakeserver ./sc
 runners=("$W/bin/run-benchmark")
 if [ "${BASELINE:-0}" = 1 ]; then
   mkdir -p "$W/head"
-  git archive HEAD | tar -x -C "$W/head"
+  git archive "${BASE_REV:-HEAD}" | tar -x -C "$W/head"
   (cd "$W/head" && go build -o "$W/bin/run-benchmark-head" ./cmd/run-benchmark)
   runners+=("$W/bin/run-benchmark-head")
 fi

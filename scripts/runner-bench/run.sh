@@ -9,7 +9,7 @@
 # (minimal/) only sends and decodes.
 #
 #   MATTOOLS_DATA=../shared/mattools scripts/runner-bench/run.sh
-#   REPS=3 N=20000 C=64 BASELINE=1 MATTOOLS_DATA=… scripts/runner-bench/run.sh   # BASELINE=1: also the runner of git HEAD
+#   REPS=3 N=20000 C=64 BASELINE=1 MATTOOLS_DATA=… scripts/runner-bench/run.sh   # BASELINE=1: also the runner of git revision BASE_REV (default HEAD)
 #
 # Work files go to build/runner-bench/. It prints one line per measurement
 # and the ratios of the medians.
@@ -26,7 +26,7 @@ go build -o "$W/bin/" ./cmd/run-benchmark ./scripts/runner-bench/fakeserver ./sc
 "$W/bin/genqa" -n "$N" -out "$W/qa.json"
 if [ "${BASELINE:-0}" = 1 ]; then
   mkdir -p "$W/head"
-  git archive HEAD | tar -x -C "$W/head"
+  git archive "${BASE_REV:-HEAD}" | tar -x -C "$W/head"
   (cd "$W/head" && go build -o "$W/bin/run-benchmark-head" ./cmd/run-benchmark)
 fi
 

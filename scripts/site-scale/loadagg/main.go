@@ -105,10 +105,11 @@ func run(dir, reader, memprofile string) error {
 			return err
 		}
 		runtime.GC()
-		if err := pprof.WriteHeapProfile(f); err != nil {
-			return err
+		err = pprof.WriteHeapProfile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
 		}
-		if err := f.Close(); err != nil {
+		if err != nil {
 			return err
 		}
 	}
