@@ -90,8 +90,9 @@ type RankedRow struct {
 	// column; 0 for rows without a headline value (listed after the ranked).
 	Rank int
 	// Band is the rank band the headline column's 95 % intervals give
-	// (stats.RankBands over the ranked rows): the best and worst rank the
-	// row can hold, and whether its interval overlaps the leader's (the
+	// (stats.RankBands over the ranked rows; a row of one round counts as
+	// the whole scale, 0–100 %, see bandInterval): the best and worst rank
+	// the row can hold, and whether its interval overlaps the leader's (the
 	// leader's tie group). Zero for unranked and reference rows.
 	Band stats.Band
 	// Configurations behind the row, in ProtocolOrder.
@@ -142,14 +143,14 @@ func (t *RankedTable) Canonical() bool {
 }
 
 // Title names the table's question set in words, e.g. "All 49 questions
-// (138 properties)" or "28 of 49 questions (93 of 138 properties): data
-// files absent on the machine that ran them".
+// (138 properties)" or "28 of 49 questions (93 of 138 properties): those
+// whose data files the machine that ran them had".
 func (t *RankedTable) Title() string {
 	if t.Canonical() {
 		return fmt.Sprintf("All %d questions (%d properties)", t.Questions, t.Properties)
 	}
 	if t.Executable() {
-		return fmt.Sprintf("%d of %d questions (%d of %d properties): data files absent on the machine that ran them",
+		return fmt.Sprintf("%d of %d questions (%d of %d properties): those whose data files the machine that ran them had",
 			t.Questions, t.TotalQuestions, t.Properties, t.TotalProperties)
 	}
 	if t.TotalQuestions > t.Questions {
@@ -345,12 +346,24 @@ func (rt *RankedTable) rank() {
 	for _, row := range rt.Rows {
 		if row.Rank > 0 {
 			ranked = append(ranked, row)
-			ivs = append(ivs, row.Cell(rt, rt.HeadlineProtocol, TaskSuccessRate).Interval)
+			ivs = append(ivs, bandInterval(row.Cell(rt, rt.HeadlineProtocol, TaskSuccessRate).Interval))
 		}
 	}
 	for i, b := range stats.RankBands(ivs) {
 		ranked[i].Band = b
 	}
+}
+
+// bandInterval is the interval a row's rank band is computed from: the
+// cell's 95 % interval, or, when it has fewer than two rounds (no interval
+// exists: stats.TInterval gives a point), the whole scale, 0–100 %. A single
+// round says nothing of the round-to-round noise, so such a row may hold any
+// rank, and every other row's worst rank counts it.
+func bandInterval(iv stats.Interval) stats.Interval {
+	if iv.N < 2 {
+		iv.Lo, iv.Hi = 0, 100
+	}
+	return iv
 }
 
 // rounded is a mean rounded to 1e-9 percent, so that equal counts summed in
@@ -421,13 +434,13 @@ func annotate(tables []*RankedTable) {
 				case o.row == row:
 				case o.t == t && !sameSettings(row, o.row):
 					row.Notes = append(row.Notes, fmt.Sprintf("%s · %s also has %s (%s) with other settings: this row %s; that row %s.",
-						row.Model.DisplayName, row.SystemLabel(), ordinal(o.row), joinBadges(o.row.Badges), orNone(settingsText(row)), orNone(settingsText(o.row))))
+						row.Model.DisplayName, row.SystemLabel(), ordinal(t, o.row), joinBadges(o.row.Badges), orNone(settingsText(row)), orNone(settingsText(o.row))))
 				case o.t == t && o.row.Family != row.Family:
 					row.Notes = append(row.Notes, fmt.Sprintf("%s · %s also has %s (%s): this row scores %s; that row scores %s.",
-						row.Model.DisplayName, row.SystemLabel(), ordinal(o.row), joinBadges(o.row.Badges), FamilyTitle(row.Family), FamilyTitle(o.row.Family)))
+						row.Model.DisplayName, row.SystemLabel(), ordinal(t, o.row), joinBadges(o.row.Badges), FamilyTitle(row.Family), FamilyTitle(o.row.Family)))
 				case o.t == t:
 					row.Notes = append(row.Notes, fmt.Sprintf("%s · %s also has %s (%s): the same answers, scored by another path; this row is %s.",
-						row.Model.DisplayName, row.SystemLabel(), ordinal(o.row), joinBadges(o.row.Badges), joinBadges(row.Badges)))
+						row.Model.DisplayName, row.SystemLabel(), ordinal(t, o.row), joinBadges(o.row.Badges), joinBadges(row.Badges)))
 				case !seen[o.t]:
 					seen[o.t] = true
 					shared[o.t]++
@@ -450,14 +463,23 @@ func orNone(s string) string {
 	return "has " + s
 }
 
-func ordinal(row *RankedRow) string {
-	if row.Reference {
-		return "a reference row"
+// ordinal names another row of table t so that a reader can find it: by
+// what its # column shows (its rank band) and its headline value, e.g. "the
+// row of rank band 13–28 at 34.77 %".
+func ordinal(t *RankedTable, row *RankedRow) string {
+	at := ""
+	if c := row.Cell(t, t.HeadlineProtocol, TaskSuccessRate); c != nil {
+		at = fmt.Sprintf(" at %.2f %%", c.Summary.Mean)
 	}
-	if row.Rank > 0 {
-		return fmt.Sprintf("the row of rank %d", row.Rank)
+	switch {
+	case row.Reference:
+		return "a reference row" + at
+	case row.Rank > 0 && row.Band.Best == row.Band.Worst:
+		return fmt.Sprintf("the row of rank %d%s", row.Band.Best, at)
+	case row.Rank > 0:
+		return fmt.Sprintf("the row of rank band %d–%d%s", row.Band.Best, row.Band.Worst, at)
 	}
-	return "an unranked row"
+	return "an unranked row" + at
 }
 
 func joinBadges(bs []Badge) string {

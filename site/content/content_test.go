@@ -1,9 +1,13 @@
 package content
 
 import (
+	"bytes"
+	"encoding/csv"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
@@ -31,5 +35,93 @@ func TestTableCSVDefusesFormulas(t *testing.T) {
 	csv := string(TableCSV(lb.Tables[aggregate.BoardSingleLLM][0]))
 	if !strings.Contains(csv, `"'=HYPERLINK(""http://x"",""y"")"`) || strings.Contains(csv, `,"=HYPERLINK`) {
 		t.Errorf("formula not defused:\n%s", csv)
+	}
+}
+
+// TestCSVsLeaveUndefinedStatisticsEmpty: a cell of one round has no sample
+// std (divisor n − 1 = 0) and no interval; the downloads leave them empty
+// rather than writing 0 or a point interval. The fixture's self-reflection
+// RAG run is outside rounds, so its configuration has n = 1.
+func TestCSVsLeaveUndefinedStatisticsEmpty(t *testing.T) {
+	lb := aggregate.Build(sitetest.Runs(), aggregate.DefaultCatalog())
+	records := func(b []byte) [][]string {
+		rs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	col := func(header []string, name string) int {
+		i := slices.Index(header, name)
+		if i < 0 {
+			t.Fatalf("no column %s in %v", name, header)
+		}
+		return i
+	}
+	ones, many := 0, 0
+	for _, tab := range lb.Headline {
+		rs := records(RankedCSV(tab))
+		n, lo, hi := col(rs[0], "n"), col(rs[0], "ci95_lo"), col(rs[0], "ci95_hi")
+		for _, r := range rs[1:] {
+			switch r[n] {
+			case "1":
+				ones++
+				if r[lo] != "" || r[hi] != "" {
+					t.Errorf("%s: n = 1 row has interval [%s, %s]; want empty", tab.ID, r[lo], r[hi])
+				}
+			default:
+				many++
+				if r[lo] == "" || r[hi] == "" {
+					t.Errorf("%s: n = %s row has no interval", tab.ID, r[n])
+				}
+			}
+		}
+	}
+	for _, tabs := range lb.Tables {
+		for _, tab := range tabs {
+			rs := records(TableCSV(tab))
+			n, sd := col(rs[0], "n"), col(rs[0], "sample_std_percent")
+			for _, r := range rs[1:] {
+				if (r[n] == "1") != (r[sd] == "") {
+					t.Errorf("%s: n = %s, sample std %q; want empty exactly when n = 1", tab.ID, r[n], r[sd])
+				}
+				if r[n] == "1" {
+					ones++
+				}
+			}
+		}
+	}
+	if ones == 0 || many == 0 {
+		t.Errorf("the fixture gave %d cells of one round and %d of more in the ranked CSVs and tables; want both", ones, many)
+	}
+}
+
+// TestRankingTextSaysHowManyRowsHaveMattoolsV1: a table ranked as published
+// because most of its rows have only MatTools' totals says how many rows
+// were scored under mattools-v1, and says "no run … under mattools-v1" only
+// when none was. The fixture's single-LLM table has MatTools' published
+// rounds of three configurations and the runner's mattools-v1 rounds of one.
+func TestRankingTextSaysHowManyRowsHaveMattoolsV1(t *testing.T) {
+	var noRunner []*results.File
+	for _, f := range sitetest.Runs() {
+		if f.Run.Provenance.Kind != results.ProvenanceRunner {
+			noRunner = append(noRunner, f)
+		}
+	}
+	for _, tt := range []struct {
+		files     []*results.File
+		want, not string
+	}{
+		{sitetest.Runs(), "as published, mean over rounds, the protocol most of its rows have (only 1 of its 4 rows was scored under mattools-v1 here", "no run of this question set"},
+		{noRunner, "as published, mean over rounds: no run of this question set was scored under mattools-v1 here", "the protocol most of its rows have"},
+	} {
+		lb := aggregate.Build(tt.files, aggregate.DefaultCatalog())
+		if len(lb.Headline) != 1 {
+			t.Fatalf("%d headline tables, want 1", len(lb.Headline))
+		}
+		got := rankingText(lb.Headline[0])
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
+			t.Errorf("ranking text %q\nwant it to say %q and not %q", got, tt.want, tt.not)
+		}
 	}
 }

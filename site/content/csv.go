@@ -16,7 +16,8 @@ var TableCSVHeader = []string{"table", "benchmark", "benchmark_version", "scorin
 
 // TableCSV returns a leaderboard table as CSV: one line per computed cell
 // (row × metric), in the table's row order, with the per-round counts behind
-// it. Percentages have 4 decimals; per-round lists are separated by ";".
+// it. Percentages have 4 decimals; per-round lists are separated by ";";
+// the sample std is empty for a cell of one round.
 // Column reference is "true" for a reference row of an advanced-systems
 // table (aggregate.Row.Reference: an LLM-RAG configuration shown for
 // comparison), "false" otherwise.
@@ -43,12 +44,21 @@ func TableCSV(t *aggregate.Table) []byte {
 			}
 			w.Write([]string{t.ID, string(k.Benchmark), k.BenchmarkVersion, k.ScoringProtocol, k.QuestionSet, string(k.Provenance),
 				string(k.System), strconv.Itoa(k.RetrievalSource), csvSafe(k.Model), csvSafe(r.Model.DisplayName), string(c.Metric),
-				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), f4(c.Summary.SampleStd),
+				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), sampleStd(c),
 				strings.Join(rounds, ";"), strings.Join(counts, ";"), strings.Join(totals, ";"), strings.Join(pcts, ";"), csvSafe(k.String()), strconv.FormatBool(r.Reference)})
 		}
 	}
 	w.Flush()
 	return buf.Bytes()
+}
+
+// sampleStd is a cell's sample standard deviation (percent, 4 decimals),
+// "" when it has one round (divisor n − 1 = 0: undefined, as NumPy's nan).
+func sampleStd(c *aggregate.Cell) string {
+	if c.Summary.N < 2 {
+		return ""
+	}
+	return strconv.FormatFloat(c.Summary.SampleStd, 'f', 4, 64)
 }
 
 // csvSafe defuses text that a spreadsheet would run as a formula: a leading

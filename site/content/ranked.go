@@ -122,7 +122,24 @@ func rankingText(t *aggregate.RankedTable) string {
 	}
 	s := "Ranked by task success rate under mattools-v1 (the benchmark's own scoring, as this project reproduces it), mean over rounds"
 	if t.HeadlineProtocol != results.ProtocolMatToolsV1 {
+		v1, rows := 0, 0
+		for _, r := range t.Rows {
+			if !r.Reference {
+				rows++
+				if r.Cell(t, results.ProtocolMatToolsV1, aggregate.TaskSuccessRate) != nil {
+					v1++
+				}
+			}
+		}
 		s = fmt.Sprintf("Ranked by task success rate %s, mean over rounds: no run of this question set was scored under mattools-v1 here", protocolPhrase(t.HeadlineProtocol))
+		if v1 > 0 {
+			were := "were"
+			if v1 == 1 {
+				were = "was"
+			}
+			s = fmt.Sprintf("Ranked by task success rate %s, mean over rounds, the protocol most of its rows have (only %d of its %d rows %s scored under mattools-v1 here; ranking by it would leave the others unranked)",
+				protocolPhrase(t.HeadlineProtocol), v1, rows, were)
+		}
 	}
 	s += ". The # column shows each row's rank band, not a bare rank: the best and worst rank its 95 % interval of the mean over rounds " +
 		"(Student t, see the methodology page) allows against the other rows' intervals; rows marked ≈ have an interval that overlaps the leader's " +
@@ -191,8 +208,11 @@ func differsText(t *aggregate.RankedTable, all []*aggregate.RankedTable) string 
 		return fmt.Sprintf("This table scores the whole benchmark (%d questions, %d properties). The table below scores a subset; its numbers are not comparable with these.",
 			t.Questions, t.Properties)
 	case t.Executable():
-		return fmt.Sprintf("This table scores only %d of the %d questions (%d of %d properties): the other questions' data files were absent on the machine that ran them, "+
-			"so they are left out, not failed. Its numbers are not comparable with the whole-benchmark table.", t.Questions, t.TotalQuestions, t.Properties, t.TotalProperties)
+		name, _, _ := strings.Cut(t.QuestionSet, "/")
+		return fmt.Sprintf("This table scores only %d of the %d questions (%d of %d properties): the other %d questions' data files were absent on the machine that ran them, "+
+			"so they are left out, not failed. Its numbers are not comparable with the whole-benchmark table. Its question set is named %s "+
+			"(8 hex digits of the SHA-256 of its question ids), so runs on another subset never share its table.",
+			t.Questions, t.TotalQuestions, t.Properties, t.TotalProperties, t.TotalQuestions-t.Questions, name)
 	}
 	return fmt.Sprintf("This table scores the question set %s (%d questions, %d properties); its numbers are not comparable with other question sets'.",
 		t.QuestionSet, t.Questions, t.Properties)
@@ -375,7 +395,8 @@ var RankedCSVHeader = []string{"table", "rank", "model", "display_name", "system
 // column with a value, its mean and population std (percent, 4 decimals),
 // n, the configuration key, whether the row is a reference row (rank 0;
 // "true" or "false"), the column's 95 % t-interval (percent, 4 decimals)
-// and the row's rank band by the headline column (0 0 false when unranked).
+// (empty for a cell of one round, which has none) and the row's rank band by
+// the headline column (0 0 false when unranked).
 func RankedCSV(t *aggregate.RankedTable) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -387,10 +408,14 @@ func RankedCSV(t *aggregate.RankedTable) []byte {
 				continue
 			}
 			k := c.Configuration.Key
+			ci := f4
+			if c.Interval.N < 2 {
+				ci = func(float64) string { return "" } // one round: no interval
+			}
 			w.Write([]string{t.ID, strconv.Itoa(r.Rank), csvSafe(k.Model), csvSafe(r.Model.DisplayName), string(k.System), strconv.Itoa(k.RetrievalSource),
 				string(aggregate.BadgeOf(k.Provenance)), t.Columns[i].Protocol, string(t.Columns[i].Metric),
 				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), csvSafe(k.String()), strconv.FormatBool(r.Reference),
-				f4(c.Interval.Lo), f4(c.Interval.Hi), strconv.Itoa(r.Band.Best), strconv.Itoa(r.Band.Worst), strconv.FormatBool(r.Band.Tied)})
+				ci(c.Interval.Lo), ci(c.Interval.Hi), strconv.Itoa(r.Band.Best), strconv.Itoa(r.Band.Worst), strconv.FormatBool(r.Band.Tied)})
 		}
 	}
 	w.Flush()
