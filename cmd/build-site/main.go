@@ -34,7 +34,6 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
-	"github.com/mattools-leaderboard/leaderboard/site/content"
 )
 
 // Exit codes.
@@ -327,13 +326,20 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	return nil
 }
 
+// cutSubmission is a submission a release includes: its folder, its run
+// ids and those of its accepted verified records.
+type cutSubmission struct {
+	Folder         string
+	Runs, Verified []string
+}
+
 // releaseSubmissions returns the valid submissions of o.SubmissionsDir that
 // a release cut at commit includes, with their accepted verified records:
 // all but the folders exclude names, each of which must be a folder there.
 // An invalid folder not excluded is an error naming it. The included
 // folders must be the repository's site.SubmissionsRoot and
 // site.VerifiedRoot folders, committed in commit as they are on disk.
-func releaseSubmissions(ctx context.Context, o site.Options, commit string, exclude []string) ([]*content.Submission, error) {
+func releaseSubmissions(ctx context.Context, o site.Options, commit string, exclude []string) ([]cutSubmission, error) {
 	read, err := site.ReadSubmissions(o.SubmissionsDir, o.VerifiedDir)
 	if err != nil {
 		return nil, err
@@ -355,10 +361,10 @@ func releaseSubmissions(ctx context.Context, o site.Options, commit string, excl
 		return nil, fmt.Errorf("%d invalid submission folders in %s: a release lists only valid runs; fix them, or leave them out with -exclude-submission FOLDER:\n%w",
 			len(errs), o.SubmissionsDir, errors.Join(errs...))
 	}
-	var subs []*content.Submission
+	var subs []cutSubmission
 	for _, s := range read.Valid {
 		if !excluded[s.Folder] {
-			subs = append(subs, s)
+			subs = append(subs, cutSubmission{Folder: s.Folder, Runs: s.Runs, Verified: s.Verified})
 		}
 	}
 	if len(subs) == 0 {
