@@ -52,7 +52,7 @@ var allowed = map[string][]string{
 	"site/apicheck":  []string{},
 	"cmd/check-api":  []string{"results", "site/apicheck"},
 	"site/hugo":      []string{},
-	"site/sitetest":  []string{"datasets", "results"},
+	"site/sitetest":  []string{"datasets", "results", "results/submission"}, // test inputs, submissions among them
 	"site":           []string{"datasets", "results", "results/check", "results/submission", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots"},
 	"cmd/build-site": []string{"datasets", "results", "site"},
 

@@ -73,8 +73,16 @@ type commitBuild struct {
 	Releases []Release
 	DataRoot string // MatTools data root ("" none): imported by the commit's own importer, and its question pages
 	// Present are the results files of this build by run id: runs of the
-	// releases that the commit's importer does not produce are copied from there.
-	Present         map[string]string
+	// releases that the commit's importer does not produce are copied from
+	// there, except runs of submissions (SubmissionFolder).
+	Present map[string]string
+	// Submissions is set when the releases list runs of submissions: the
+	// commit's build-site then reads them from the commit's own
+	// SubmissionsRoot and VerifiedRoot (the folders as the release was cut
+	// from them), given as -submissions and -verified. Unset, neither flag
+	// is given (the generator commits of releases without submissions may
+	// predate them).
+	Submissions     bool
 	AllowIncomplete bool
 	Go              string
 	Log             func(format string, a ...any)
@@ -83,9 +91,12 @@ type commitBuild struct {
 // buildFromCommit builds release b.Releases[last] with the programs of its
 // generator commit, in a temporary extraction of that commit (git archive):
 // the commit's importer over DataRoot, the release runs it does not produce
-// copied from Present, its releases.json replaced by b.Releases (it is
-// go:embed'ed), then the commit's cmd/build-site. It copies the built
-// /<version>/ directory to dst. The extraction is removed afterwards.
+// copied from Present (runs of submissions excepted: with b.Submissions, the
+// commit's build-site reads them from the extraction's SubmissionsRoot and
+// VerifiedRoot, as committed when the release was cut), its releases.json
+// replaced by b.Releases (it is go:embed'ed), then the commit's
+// cmd/build-site. It copies the built /<version>/ directory to dst. The
+// extraction is removed afterwards.
 func buildFromCommit(ctx context.Context, b commitBuild, dst string) error {
 	r := b.Releases[len(b.Releases)-1]
 	tmp, err := os.MkdirTemp("", "mattools-release-"+r.Version+"-")
@@ -136,7 +147,7 @@ func buildFromCommit(ctx context.Context, b commitBuild, dst string) error {
 	copied := 0
 	for _, rel := range b.Releases {
 		for _, id := range rel.Runs {
-			if p, ok := b.Present[id]; ok && !produced[id] {
+			if p, ok := b.Present[id]; ok && !produced[id] && SubmissionFolder(id) == "" {
 				data, err := os.ReadFile(p)
 				if err != nil {
 					return err
@@ -167,6 +178,10 @@ func buildFromCommit(ctx context.Context, b commitBuild, dst string) error {
 		"-data", b.DataRoot, "-repo", src, "-commit", r.GeneratorCommit}
 	if b.AllowIncomplete {
 		args = append(args, "-allow-incomplete")
+	}
+	if b.Submissions {
+		args = append(args, "-submissions", filepath.Join(src, SubmissionsRoot), "-verified", filepath.Join(src, VerifiedRoot))
+		b.Log("site: release %s: its runs of submissions are read from %s and %s of %s", r.Version, SubmissionsRoot, VerifiedRoot, r.GeneratorCommit)
 	}
 	b.Log("site: release %s: building it with the build-site of %s", r.Version, r.GeneratorCommit)
 	if err := run(args...); err != nil {

@@ -45,7 +45,11 @@ type Options struct {
 	// SubmissionsDir holds submission folders (SUBMITTING.md), each read
 	// and checked by results/submission; VerifiedDir the verified records
 	// of each, in a folder of the same name (written by validate-submission
-	// -record). Empty or absent: none.
+	// -record). Empty or absent: none. The preview shows every valid
+	// submission and accepted record; a release only the runs and records
+	// it lists (ReadSubmissions, SubmissionFolder), and a run it lists whose
+	// folder is invalid, missing or without that run is an error naming the
+	// release, the run and the folder.
 	SubmissionsDir, VerifiedDir string
 	// Benchmark gives the question pages; nil builds none.
 	Benchmark *datasets.Benchmark
@@ -77,11 +81,13 @@ type Options struct {
 	// generator commit, the release's pages are built by that commit's own
 	// importer and build-site in a temporary extraction of it (git archive;
 	// its results come from Benchmark.Root and, for runs its importer does
-	// not produce, from ResultsDir), else in-process; then, when the build
-	// has the release's data (Benchmark and all its runs), its pages are
-	// checked against its committed manifest (ManifestDir): a difference is
-	// an error naming the first differing file. False builds every release
-	// with the running code, unchecked (tests with made-up releases).
+	// not produce, from ResultsDir; its runs of submissions from the
+	// extraction's SubmissionsRoot and VerifiedRoot), else in-process;
+	// then, when the build has the release's data (Benchmark and all its
+	// runs), its pages are checked against its committed manifest
+	// (ManifestDir): a difference is an error naming the first differing
+	// file. False builds every release with the running code, unchecked
+	// (tests with made-up releases).
 	Frozen bool
 	// HugoPassBytes bounds the generated page files one Hugo pass reads
 	// (hugo.Options.PassBytes): 0 means hugo.DefaultPassBytes, negative one
@@ -134,10 +140,11 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	files, paths, invalid, codeKeys, rows := loaded.Files, loaded.Paths, loaded.Invalid, loaded.CodeKeys, loaded.Rows
 	loaded = nil
 	logf("site: %d results files in %s", len(files), o.ResultsDir)
-	subFiles, subs, subInvalid, subWarnings, err := readSubmissions(o.SubmissionsDir, o.VerifiedDir)
+	read, err := ReadSubmissions(o.SubmissionsDir, o.VerifiedDir)
 	if err != nil {
 		return nil, err
 	}
+	subFiles, subs := read.Files, read.Valid
 	for _, f := range subFiles {
 		if other, dup := paths[f.Run.RunID]; dup {
 			return nil, fmt.Errorf("run %s: in %s and in %s", f.Run.RunID, other, f.Path)
@@ -150,18 +157,31 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 		codeKeys[f.Run.RunID] = keys
 	}
-	invalid = append(invalid, subInvalid...)
 	if len(subs) > 0 {
 		logf("site: %d submissions in %s (%d runs and verified records)", len(subs), o.SubmissionsDir, len(subFiles))
 	}
-	rep := &Report{Runs: len(files), Warnings: subWarnings}
+	rep := &Report{Runs: len(files), Warnings: read.Warnings}
 	listed := map[string]string{} // run id → the newest release listing it
 	for _, r := range o.Releases {
 		for _, id := range r.Runs {
 			listed[id] = r.Version
 		}
 	}
-	var errs []error
+	// A release's runs of submissions come from their folders; an invalid
+	// or missing folder is named with the release and the run.
+	errs, warnings := checkListedSubmissionRuns(o.Releases, read, o.SubmissionsDir, o.AllowIncomplete)
+	rep.Warnings = append(rep.Warnings, warnings...)
+	listedFolders := map[string]bool{}
+	for id := range listed {
+		if f := SubmissionFolder(id); f != "" {
+			listedFolders[f] = true
+		}
+	}
+	for _, iv := range read.Invalid {
+		if !listedFolders[filepath.Base(iv.Path)] { // else an error above
+			invalid = append(invalid, iv)
+		}
+	}
 	for _, iv := range invalid {
 		switch v, ok := listed[iv.RunID]; {
 		case ok:
@@ -198,7 +218,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		r := o.Releases[i]
 		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
 			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
-			ResultsPaths: map[string]string{}, CodeKeys: codeKeys, Submissions: subs}
+			ResultsPaths: map[string]string{}, CodeKeys: codeKeys, Submissions: releaseSubmissions(subs, r)}
 		if i > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[i-1].Version, o.Releases[i-1].Runs
 		}
@@ -219,7 +239,8 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			case err != nil:
 				return nil, fmt.Errorf("release %s: %w", r.Version, err)
 			case changed:
-				cb := commitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf}
+				cb := commitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf,
+					Submissions: listsSubmissions(o.Releases[:i+1])}
 				if o.Benchmark != nil {
 					cb.DataRoot = o.Benchmark.Root
 				}

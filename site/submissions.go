@@ -5,31 +5,59 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/submission"
 	"github.com/mattools-leaderboard/leaderboard/site/content"
 )
 
-// readSubmissions reads every submission folder of subRoot
-// (results/submission.Load) and the verified records of each from
-// verRoot/<folder>/ (submission.LoadVerified). It returns the runs of the
-// valid submissions and their accepted verified records, what the pages
-// show of each submission, the invalid submissions (as results.Invalid
-// with an empty run id, a release never listing a whole submission), and a
-// warning per verified record left out or verified folder without a
-// submission. Empty roots, or roots that do not exist, hold none.
-func readSubmissions(subRoot, verRoot string) ([]*results.File, []*content.Submission, []results.Invalid, []string, error) {
-	var files []*results.File
-	var subs []*content.Submission
-	var invalid []results.Invalid
-	var warnings []string
+// SubmissionsRoot and VerifiedRoot are the folders of the repository that
+// hold the submissions (SUBMITTING.md) and their verified records. A release
+// that lists runs of submissions is cut from these folders as committed, and
+// a rebuild by its generator commit (Options.Frozen) reads them from that
+// commit's tree.
+const (
+	SubmissionsRoot = "submissions"
+	VerifiedRoot    = "verified"
+)
+
+// Submissions is what ReadSubmissions read from a submissions root and its
+// verified root.
+type Submissions struct {
+	// Files are the runs of the valid submissions and their accepted
+	// verified records, each run read whole.
+	Files []*results.File
+	// Valid are the valid submissions, sorted by folder: their metadata,
+	// run ids and accepted verified records' run ids.
+	Valid []*content.Submission
+	// Invalid are the invalid submission folders, sorted by folder: Path
+	// is the folder, RunID is empty (a release lists runs, never a folder
+	// as a whole), Err names the folder and its first problem.
+	Invalid []results.Invalid
+	// LeftOut maps the folder of a valid submission to its verified
+	// records that were left out (submission.LoadVerified's problems).
+	LeftOut map[string][]error
+	// Warnings: one per verified record left out and one per folder of
+	// verified records with no valid submission.
+	Warnings []string
+}
+
+// ReadSubmissions reads every submission folder of subRoot
+// (results/submission.Load; entries that are not folders, or are hidden,
+// are ignored: submissions/README.md) and the verified records of each from
+// verRoot/<folder>/ (submission.LoadVerified). Empty roots, or roots that do
+// not exist, hold none. The error is an unreadable root; an invalid
+// submission is in Submissions.Invalid.
+func ReadSubmissions(subRoot, verRoot string) (*Submissions, error) {
+	out := &Submissions{LeftOut: map[string][]error{}}
 	known := map[string]bool{}
 	if subRoot != "" {
 		entries, err := os.ReadDir(subRoot)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, nil, nil, nil, err
+			return nil, err
 		}
 		for _, e := range entries {
 			if !e.IsDir() || e.Name()[0] == '.' {
@@ -38,7 +66,7 @@ func readSubmissions(subRoot, verRoot string) ([]*results.File, []*content.Submi
 			dir := filepath.Join(subRoot, e.Name())
 			s, ps := submission.Load(dir, submission.DefaultLimits)
 			if len(ps) > 0 {
-				invalid = append(invalid, results.Invalid{Path: dir, Err: fmt.Errorf("submission %s is invalid (%d problems; validate-submission lists them all): %w",
+				out.Invalid = append(out.Invalid, results.Invalid{Path: dir, Err: fmt.Errorf("submission %s is invalid (%d problems; validate-submission lists them all): %w",
 					e.Name(), len(ps), ps[0])})
 				continue
 			}
@@ -47,31 +75,134 @@ func readSubmissions(subRoot, verRoot string) ([]*results.File, []*content.Submi
 			for _, f := range s.Files {
 				cs.Runs = append(cs.Runs, f.Run.RunID)
 			}
-			files = append(files, s.Files...)
+			out.Files = append(out.Files, s.Files...)
 			if verRoot != "" {
 				recs, ps := submission.LoadVerified(filepath.Join(verRoot, s.Folder), s)
 				for _, p := range ps {
-					warnings = append(warnings, fmt.Sprintf("verified record left out (the submission shows as self-reported without it): %v", p))
+					out.LeftOut[s.Folder] = append(out.LeftOut[s.Folder], p)
+					out.Warnings = append(out.Warnings, fmt.Sprintf("verified record left out (the submission shows as self-reported without it): %v", p))
 				}
 				for _, f := range recs {
 					cs.Verified = append(cs.Verified, f.Run.RunID)
 				}
-				files = append(files, recs...)
+				out.Files = append(out.Files, recs...)
 			}
-			subs = append(subs, cs)
+			out.Valid = append(out.Valid, cs)
 		}
 	}
 	if verRoot != "" {
 		entries, err := os.ReadDir(verRoot)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, nil, nil, nil, err
+			return nil, err
 		}
 		for _, e := range entries {
 			if e.IsDir() && !known[e.Name()] {
-				warnings = append(warnings, fmt.Sprintf("%s: verified records of no valid submission in %s: left out", filepath.Join(verRoot, e.Name()), subRoot))
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s: verified records of no valid submission in %s: left out", filepath.Join(verRoot, e.Name()), subRoot))
 			}
 		}
 	}
-	sort.Slice(subs, func(i, j int) bool { return subs[i].Folder < subs[j].Folder })
-	return files, subs, invalid, warnings, nil
+	sort.Slice(out.Valid, func(i, j int) bool { return out.Valid[i].Folder < out.Valid[j].Folder })
+	sort.Slice(out.Invalid, func(i, j int) bool { return out.Invalid[i].Path < out.Invalid[j].Path })
+	return out, nil
+}
+
+// SubmissionFolder returns the submission folder whose namespace a run id
+// is in: <folder> for a submitted run ("submitted__<folder>__…") and for a
+// verified record of it ("rescored-submitted__<folder>__…"), "" for any
+// other run.
+func SubmissionFolder(runID string) string {
+	for _, kind := range []string{string(results.ProvenanceSubmitted),
+		string(results.ProvenanceRescored) + "-" + string(results.ProvenanceSubmitted)} {
+		if rest, ok := strings.CutPrefix(runID, kind+"__"); ok {
+			if folder, _, ok := strings.Cut(rest, "__"); ok {
+				return folder
+			}
+		}
+	}
+	return ""
+}
+
+// listsSubmissions reports whether any of the releases lists a run of a
+// submission (SubmissionFolder).
+func listsSubmissions(rs []Release) bool {
+	for _, r := range rs {
+		if slices.ContainsFunc(r.Runs, func(id string) bool { return SubmissionFolder(id) != "" }) {
+			return true
+		}
+	}
+	return false
+}
+
+// releaseSubmissions returns what release r shows of the submissions: each
+// submission with a run or a verified record that r lists, with only the
+// run ids r lists (a submission merged, or a record verified, after the
+// release was cut is not on its pages).
+func releaseSubmissions(subs []*content.Submission, r Release) []*content.Submission {
+	listed := map[string]bool{}
+	for _, id := range r.Runs {
+		listed[id] = true
+	}
+	keep := func(ids []string) []string {
+		var out []string
+		for _, id := range ids {
+			if listed[id] {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	var out []*content.Submission
+	for _, s := range subs {
+		c := &content.Submission{Folder: s.Folder, Metadata: s.Metadata, Runs: keep(s.Runs), Verified: keep(s.Verified)}
+		if len(c.Runs) > 0 || len(c.Verified) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// checkListedSubmissionRuns returns an error per run of a submission that a
+// release lists but that the submissions read (subs, from subRoot) do not
+// hold: its folder is invalid (always an error, as an invalid results file a
+// release lists), missing from subRoot, or valid but without that run or
+// verified record (the submission or its records changed since the release
+// was cut). A missing folder is only a warning with allowIncomplete. Each
+// error names the run, the release, the folder and what to do.
+func checkListedSubmissionRuns(rs []Release, subs *Submissions, subRoot string, allowIncomplete bool) (errs []error, warnings []string) {
+	have := map[string]bool{}
+	for _, f := range subs.Files {
+		have[f.Run.RunID] = true
+	}
+	valid := map[string]bool{}
+	for _, s := range subs.Valid {
+		valid[s.Folder] = true
+	}
+	invalid := map[string]error{}
+	for _, iv := range subs.Invalid {
+		invalid[filepath.Base(iv.Path)] = iv.Err
+	}
+	for _, r := range rs {
+		for _, id := range r.Runs {
+			folder := SubmissionFolder(id)
+			if folder == "" || have[id] {
+				continue
+			}
+			where := fmt.Sprintf("run %s, listed by release %s (%s), is of submission %s", id, r.Version, ReleasesFile, folder)
+			restore := fmt.Sprintf("restore %s/%s (and %s/%s) as they were at the release's generator commit %s", SubmissionsRoot, folder, VerifiedRoot, folder, r.GeneratorCommit)
+			switch {
+			case invalid[folder] != nil:
+				errs = append(errs, fmt.Errorf("%s, which is invalid: %w; %s", where, invalid[folder], restore))
+			case !valid[folder] && allowIncomplete:
+				warnings = append(warnings, fmt.Sprintf("%s, whose folder %s is missing", where, filepath.Join(subRoot, folder)))
+			case !valid[folder]:
+				errs = append(errs, fmt.Errorf("%s, whose folder %s is missing; %s, or build with -allow-incomplete", where, filepath.Join(subRoot, folder), restore))
+			case len(subs.LeftOut[folder]) > 0 && strings.HasPrefix(id, string(results.ProvenanceRescored)):
+				errs = append(errs, fmt.Errorf("%s, which holds no accepted verified record of that id (%d left out, e.g. %v); %s",
+					where, len(subs.LeftOut[folder]), subs.LeftOut[folder][0], restore))
+			default:
+				errs = append(errs, fmt.Errorf("%s, which holds no such run or accepted verified record now (changed since the release was cut?); %s", where, restore))
+			}
+		}
+	}
+	return errs, warnings
 }

@@ -8,8 +8,11 @@
 // no release lists is skipped and reported; -strict makes it an error.
 //
 // With -cut-release vX.Y -date YYYY-MM-DD it instead records a new release in
-// site/releases.json (the runs present under -results and the current
-// commit), builds the site, and writes the release's manifest.
+// site/releases.json (the runs present under -results, the runs of every
+// valid submission under -submissions and their verified records under
+// -verified, and the current commit), builds the site, and writes the
+// release's manifest. An invalid submission folder fails the cut unless
+// -exclude-submission FOLDER (repeatable) leaves it out.
 package main
 
 import (
@@ -68,6 +71,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cut := fl.String("cut-release", "", "record a new release `vX.Y` of the runs present in "+site.ReleasesFile+" instead of building")
 	date := fl.String("date", "", "release date YYYY-MM-DD (with -cut-release)")
 	title := fl.String("title", "", "release title (with -cut-release)")
+	var exclude folderList
+	fl.Var(&exclude, "exclude-submission", "with -cut-release: leave the submission `folder` (a folder name under -submissions) out of the release; repeatable")
 	strict := fl.Bool("strict", false, "fail on any invalid results file (default: skip and report those that no release lists)")
 	serve := fl.String("serve", "", "serve -out on `addr` (e.g. 127.0.0.1:8080) instead of building")
 	if err := fl.Parse(args); err != nil {
@@ -95,6 +100,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *commit == "" {
 		*commit = gitCommit(root)
 	}
+	if len(exclude) > 0 && *cut == "" {
+		fmt.Fprintln(stderr, "build-site: -exclude-submission is for -cut-release only: a build shows what the releases list, and every valid submission on the preview")
+		return exitUsage
+	}
 	if *cut != "" && *data == "" {
 		fmt.Fprintf(stderr, "build-site: -cut-release needs the benchmark data (-data or %s): a release has question pages\n", datasets.EnvVar)
 		return exitUsage
@@ -112,7 +121,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts := site.Options{ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
 		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr}
 	if *cut != "" {
-		if err := cutRelease(ctx, opts, *cut, *date, *title, stdout); err != nil {
+		if err := cutRelease(ctx, opts, cutOptions{version: *cut, date: *date, title: *title, exclude: exclude}, stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "build-site:", err)
 			return exitError
 		}
@@ -205,12 +214,40 @@ func gitCommit(root string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// folderList is a repeatable flag of folder names.
+type folderList []string
+
+func (l *folderList) String() string { return strings.Join(*l, ",") }
+
+func (l *folderList) Set(v string) error {
+	if v == "" || strings.ContainsAny(v, `/\`) || v == "." || v == ".." {
+		return fmt.Errorf("%q is not a submission folder name (<date>_<org>_<model>_<system>, no path)", v)
+	}
+	*l = append(*l, v)
+	return nil
+}
+
+// cutOptions are what -cut-release records.
+type cutOptions struct {
+	version, date, title string
+	// exclude are submission folders left out of the release.
+	exclude []string
+}
+
 // cutRelease appends a release of every valid run present to
-// site/releases.json, builds the site with it (the release's generator is
-// the running code, so it is built in-process), and writes the release's
-// manifest (site.WriteManifest) from the built /<version>/.
-func cutRelease(ctx context.Context, o site.Options, version, date, title string, stdout io.Writer) error {
+// site/releases.json: the runs of o.ResultsDir, and the runs of every valid
+// submission of o.SubmissionsDir with the verified records accepted for it
+// (site.ReadSubmissions), except the folders c.exclude names. Every results
+// file must be valid, and every submission folder not excluded; the
+// submissions included must be those of the repository's site.SubmissionsRoot
+// and site.VerifiedRoot as committed in the generator commit, since a rebuild
+// of the release by that commit reads them from its tree. It then builds the
+// site with the release (its generator is the running code, so it is built
+// in-process) and writes the release's manifest (site.WriteManifest) from the
+// built /<version>/. Errors name the file, folder or flag at fault.
+func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stderr io.Writer) error {
 	root, resultsDir, commit := o.RepoRoot, o.ResultsDir, o.GeneratorCommit
+	version, date, title := c.version, c.date, c.title
 	if commit == "" {
 		return errors.New("-cut-release needs the commit of the generator (-commit, or run inside the git checkout)")
 	}
@@ -224,8 +261,12 @@ func cutRelease(ctx context.Context, o site.Options, version, date, title string
 	if len(invalid) > 0 {
 		return fmt.Errorf("%d invalid results files in %s, e.g. %v: a release lists only valid runs; fix or remove them", len(invalid), resultsDir, invalid[0].Err)
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("no results files in %s", resultsDir)
+	subs, err := releaseSubmissions(ctx, o, commit, c.exclude)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 && len(subs) == 0 {
+		return fmt.Errorf("no results files in %s and no submission in %s", resultsDir, o.SubmissionsDir)
 	}
 	path := filepath.Join(root, site.ReleasesFile)
 	data, err := os.ReadFile(path)
@@ -239,6 +280,9 @@ func cutRelease(ctx context.Context, o site.Options, version, date, title string
 	r := site.Release{Version: version, Date: date, GeneratorCommit: commit, Title: title}
 	for _, f := range files {
 		r.Runs = append(r.Runs, f.Run.RunID)
+	}
+	for _, s := range subs {
+		r.Runs = append(append(r.Runs, s.Runs...), s.Verified...)
 	}
 	if _, err := os.Stat(filepath.Join(root, site.ManifestDir, version+".sha256")); err == nil {
 		return fmt.Errorf("%s/%s.sha256 exists already: a release is cut once", site.ManifestDir, version)
@@ -257,6 +301,9 @@ func cutRelease(ctx context.Context, o site.Options, version, date, title string
 	if err != nil {
 		return fmt.Errorf("building release %s: %w", version, err)
 	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(stderr, "build-site: warning:", w)
+	}
 	if err := site.WriteManifest(root, version, filepath.Join(o.OutDir, version), o.Benchmark); err != nil {
 		return err
 	}
@@ -264,7 +311,109 @@ func cutRelease(ctx context.Context, o site.Options, version, date, title string
 		return err
 	}
 	sumsPath, dataPath := site.ManifestPaths(root, version)
-	fmt.Fprintf(stdout, "recorded release %s (%s, commit %s, %d runs) in %s, built it into %s (%d pages) and wrote its manifest %s and %s; commit these files\n",
-		version, date, commit, len(r.Runs), site.ReleasesFile, o.OutDir, rep.Pages, sumsPath, dataPath)
+	fmt.Fprintf(stdout, "recorded release %s (%s, commit %s, %d runs: %d results files of %s, %d runs and verified records of %d submissions) in %s, built it into %s (%d pages) and wrote its manifest %s and %s; commit these files\n",
+		version, date, commit, len(r.Runs), len(files), resultsDir, len(r.Runs)-len(files), len(subs), site.ReleasesFile, o.OutDir, rep.Pages, sumsPath, dataPath)
+	for _, s := range subs {
+		badge := "self-reported"
+		if len(s.Verified) > 0 {
+			badge = fmt.Sprintf("verified: %d verified records", len(s.Verified))
+		}
+		fmt.Fprintf(stdout, "  submission %s: %d runs (%s)\n", s.Folder, len(s.Runs), badge)
+	}
+	for _, f := range c.exclude {
+		fmt.Fprintf(stdout, "  submission %s: excluded (-exclude-submission)\n", f)
+	}
 	return nil
+}
+
+// cutSubmission is a submission a release includes: its folder, its run
+// ids and those of its accepted verified records.
+type cutSubmission struct {
+	Folder         string
+	Runs, Verified []string
+}
+
+// releaseSubmissions returns the valid submissions of o.SubmissionsDir that
+// a release cut at commit includes, with their accepted verified records:
+// all but the folders exclude names, each of which must be a folder there.
+// An invalid folder not excluded is an error naming it. The included
+// folders must be the repository's site.SubmissionsRoot and
+// site.VerifiedRoot folders, committed in commit as they are on disk.
+func releaseSubmissions(ctx context.Context, o site.Options, commit string, exclude []string) ([]cutSubmission, error) {
+	read, err := site.ReadSubmissions(o.SubmissionsDir, o.VerifiedDir)
+	if err != nil {
+		return nil, err
+	}
+	excluded := map[string]bool{}
+	for _, f := range exclude {
+		if st, err := os.Stat(filepath.Join(o.SubmissionsDir, f)); o.SubmissionsDir == "" || err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("-exclude-submission %s: no such submission folder in %s", f, valueOr(o.SubmissionsDir, "(no -submissions)"))
+		}
+		excluded[f] = true
+	}
+	var errs []error
+	for _, iv := range read.Invalid {
+		if !excluded[filepath.Base(iv.Path)] {
+			errs = append(errs, fmt.Errorf("%s: %w", iv.Path, iv.Err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%d invalid submission folders in %s: a release lists only valid runs; fix them, or leave them out with -exclude-submission FOLDER:\n%w",
+			len(errs), o.SubmissionsDir, errors.Join(errs...))
+	}
+	var subs []cutSubmission
+	for _, s := range read.Valid {
+		if !excluded[s.Folder] {
+			subs = append(subs, cutSubmission{Folder: s.Folder, Runs: s.Runs, Verified: s.Verified})
+		}
+	}
+	if len(subs) == 0 {
+		return nil, nil
+	}
+	// A rebuild by the generator commit reads them from its tree.
+	var paths []string
+	for _, d := range []struct{ flag, dir, want string }{{"-submissions", o.SubmissionsDir, site.SubmissionsRoot}, {"-verified", o.VerifiedDir, site.VerifiedRoot}} {
+		if !sameDir(d.dir, filepath.Join(o.RepoRoot, d.want)) {
+			return nil, fmt.Errorf("%s is %q: a release includes submissions only from %s of the repository %s (a rebuild by the release's generator commit reads them from that commit's tree); or exclude them with -exclude-submission",
+				d.flag, d.dir, d.want, o.RepoRoot)
+		}
+		for _, s := range subs {
+			paths = append(paths, d.want+"/"+s.Folder)
+		}
+	}
+	git := func(args ...string) ([]byte, error) {
+		out, err := exec.CommandContext(ctx, "git", append([]string{"-C", o.RepoRoot}, args...)...).CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("git %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+		return out, nil
+	}
+	changed, err := git(append([]string{"diff", "--name-only", commit, "--"}, paths...)...)
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := git(append([]string{"ls-files", "--others", "--"}, paths...)...)
+	if err != nil {
+		return nil, err
+	}
+	if diff := strings.TrimSpace(string(changed) + string(untracked)); diff != "" {
+		return nil, fmt.Errorf("the submissions to include differ from their files in the generator commit %s (a rebuild by that commit reads them from its tree): commit them first, or leave a folder out with -exclude-submission FOLDER:\n%s", commit, diff)
+	}
+	return subs, nil
+}
+
+// sameDir reports whether a and b name the same existing directory, or the
+// same path when either does not exist.
+func sameDir(a, b string) bool {
+	if a == "" {
+		return false
+	}
+	ai, aerr := os.Stat(a)
+	bi, berr := os.Stat(b)
+	if aerr == nil && berr == nil {
+		return os.SameFile(ai, bi)
+	}
+	aa, _ := filepath.Abs(a)
+	ba, _ := filepath.Abs(b)
+	return aa == ba
 }

@@ -49,10 +49,67 @@ type newItem struct {
 	Runs int    `json:"runs"`
 }
 
+// newSubmission is a submission of the edition with runs or verified
+// records that the previous release lacks.
+type newSubmission struct {
+	Folder string    `json:"folder"`
+	Text   string    `json:"text"` // model · system
+	Href   string    `json:"href"` // its entry on the submissions page
+	Badge  badgeView `json:"badge"`
+	What   string    `json:"what"` // what is new: its runs, or its verified records
+}
+
+// newSubmissions lists the edition's submissions (editionSubmissions) with
+// runs or verified records that are not in old (the previous release's run
+// ids), by folder: a submission added, or one verified since.
+func newSubmissions(e *Edition, old map[string]bool) []newSubmission {
+	in := map[string]bool{}
+	for _, f := range e.Files {
+		in[f.Run.RunID] = true
+	}
+	count := func(ids []string) (present, added int) {
+		for _, id := range ids {
+			if in[id] {
+				present++
+				if !old[id] {
+					added++
+				}
+			}
+		}
+		return present, added
+	}
+	out := []newSubmission{}
+	for _, s := range editionSubmissions(e) {
+		runs, newRuns := count(s.Runs)
+		verified, newVerified := count(s.Verified)
+		if newRuns == 0 && newVerified == 0 {
+			continue
+		}
+		m := s.Metadata
+		ns := newSubmission{Folder: s.Folder, Href: SubmissionsPath + "/#" + s.Folder,
+			Text:  submissionModel(e.Catalog, m).DisplayName + " · " + aggregate.SystemTitle(results.System(m.System)),
+			Badge: newBadge(aggregate.BadgeSubmitted)}
+		if verified > 0 {
+			ns.Badge = newBadge(aggregate.BadgeVerified)
+		}
+		switch {
+		case newRuns > 0 && verified > 0:
+			ns.What = fmt.Sprintf("added with its verified records (%s, %s)", plural(runs, "run"), plural(verified, "verified record"))
+		case newRuns > 0:
+			ns.What = fmt.Sprintf("added (%s)", plural(runs, "run"))
+		default:
+			ns.What = fmt.Sprintf("verified since %s (%s)", e.Previous, plural(newVerified, "verified record"))
+		}
+		out = append(out, ns)
+	}
+	return out
+}
+
 // newInEdition lists, for the home page, the configurations of the edition
-// that have runs its previous release lacks, in leaderboard order.
+// that have runs its previous release lacks, in leaderboard order, and the
+// submissions added or verified since (newSubmissions).
 func newInEdition(v *views, e *Edition) map[string]any {
-	out := map[string]any{"previous": e.Previous, "items": []newItem{}, "runs": 0}
+	out := map[string]any{"previous": e.Previous, "items": []newItem{}, "runs": 0, "submissions": []newSubmission{}}
 	if e.Previous == "" {
 		return out
 	}
@@ -60,6 +117,7 @@ func newInEdition(v *views, e *Edition) map[string]any {
 	for _, id := range e.PreviousRuns {
 		old[id] = true
 	}
+	out["submissions"] = newSubmissions(e, old)
 	var items []newItem
 	total := 0
 	for _, c := range v.lb.Configurations {

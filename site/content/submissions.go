@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/submission"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 )
 
@@ -44,18 +45,31 @@ type submissionView struct {
 }
 
 // editionSubmissions returns the submissions with a run in the edition.
-func (w *writer) editionSubmissions() []*Submission {
+func editionSubmissions(e *Edition) []*Submission {
 	in := map[string]*results.File{}
-	for _, f := range w.e.Files {
+	for _, f := range e.Files {
 		in[f.Run.RunID] = f
 	}
 	var out []*Submission
-	for _, s := range w.e.Submissions {
+	for _, s := range e.Submissions {
 		if slices.ContainsFunc(s.Runs, func(id string) bool { return in[id] != nil }) {
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// submissionModel returns the model of a submission as the pages name it:
+// the catalogue's entry, else its metadata's display name or model id.
+func submissionModel(c *aggregate.Catalog, m submission.Metadata) aggregate.Model {
+	model, ok := c.Lookup(m.Model)
+	if !ok {
+		model = aggregate.Model{ID: m.Model, DisplayName: m.Model}
+		if m.ModelDisplayName != "" {
+			model.DisplayName = m.ModelDisplayName
+		}
+	}
+	return model
 }
 
 // writeSubmissions writes the submissions page: each submission of the
@@ -85,15 +99,9 @@ func (w *writer) writeSubmissions(v *views) {
 		return out
 	}
 	views := []submissionView{}
-	for _, s := range w.editionSubmissions() {
+	for _, s := range editionSubmissions(w.e) {
 		m := s.Metadata
-		model, ok := w.e.Catalog.Lookup(m.Model)
-		if !ok {
-			model = aggregate.Model{ID: m.Model, DisplayName: m.Model}
-			if m.ModelDisplayName != "" {
-				model.DisplayName = m.ModelDisplayName
-			}
-		}
+		model := submissionModel(w.e.Catalog, m)
 		sv := submissionView{ID: s.Folder, Model: model.DisplayName, ModelID: m.Model, Organization: m.Organization, Provider: m.Provider,
 			System: aggregate.SystemTitle(results.System(m.System)), SystemHref: systemHref(results.System(m.System)),
 			Authors: strings.Join(m.Authors, ", "), Contact: m.Contact, Link: m.Link, Date: m.Date, ModelRelease: m.ModelReleaseDate,

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
+)
+
+// git runs git in dir (with a fixed identity, unsigned) and returns its
+// output, failing the test on an error.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=test", "-c", "user.email=test@example.org",
+		"-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// commitAll commits every change of repo and returns the new commit.
+func commitAll(t *testing.T, repo, msg string) string {
+	t.Helper()
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "--allow-empty", "-m", msg)
+	return git(t, repo, "rev-parse", "HEAD")
+}
+
+// snapshotRepo returns a new git repository holding this checkout's files as
+// they are in the working tree (tracked and untracked, not ignored: the code
+// under test, committed or not), committed once, with no release: an empty
+// site/releases.json and no manifests (the committed releases' generator
+// commits are not in it).
+func snapshotRepo(t *testing.T) string {
+	t.Helper()
+	src, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command("git", "-C", src, "rev-parse", "--is-inside-work-tree").Run(); err != nil {
+		t.Skipf("%s is not a git checkout: %v", src, err)
+	}
+	repo := filepath.Join(t.TempDir(), "repo")
+	for _, rel := range strings.Split(git(t, src, "ls-files", "-co", "--exclude-standard"), "\n") {
+		if rel == "" || strings.HasPrefix(rel, site.ManifestDir+"/") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, rel))
+		if os.IsNotExist(err) {
+			continue // deleted in the working tree
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := os.Stat(filepath.Join(src, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(repo, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, info.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, site.ReleasesFile), []byte("{\n  \"releases\": []\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "init", "-q")
+	commitAll(t, repo, "snapshot of the working tree")
+	return repo
+}
+
+// rowsWith returns the table rows (<tr>…</tr>) of an HTML page that contain s.
+func rowsWith(page, s string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`(?s)<tr.*?</tr>`).FindAllString(page, -1) {
+		if strings.Contains(m, s) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// section returns the <section …id="id"…>…</section> of an HTML page ("" if none).
+func section(page, id string) string {
+	m := regexp.MustCompile(`(?s)<section[^>]*id="` + regexp.QuoteMeta(id) + `".*?</section>`).FindString(page)
+	return m
+}
+
+// TestReleaseWithSubmission cuts a release in a repository with a valid
+// submission (and an invalid one, which fails the cut until it is excluded),
+// then checks what later builds do with it:
+//   - the release lists the submission's runs, and its pages show them badged
+//     self-reported;
+//   - verified records committed after the cut, and a submission merged after
+//     it, leave the release's pages as they were (its manifest matches) and
+//     show on the preview;
+//   - after a template change, the release is built by its generator commit,
+//     which reads the submission from that commit's tree: its manifest still
+//     matches, and the preview shows the change.
+func TestReleaseWithSubmission(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds sites with Hugo and a release by its generator commit; skipped with -short")
+	}
+	repo := snapshotRepo(t)
+	dir := t.TempDir()
+	resultsDir := filepath.Join(dir, "results")
+	if _, err := sitetest.WriteRuns(resultsDir); err != nil {
+		t.Fatal(err)
+	}
+	root := mattoolstest.NewRoot(t)
+	// One published run, so that the importer of a generator commit has something to import.
+	root.AddRun("src/pure_agent_test/round1/model-a", &mattoolstest.Summary{Correct: 10, Partial: 5, FunctionErrors: 34, PropertiesCorrect: 20})
+	data := root.Dir
+	bench, err := datasets.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subRoot, verRoot := filepath.Join(repo, site.SubmissionsRoot), filepath.Join(repo, site.VerifiedRoot)
+	sub, err := sitetest.WriteSubmission(subRoot, "2026-12-01", "fixture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Base(sub)
+	broken := filepath.Join(subRoot, "2026-12-02_broken_nothing_single-llm")
+	if err := os.MkdirAll(broken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(broken, "README.md"), []byte("no metadata, no runs\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "public")
+	args := []string{"-cut-release", "v1.0", "-date", "2026-12-10", "-title", "fixture release with a submission", "-results", resultsDir,
+		"-out", out, "-work", filepath.Join(dir, "work"), "-data", data, "-repo", repo, "-submissions", subRoot, "-verified", verRoot}
+	var stdout, stderr bytes.Buffer
+	// Not committed yet: a rebuild by the generator commit would not find it.
+	if code := run(context.Background(), append(args, "-exclude-submission", filepath.Base(broken)), &stdout, &stderr); code != exitError ||
+		!strings.Contains(stderr.String(), "differ from their files in the generator commit") || !strings.Contains(stderr.String(), "submissions/"+folder+"/") {
+		t.Fatalf("cut with an uncommitted submission: exit %d, stderr %q; want exit 1 naming its files", code, stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	cutCommit := commitAll(t, repo, "merge two submissions")
+	read, err := site.ReadSubmissions(subRoot, verRoot)
+	if err != nil || len(read.Valid) != 1 {
+		t.Fatalf("ReadSubmissions: %+v, %v", read, err)
+	}
+	subRuns := read.Valid[0].Runs
+
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitError ||
+		!strings.Contains(stderr.String(), broken) || !strings.Contains(stderr.String(), "-exclude-submission") {
+		t.Fatalf("cut with an invalid submission: exit %d, stderr %q; want exit 1 naming %s and -exclude-submission", code, stderr.String(), broken)
+	}
+	if _, err := os.Stat(filepath.Join(repo, site.ManifestDir, "v1.0.sha256")); err == nil {
+		t.Fatal("a failed cut wrote a manifest")
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), append(args, "-exclude-submission", filepath.Base(broken)), &stdout, &stderr); code != exitOK {
+		t.Fatalf("cut: exit %d\n%s", code, stderr.String())
+	}
+	for _, want := range []string{"recorded release v1.0", "submission " + folder + ": 3 runs (self-reported)", "submission " + filepath.Base(broken) + ": excluded"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("cut: stdout does not say %q:\n%s", want, stdout.String())
+		}
+	}
+	relData, err := os.ReadFile(filepath.Join(repo, site.ReleasesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := site.ParseReleases(relData)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("%s: %v, %v", site.ReleasesFile, rs, err)
+	}
+	if r := rs[0]; r.GeneratorCommit != cutCommit || len(r.Runs) != len(sitetest.Runs())+len(subRuns) {
+		t.Errorf("release %s: commit %s, %d runs; want %s, %d results files + %d runs of %s", r.Version, r.GeneratorCommit, len(r.Runs),
+			cutCommit, len(sitetest.Runs()), len(subRuns), folder)
+	}
+	for _, id := range subRuns {
+		if !slices.Contains(rs[0].Runs, id) {
+			t.Errorf("release v1.0 does not list run %s of submission %s", id, folder)
+		}
+	}
+	if slices.ContainsFunc(rs[0].Runs, func(id string) bool { return site.SubmissionFolder(id) == filepath.Base(broken) }) {
+		t.Errorf("release v1.0 lists a run of the excluded %s", broken)
+	}
+	releasePages := func(when string) {
+		t.Helper()
+		subs := readFile(t, filepath.Join(out, "v1.0", "submissions", "index.html"))
+		entry := section(subs, folder)
+		if !strings.Contains(entry, "badge-self-reported") || strings.Contains(entry, "badge-verified") || !strings.Contains(entry, subRuns[0]) {
+			t.Errorf("%s: v1.0's submissions page, entry %s: %q; want it self-reported, listing its runs", when, folder, entry)
+		}
+		if strings.Count(subs, `<section class="submission"`) != 1 {
+			t.Errorf("%s: v1.0's submissions page shows %d submissions, want 1", when, strings.Count(subs, `<section class="submission"`))
+		}
+		rows := rowsWith(readFile(t, filepath.Join(out, "v1.0", "index.html")), sitetest.SubmissionDisplayName)
+		if len(rows) != 1 || !strings.Contains(rows[0], "badge badge-self-reported") || strings.Contains(rows[0], "badge-verified") {
+			t.Errorf("%s: v1.0's home page rows of %s: %q; want one, self-reported", when, sitetest.SubmissionDisplayName, rows)
+		}
+	}
+	releasePages("after the cut")
+	if err := site.CheckManifest(repo, "v1.0", filepath.Join(out, "v1.0"), bench); err != nil {
+		t.Fatalf("the cut's own pages: %v", err)
+	}
+	commitAll(t, repo, "release v1.0")
+
+	// After the cut: the submission is verified and another one is merged.
+	verifiedIDs, err := sitetest.WriteVerified(verRoot, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later, err := sitetest.WriteSubmission(subRoot, "2026-12-20", "later")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(broken); err != nil {
+		t.Fatal(err)
+	}
+	commitAll(t, repo, "verify "+folder+", merge "+filepath.Base(later))
+	var log bytes.Buffer
+	build := func(when string) *site.Report {
+		t.Helper()
+		log.Reset()
+		rep, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, SubmissionsDir: subRoot, VerifiedDir: verRoot, Benchmark: bench,
+			RepoRoot: repo, OutDir: out, WorkDir: filepath.Join(dir, "work"), Releases: rs, Frozen: true, GeneratorCommit: git(t, repo, "rev-parse", "HEAD"),
+			Log: &log})
+		if err != nil {
+			t.Fatalf("%s: build: %v", when, err)
+		}
+		if !slices.Equal(rep.Verified, []string{"v1.0"}) || !slices.Contains(rep.Editions, site.PreviewPath) {
+			t.Errorf("%s: releases matching their manifests %v, editions %v; want v1.0 and a preview (warnings %q)", when, rep.Verified, rep.Editions, rep.Warnings)
+		}
+		releasePages(when)
+		preview := readFile(t, filepath.Join(out, site.PreviewPath, "submissions", "index.html"))
+		if entry := section(preview, folder); !strings.Contains(entry, "badge-verified") || !strings.Contains(entry, verifiedIDs[0]) {
+			t.Errorf("%s: the preview's submissions page, entry %s: %q; want it verified, listing its records", when, folder, entry)
+		}
+		if section(preview, filepath.Base(later)) == "" {
+			t.Errorf("%s: the preview's submissions page has no entry %s", when, filepath.Base(later))
+		}
+		home := readFile(t, filepath.Join(out, site.PreviewPath, "index.html"))
+		if !strings.Contains(home, "Submissions added or verified since v1.0") {
+			t.Errorf("%s: the preview's home page lists no submission as new", when)
+		}
+		for f, want := range map[string][]string{folder: {"verified since v1.0 (3 verified records)", "badge-verified"},
+			filepath.Base(later): {"added (3 runs)", "badge-self-reported"}} {
+			item := regexp.MustCompile(`<li>[^\n]*<code>` + regexp.QuoteMeta(f) + `</code>[^\n]*</li>`).FindString(home)
+			for _, w := range want {
+				if !strings.Contains(item, w) {
+					t.Errorf("%s: the preview's home page, new submission %s: %q does not say %q", when, f, item, w)
+				}
+			}
+		}
+		if rows := rowsWith(home, sitetest.SubmissionDisplayName); !slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, "badge badge-verified") }) {
+			t.Errorf("%s: the preview's home page has no verified row of %s: %q", when, sitetest.SubmissionDisplayName, rows)
+		}
+		return rep
+	}
+	build("records verified after the cut")
+	if strings.Contains(log.String(), "extracting its generator commit") {
+		t.Errorf("v1.0 was built by its generator commit although the generator is unchanged since:\n%s", log.String())
+	}
+
+	// A template change: v1.0 is now built by its generator commit, from its tree's submissions.
+	const mark = `<p class="release-test">template changed after the release</p>`
+	layout := filepath.Join(repo, "layouts", "baseof.html")
+	page, err := os.ReadFile(layout)
+	if err != nil || !bytes.Contains(page, []byte("</body>")) {
+		t.Fatalf("%s: %v, or no </body>", layout, err)
+	}
+	if err := os.WriteFile(layout, bytes.Replace(page, []byte("</body>"), []byte(mark+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commitAll(t, repo, "change a template")
+	build("after a template change")
+	for _, want := range []string{"release v1.0: extracting its generator commit " + cutCommit, "release v1.0: its runs of submissions are read from"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("after a template change: the build's log does not say %q:\n%s", want, log.String())
+		}
+	}
+	if strings.Contains(readFile(t, filepath.Join(out, "v1.0", "index.html")), mark) {
+		t.Errorf("release v1.0 shows the template change: it was not built by its generator commit")
+	}
+	if !strings.Contains(readFile(t, filepath.Join(out, site.PreviewPath, "index.html")), mark) {
+		t.Errorf("the preview does not show the template change")
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
