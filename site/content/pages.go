@@ -611,6 +611,29 @@ func (w *writer) writeDownloads(v *views) {
 				About: fmt.Sprintf("%s: benchmark version %s, scoring protocol %s, question set %s", b.Title(), t.BenchmarkVersion, t.ScoringProtocol, t.QuestionSet)})
 		}
 	}
+	// The ranked tables (RankedCSV): the home page's headline tables, then
+	// each tool-usage board's, protocols side by side.
+	ranked := []dl{}
+	addRanked := func(where string, ts []*aggregate.RankedTable) {
+		for _, t := range ts {
+			var protos []string
+			for _, c := range t.Columns {
+				if !slices.Contains(protos, c.Protocol) {
+					protos = append(protos, c.Protocol)
+				}
+			}
+			scoring := "scoring protocol " + strings.Join(protos, "")
+			if len(protos) > 1 {
+				scoring = "scoring protocols " + strings.Join(protos, ", ") + " side by side"
+			}
+			ranked = append(ranked, dl{Name: path.Base(rankedCSVPath(t)), Href: rankedCSVPath(t),
+				About: fmt.Sprintf("%s: benchmark version %s, question set %s, %s", where, t.BenchmarkVersion, t.QuestionSet, scoring)})
+		}
+	}
+	addRanked("Home page (every tool-usage system)", v.lb.Headline)
+	for _, b := range aggregate.Boards {
+		addRanked(b.Title(), v.lb.Ranked[b])
+	}
 	for _, f := range w.e.Figures {
 		figures = append(figures, dl{Name: f.ID + ".csv", Href: "figures/" + f.ID + ".csv", About: "data behind " + f.Title},
 			dl{Name: f.ID + ".svg", Href: "figures/" + f.ID + ".svg", About: f.Title})
@@ -629,8 +652,10 @@ func (w *writer) writeDownloads(v *views) {
 		fmt.Sprintf("Every results file of this edition, %d to a page, in the order of the configurations.", RunsPerPage), "dllist.html",
 		"the first", "results files", "", linkView{Text: "Back to the downloads", Href: "downloads/"},
 		func(rows []dl) map[string]any { return map[string]any{"items": rows} })
-	data := map[string]any{"runs": runs, "tables": tables, "figures": figures, "matrices": matrices,
-		"paper_csv": "downloads/paper-only-values.csv", "paper_mark": paperonly.Mark}
+	data := map[string]any{"runs": runs, "tables": tables, "ranked": ranked, "figures": figures, "matrices": matrices,
+		"table_columns": strings.Join(TableCSVHeader, ", "), "ranked_columns": strings.Join(RankedCSVHeader, ", "),
+		"format_version": results.FormatVersion,
+		"paper_csv":      "downloads/paper-only-values.csv", "paper_mark": paperonly.Mark}
 	if runsCut != nil {
 		data["runs_cut"] = runsCut
 	}
