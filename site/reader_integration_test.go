@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
@@ -39,6 +42,74 @@ func TestFixtureDownloadsListEveryTableAndTheFormatVersion(t *testing.T) {
 	for _, want := range []string{`id="ranked-tables"`, "rank_best", "ci95_lo", "sample_std_percent"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("downloads page lacks %q (the ranked tables and the columns of both kinds of table)", want)
+		}
+	}
+}
+
+// TestFixtureProvenanceShowsBadges: every "Provenance" column and row of
+// every page (QA table, model, system and configuration pages, the
+// configuration pages' rounds) shows the badge the boards use ("as
+// published", "runner", "paper only", …), never a raw provenance value
+// ("imported", "rescored:imported", "paper"), which only the CSVs, data
+// attributes and configuration keys keep.
+func TestFixtureProvenanceShowsBadges(t *testing.T) {
+	fx := builtFixture(t)
+	ed := filepath.Join(fx.dir, "v1.1")
+	badges := []string{"as published", "re-executed", "runner", "self-reported", "verified", "paper only"}
+	isBadge := func(s string) bool {
+		for _, b := range badges {
+			if s == b || strings.HasPrefix(s, b+" ") || strings.HasPrefix(s, b+":") {
+				return true
+			}
+		}
+		return false
+	}
+	elems := func(n *html.Node, tags ...string) []*html.Node {
+		var out []*html.Node
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && slices.Contains(tags, c.Data) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	checked := map[string]int{}
+	for _, rel := range htmlFiles(t, ed) {
+		doc := parseHTML(t, filepath.Join(ed, rel))
+		for _, table := range findAll(doc, func(n *html.Node) bool { return n.Data == "table" }) {
+			col := -1
+			for _, thead := range elems(table, "thead") {
+				for _, tr := range elems(thead, "tr") {
+					for i, th := range elems(tr, "th", "td") {
+						if text(th) == "Provenance" {
+							col = i
+						}
+					}
+				}
+			}
+			for _, tbody := range elems(table, "tbody") {
+				for _, tr := range elems(tbody, "tr") {
+					cells := elems(tr, "th", "td")
+					var cell *html.Node
+					switch {
+					case col >= 0 && col < len(cells) && !hasClass(tr, "group-header"):
+						cell = cells[col]
+					case len(cells) == 2 && text(cells[0]) == "Provenance": // a facts table
+						cell = cells[1]
+					default:
+						continue
+					}
+					checked[strings.SplitN(rel, "/", 2)[0]]++
+					if got := text(cell); !isBadge(got) {
+						t.Errorf("%s: provenance cell %q is not a badge (%s)", rel, got, strings.Join(badges, ", "))
+					}
+				}
+			}
+		}
+	}
+	for _, dir := range []string{"qa", "models", "systems", "configurations"} {
+		if checked[dir] == 0 {
+			t.Errorf("no provenance cell checked under %s/: the test no longer finds them", dir)
 		}
 	}
 }
