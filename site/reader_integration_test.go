@@ -113,3 +113,26 @@ func TestFixtureProvenanceShowsBadges(t *testing.T) {
 		}
 	}
 }
+
+// TestFixtureCompareRuleSaidAlike: the comparison page and the methodology
+// page state the same rule for a question's win, the one compare.js applies
+// (the mean of the properties passed over the rounds with an outcome, so
+// that configurations of different n compare on one scale), never a sum.
+func TestFixtureCompareRuleSaidAlike(t *testing.T) {
+	fx := builtFixture(t)
+	ed := filepath.Join(fx.dir, "v1.1")
+	const rule = "averaged over its rounds with an outcome, exceed B"
+	js := readFile(t, filepath.Join(ed, "assets", "compare.js"))
+	if !strings.Contains(js, "var ma = mean(A.passed[i]), mb = mean(B.passed[i])") || !strings.Contains(js, "if (x >= 0) { s += x; n++; }") {
+		t.Fatal("compare.js no longer compares the means over the rounds with an outcome: update the rule in compare.html and the methodology")
+	}
+	for _, page := range []string{"compare", "methodology"} {
+		got := text(parseHTML(t, filepath.Join(ed, page, "index.html")))
+		if !strings.Contains(got, rule) || strings.Contains(got, "summed over the rounds") {
+			t.Errorf("%s page does not state the rule %q (or still says summed)", page, rule)
+		}
+		if !strings.Contains(got, "different numbers of rounds (n)") || !strings.Contains(got, "no outcome") {
+			t.Errorf("%s page does not say what happens when n differs or a question has no outcome", page)
+		}
+	}
+}
