@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/hugo"
 )
 
 // TestFixtureDownloadsListEveryTableAndTheFormatVersion: the downloads page
@@ -134,5 +135,36 @@ func TestFixtureCompareRuleSaidAlike(t *testing.T) {
 		if !strings.Contains(got, "different numbers of rounds (n)") || !strings.Contains(got, "no outcome") {
 			t.Errorf("%s page does not say what happens when n differs or a question has no outcome", page)
 		}
+	}
+}
+
+// TestFixtureLinksTheRepository: every page's footer links this project's
+// repository (hugo.RepositoryURL) and its SUBMITTING.md, and the
+// submissions page links both where it names them.
+func TestFixtureLinksTheRepository(t *testing.T) {
+	fx := builtFixture(t)
+	repo := `href="` + hugo.RepositoryURL + `"`
+	submitting := `href="` + hugo.RepositoryFiles + `SUBMITTING.md"`
+	pages := htmlFiles(t, fx.dir)
+	for _, rel := range pages {
+		doc := parseHTML(t, filepath.Join(fx.dir, rel))
+		footers := findAll(doc, func(n *html.Node) bool { return n.Data == "footer" })
+		if len(footers) != 1 {
+			t.Errorf("%s: %d footers", rel, len(footers))
+			continue
+		}
+		var b strings.Builder
+		html.Render(&b, footers[0])
+		if !strings.Contains(b.String(), repo) || !strings.Contains(b.String(), submitting) {
+			t.Errorf("%s: the footer does not link the repository and SUBMITTING.md:\n%s", rel, b.String())
+		}
+	}
+	sub := readFile(t, filepath.Join(fx.dir, "v1.1", "submissions", "index.html"))
+	main := sub[strings.Index(sub, "<main>"):strings.Index(sub, "</main>")]
+	if !strings.Contains(main, submitting+`><code>SUBMITTING.md</code></a>`) || !strings.Contains(main, repo+`>repository</a>`) {
+		t.Errorf("the submissions page does not link SUBMITTING.md and the repository where it names them")
+	}
+	if len(pages) < 20 {
+		t.Fatalf("only %d pages", len(pages))
 	}
 }
