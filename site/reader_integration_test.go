@@ -168,3 +168,25 @@ func TestFixtureLinksTheRepository(t *testing.T) {
 		t.Fatalf("only %d pages", len(pages))
 	}
 }
+
+// TestFixtureTitlesNameTheSiteOnce: a home page's title is the site's name
+// (with the edition), not that name twice; other pages add it after theirs.
+func TestFixtureTitlesNameTheSiteOnce(t *testing.T) {
+	fx := builtFixture(t)
+	for rel, want := range map[string]string{
+		"index.html":                  "MatTools leaderboard",
+		"v1.1/index.html":             "MatTools leaderboard v1.1",
+		"v1.0/index.html":             "MatTools leaderboard v1.0",
+		"v1.1/downloads/index.html":   "Downloads · MatTools leaderboard v1.1",
+		"v1.1/methodology/index.html": "Methodology · MatTools leaderboard v1.1",
+	} {
+		titles := findAll(parseHTML(t, filepath.Join(fx.dir, rel)), func(n *html.Node) bool { return n.Data == "title" })
+		if len(titles) != 1 || text(titles[0]) != want {
+			got := ""
+			if len(titles) > 0 {
+				got = text(titles[0])
+			}
+			t.Errorf("%s: title %q, want %q", rel, got, want)
+		}
+	}
+}
