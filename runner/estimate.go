@@ -175,7 +175,7 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 	var calls, runs, ecalls int
 	var pt, ct, et int64
 	var cost float64
-	unpriced := 0
+	priced, unpriced := 0, 0 // rows with model calls to make
 	for _, x := range ests {
 		c := "-"
 		if x.CostUSD != nil {
@@ -184,6 +184,9 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 				c = "<0.01"
 			}
 			cost += *x.CostUSD
+			if x.Calls > 0 {
+				priced++
+			}
 		} else if x.Calls > 0 {
 			unpriced++
 		}
@@ -207,9 +210,14 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 	if ecalls > 0 {
 		fmt.Fprintf(w, ", %d embeddings requests (~%d tokens)", ecalls, et)
 	}
-	fmt.Fprintf(w, ", estimated cost $%.2f", cost)
-	if unpriced > 0 {
-		fmt.Fprintf(w, " (priced models only; %d rows have no price)", unpriced)
+	switch {
+	case unpriced > 0 && priced == 0: // $0.00 would read as free
+		fmt.Fprint(w, ", cost unknown (no price configured for the models to call)")
+	default:
+		fmt.Fprintf(w, ", estimated cost $%.2f", cost)
+		if unpriced > 0 {
+			fmt.Fprintf(w, " (priced models only; %d rows have no price)", unpriced)
+		}
 	}
 	fmt.Fprintf(w, ".\nEstimates: prompt tokens = prompt bytes / %g; completion tokens per call from the plan's [estimate] section.\n", bytesPerToken)
 	return nil
