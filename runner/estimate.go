@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
@@ -206,9 +207,10 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%d runs (results files), %d model calls to make, ~%d prompt + ~%d completion tokens", runs, calls, pt, ct)
+	fmt.Fprintf(w, "\n%s (results files), %s to make, ~%d prompt + ~%s", words.Count(runs, "run", "runs"), words.Count(calls, "model call", "model calls"),
+		pt, words.Count(ct, "completion token", "completion tokens"))
 	if ecalls > 0 {
-		fmt.Fprintf(w, ", %d embeddings requests (~%d tokens)", ecalls, et)
+		fmt.Fprintf(w, ", %s (~%s)", words.Count(ecalls, "embeddings request", "embeddings requests"), words.Count(et, "token", "tokens"))
 	}
 	switch {
 	case unpriced > 0 && priced == 0: // $0.00 would read as free
@@ -216,7 +218,7 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 	default:
 		fmt.Fprintf(w, ", estimated cost $%.2f", cost)
 		if unpriced > 0 {
-			fmt.Fprintf(w, " (priced models only; %d rows have no price)", unpriced)
+			fmt.Fprintf(w, " (priced models only; %s no price)", words.Count(unpriced, "row has", "rows have"))
 		}
 	}
 	fmt.Fprintf(w, ".\nEstimates: prompt tokens = prompt bytes / %g; completion tokens per call from the plan's [estimate] section.\n", bytesPerToken)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -188,5 +189,31 @@ func TestFixtureTitlesNameTheSiteOnce(t *testing.T) {
 			}
 			t.Errorf("%s: title %q, want %q", rel, got, want)
 		}
+	}
+}
+
+// pluralRE matches a count of one with a plural noun, or a noun hedged
+// with "(s)".
+var pluralRE = regexp.MustCompile(`(?:^|[^\d.,/])1 (?:runs|rows|properties|questions|configurations|rounds|tables|chunks|answers|calls|stages|iterations|figures|names|outcomes|problems|verdicts|records)\b|\b[a-z]+\((?:s|es)\)`)
+
+// TestFixtureCountsAgree: no page of the fixture site writes "1 runs",
+// "1 properties" or "run(s)": every count agrees with its noun.
+func TestFixtureCountsAgree(t *testing.T) {
+	fx := builtFixture(t)
+	ones := 0
+	for _, rel := range htmlFiles(t, fx.dir) {
+		body := findAll(parseHTML(t, filepath.Join(fx.dir, rel)), func(n *html.Node) bool { return n.Data == "body" })
+		if len(body) != 1 {
+			t.Fatalf("%s: no body", rel)
+		}
+		got := text(body[0])
+		if m := pluralRE.FindString(got); m != "" {
+			i := strings.Index(got, m)
+			t.Errorf("%s: %q in …%s…", rel, m, got[max(0, i-60):min(len(got), i+60)])
+		}
+		ones += len(regexp.MustCompile(`(?:^|[^\d.,/])1 (?:run|row|property|question|configuration|round|table)\b`).FindAllString(got, -1))
+	}
+	if ones == 0 {
+		t.Error("no page of the fixture writes a count of one: the test checks nothing")
 	}
 }

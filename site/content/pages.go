@@ -109,7 +109,10 @@ type outcomeView struct {
 	Symbol  string `json:"symbol"`
 	Text    string `json:"text"`
 	Passed  string `json:"passed"` // "2/4", or "" when unknown
-	Cause   string `json:"cause"`
+	// PassedText says it in words: "2 of 4 properties passed", "1 of 1
+	// property passed"; "" when unknown.
+	PassedText string `json:"passed_text"`
+	Cause      string `json:"cause"`
 	// No code: the page shows each round's code once (codeView); a copy
 	// per verdict doubled the question pages' size (issue 17).
 	Error  string `json:"error"`
@@ -169,6 +172,7 @@ func outcome(r *aggregate.Run, q *results.QuestionRow) outcomeView {
 		Error: str(q.ErrorExcerpt), Stdout: str(q.StdoutExcerpt), Stderr: str(q.StderrExcerpt), Status: string(r.Status)}
 	if q.PropertiesPassed != nil {
 		o.Passed = fmt.Sprintf("%d/%d", *q.PropertiesPassed, q.PropertyCount)
+		o.PassedText = fmt.Sprintf("%d of %s passed", *q.PropertiesPassed, count(q.PropertyCount, "property", "properties"))
 	}
 	return o
 }
@@ -396,7 +400,7 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 					sym = append(sym, verdictSymbol(results.Verdict(qr.Verdict)))
 					t := fmt.Sprintf("round %d: %s", r.Round(), qr.Verdict)
 					if qr.PropertiesPassed != nil {
-						t += fmt.Sprintf(" (%d/%d properties)", *qr.PropertiesPassed, qr.PropertyCount)
+						t += fmt.Sprintf(" (%d of %s)", *qr.PropertiesPassed, count(qr.PropertyCount, "property", "properties"))
 					}
 					title = append(title, t)
 				}
@@ -404,7 +408,7 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 			cell := matrixCell{Symbols: strings.Join(sym, ""), Href: v.questionPageHref(q.ID, c) + "#" + c.Slug}
 			if k, n := agreement(verdicts); n > 0 {
 				cell.Agreement = fmt.Sprintf("%d/%d", k, n)
-				title = append(title, fmt.Sprintf("%d of %d rounds with a known verdict correct", k, n))
+				title = append(title, fmt.Sprintf("%d of %s with a known verdict correct", k, count(n, "round", "rounds")))
 			}
 			cell.Title = c.Key.ScoringProtocol + ", " + badgeText(c) + ": " + strings.Join(title, "; ")
 			row.Cells = append(row.Cells, cell)

@@ -254,7 +254,7 @@ func (w *writer) writeQuestions(v *views) {
 		}
 		knownText := "no per-question outcomes known"
 		if st.known > 0 {
-			knownText = fmt.Sprintf("%d of %d rounds with a known verdict fully correct", st.correct, st.known)
+			knownText = fmt.Sprintf("%d of %s with a known verdict fully correct", st.correct, count(st.known, "round", "rounds"))
 		}
 		st.data = map[string]any{
 			"id": q.ID, "index": q.Index, "number": q.Index + 1, "statement": q.Text, "properties": props, "data_files": files,

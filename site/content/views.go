@@ -185,7 +185,7 @@ func questionSetText(t *aggregate.Table) string {
 			for _, c := range r.Configurations {
 				if !seen[c.Key.Benchmark] {
 					seen[c.Key.Benchmark] = true
-					parts = append(parts, fmt.Sprintf("%s %d questions", strings.TrimPrefix(string(c.Key.Benchmark), "qa-"), c.QuestionSet().Questions))
+					parts = append(parts, strings.TrimPrefix(string(c.Key.Benchmark), "qa-")+" "+count(c.QuestionSet().Questions, "question", "questions"))
 				}
 			}
 		}
@@ -195,7 +195,8 @@ func questionSetText(t *aggregate.Table) string {
 	name, size, _ := strings.Cut(t.QuestionSet, "/")
 	if len(t.Rows) > 0 {
 		qs := t.Rows[0].Configurations[0].QuestionSet()
-		return fmt.Sprintf("%s (%s questions, %d properties)", name, size, qs.Properties)
+		n, _ := strconv.Atoi(size)
+		return fmt.Sprintf("%s (%s %s, %s)", name, size, noun(n, "question", "questions"), count(qs.Properties, "property", "properties"))
 	}
 	return name
 }
@@ -474,7 +475,7 @@ func (v *views) run(c *aggregate.Configuration, r *aggregate.Run) runView {
 	}
 	rv.Libraries = strings.Join(libs, ", ")
 	if u := run.Usage; u != nil {
-		rv.Usage = fmt.Sprintf("%d calls, %d prompt + %d completion tokens", u.Calls, u.PromptTokens, u.CompletionTokens)
+		rv.Usage = fmt.Sprintf("%s, %d prompt + %s", count(u.Calls, "call", "calls"), u.PromptTokens, count(u.CompletionTokens, "completion token", "completion tokens"))
 		if u.CostUSD != nil {
 			rv.Usage += fmt.Sprintf(", $%.2f", *u.CostUSD)
 		}
