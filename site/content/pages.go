@@ -107,8 +107,12 @@ type outcomeView struct {
 	Round   int    `json:"round"`
 	Verdict string `json:"verdict"`
 	Symbol  string `json:"symbol"`
-	Text    string `json:"text"`
-	Passed  string `json:"passed"` // "2/4", or "" when unknown
+	// Label names the verdict for readers (verdictLabel): the recorded
+	// verdict, except "wrong values" for a partial one with no property
+	// passed, as the failures page names it.
+	Label  string `json:"label"`
+	Text   string `json:"text"`
+	Passed string `json:"passed"` // "2/4", or "" when unknown
 	// PassedText says it in words: "2 of 4 properties passed", "1 of 1
 	// property passed"; "" when unknown.
 	PassedText string `json:"passed_text"`
@@ -137,11 +141,27 @@ func verdictSymbol(v results.Verdict) string {
 	return "?"
 }
 
+// verdictLabel names a recorded verdict for readers. The scoring protocols
+// record one verdict, partial, for every runnable answer that fails a
+// property, whether some or none of its properties passed; the failure
+// taxonomy (aggregate.Classify) tells the two apart and calls the second
+// "wrong values". A question page names it so too; the results files and
+// the pages' data attributes keep the verdict as recorded.
+func verdictLabel(verdict string, passed *int32) string {
+	if results.Verdict(verdict) == results.VerdictPartial && passed != nil && *passed == 0 {
+		return strings.ToLower(aggregate.OutcomeWrongValues.Title())
+	}
+	return verdict
+}
+
 func verdictText(q *results.QuestionRow, run *results.Run) string {
 	switch results.Verdict(q.Verdict) {
 	case results.VerdictCorrect:
 		return "correct: all properties passed"
 	case results.VerdictPartial:
+		if verdictLabel(q.Verdict, q.PropertiesPassed) != q.Verdict {
+			return verdictLabel(q.Verdict, q.PropertiesPassed) + ": runnable, no property passed (recorded verdict partial)"
+		}
 		return "partial: runnable, some properties failed"
 	case results.VerdictNotRunnable:
 		return "not runnable"
@@ -168,7 +188,7 @@ func str(p *string) string {
 
 func outcome(r *aggregate.Run, q *results.QuestionRow) outcomeView {
 	o := outcomeView{Run: r.ID(), Round: r.Round(), Verdict: q.Verdict, Symbol: verdictSymbol(results.Verdict(q.Verdict)),
-		Text: verdictText(q, &r.File.Run), Cause: q.VerdictCause,
+		Label: verdictLabel(q.Verdict, q.PropertiesPassed), Text: verdictText(q, &r.File.Run), Cause: q.VerdictCause,
 		Error: str(q.ErrorExcerpt), Stdout: str(q.StdoutExcerpt), Stderr: str(q.StderrExcerpt), Status: string(r.Status)}
 	if q.PropertiesPassed != nil {
 		o.Passed = fmt.Sprintf("%d/%d", *q.PropertiesPassed, q.PropertyCount)
@@ -398,7 +418,7 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 				if qr := idx[i][ri][q.ID]; qr != nil {
 					verdicts = append(verdicts, qr.Verdict)
 					sym = append(sym, verdictSymbol(results.Verdict(qr.Verdict)))
-					t := fmt.Sprintf("round %d: %s", r.Round(), qr.Verdict)
+					t := fmt.Sprintf("round %d: %s", r.Round(), verdictLabel(qr.Verdict, qr.PropertiesPassed))
 					if qr.PropertiesPassed != nil {
 						t += fmt.Sprintf(" (%d of %s)", *qr.PropertiesPassed, count(qr.PropertyCount, "property", "properties"))
 					}
