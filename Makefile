@@ -24,7 +24,8 @@ PKGS           ?= ./...
 all: site ## the default: make site
 
 help: ## list the targets
-	@awk -F ':.*## ' '/^[a-zA-Z_-]+:.*## / { printf "  make %-15s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@awk -F ':.*## ' 'BEGIN { n = 0; w = 0 } /^[a-zA-Z_-]+:.*## / { name[n] = $$1; text[n] = $$2; n++; if (length($$1) > w) w = length($$1) } \
+	  END { for (i = 0; i < n; i++) printf "  make %-" w "s  %s\n", name[i], text[i] }' $(MAKEFILE_LIST)
 
 setup: ## install what the tests need (scripts/setup.sh)
 	@scripts/setup.sh

@@ -20,6 +20,7 @@ var allowed = map[string][]string{
 	"results":               []string{},
 	"results/stats":         []string{},
 	"internal/version":      []string{},
+	"internal/words":        []string{},
 	"internal/mattoolstest": []string{"datasets"},
 	"results/check":         []string{"results", "datasets"},
 	"results/published":     []string{"results", "datasets"},
@@ -28,7 +29,7 @@ var allowed = map[string][]string{
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
 	// LLM client from the runner; scoring never calls an LLM.
-	"runner":                []string{"datasets", "datasets/corpus", "results", "internal/version", "runner/graphrag", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
+	"runner":                []string{"datasets", "datasets/corpus", "results", "internal/version", "internal/words", "runner/graphrag", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
 	"runner/plan":           []string{"results"},
 	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "runner/internal/pystr", "runner/llm", "runner/retrieval"},
 	"runner/retrieval":      []string{"datasets/corpus", "runner/internal/pystr", "runner/llm"},
@@ -45,15 +46,15 @@ var allowed = map[string][]string{
 
 	// The site: results files → aggregate → plots, content → hugo (issue 3).
 	"site/paperonly": []string{"results"},
-	"site/aggregate": []string{"results", "results/stats"},
+	"site/aggregate": []string{"internal/words", "results", "results/stats"},
 	"site/plots":     []string{"results", "site/aggregate", "site/paperonly"},
-	"site/content":   []string{"datasets", "results", "results/stats", "results/submission", "site/aggregate", "site/apicheck", "site/paperonly", "site/plots"},
+	"site/content":   []string{"datasets", "internal/words", "results", "results/stats", "results/submission", "site/aggregate", "site/apicheck", "site/paperonly", "site/plots"},
 	// issue 18: the static hallucinated-API check's committed store (a leaf) and its updater.
 	"site/apicheck":  []string{},
-	"cmd/check-api":  []string{"results", "site/apicheck"},
+	"cmd/check-api":  []string{"internal/words", "results", "site/apicheck"},
 	"site/hugo":      []string{},
 	"site/sitetest":  []string{"datasets", "results", "results/submission"}, // test inputs, submissions among them
-	"site":           []string{"datasets", "results", "results/check", "results/submission", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots"},
+	"site":           []string{"datasets", "internal/words", "results", "results/check", "results/submission", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots"},
 	"cmd/build-site": []string{"datasets", "results", "site"},
 
 	// A test fixture, imported only by tests: runner runs of a fake model
@@ -69,12 +70,12 @@ var allowed = map[string][]string{
 	// issue 4: the sandbox is a leaf; scoring runs code only through it.
 	"runner/sandbox":             []string{},
 	"runner/sandbox/sandboxtest": []string{"runner/sandbox"},
-	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner", "runner/sandbox", "runner/scoring", "internal/version"},
+	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner", "runner/sandbox", "runner/scoring", "internal/version", "internal/words"},
 
 	// Submissions by pull request (issue 10): the validator re-executes
 	// submitted code through scoring and the sandbox.
 	// issue 17: both take -shard i/n and merge the shards' outcome journals through runner.
-	"cmd/validate-submission": []string{"datasets", "internal/version", "results", "results/submission", "runner", "runner/sandbox", "runner/scoring"},
+	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner", "runner/sandbox", "runner/scoring"},
 
 	// LLM-written documentation (issue 12): the generator of sources 3/4's text.
 	"runner/docgen": []string{"datasets/corpus", "runner/llm"},

@@ -2,6 +2,7 @@ package leaderboard_test
 
 import (
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -28,5 +29,34 @@ func TestMakefileTargetsHaveHelp(t *testing.T) {
 	}
 	if n < 10 {
 		t.Errorf("found %d targets in the Makefile; the rule pattern no longer matches its targets", n)
+	}
+}
+
+// TestMakeHelpColumnsAlign: `make help` starts every target's text in one
+// column, however long the longest target name.
+func TestMakeHelpColumnsAlign(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	out, err := exec.Command("make", "--no-print-directory", "-s", "help").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	col := -1
+	for _, line := range lines {
+		f := strings.Fields(line) // "make", target, text…
+		if len(f) < 3 || f[0] != "make" {
+			t.Fatalf("make help line %q is not \"  make TARGET  TEXT\"", line)
+		}
+		at := strings.Index(line, " "+f[1]+" ") + 1 + len(f[1])
+		at += len(line[at:]) - len(strings.TrimLeft(line[at:], " "))
+		if col >= 0 && at != col {
+			t.Errorf("make help: %q starts its text at column %d, the line before at %d", line, at, col)
+		}
+		col = at
+	}
+	if len(lines) < 10 {
+		t.Errorf("make help printed %d lines", len(lines))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
@@ -175,7 +176,7 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 	var calls, runs, ecalls int
 	var pt, ct, et int64
 	var cost float64
-	unpriced := 0
+	priced, unpriced := 0, 0 // rows with model calls to make
 	for _, x := range ests {
 		c := "-"
 		if x.CostUSD != nil {
@@ -184,6 +185,9 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 				c = "<0.01"
 			}
 			cost += *x.CostUSD
+			if x.Calls > 0 {
+				priced++
+			}
 		} else if x.Calls > 0 {
 			unpriced++
 		}
@@ -203,13 +207,19 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%d runs (results files), %d model calls to make, ~%d prompt + ~%d completion tokens", runs, calls, pt, ct)
+	fmt.Fprintf(w, "\n%s (results files), %s to make, ~%d prompt + ~%s", words.Count(runs, "run", "runs"), words.Count(calls, "model call", "model calls"),
+		pt, words.Count(ct, "completion token", "completion tokens"))
 	if ecalls > 0 {
-		fmt.Fprintf(w, ", %d embeddings requests (~%d tokens)", ecalls, et)
+		fmt.Fprintf(w, ", %s (~%s)", words.Count(ecalls, "embeddings request", "embeddings requests"), words.Count(et, "token", "tokens"))
 	}
-	fmt.Fprintf(w, ", estimated cost $%.2f", cost)
-	if unpriced > 0 {
-		fmt.Fprintf(w, " (priced models only; %d rows have no price)", unpriced)
+	switch {
+	case unpriced > 0 && priced == 0: // $0.00 would read as free
+		fmt.Fprint(w, ", cost unknown (no price configured for the models to call)")
+	default:
+		fmt.Fprintf(w, ", estimated cost $%.2f", cost)
+		if unpriced > 0 {
+			fmt.Fprintf(w, " (priced models only; %s no price)", words.Count(unpriced, "row has", "rows have"))
+		}
 	}
 	fmt.Fprintf(w, ".\nEstimates: prompt tokens = prompt bytes / %g; completion tokens per call from the plan's [estimate] section.\n", bytesPerToken)
 	return nil

@@ -756,6 +756,29 @@ base_url = "http://127.0.0.1:9/round{round}/v1"
 	}
 }
 
+// TestDryRunCostUnknownWithoutPrices: when no model with calls to make has
+// a price, the dry run says the cost is unknown instead of "$0.00".
+func TestDryRunCostUnknownWithoutPrices(t *testing.T) {
+	root := mattoolstest.NewRoot(t).Dir
+	p := mustPlan(t, `rounds = 1
+benchmarks = ["tool-usage"]
+[[models]]
+name = "free"
+base_url = "http://127.0.0.1:9/v1"
+`)
+	ests, err := EstimatePlan(Options{Plan: p, DataRoot: root, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteEstimates(&buf, ests, p.Estimate.BytesPerToken); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "cost unknown (no price configured") || strings.Contains(out, "$0.00") {
+		t.Errorf("dry run of a plan without prices:\n%s", out)
+	}
+}
+
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
 	if *update {

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/check"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
@@ -258,7 +259,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			return nil, fmt.Errorf("release %s (%s): %d of its %d runs are missing from %s, e.g. %s; import them (make import) or build with -allow-incomplete",
 				r.Version, ReleasesFile, len(e.Missing), len(r.Runs), o.ResultsDir, e.Missing[0])
 		case len(e.Missing) > 0:
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %d runs missing", r.Version, len(e.Missing)))
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s missing", r.Version, words.Count(len(e.Missing), "run", "runs")))
 		}
 		if !o.Frozen {
 			if w := staleGenerator(o.RepoRoot, o.GeneratorCommit, r); w != "" {
@@ -303,7 +304,8 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 		rep.Editions = append(rep.Editions, e.Path)
-		logf("site: edition %s: %d runs, %d configurations, %d figures", e.Path, len(e.Files), len(lb.Configurations), len(e.Figures))
+		logf("site: edition %s: %s, %s, %s", e.Path, words.Count(len(e.Files), "run", "runs"), words.Count(len(lb.Configurations), "configuration", "configurations"),
+			words.Count(len(e.Figures), "figure", "figures"))
 		e.Leaderboard, e.Figures = nil, nil // written: the next edition's need not share memory with them
 	}
 	if len(o.Releases) > 0 {
@@ -343,7 +345,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.HugoPasses = hs.Passes
-	logf("site: Hugo built the pages in %d pass(es)", hs.Passes)
+	logf("site: Hugo built the pages in %s", words.Count(hs.Passes, "pass", "passes"))
 	for _, r := range o.Releases {
 		cb, ok := fromCommit[r.Version]
 		if !ok {

@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	repo := fl.String("repo", "", "repository root (default: found from the working directory)")
 	commit := fl.String("commit", "", "commit of this build's code (default: git rev-parse HEAD)")
 	incomplete := fl.Bool("allow-incomplete", false, "build releases even when some of their runs are missing")
-	cut := fl.String("cut-release", "", "record a new release `vX.Y` of the runs present in "+site.ReleasesFile+" instead of building")
+	cut := fl.String("cut-release", "", "record a new release `vX.Y` of the runs present in "+site.ReleasesFile+", then build the site and write the release's manifest")
 	date := fl.String("date", "", "release date YYYY-MM-DD (with -cut-release)")
 	title := fl.String("title", "", "release title (with -cut-release)")
 	var exclude folderList

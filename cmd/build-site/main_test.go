@@ -200,3 +200,23 @@ func TestInvalidFileOfAReleaseIsAnError(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 1 saying one of %q and naming %s", code, stderr.String(), want, path)
 	}
 }
+
+// TestHelpSaysCutReleaseBuilds: -h says that -cut-release records a release
+// and builds the site (it does both), not that it records one instead of
+// building.
+func TestHelpSaysCutReleaseBuilds(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	run(context.Background(), []string{"-h"}, &stdout, &stderr)
+	help := stderr.String()
+	i := strings.Index(help, "-cut-release")
+	if i < 0 {
+		t.Fatalf("-h does not list -cut-release:\n%s", help)
+	}
+	flagHelp := help[i:]
+	if j := strings.Index(flagHelp, "\n  -"); j >= 0 {
+		flagHelp = flagHelp[:j]
+	}
+	if strings.Contains(flagHelp, "instead of building") || !strings.Contains(flagHelp, "build the site") {
+		t.Errorf("-cut-release's help does not say that it builds the site too:\n%s", flagHelp)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"maps"
 	"os"
 
+	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site/apicheck"
 )
@@ -87,6 +88,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "check-api:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "check-api: %d codes checked, %d added; the store holds %d (%s)\n", len(got), added, len(s.Codes), *store)
+	fmt.Fprintf(stdout, "check-api: %s checked, %d added; the store holds %d (%s)\n", words.Count(len(got), "code", "codes"), added, len(s.Codes), *store)
 	return 0
 }

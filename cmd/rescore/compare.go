@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
 )
 
@@ -71,8 +72,9 @@ func compareStores(here, there *published.Reexecuted) (compared int, diffs []ver
 // any row disagrees.
 func reportComparison(w io.Writer, hereName, thereName string, here, there *published.Reexecuted) error {
 	compared, diffs, missing := compareStores(here, there)
-	fmt.Fprintf(w, "compare: %d runs, %d verdicts (question × protocol) of %s compared with %s: %d equal, %d differ\n",
-		len(here.Runs)-len(missing), compared, hereName, thereName, compared-countHere(diffs), len(diffs))
+	fmt.Fprintf(w, "compare: %s, %s (question × protocol) of %s compared with %s: %d equal, %d %s\n",
+		words.Count(len(here.Runs)-len(missing), "run", "runs"), words.Count(compared, "verdict", "verdicts"), hereName, thereName,
+		compared-countHere(diffs), len(diffs), words.Noun(len(diffs), "differs", "differ"))
 	for _, id := range missing {
 		fmt.Fprintf(w, "  run %s: not in %s\n", id, thereName)
 	}

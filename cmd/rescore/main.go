@@ -40,6 +40,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
+	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
@@ -313,8 +314,8 @@ func (c config) scoreShard(ctx context.Context, scorer *scoring.Scorer, parts []
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "rescore: shard %s: %d items re-executed now (of %d items in all), journal %s; merge the shards' -out directories with -merge\n",
-		c.shard, done, n, journal)
+	fmt.Fprintf(stderr, "rescore: shard %s: %s re-executed now (of %s in all), journal %s; merge the shards' -out directories with -merge\n",
+		c.shard, words.Count(done, "item", "items"), words.Count(n, "item", "items"), journal)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
 	"github.com/mattools-leaderboard/leaderboard/runner"
@@ -348,7 +349,7 @@ func summarizePublished(w io.Writer, runs []*results.File, st *published.Reexecu
 		v1, strict := re[key{s, results.ProtocolMatToolsV1}], re[key{s, results.ProtocolMatToolsV1Strict}]
 		pub := "-"
 		if t.scoredRuns > 0 {
-			pub = fmt.Sprintf("%d/%d %d/%d (%d runs)", t.pubRunnable, t.pubQuestions, t.pubPassed, t.pubProperties, t.scoredRuns)
+			pub = fmt.Sprintf("%d/%d %d/%d (%s)", t.pubRunnable, t.pubQuestions, t.pubPassed, t.pubProperties, words.Count(t.scoredRuns, "run", "runs"))
 		}
 		fmt.Fprintf(w, "%-20s %5d %10s %11s %10s %11s %24s\n", s, t.runs,
 			fmt.Sprintf("%d/%d", v1[0], t.questions), fmt.Sprintf("%d/%d", v1[1], t.properties),

@@ -140,7 +140,7 @@ func TestShardedAllPublishedMergesIntoTheUnshardedStore(t *testing.T) {
 	do(args(full))
 	shards := []string{t.TempDir(), t.TempDir()}
 	for i, d := range shards {
-		if said := do(args(mergedStore, "-out", d, "-shard", itoa(i)+"/2")); !strings.Contains(said, "1 items re-executed now (of 2 items in all)") {
+		if said := do(args(mergedStore, "-out", d, "-shard", itoa(i)+"/2")); !strings.Contains(said, "1 item re-executed now (of 2 items in all)") {
 			t.Errorf("shard %d said %q", i, said)
 		}
 		if _, err := os.Stat(mergedStore); err == nil {

@@ -44,6 +44,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
+	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/submission"
 	"github.com/mattools-leaderboard/leaderboard/runner"
@@ -180,7 +181,7 @@ func validate(ctx context.Context, c config, dir, root string, bench *datasets.B
 	sub, ps := submission.Load(dir, c.limits)
 	if len(ps) > 0 {
 		report(c, ps, stdout)
-		fmt.Fprintf(stdout, "submission %s: INVALID: %d problems\n", filepath.Base(dir), len(ps))
+		fmt.Fprintf(stdout, "submission %s: INVALID: %s\n", filepath.Base(dir), words.Count(len(ps), "problem", "problems"))
 		if c.reexecute {
 			fmt.Fprintln(stdout, "  not re-executed: the submission must first be valid without -reexecute")
 		}
@@ -200,8 +201,8 @@ func validate(ctx context.Context, c config, dir, root string, bench *datasets.B
 		return false, err
 	}
 	if c.shard.Count > 0 {
-		fmt.Fprintf(stdout, "  shard %s: %d of %d distinct answers re-executed now, journal %s; compared nothing: merge the shards with -merge\n",
-			c.shard, rx.shardDone, rx.executions, rx.journal)
+		fmt.Fprintf(stdout, "  shard %s: %d of %s re-executed now, journal %s; compared nothing: merge the shards with -merge\n",
+			c.shard, rx.shardDone, words.Count(rx.executions, "distinct answer", "distinct answers"), rx.journal)
 		return true, nil
 	}
 	if len(rx.problems) > 0 {
@@ -211,8 +212,8 @@ func validate(ctx context.Context, c config, dir, root string, bench *datasets.B
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
-		fmt.Fprintf(stdout, "submission %s: INVALID: re-execution contradicts %d submitted verdicts, in %d questions: %s\n",
-			sub.Folder, len(rx.problems), len(ids), strings.Join(ids, ", "))
+		fmt.Fprintf(stdout, "submission %s: INVALID: re-execution contradicts %s, in %s: %s\n",
+			sub.Folder, words.Count(len(rx.problems), "submitted verdict", "submitted verdicts"), words.Count(len(ids), "question", "questions"), strings.Join(ids, ", "))
 		return false, nil
 	}
 	if rx.compared == 0 {
@@ -220,15 +221,16 @@ func validate(ctx context.Context, c config, dir, root string, bench *datasets.B
 			"(a submission verifies only by re-executing its code)\n", sub.Folder)
 		return false, nil
 	}
-	fmt.Fprintf(stdout, "  re-executed: %d answers (%d distinct) in the sandbox under %s: %d verdicts compared, all agree (%.1f s)\n",
-		rx.answers, rx.executions, strings.Join(scoring.Protocols, " and "), rx.compared, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "  re-executed: %s (%d distinct) in the sandbox under %s: %s compared, all agree (%.1f s)\n",
+		words.Count(rx.answers, "answer", "answers"), rx.executions, strings.Join(scoring.Protocols, " and "), words.Count(rx.compared, "verdict", "verdicts"),
+		time.Since(start).Seconds())
 	if len(rx.notRun) > 0 {
-		fmt.Fprintf(stdout, "  not re-executed (never counted as agreeing): %d questions whose data files are absent on this machine: %s\n",
-			len(rx.notRun), strings.Join(rx.notRun, ", "))
+		fmt.Fprintf(stdout, "  not re-executed (never counted as agreeing): %s whose data files are absent on this machine: %s\n",
+			words.Count(len(rx.notRun), "question", "questions"), strings.Join(rx.notRun, ", "))
 	}
 	if len(rx.left) > 0 {
-		fmt.Fprintf(stdout, "  left out by the submission (data-missing in its rows, although this machine has their data files): %d questions: %s\n",
-			len(rx.left), strings.Join(rx.left, ", "))
+		fmt.Fprintf(stdout, "  left out by the submission (data-missing in its rows, although this machine has their data files): %s: %s\n",
+			words.Count(len(rx.left), "question", "questions"), strings.Join(rx.left, ", "))
 	}
 	if c.record != "" && len(rx.left) > 0 {
 		fmt.Fprintf(stdout, "submission %s: not recorded: a verified record covers every question this machine can re-execute, and the submission "+
@@ -240,7 +242,7 @@ func validate(ctx context.Context, c config, dir, root string, bench *datasets.B
 		if err != nil {
 			return false, err
 		}
-		fmt.Fprintf(stdout, "  recorded: %d verified records in %s\n", n, dir)
+		fmt.Fprintf(stdout, "  recorded: %s in %s\n", words.Count(n, "verified record", "verified records"), dir)
 	}
 	return true, nil
 }
@@ -258,9 +260,10 @@ func describe(s *submission.Submission) string {
 		ps = append(ps, p)
 	}
 	sort.Strings(ps)
-	return fmt.Sprintf("%d runs of %s, %s, retrieval source %d, model %s, question set %s (%d questions); protocols %s; %d rounds",
-		len(s.Files), r.Benchmark, r.System, r.RetrievalSource, r.Model, r.QuestionSet.Name, r.QuestionSet.Questions,
-		strings.Join(ps, ", "), len(rounds))
+	return fmt.Sprintf("%s of %s, %s, retrieval source %d, model %s, question set %s (%s); %s %s; %s",
+		words.Count(len(s.Files), "run", "runs"), r.Benchmark, r.System, r.RetrievalSource, r.Model, r.QuestionSet.Name,
+		words.Count(r.QuestionSet.Questions, "question", "questions"), words.Noun(len(ps), "protocol", "protocols"), strings.Join(ps, ", "),
+		words.Count(len(rounds), "round", "rounds"))
 }
 
 // report prints problems, one per line, and as GitHub annotations with -github.

@@ -460,7 +460,7 @@ func TestReexecuteContradictedVerdict(t *testing.T) {
 	want := []string{
 		filepath.Base(target) + ":row " + strconv.Itoa(row) + ": verdict: test_vacancy under mattools-v1: submitted correct, runnable true, 10 of 10 properties passed; " +
 			"re-executed partial, runnable true, 0 of 10 properties passed",
-		"INVALID: re-execution contradicts 1 submitted verdicts, in 1 questions: test_vacancy",
+		"INVALID: re-execution contradicts 1 submitted verdict, in 1 question: test_vacancy",
 	}
 	for _, w := range want {
 		if !strings.Contains(out, w) {
@@ -583,7 +583,7 @@ func TestReexecuteRefusesWhatItCannotVerify(t *testing.T) {
 	leaveOut(t, dir, "test_boltzmann")
 	verified := filepath.Join(t.TempDir(), "verified")
 	code, out = validateArgs(t, append(only, "-record", verified, dir)...)
-	for _, w := range []string{"re-executed: 3 answers (1 distinct)", "left out by the submission (data-missing in its rows, although this machine has their data files): 1 questions: test_boltzmann",
+	for _, w := range []string{"re-executed: 3 answers (1 distinct)", "left out by the submission (data-missing in its rows, although this machine has their data files): 1 question: test_boltzmann",
 		"not recorded: a verified record covers every question this machine can re-execute"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)

@@ -18,7 +18,11 @@ Only pyarrow and pandas (plus the standard library) are needed:
 
 ``--data`` is a checkout of the MatTools repository (the folder holding ``src/question_segments``);
 the question ids and their published order come from ``datasets/manifest.csv`` of the leaderboard
-repository (found relative to this script).
+repository (found relative to this script). ``--date`` defaults to today's date (UTC).
+
+The folder is written under a temporary name (starting with ".", which the leaderboard skips) in
+SUBMISSIONS_ROOT and renamed when complete, replacing an earlier folder of the same name: an error
+(e.g. a wrong ``--data``) is reported on one line and leaves no half-written folder.
 
 The script has two parts:
 
@@ -42,6 +46,7 @@ import hashlib
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import tomllib
@@ -485,43 +490,87 @@ def write_run(path: Path, run: dict[str, Any], rows: list[dict[str, Any]]) -> No
 # ---------------------------------------------------------------------------------------------------
 
 
+def today_utc() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d")
+
+
+def publish_folder(tmp: Path, out: Path) -> None:
+    """Rename the finished folder tmp to out, replacing an earlier folder out (moved aside, then removed)."""
+    aside = None
+    if out.exists():
+        aside = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old."))
+        os.replace(out, aside / out.name)
+    try:
+        os.replace(tmp, out)
+    except BaseException:
+        if aside is not None:
+            os.replace(aside / out.name, out)
+        raise
+    finally:
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+
+
+def write_submission(data_root: Path, root: Path, date: str) -> None:
+    """Write the example submission of date into root: in a temporary folder, renamed when complete."""
+    folder = submission_folder_name(date)
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=root, prefix=f".{folder}.tmp."))
+    try:
+        os.chmod(tmp, 0o755)
+        metadata_sha256 = write_metadata(tmp, example_metadata(date))
+        questions = read_manifest()
+        lines = []
+        for round_ in ROUNDS:
+            answers = baseline_answers(data_root, questions)  # your harness: this round's answers and outcomes
+            for protocol in PROTOCOLS:
+                run_id = make_run_id(folder, protocol, round_)
+                rows = tool_usage_rows(run_id, protocol, round_, questions, answers)
+                run = tool_usage_run(
+                    run_id=run_id,
+                    folder=folder,
+                    metadata_sha256=metadata_sha256,
+                    protocol=protocol,
+                    round_=round_,
+                    rows=rows,
+                )
+                name = f"{run_id}.parquet"
+                write_run(tmp / name, run, rows)
+                t = run["totals"]
+                lines.append(
+                    f"{root / folder / name}: {t['questions']} questions, {t['runnable']} runnable, "
+                    f"{t['properties_passed']}/{t['properties']} properties passed"
+                )
+        publish_folder(tmp, root / folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # gone already when published
+    for line in lines:
+        print(line)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--data", required=True, type=Path, help="MatTools checkout (holds src/question_segments)")
     ap.add_argument("--out", required=True, type=Path, help="submissions root; the submission folder is created in it")
-    ap.add_argument("--date", default="2026-12-01", help="submission date, YYYY-MM-DD (default %(default)s)")
+    ap.add_argument("--date", default=None, help="submission date, YYYY-MM-DD (default: today, UTC)")
     args = ap.parse_args(argv)
+    date = args.date if args.date is not None else today_utc()
     try:
-        datetime.strptime(args.date, "%Y-%m-%d")
+        datetime.strptime(date, "%Y-%m-%d")
     except ValueError:
-        ap.error(f"--date {args.date!r}: want YYYY-MM-DD")
+        ap.error(f"--date {date!r}: want YYYY-MM-DD")
 
-    folder = submission_folder_name(args.date)
-    out = args.out / folder
-    out.mkdir(parents=True, exist_ok=True)
-    metadata_sha256 = write_metadata(out, example_metadata(args.date))
-
-    questions = read_manifest()
-    for round_ in ROUNDS:
-        answers = baseline_answers(args.data, questions)  # your harness: this round's answers and outcomes
-        for protocol in PROTOCOLS:
-            run_id = make_run_id(folder, protocol, round_)
-            rows = tool_usage_rows(run_id, protocol, round_, questions, answers)
-            run = tool_usage_run(
-                run_id=run_id,
-                folder=folder,
-                metadata_sha256=metadata_sha256,
-                protocol=protocol,
-                round_=round_,
-                rows=rows,
-            )
-            path = out / f"{run_id}.parquet"
-            write_run(path, run, rows)
-            t = run["totals"]
-            print(
-                f"{path}: {t['questions']} questions, {t['runnable']} runnable, "
-                f"{t['properties_passed']}/{t['properties']} properties passed"
-            )
+    prog = Path(sys.argv[0]).name or GENERATOR
+    questions_dir = args.data / "src" / "question_segments" / "pymatgen_analysis_defects"
+    if not questions_dir.is_dir():
+        print(f"{prog}: --data {args.data}: no folder {questions_dir}; want a MatTools checkout", file=sys.stderr)
+        return 2
+    try:
+        write_submission(args.data, args.out, date)
+    except (OSError, ValueError, KeyError) as e:
+        msg = " ".join(str(e).split()) or type(e).__name__
+        print(f"{prog}: {msg}; nothing written", file=sys.stderr)
+        return 1
     return 0
 
 

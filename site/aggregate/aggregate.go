@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
 )
@@ -363,7 +364,7 @@ func (c *Configuration) summarize() {
 		}
 		if len(missing) > 0 {
 			// Never average a metric over a subset of the rounds silently.
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s is not known for run(s) %s; it is not shown", m.Title(), strings.Join(missing, ", ")))
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s is not known for %s %s; it is not shown", m.Title(), words.Noun(len(missing), "run", "runs"), strings.Join(missing, ", ")))
 			continue
 		}
 		pct := make([]float64, len(vals))

@@ -154,10 +154,10 @@ func (v *views) hallucinations(store *apicheck.Store, confs []*aggregate.Configu
 	slices.SortFunc(hv.Names, func(x, y missingName) int {
 		return cmp.Or(cmp.Compare(y.Answers, x.Answers), strings.Compare(x.Name, y.Name))
 	})
-	hv.Text = fmt.Sprintf("%d of %d answers (question × round) import or read at least one pymatgen name that does not exist in the pinned libraries; %d distinct names.",
-		hv.WithNames, hv.Checked, len(hv.Names))
-	if hv.Checked < hv.Answers {
-		hv.Text += fmt.Sprintf(" %d answers were not checked (not in %s; go run ./cmd/check-api adds them).", hv.Answers-hv.Checked, apicheck.StorePath)
+	hv.Text = fmt.Sprintf("%d of %s (question × round) %s at least one pymatgen name that does not exist in the pinned libraries; %s.",
+		hv.WithNames, count(hv.Checked, "answer", "answers"), noun(hv.WithNames, "imports or reads", "import or read"), count(len(hv.Names), "distinct name", "distinct names"))
+	if n := hv.Answers - hv.Checked; n > 0 {
+		hv.Text += fmt.Sprintf(" %s not checked (not in %s; go run ./cmd/check-api adds them).", count(n, "answer was", "answers were"), apicheck.StorePath)
 	}
 	return hv
 }
@@ -188,8 +188,8 @@ func (v *views) taxonomy(store *apicheck.Store, c *aggregate.Configuration) *tax
 		}
 		tv.Items = append(tv.Items, it)
 	}
-	tv.Text = fmt.Sprintf("%d question outcomes (question × round) over %d rounds, under %s, classified by the verdict and the cause the sandbox recorded.",
-		t.Outcomes, len(c.RunsWith(aggregate.StatusAggregated)), c.Key.ScoringProtocol)
+	tv.Text = fmt.Sprintf("%s (question × round) over %s, under %s, classified by the verdict and the cause the sandbox recorded.",
+		count(t.Outcomes, "question outcome", "question outcomes"), count(len(c.RunsWith(aggregate.StatusAggregated)), "round", "rounds"), c.Key.ScoringProtocol)
 	tv.Hallucination = v.hallucinations(store, []*aggregate.Configuration{c})
 	return tv
 }
@@ -348,9 +348,9 @@ func protocolIndex(p string) int {
 
 func questionSetHeading(questions, properties int, qs string) string {
 	if strings.HasPrefix(qs, results.QuestionSetAll+"/") {
-		return fmt.Sprintf("All %d questions (%d properties)", questions, properties)
+		return fmt.Sprintf("All %s (%s)", count(questions, "question", "questions"), count(properties, "property", "properties"))
 	}
-	return fmt.Sprintf("%d questions (%d properties), question set %s", questions, properties, qs)
+	return fmt.Sprintf("%s (%s), question set %s", count(questions, "question", "questions"), count(properties, "property", "properties"), qs)
 }
 
 // modelHallucinationView is one model's hallucinated-API count over every
@@ -462,10 +462,10 @@ func differsFromOthers(i int, groups []tableGroup) string {
 	}
 	var parts []string
 	if len(sameSet) > 0 {
-		parts = append(parts, fmt.Sprintf("the same answers of this question set are judged under %s in the table(s) beside it", strings.Join(sameSet, ", ")))
+		parts = append(parts, fmt.Sprintf("the same answers of this question set are judged under %s in the %s beside it", strings.Join(sameSet, ", "), noun(len(sameSet), "table", "tables")))
 	}
 	if len(otherSet) > 0 {
-		parts = append(parts, fmt.Sprintf("the tables of question set(s) %s score other questions, so their numbers are not comparable with these", strings.Join(otherSet, ", ")))
+		parts = append(parts, fmt.Sprintf("the tables of %s %s score other questions, so their numbers are not comparable with these", noun(len(otherSet), "question set", "question sets"), strings.Join(otherSet, ", ")))
 	}
 	return " Beside it: " + strings.Join(parts, "; ") + "."
 }

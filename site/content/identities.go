@@ -158,7 +158,7 @@ type memberView struct {
 func (v *views) member(c *aggregate.Configuration, primary bool) memberView {
 	b := aggregate.BadgeOf(c.Key.Provenance)
 	qs := c.QuestionSet()
-	words := fmt.Sprintf("%d questions", qs.Questions)
+	words := count(qs.Questions, "question", "questions")
 	if qs.Name != "all" {
 		words = fmt.Sprintf("question set %s", c.Key.QuestionSet)
 	}
@@ -228,16 +228,8 @@ func newTrace(stages []results.TraceStage) *traceView {
 			PromptTokens: strconv.FormatInt(st.PromptTokens, 10), CompletionTokens: strconv.FormatInt(st.CompletionTokens, 10),
 			LatencyMS: strconv.FormatInt(st.LatencyMS, 10), Retrieved: st.RetrievedIDs, Verdict: st.Verdict, StopReason: st.StopReason})
 	}
-	tv.Summary = fmt.Sprintf("Stage trace: %s, %s", plural(len(stages), "stage"), plural(len(iterations), "iteration"))
+	tv.Summary = fmt.Sprintf("Stage trace: %s, %s", count(len(stages), "stage", "stages"), count(len(iterations), "iteration", "iterations"))
 	return tv
-}
-
-// plural returns "1 stage", "2 stages".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 type retrievedView struct {
@@ -361,7 +353,7 @@ func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggrega
 	s.Verdicts = strings.Join(verdicts, " ")
 	s.Correct, s.Known = agreement(primaryVerdicts)
 	if s.Known > 0 {
-		s.Agreement = fmt.Sprintf("%d of %d rounds correct under %s", s.Correct, s.Known, p.Key.ScoringProtocol)
+		s.Agreement = fmt.Sprintf("%d of %s correct under %s", s.Correct, count(s.Known, "round", "rounds"), p.Key.ScoringProtocol)
 		if aggregate.BadgeOf(p.Key.Provenance) == aggregate.BadgeReexecuted {
 			s.Agreement += " (re-executed by this project)"
 		}

@@ -181,7 +181,7 @@ func (v *views) heatmaps(modules map[string]string) []heatmapView {
 				}
 				pct := 100 * float64(passed[m]) / float64(total[m])
 				row.Cells = append(row.Cells, heatCell{Text: fmt.Sprintf("%.0f", pct), Class: fmt.Sprintf("heat-%d", int(pct/10+0.5)),
-					Title: fmt.Sprintf("%s: %d of %d properties over %d round(s)", m, passed[m], total[m], len(runs)), Sort: fmt.Sprintf("%.6f", pct)})
+					Title: fmt.Sprintf("%s: %d of %s over %s", m, passed[m], count(total[m], "property", "properties"), count(len(runs), "round", "rounds")), Sort: fmt.Sprintf("%.6f", pct)})
 			}
 			hv.Rows = append(hv.Rows, row)
 		}

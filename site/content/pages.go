@@ -107,9 +107,16 @@ type outcomeView struct {
 	Round   int    `json:"round"`
 	Verdict string `json:"verdict"`
 	Symbol  string `json:"symbol"`
-	Text    string `json:"text"`
-	Passed  string `json:"passed"` // "2/4", or "" when unknown
-	Cause   string `json:"cause"`
+	// Label names the verdict for readers (verdictLabel): the recorded
+	// verdict, except "wrong values" for a partial one with no property
+	// passed, as the failures page names it.
+	Label  string `json:"label"`
+	Text   string `json:"text"`
+	Passed string `json:"passed"` // "2/4", or "" when unknown
+	// PassedText says it in words: "2 of 4 properties passed", "1 of 1
+	// property passed"; "" when unknown.
+	PassedText string `json:"passed_text"`
+	Cause      string `json:"cause"`
 	// No code: the page shows each round's code once (codeView); a copy
 	// per verdict doubled the question pages' size (issue 17).
 	Error  string `json:"error"`
@@ -134,11 +141,27 @@ func verdictSymbol(v results.Verdict) string {
 	return "?"
 }
 
+// verdictLabel names a recorded verdict for readers. The scoring protocols
+// record one verdict, partial, for every runnable answer that fails a
+// property, whether some or none of its properties passed; the failure
+// taxonomy (aggregate.Classify) tells the two apart and calls the second
+// "wrong values". A question page names it so too; the results files and
+// the pages' data attributes keep the verdict as recorded.
+func verdictLabel(verdict string, passed *int32) string {
+	if results.Verdict(verdict) == results.VerdictPartial && passed != nil && *passed == 0 {
+		return strings.ToLower(aggregate.OutcomeWrongValues.Title())
+	}
+	return verdict
+}
+
 func verdictText(q *results.QuestionRow, run *results.Run) string {
 	switch results.Verdict(q.Verdict) {
 	case results.VerdictCorrect:
 		return "correct: all properties passed"
 	case results.VerdictPartial:
+		if verdictLabel(q.Verdict, q.PropertiesPassed) != q.Verdict {
+			return verdictLabel(q.Verdict, q.PropertiesPassed) + ": runnable, no property passed (recorded verdict partial)"
+		}
 		return "partial: runnable, some properties failed"
 	case results.VerdictNotRunnable:
 		return "not runnable"
@@ -165,10 +188,11 @@ func str(p *string) string {
 
 func outcome(r *aggregate.Run, q *results.QuestionRow) outcomeView {
 	o := outcomeView{Run: r.ID(), Round: r.Round(), Verdict: q.Verdict, Symbol: verdictSymbol(results.Verdict(q.Verdict)),
-		Text: verdictText(q, &r.File.Run), Cause: q.VerdictCause,
+		Label: verdictLabel(q.Verdict, q.PropertiesPassed), Text: verdictText(q, &r.File.Run), Cause: q.VerdictCause,
 		Error: str(q.ErrorExcerpt), Stdout: str(q.StdoutExcerpt), Stderr: str(q.StderrExcerpt), Status: string(r.Status)}
 	if q.PropertiesPassed != nil {
 		o.Passed = fmt.Sprintf("%d/%d", *q.PropertiesPassed, q.PropertyCount)
+		o.PassedText = fmt.Sprintf("%d of %s passed", *q.PropertiesPassed, count(q.PropertyCount, "property", "properties"))
 	}
 	return o
 }
@@ -394,9 +418,9 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 				if qr := idx[i][ri][q.ID]; qr != nil {
 					verdicts = append(verdicts, qr.Verdict)
 					sym = append(sym, verdictSymbol(results.Verdict(qr.Verdict)))
-					t := fmt.Sprintf("round %d: %s", r.Round(), qr.Verdict)
+					t := fmt.Sprintf("round %d: %s", r.Round(), verdictLabel(qr.Verdict, qr.PropertiesPassed))
 					if qr.PropertiesPassed != nil {
-						t += fmt.Sprintf(" (%d/%d properties)", *qr.PropertiesPassed, qr.PropertyCount)
+						t += fmt.Sprintf(" (%d of %s)", *qr.PropertiesPassed, count(qr.PropertyCount, "property", "properties"))
 					}
 					title = append(title, t)
 				}
@@ -404,7 +428,7 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 			cell := matrixCell{Symbols: strings.Join(sym, ""), Href: v.questionPageHref(q.ID, c) + "#" + c.Slug}
 			if k, n := agreement(verdicts); n > 0 {
 				cell.Agreement = fmt.Sprintf("%d/%d", k, n)
-				title = append(title, fmt.Sprintf("%d of %d rounds with a known verdict correct", k, n))
+				title = append(title, fmt.Sprintf("%d of %s with a known verdict correct", k, count(n, "round", "rounds")))
 			}
 			cell.Title = c.Key.ScoringProtocol + ", " + badgeText(c) + ": " + strings.Join(title, "; ")
 			row.Cells = append(row.Cells, cell)
@@ -611,6 +635,29 @@ func (w *writer) writeDownloads(v *views) {
 				About: fmt.Sprintf("%s: benchmark version %s, scoring protocol %s, question set %s", b.Title(), t.BenchmarkVersion, t.ScoringProtocol, t.QuestionSet)})
 		}
 	}
+	// The ranked tables (RankedCSV): the home page's headline tables, then
+	// each tool-usage board's, protocols side by side.
+	ranked := []dl{}
+	addRanked := func(where string, ts []*aggregate.RankedTable) {
+		for _, t := range ts {
+			var protos []string
+			for _, c := range t.Columns {
+				if !slices.Contains(protos, c.Protocol) {
+					protos = append(protos, c.Protocol)
+				}
+			}
+			scoring := "scoring protocol " + strings.Join(protos, "")
+			if len(protos) > 1 {
+				scoring = "scoring protocols " + strings.Join(protos, ", ") + " side by side"
+			}
+			ranked = append(ranked, dl{Name: path.Base(rankedCSVPath(t)), Href: rankedCSVPath(t),
+				About: fmt.Sprintf("%s: benchmark version %s, question set %s, %s", where, t.BenchmarkVersion, t.QuestionSet, scoring)})
+		}
+	}
+	addRanked("Home page (every tool-usage system)", v.lb.Headline)
+	for _, b := range aggregate.Boards {
+		addRanked(b.Title(), v.lb.Ranked[b])
+	}
 	for _, f := range w.e.Figures {
 		figures = append(figures, dl{Name: f.ID + ".csv", Href: "figures/" + f.ID + ".csv", About: "data behind " + f.Title},
 			dl{Name: f.ID + ".svg", Href: "figures/" + f.ID + ".svg", About: f.Title})
@@ -629,8 +676,10 @@ func (w *writer) writeDownloads(v *views) {
 		fmt.Sprintf("Every results file of this edition, %d to a page, in the order of the configurations.", RunsPerPage), "dllist.html",
 		"the first", "results files", "", linkView{Text: "Back to the downloads", Href: "downloads/"},
 		func(rows []dl) map[string]any { return map[string]any{"items": rows} })
-	data := map[string]any{"runs": runs, "tables": tables, "figures": figures, "matrices": matrices,
-		"paper_csv": "downloads/paper-only-values.csv", "paper_mark": paperonly.Mark}
+	data := map[string]any{"runs": runs, "tables": tables, "ranked": ranked, "figures": figures, "matrices": matrices,
+		"table_columns": strings.Join(TableCSVHeader, ", "), "ranked_columns": strings.Join(RankedCSVHeader, ", "),
+		"format_version": results.FormatVersion,
+		"paper_csv":      "downloads/paper-only-values.csv", "paper_mark": paperonly.Mark}
 	if runsCut != nil {
 		data["runs_cut"] = runsCut
 	}

@@ -254,7 +254,7 @@ func (w *writer) writeQuestions(v *views) {
 		}
 		knownText := "no per-question outcomes known"
 		if st.known > 0 {
-			knownText = fmt.Sprintf("%d of %d rounds with a known verdict fully correct", st.correct, st.known)
+			knownText = fmt.Sprintf("%d of %s with a known verdict fully correct", st.correct, count(st.known, "round", "rounds"))
 		}
 		st.data = map[string]any{
 			"id": q.ID, "index": q.Index, "number": q.Index + 1, "statement": q.Text, "properties": props, "data_files": files,
@@ -286,7 +286,11 @@ func (w *writer) writeQuestions(v *views) {
 			addOption(&st.models, s.ModelID, s.Model)
 			addOption(&st.systems, s.SystemID, aggregate.SystemTitle(results.System(s.SystemID)))
 			for _, e := range s.Entries {
-				addOption(&st.verdicts, e.Verdict, verdictSymbol(results.Verdict(e.Verdict))+" "+e.Verdict)
+				text := verdictSymbol(results.Verdict(e.Verdict)) + " " + e.Verdict
+				if results.Verdict(e.Verdict) == results.VerdictPartial { // the verdict of wrong values too (verdictLabel)
+					text += " or " + strings.ToLower(aggregate.OutcomeWrongValues.Title())
+				}
+				addOption(&st.verdicts, e.Verdict, text)
 			}
 			if len(st.pending) == SectionsPerPage || g == st.lastGroup {
 				w.writeQuestionPage(st)

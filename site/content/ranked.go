@@ -151,8 +151,8 @@ func rankingText(t *aggregate.RankedTable) string {
 		}
 	}
 	if unranked > 0 {
-		s += fmt.Sprintf(" %d row(s) without a value %s are unranked (–) and follow, ordered by the other protocols' task success rate.",
-			unranked, protocolPhrase(t.HeadlineProtocol))
+		s += fmt.Sprintf(" %s without a value %s %s unranked (–) and %s, ordered by the other protocols' task success rate.",
+			count(unranked, "row", "rows"), protocolPhrase(t.HeadlineProtocol), noun(unranked, "is", "are"), noun(unranked, "follows", "follow"))
 	}
 	return s
 }
@@ -234,8 +234,8 @@ func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *
 			protos = append(protos, aggregate.ProtocolTitle(c.Protocol))
 		}
 	}
-	tv.Caption = fmt.Sprintf("Benchmark version %s · question set %s (%d questions, %d properties) · scoring protocols side by side: %s",
-		t.BenchmarkVersion, t.QuestionSet, t.Questions, t.Properties, strings.Join(protos, ", "))
+	tv.Caption = fmt.Sprintf("Benchmark version %s · question set %s (%s, %s) · scoring protocols side by side: %s",
+		t.BenchmarkVersion, t.QuestionSet, count(t.Questions, "question", "questions"), count(t.Properties, "property", "properties"), strings.Join(protos, ", "))
 	tv.NCols = 3 + len(tv.Columns)
 	for _, show := range []bool{tv.ShowSystem, tv.ShowSource} {
 		if show {

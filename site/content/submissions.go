@@ -121,17 +121,18 @@ func (w *writer) writeSubmissions(v *views) {
 				submittedQ = in[sv.Runs[0].ID].Run.QuestionSet.Questions
 			}
 			if verifiedQ < submittedQ {
-				sv.Badge.Text = fmt.Sprintf("verified on %d of %d questions", verifiedQ, submittedQ)
+				sv.Badge.Text = fmt.Sprintf("verified on %d of %s", verifiedQ, count(submittedQ, "question", "questions"))
 			}
-			sv.Status = fmt.Sprintf("Verified on %d of its %d questions: this project re-executed the submitted code of %d of its %d runs in its sandbox "+
+			sv.Status = fmt.Sprintf("Verified on %d of its %s: this project re-executed the submitted code of %d of its %s in its sandbox "+
 				"under both scoring protocols (validate-submission -reexecute), found every verdict of those questions as submitted, and recorded its own "+
-				"verdicts; the rows badged verified show them. The other %d questions had no data files on the verifying machine and were not re-executed: "+
-				"the rows over all %d questions stay self-reported.",
-				verifiedQ, submittedQ, len(sv.Verified), len(sv.Runs), submittedQ-verifiedQ, submittedQ)
+				"verdicts; the rows badged verified show them. The other %s no data files on the verifying machine and %s not re-executed: "+
+				"the rows over all %s stay self-reported.",
+				verifiedQ, count(submittedQ, "question", "questions"), len(sv.Verified), count(len(sv.Runs), "run", "runs"),
+				count(submittedQ-verifiedQ, "question had", "questions had"), noun(submittedQ-verifiedQ, "was", "were"), count(submittedQ, "question", "questions"))
 			if verifiedQ >= submittedQ {
-				sv.Status = fmt.Sprintf("Verified: this project re-executed the submitted code of %d of its %d runs in its sandbox under both scoring protocols "+
+				sv.Status = fmt.Sprintf("Verified: this project re-executed the submitted code of %d of its %s in its sandbox under both scoring protocols "+
 					"(validate-submission -reexecute), found every verdict as submitted, and recorded its own verdicts; the rows badged verified show them.",
-					len(sv.Verified), len(sv.Runs))
+					len(sv.Verified), count(len(sv.Runs), "run", "runs"))
 			}
 		} else {
 			sv.Badge = newBadge(aggregate.BadgeSubmitted)

@@ -113,6 +113,9 @@ type paperCell struct {
 	Label    string `json:"label"` // what the value is of, e.g. "GPT-4o · Task success rate"
 }
 
+// paperBadge is the badge of a row of paper-only values (no raw data).
+var paperBadge = badgeView{Text: "paper only", Class: "badge-paper", Title: paperonly.Mark}
+
 func newPaperCell(p paperonly.Value, label string) *paperCell {
 	return &paperCell{ID: p.ID, Text: p.Text, ErrorBar: p.ErrorBar, Mark: paperonly.Mark, Note: p.Note, Citation: p.Citation,
 		Given: p.RawFilesGive, Label: label}
@@ -127,7 +130,6 @@ type rowView struct {
 	SystemHref string       `json:"system_href"`
 	Source     string       `json:"source"`
 	SourceN    int          `json:"source_n"`
-	Provenance string       `json:"provenance"`
 	Configs    []string     `json:"configs"` // configuration keys behind the row
 	Cells      []*cellView  `json:"cells"`
 	Paper      []*paperCell `json:"paper"` // paper-only row: one per column (nil where none)
@@ -137,7 +139,10 @@ type rowView struct {
 	// (static/assets/filters.js): the system id and the provenance badge.
 	SystemID string `json:"system_id"`
 	Badge    string `json:"badge"`
-	systemID results.System
+	// BadgeView is the provenance as the row shows it: its badge, never
+	// the raw provenance ("rescored:imported"), which only the CSV has.
+	BadgeView badgeView `json:"badge_view"`
+	systemID  results.System
 }
 
 type groupView struct {
@@ -180,7 +185,7 @@ func questionSetText(t *aggregate.Table) string {
 			for _, c := range r.Configurations {
 				if !seen[c.Key.Benchmark] {
 					seen[c.Key.Benchmark] = true
-					parts = append(parts, fmt.Sprintf("%s %d questions", strings.TrimPrefix(string(c.Key.Benchmark), "qa-"), c.QuestionSet().Questions))
+					parts = append(parts, strings.TrimPrefix(string(c.Key.Benchmark), "qa-")+" "+count(c.QuestionSet().Questions, "question", "questions"))
 				}
 			}
 		}
@@ -190,7 +195,8 @@ func questionSetText(t *aggregate.Table) string {
 	name, size, _ := strings.Cut(t.QuestionSet, "/")
 	if len(t.Rows) > 0 {
 		qs := t.Rows[0].Configurations[0].QuestionSet()
-		return fmt.Sprintf("%s (%s questions, %d properties)", name, size, qs.Properties)
+		n, _ := strconv.Atoi(size)
+		return fmt.Sprintf("%s (%s %s, %s)", name, size, noun(n, "question", "questions"), count(qs.Properties, "property", "properties"))
 	}
 	return name
 }
@@ -267,7 +273,7 @@ func (v *views) table(t *aggregate.Table) *tableView {
 func (v *views) row(r *aggregate.Row) *rowView {
 	rv := &rowView{Model: r.Model.DisplayName, ModelID: r.Model.ID, ModelHref: v.modelHref(r.Model.ID), Group: r.Model.Group,
 		System: r.SystemLabel(), SystemHref: systemHref(r.System), Source: aggregate.SourceTitle(r.RetrievalSource),
-		SourceN: r.RetrievalSource, Provenance: string(r.Provenance), Notes: []string{}, systemID: r.System,
+		SourceN: r.RetrievalSource, BadgeView: newBadge(aggregate.BadgeOf(r.Provenance)), Notes: []string{}, systemID: r.System,
 		SystemID: string(r.System), Badge: string(aggregate.BadgeOf(r.Provenance))}
 	for _, c := range r.Configurations {
 		rv.Configs = append(rv.Configs, c.Key.String())
@@ -308,7 +314,7 @@ func (v *views) insertPaperRows(t *aggregate.Table, tv *tableView) {
 			}
 			rv = &rowView{Model: m.DisplayName, ModelID: p.Model, Group: m.Group, System: aggregate.SystemTitle(p.System),
 				SystemHref: systemHref(p.System), Source: aggregate.SourceTitle(p.RetrievalSource), SourceN: p.RetrievalSource,
-				Provenance: "paper", PaperOnly: true, Paper: make([]*paperCell, len(t.Columns)), Notes: []string{}, Configs: []string{}, systemID: p.System}
+				BadgeView: paperBadge, Badge: paperBadge.Text, PaperOnly: true, Paper: make([]*paperCell, len(t.Columns)), Notes: []string{}, Configs: []string{}, systemID: p.System}
 			if _, has := v.modelSlug[p.Model]; has {
 				rv.ModelHref = v.modelHref(p.Model)
 			}
@@ -384,7 +390,7 @@ type runView struct {
 	StatusText  string               `json:"status_text"`
 	Values      []string             `json:"values"` // per metric, "45.58 (23/49)"
 	Download    string               `json:"download"`
-	Provenance  string               `json:"provenance"`
+	Badge       badgeView            `json:"badge"` // the configuration's provenance badge
 	Citation    string               `json:"citation"`
 	DerivedFrom string               `json:"derived_from"`
 	Sources     []results.SourceFile `json:"sources"`
@@ -424,7 +430,7 @@ func runValues(c *aggregate.Configuration, r *aggregate.Run) []string {
 func (v *views) run(c *aggregate.Configuration, r *aggregate.Run) runView {
 	run := &r.File.Run
 	rv := runView{ID: r.ID(), Round: r.Round(), Status: string(r.Status), StatusText: statusText(r.Status),
-		Values: runValues(c, r), Provenance: string(run.Provenance.Kind), Citation: run.Provenance.Citation,
+		Values: runValues(c, r), Badge: newBadge(aggregate.BadgeOf(c.Key.Provenance)), Citation: run.Provenance.Citation,
 		DerivedFrom: run.Provenance.DerivedFrom, Sources: run.Provenance.Source, Warnings: run.Warnings,
 		Generator: strings.TrimSpace(run.Environment.Generator + " " + run.Environment.GeneratorVersion)}
 	if rv.Sources == nil {
@@ -469,7 +475,7 @@ func (v *views) run(c *aggregate.Configuration, r *aggregate.Run) runView {
 	}
 	rv.Libraries = strings.Join(libs, ", ")
 	if u := run.Usage; u != nil {
-		rv.Usage = fmt.Sprintf("%d calls, %d prompt + %d completion tokens", u.Calls, u.PromptTokens, u.CompletionTokens)
+		rv.Usage = fmt.Sprintf("%s, %d prompt + %s", count(u.Calls, "call", "calls"), u.PromptTokens, count(u.CompletionTokens, "completion token", "completion tokens"))
 		if u.CostUSD != nil {
 			rv.Usage += fmt.Sprintf(", $%.2f", *u.CostUSD)
 		}
@@ -489,7 +495,6 @@ type configView struct {
 	Source      string   `json:"source"`
 	Protocol    string   `json:"protocol"`
 	QuestionSet string   `json:"question_set"`
-	Provenance  string   `json:"provenance"`
 	Version     string   `json:"version"`
 	Board       string   `json:"board"`
 	BoardHref   string   `json:"board_href"`
@@ -502,6 +507,9 @@ type configView struct {
 	SystemID string `json:"system_id"`
 	SourceN  int    `json:"source_n"`
 	Badge    string `json:"badge"`
+	// BadgeView is the provenance as readers see it (its badge); the raw
+	// provenance is in Key only.
+	BadgeView badgeView `json:"badge_view"`
 }
 
 func summaryText(m aggregate.Metric, s stats.Summary) string {
@@ -515,7 +523,7 @@ func (v *views) config(c *aggregate.Configuration) configView {
 	cv := configView{Key: c.Key.String(), Href: confHref(c), Model: c.Model.DisplayName, ModelHref: v.modelHref(c.Key.Model),
 		Benchmark: string(c.Key.Benchmark), System: c.SystemLabel(), SystemHref: systemHref(c.Key.System),
 		Source: aggregate.RetrievalTitle(&c.Runs[0].File.Run), Protocol: c.Key.ScoringProtocol, QuestionSet: c.Key.QuestionSet,
-		Provenance: string(c.Key.Provenance), Version: c.Key.BenchmarkVersion, Board: c.Board.Title(), BoardHref: href(string(c.Board)),
+		BadgeView: newBadge(aggregate.BadgeOf(c.Key.Provenance)), Version: c.Key.BenchmarkVersion, Board: c.Board.Title(), BoardHref: href(string(c.Board)),
 		Runs: len(c.Runs), Summary: []string{}, ModelID: c.Key.Model, Group: c.Model.Group, SystemID: string(c.Key.System),
 		SourceN: c.Key.RetrievalSource, Badge: string(aggregate.BadgeOf(c.Key.Provenance))}
 	for _, m := range c.Metrics() {

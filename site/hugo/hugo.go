@@ -61,10 +61,22 @@ type Stats struct {
 	Passes int // Hugo runs
 }
 
+// RepositoryURL is this project's repository (Go module
+// github.com/mattools-leaderboard/leaderboard), and RepositoryFiles the
+// prefix of its files' pages on the default branch. The templates read them
+// as the site parameters repository and repository_files (the footer links
+// the repository, the submissions page SUBMITTING.md): this is the one
+// place to change them.
+const (
+	RepositoryURL   = "https://github.com/mattools-leaderboard/leaderboard"
+	RepositoryFiles = RepositoryURL + "/blob/main/"
+)
+
 // config is Hugo's configuration (hugo.json).
 type config struct {
 	BaseURL              string         `json:"baseURL"`
 	Title                string         `json:"title"`
+	Params               map[string]any `json:"params"`
 	DisableKinds         []string       `json:"disableKinds"`
 	DisableHugoGenerator bool           `json:"disableHugoGeneratorInject"`
 	EnableRobotsTXT      bool           `json:"enableRobotsTXT"`
@@ -231,6 +243,7 @@ func run(ctx context.Context, o Options, content, static, cfgName string) error 
 	mount := func(src, target string) map[string]any { return map[string]any{"source": src, "target": target} }
 	cfg := config{
 		BaseURL: "/", Title: "MatTools leaderboard",
+		Params:               map[string]any{"repository": RepositoryURL, "repository_files": RepositoryFiles},
 		DisableKinds:         []string{"taxonomy", "term", "rss", "sitemap", "robotstxt", "404"},
 		DisableHugoGenerator: true,
 		Markup: map[string]any{

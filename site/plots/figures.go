@@ -73,12 +73,44 @@ func rowLabels(rows []*aggregate.Row, withSystem bool) []string {
 		labels[i] = l
 		count[l]++
 	}
+	var provs []string
+	for _, r := range rows {
+		provs = append(provs, r.Provenance)
+	}
 	for i, r := range rows {
 		if count[labels[i]] > 1 {
-			labels[i] += " [" + string(r.Provenance) + "]"
+			labels[i] += " [" + provenanceWords(r.Provenance, provs) + "]"
 		}
 	}
 	return labels
+}
+
+// provenanceWords names a configuration provenance as the boards do: its
+// badge ("as published", "re-executed", …; aggregate.BadgeOf), never the raw
+// value ("rescored:imported"). When another of the provenances all has the
+// same badge (a re-executed runner run beside re-executed published
+// answers), it adds whose answers they are.
+func provenanceWords(p string, all []string) string {
+	b := aggregate.BadgeOf(p)
+	for _, q := range all {
+		if q != p && aggregate.BadgeOf(q) == b {
+			return string(b) + ", " + familyWords(aggregate.Family(p))
+		}
+	}
+	return string(b)
+}
+
+// familyWords names a provenance family (aggregate.Family) briefly.
+func familyWords(f string) string {
+	switch {
+	case f == "published":
+		return "published answers"
+	case f == string(results.ProvenanceRunner):
+		return "runner answers"
+	case strings.HasPrefix(f, "submitted:"):
+		return "submission " + strings.TrimPrefix(f, "submitted:")
+	}
+	return f
 }
 
 func figureID(kind string, t *aggregate.Table) string { return kind + "-" + t.ID }
@@ -109,10 +141,14 @@ func llmRAG(t *aggregate.Table) *Figure {
 	var models []string
 	modelOf := map[*aggregate.Row]string{}
 	var sources []int
+	var provs []string
+	for _, r := range t.Rows {
+		provs = append(provs, r.Provenance)
+	}
 	for _, r := range t.Rows {
 		label := r.Model.DisplayName
-		if r.Provenance != string(results.ProvenanceImported) {
-			label += " [" + string(r.Provenance) + "]"
+		if aggregate.BadgeOf(r.Provenance) != aggregate.BadgePublished {
+			label += " [" + provenanceWords(r.Provenance, provs) + "]"
 		}
 		modelOf[r] = label
 		if !slices.Contains(models, label) {
