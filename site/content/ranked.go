@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
@@ -133,12 +134,8 @@ func rankingText(t *aggregate.RankedTable) string {
 		}
 		s = fmt.Sprintf("Ranked by task success rate %s, mean over rounds: no run of this question set was scored under mattools-v1 here", protocolPhrase(t.HeadlineProtocol))
 		if v1 > 0 {
-			were := "were"
-			if v1 == 1 {
-				were = "was"
-			}
 			s = fmt.Sprintf("Ranked by task success rate %s, mean over rounds, the protocol most of its rows have (only %d of its %d rows %s scored under mattools-v1 here; ranking by it would leave the others unranked)",
-				protocolPhrase(t.HeadlineProtocol), v1, rows, were)
+				protocolPhrase(t.HeadlineProtocol), v1, rows, words.Noun(v1, "was", "were"))
 		}
 	}
 	s += ". The # column shows each row's rank band, not a bare rank: the best and worst rank its 95 % interval of the mean over rounds " +
