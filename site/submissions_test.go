@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/submission"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
@@ -163,5 +164,40 @@ func TestInvalidSubmissionOnNoReleaseIsNotAReleaseError(t *testing.T) {
 		RepoRoot: "..", OutDir: filepath.Join(dir, "public"), WorkDir: filepath.Join(dir, "work"), Releases: []Release{}, Strict: true})
 	if err == nil || !strings.Contains(err.Error(), "submission "+folder+" is invalid") || strings.Contains(err.Error(), "listed by release") {
 		t.Errorf("-strict build: error %v, want the folder's own error, not a release's", err)
+	}
+}
+
+// TestVerifiedRecordOutsideItsNamespaceIsLeftOut: a verified record whose run
+// id is not the one its run record gives (so not in the namespace
+// "rescored-submitted__<folder>__", where SubmissionFolder finds its
+// submission) is left out with a problem naming run_id, as a record written
+// by anything but validate-submission -record; the others stay accepted.
+func TestVerifiedRecordOutsideItsNamespaceIsLeftOut(t *testing.T) {
+	subRoot, verRoot, read := writeSubmission(t, "fixture", true)
+	s := read.Valid[0]
+	dir := filepath.Join(verRoot, s.Folder)
+	path := filepath.Join(dir, s.Verified[0]+results.Extension)
+	f, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Run.RunID = "custom-record-id"
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.Write(filepath.Join(dir, "custom-record-id"+results.Extension), f); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ReadSubmissions(subRoot, verRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := again.Valid[0].Verified
+	if len(got) != len(s.Verified)-1 || slices.Contains(got, "custom-record-id") {
+		t.Errorf("verified records accepted %v; want the %d others, not custom-record-id", got, len(s.Verified)-1)
+	}
+	left := again.LeftOut[s.Folder]
+	if len(left) != 1 || !strings.Contains(left[0].Error(), "run_id") || !strings.Contains(left[0].Error(), s.Verified[0]) {
+		t.Errorf("left out %v; want one problem naming run_id and the id %s", left, s.Verified[0])
 	}
 }

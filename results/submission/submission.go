@@ -598,9 +598,10 @@ func fileExists(p string) bool {
 // files written by VerifiedGenerator, each a rescoring of one of s's runs
 // (provenance rescored, origin submitted, the same submission and metadata
 // hash, derived_from one of its run ids, its source the SHA-256 of that
-// run's file as it is now). A record that fails any of these — a
-// submission changed since it was verified, a record written by anything
-// else — is a problem and is left out. A missing dir means none.
+// run's file as it is now, and the run id results.MakeRunID gives it: in
+// the namespace "rescored-submitted__<folder>__"). A record that fails any
+// of these — a submission changed since it was verified, a record written
+// by anything else — is a problem and is left out. A missing dir means none.
 func LoadVerified(dir string, s *Submission) ([]*results.File, Problems) {
 	files, invalid, err := results.ReadDirReport(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -637,6 +638,8 @@ func LoadVerified(dir string, s *Submission) ([]*results.File, Problems) {
 			bad("provenance.source", "does not hash the file of run %s as it is now: the submission changed since it was verified; verify it again", p.DerivedFrom)
 		case !sameCode(src, f):
 			bad("code", "differs from run %s's: a verified record re-executes the submitted code", p.DerivedFrom)
+		case f.Run.RunID != results.MakeRunID(&f.Run):
+			bad("run_id", "is %q; a verified record's run id is the one its run record gives, %q", f.Run.RunID, results.MakeRunID(&f.Run))
 		default:
 			ok = append(ok, f)
 		}
