@@ -261,6 +261,16 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	if len(invalid) > 0 {
 		return fmt.Errorf("%d invalid results files in %s, e.g. %v: a release lists only valid runs; fix or remove them", len(invalid), resultsDir, invalid[0].Err)
 	}
+	for _, f := range files {
+		// A release finds a submission's runs by their run ids' namespace
+		// (site.SubmissionFolder) and takes them from submissions/ and
+		// verified/ only, as committed; such a file elsewhere (e.g. cmd/rescore
+		// of a submission into build/results/rescored) is not one of them.
+		if folder := site.SubmissionFolder(f.Run.RunID); folder != "" {
+			return fmt.Errorf("results file %s (run %s) is in the namespace of submission %s, but a release takes a submission's runs and verified records only from %s/ and %s/ (validate-submission -record writes the records there): move it out of %s",
+				f.Path, f.Run.RunID, folder, site.SubmissionsRoot, site.VerifiedRoot, resultsDir)
+		}
+	}
 	subs, err := releaseSubmissions(ctx, o, commit, c.exclude)
 	if err != nil {
 		return err

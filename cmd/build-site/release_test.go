@@ -13,6 +13,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
@@ -167,6 +168,21 @@ func TestReleaseWithSubmission(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(repo, site.ManifestDir, "v1.0.sha256")); err == nil {
 		t.Fatal("a failed cut wrote a manifest")
+	}
+	stdout.Reset()
+	stderr.Reset()
+	// A copy of a submission's run among the results files (as cmd/rescore of
+	// a submission writes into build/results) is refused, naming it.
+	stray := filepath.Join(resultsDir, subRuns[0]+results.Extension)
+	if err := os.WriteFile(stray, []byte(readFile(t, filepath.Join(sub, subRuns[0]+results.Extension))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run(context.Background(), append(args, "-exclude-submission", filepath.Base(broken)), &stdout, &stderr); code != exitError ||
+		!strings.Contains(stderr.String(), "is in the namespace of submission "+folder) || !strings.Contains(stderr.String(), stray) {
+		t.Fatalf("cut with a submission's run among the results files: exit %d, stderr %q; want exit 1 naming %s", code, stderr.String(), stray)
+	}
+	if err := os.Remove(stray); err != nil {
+		t.Fatal(err)
 	}
 	stdout.Reset()
 	stderr.Reset()
