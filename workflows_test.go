@@ -70,11 +70,20 @@ func TestCheckSubmissionScriptRefusesVerifiedRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		name     string
-		files    []string // added by the change, relative to the repository root
-		wantExit int
-		want     []string // in the output
+		name      string
+		baseFiles map[string]string // in the base commit: path → content
+		files     []string          // added by the change, relative to the repository root
+		wantExit  int
+		want      []string // in the output
 	}{
+		{
+			name: "released submission changed",
+			baseFiles: map[string]string{"site/releases.json": `{"releases": [{"version": "v1.3", "runs": ["submitted__2026-12-01_a_b_single-llm__tool-usage__single-llm__s0__b__mattools-v1__r1"]}]}`,
+				"submissions/2026-12-01_a_b_single-llm/submission.toml": "x\n"},
+			files:    []string{"submissions/2026-12-01_a_b_single-llm/README.md"},
+			wantExit: 1,
+			want:     []string{"submissions/2026-12-01_a_b_single-llm", "a release lists this submission's runs", "1 released submission folder(s) changed"},
+		},
 		{
 			name:     "verified records",
 			files:    []string{"verified/x/y.parquet", "submissions/2026-12-01_a_b_single-llm/submission.toml"},
@@ -114,6 +123,16 @@ func TestCheckSubmissionScriptRefusesVerifiedRecords(t *testing.T) {
 				return strings.TrimSpace(string(out))
 			}
 			git("init", "-q")
+			for f, content := range c.baseFiles {
+				p := filepath.Join(repo, filepath.FromSlash(f))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			git("add", "-A")
 			git("commit", "-q", "--allow-empty", "-m", "base")
 			base := git("rev-parse", "HEAD")
 			for _, f := range c.files {

@@ -11,7 +11,8 @@
 #                 them), a path under submissions/ that is not inside a submission folder (other than
 #                 submissions/README.md), or, beside a submission folder, any path outside submissions/ (a
 #                 submission pull request changes only its folder: code, checker and workflow changes are
-#                 reviewed by the code owners instead).
+#                 reviewed by the code owners instead), or that changes a submission folder a release of the base
+#                 lists (site/releases.json: a released submission never changes).
 # --no-reexecute  validate without re-running the generated code in the sandbox (no -reexecute).
 # FOLDER...       submission folders checked as given (in addition to those found by --base).
 #
@@ -141,6 +142,10 @@ if [ -n "$base" ]; then
   stray=()
   outside=()
   removed=()
+  released=()
+  # The base's releases (site/releases.json) list the run ids of the submissions they include; a released
+  # submission never changes (its release would), so a change to its folder is refused.
+  releases=$(git -C "$repo" show "$base:site/releases.json" 2>/dev/null || true)
   declare -A seen=()
   while IFS= read -r -d '' p; do
     case $p in
@@ -153,7 +158,9 @@ if [ -n "$base" ]; then
         dir=submissions/${rest%%/*}
         [ -z "${seen[$dir]:-}" ] || continue
         seen[$dir]=1
-        if [ -d "$repo/$dir" ]; then
+        if [ -n "$releases" ] && grep -qF -e "\"submitted__${dir#submissions/}__" <<<"$releases"; then
+          released+=("$dir")
+        elif [ -d "$repo/$dir" ]; then
           folders[$repo/$dir]=1
         else
           removed+=("$dir")
@@ -173,8 +180,11 @@ if [ -n "$base" ]; then
   if [ ${#seen[@]} -eq 0 ]; then
     outside=()
   fi
-  if [ ${#verified[@]} -gt 0 ] || [ ${#stray[@]} -gt 0 ] || [ ${#outside[@]} -gt 0 ]; then
+  if [ ${#verified[@]} -gt 0 ] || [ ${#stray[@]} -gt 0 ] || [ ${#outside[@]} -gt 0 ] || [ ${#released[@]} -gt 0 ]; then
     echo "$prog: this change cannot be accepted (relative to the merge base with $base):" >&2
+    for p in ${released[@]+"${released[@]}"}; do
+      refuse "$p" "a release lists this submission's runs (site/releases.json), and a released submission never changes: leave this folder as it is and add the revised submission as a new folder (a new date)"
+    done
     for p in ${verified[@]+"${verified[@]}"}; do
       refuse "$p" "a pull request must not add, change or remove verified records: they are written only by the maintainers, with the project's own command; remove this path from the change"
     done
@@ -184,7 +194,7 @@ if [ -n "$base" ]; then
     for p in ${outside[@]+"${outside[@]}"}; do
       refuse "$p" "outside submissions/: a submission pull request changes only its folder; changes to the code, the checker or the workflow (which a pull_request event runs as the pull request has it) go in a pull request of their own, reviewed by the code owners"
     done
-    echo "$prog: refused: ${#verified[@]} path(s) under verified/, ${#stray[@]} path(s) under submissions/ outside a submission folder, ${#outside[@]} path(s) outside submissions/; no folder was validated" >&2
+    echo "$prog: refused: ${#verified[@]} path(s) under verified/, ${#stray[@]} path(s) under submissions/ outside a submission folder, ${#outside[@]} path(s) outside submissions/, ${#released[@]} released submission folder(s) changed; no folder was validated" >&2
     exit 1
   fi
   for d in ${removed[@]+"${removed[@]}"}; do

@@ -172,6 +172,9 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	// or missing folder is named with the release and the run.
 	errs, warnings := checkListedSubmissionRuns(o.Releases, read, o.SubmissionsDir, o.AllowIncomplete)
 	rep.Warnings = append(rep.Warnings, warnings...)
+	if o.Frozen {
+		errs = append(errs, releasedSubmissionsChanged(ctx, o)...)
+	}
 	listedFolders := map[string]bool{}
 	for id := range listed {
 		if f := SubmissionFolder(id); f != "" {

@@ -1,9 +1,11 @@
 package site
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -205,4 +207,121 @@ func checkListedSubmissionRuns(rs []Release, subs *Submissions, subRoot string, 
 		}
 	}
 	return errs, warnings
+}
+
+// SameDir reports whether a and b name the same existing directory, or the
+// same path when either does not exist; "" is never the same.
+func SameDir(a, b string) bool {
+	if a == "" {
+		return false
+	}
+	ai, aerr := os.Stat(a)
+	bi, berr := os.Stat(b)
+	if aerr == nil && berr == nil {
+		return os.SameFile(ai, bi)
+	}
+	aa, _ := filepath.Abs(a)
+	ba, _ := filepath.Abs(b)
+	return aa == ba
+}
+
+// SubmissionChanges lists, one path a line (relative to repoRoot), what of
+// the submission folders differs in repoRoot's working tree from commit:
+// every file of submissions/<folder> added, changed or removed (untracked
+// ones included), and of verified/<folder> the files changed or removed,
+// or, with verifiedAdded, added as well. "" means unchanged. Errors are
+// git's (e.g. a commit not in the clone).
+func SubmissionChanges(ctx context.Context, repoRoot, commit string, folders []string, verifiedAdded bool) (string, error) {
+	git := func(args ...string) (string, error) {
+		out, err := exec.CommandContext(ctx, "git", append([]string{"-C", repoRoot}, args...)...).CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("git %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out), nil
+	}
+	var subs, vers []string
+	for _, f := range folders {
+		subs = append(subs, SubmissionsRoot+"/"+f)
+		vers = append(vers, VerifiedRoot+"/"+f)
+	}
+	if len(folders) == 0 {
+		return "", nil
+	}
+	var out strings.Builder
+	filter := "--diff-filter=DMRT" // a record added after a release was cut is not one it lists
+	if verifiedAdded {
+		filter = "--diff-filter=ACDMRT"
+	}
+	for _, args := range [][]string{
+		append([]string{"diff", "--name-only", commit, "--"}, subs...),
+		append([]string{"ls-files", "--others", "--"}, subs...),
+		append([]string{"diff", "--name-only", filter, commit, "--"}, vers...),
+	} {
+		o, err := git(args...)
+		if err != nil {
+			return "", err
+		}
+		out.WriteString(o)
+	}
+	if verifiedAdded {
+		o, err := git(append([]string{"ls-files", "--others", "--"}, vers...)...)
+		if err != nil {
+			return "", err
+		}
+		out.WriteString(o)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// releasedSubmissionsChanged returns an error per release that lists runs
+// of submissions whose folders in o.RepoRoot differ from the release's
+// generator commit (SubmissionChanges; records verified after the cut are
+// allowed): its pages would otherwise change while the generator is
+// unchanged (built in-process from the working tree) and not once it has
+// changed (rebuilt from the commit's tree). Nothing is checked when
+// o.RepoRoot is not a git checkout or the submissions and verified roots
+// are not the repository's own (the manifest check still tells).
+func releasedSubmissionsChanged(ctx context.Context, o Options) []error {
+	if !SameDir(o.SubmissionsDir, filepath.Join(o.RepoRoot, SubmissionsRoot)) || !SameDir(o.VerifiedDir, filepath.Join(o.RepoRoot, VerifiedRoot)) {
+		return nil
+	}
+	if out, err := exec.CommandContext(ctx, "git", "-C", o.RepoRoot, "rev-parse", "--is-inside-work-tree").Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
+		return nil
+	}
+	var errs []error
+	for _, r := range o.Releases {
+		seen := map[string]bool{}
+		var folders []string
+		for _, id := range r.Runs {
+			if f := SubmissionFolder(id); f != "" && !seen[f] {
+				seen[f] = true
+				folders = append(folders, f)
+			}
+		}
+		changes, err := SubmissionChanges(ctx, o.RepoRoot, r.GeneratorCommit, folders, false)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("release %s: checking its submissions against its generator commit %s: %w", r.Version, r.GeneratorCommit, err))
+		case changes != "":
+			errs = append(errs, fmt.Errorf("release %s (%s) lists runs of submissions whose files changed since its generator commit %s, so its pages would change: restore them (git checkout %s -- %s) and put a revised submission in a new folder:\n%s",
+				r.Version, ReleasesFile, r.GeneratorCommit, r.GeneratorCommit, strings.Join(changedFolders(changes), " "), changes))
+		}
+	}
+	return errs
+}
+
+// changedFolders returns the submissions/<folder> and verified/<folder>
+// paths that the lines of changes (paths, one a line) fall in, once each.
+func changedFolders(changes string) []string {
+	var out []string
+	for _, line := range strings.Split(changes, "\n") {
+		parts := strings.SplitN(line, "/", 3)
+		if len(parts) < 2 {
+			continue
+		}
+		if d := parts[0] + "/" + parts[1]; !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }

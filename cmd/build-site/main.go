@@ -381,49 +381,22 @@ func releaseSubmissions(ctx context.Context, o site.Options, commit string, excl
 		return nil, nil
 	}
 	// A rebuild by the generator commit reads them from its tree.
-	var paths []string
 	for _, d := range []struct{ flag, dir, want string }{{"-submissions", o.SubmissionsDir, site.SubmissionsRoot}, {"-verified", o.VerifiedDir, site.VerifiedRoot}} {
-		if !sameDir(d.dir, filepath.Join(o.RepoRoot, d.want)) {
+		if !site.SameDir(d.dir, filepath.Join(o.RepoRoot, d.want)) {
 			return nil, fmt.Errorf("%s is %q: a release includes submissions only from %s of the repository %s (a rebuild by the release's generator commit reads them from that commit's tree); or exclude them with -exclude-submission",
 				d.flag, d.dir, d.want, o.RepoRoot)
 		}
-		for _, s := range subs {
-			paths = append(paths, d.want+"/"+s.Folder)
-		}
 	}
-	git := func(args ...string) ([]byte, error) {
-		out, err := exec.CommandContext(ctx, "git", append([]string{"-C", o.RepoRoot}, args...)...).CombinedOutput()
-		if err != nil {
-			return nil, fmt.Errorf("git %s: %w\n%s", strings.Join(args, " "), err, out)
-		}
-		return out, nil
+	var folders []string
+	for _, s := range subs {
+		folders = append(folders, s.Folder)
 	}
-	changed, err := git(append([]string{"diff", "--name-only", commit, "--"}, paths...)...)
+	diff, err := site.SubmissionChanges(ctx, o.RepoRoot, commit, folders, true)
 	if err != nil {
 		return nil, err
 	}
-	untracked, err := git(append([]string{"ls-files", "--others", "--"}, paths...)...)
-	if err != nil {
-		return nil, err
-	}
-	if diff := strings.TrimSpace(string(changed) + string(untracked)); diff != "" {
+	if diff != "" {
 		return nil, fmt.Errorf("the submissions to include differ from their files in the generator commit %s (a rebuild by that commit reads them from its tree): commit them first, or leave a folder out with -exclude-submission FOLDER:\n%s", commit, diff)
 	}
 	return subs, nil
-}
-
-// sameDir reports whether a and b name the same existing directory, or the
-// same path when either does not exist.
-func sameDir(a, b string) bool {
-	if a == "" {
-		return false
-	}
-	ai, aerr := os.Stat(a)
-	bi, berr := os.Stat(b)
-	if aerr == nil && berr == nil {
-		return os.SameFile(ai, bi)
-	}
-	aa, _ := filepath.Abs(a)
-	ba, _ := filepath.Abs(b)
-	return aa == ba
 }

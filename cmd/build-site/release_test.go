@@ -292,6 +292,26 @@ func TestReleaseWithSubmission(t *testing.T) {
 		t.Errorf("v1.0 was built by its generator commit although the generator is unchanged since:\n%s", log.String())
 	}
 
+	// The released submission changed in place (a README added; its run ids
+	// unchanged): the build fails naming the release, the file and how to
+	// restore it, before any page is written; restored, it builds as before.
+	notes := filepath.Join(sub, "README.md")
+	if err := os.WriteFile(notes, []byte("edited after the release\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = site.Build(context.Background(), site.Options{ResultsDir: resultsDir, SubmissionsDir: subRoot, VerifiedDir: verRoot, Benchmark: bench,
+		RepoRoot: repo, OutDir: filepath.Join(dir, "edited"), WorkDir: filepath.Join(dir, "work"), Releases: rs, Frozen: true})
+	for _, want := range []string{"release v1.0", "changed since its generator commit " + rs[0].GeneratorCommit, site.SubmissionsRoot + "/" + folder + "/README.md",
+		"git checkout " + rs[0].GeneratorCommit + " -- " + site.SubmissionsRoot + "/" + folder} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("build with the released submission edited: %v; want an error saying %q", err, want)
+		}
+	}
+	if err := os.Remove(notes); err != nil {
+		t.Fatal(err)
+	}
+	build("the released submission restored")
+
 	// A template change: v1.0 is now built by its generator commit, from its tree's submissions.
 	const mark = `<p class="release-test">template changed after the release</p>`
 	layout := filepath.Join(repo, "layouts", "baseof.html")
