@@ -81,7 +81,9 @@ type commitBuild struct {
 	// SubmissionsRoot and VerifiedRoot (the folders as the release was cut
 	// from them), given as -submissions and -verified. Unset, neither flag
 	// is given (the generator commits of releases without submissions may
-	// predate them).
+	// predate them), and the commit's build-site reads its own defaults
+	// (its working directory's submissions/ and verified/, when it has
+	// them), whose runs such a release does not list.
 	Submissions     bool
 	AllowIncomplete bool
 	Go              string

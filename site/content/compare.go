@@ -54,9 +54,10 @@ type CompareConfiguration struct {
 	Href  string `json:"href"`  // edition-relative configuration page
 	// Rounds are the aggregated runs' rounds, and Passed[q][r] the
 	// properties passed of question q (Questions order) in Rounds[r]; a
-	// question without an outcome in a round is -1.
-	Rounds []int   `json:"rounds"`
-	Passed [][]int `json:"passed"`
+	// question without an outcome in a round is nil (JSON null: under
+	// mattools-v1 a credit can be negative, so no number can mean "none").
+	Rounds []int    `json:"rounds"`
+	Passed [][]*int `json:"passed"`
 }
 
 // Compare returns the comparison data of a leaderboard: every tool-usage
@@ -64,7 +65,7 @@ type CompareConfiguration struct {
 // not nil), grouped as the leaderboard never mixes them. hasQuestions says
 // whether the edition has question pages to link.
 func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
-	d := &CompareData{About: "Per question and round, the properties each configuration passed (-1: no outcome); " +
+	d := &CompareData{About: "Per question and round, the properties each configuration passed (null: no outcome; under mattools-v1 a credit can be negative); " +
 		"the comparison page computes wins, losses and the exact sign test from it (methodology: #compare).", Groups: []CompareGroup{}}
 	byID := map[string]int{}
 	for _, c := range lb.Configurations {
@@ -105,12 +106,12 @@ func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
 			rows[i] = rowsByQuestion(r)
 		}
 		for _, q := range g.Questions {
-			per := make([]int, len(runs))
+			per := make([]*int, len(runs))
 			for i := range runs {
-				per[i] = -1
 				if row := rows[i][q.ID]; row != nil && row.PropertiesPassed != nil {
 					if _, scored := aggregate.ClassifyRow(row); scored {
-						per[i] = int(*row.PropertiesPassed)
+						n := int(*row.PropertiesPassed)
+						per[i] = &n
 					}
 				}
 			}

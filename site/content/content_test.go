@@ -3,6 +3,7 @@ package content
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -123,5 +124,73 @@ func TestRankingTextSaysHowManyRowsHaveMattoolsV1(t *testing.T) {
 		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
 			t.Errorf("ranking text %q\nwant it to say %q and not %q", got, tt.want, tt.not)
 		}
+	}
+}
+
+// TestCompareDataKeepsNegativeCredits: under mattools-v1 a question's credit
+// can be negative (more error strings than properties); the comparison data
+// keeps it as a number and writes a round without an outcome as null, so the
+// page's mean counts the one and leaves out the other. The fixture's runner
+// rounds of the hostile model carry per-question outcomes.
+func TestCompareDataKeepsNegativeCredits(t *testing.T) {
+	runs := sitetest.Runs()
+	var target *results.QuestionRow
+	for _, f := range runs {
+		if f.Run.Provenance.Kind == results.ProvenanceRunner && f.Run.Round == 1 {
+			for i := range f.Questions {
+				q := &f.Questions[i]
+				if q.Verdict == string(results.VerdictPartial) && target == nil {
+					target = q
+				}
+			}
+		}
+	}
+	if target == nil {
+		t.Fatal("the fixture's runner round 1 has no partial question")
+	}
+	minus := int32(-2)
+	target.PropertiesPassed = &minus
+	// The same question in round 2 without an outcome.
+	for _, f := range runs {
+		if f.Run.Provenance.Kind == results.ProvenanceRunner && f.Run.Round == 2 {
+			for i := range f.Questions {
+				if f.Questions[i].QuestionID == target.QuestionID {
+					f.Questions[i].PropertiesPassed = nil
+				}
+			}
+		}
+	}
+	d := Compare(aggregate.Build(runs, aggregate.DefaultCatalog()), false)
+	found, none := false, false
+	for _, g := range d.Groups {
+		for qi, q := range g.Questions {
+			if q.ID != target.QuestionID {
+				continue
+			}
+			for _, c := range g.Configurations {
+				for ri, r := range c.Rounds {
+					p := c.Passed[qi][ri]
+					if r == 1 && p != nil && *p == -2 {
+						found = true
+					}
+					if r == 2 && p == nil {
+						none = true
+					}
+					if p != nil && *p < 0 && *p != -2 {
+						t.Errorf("%s round %d: %d", c.Label, r, *p)
+					}
+				}
+			}
+		}
+		b, err := json.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), ",-1") || strings.Contains(string(b), "[-1") {
+			t.Errorf("group %s still writes -1 for a missing outcome: %s", g.ID, b)
+		}
+	}
+	if !found || !none {
+		t.Errorf("%s: the credit -2 of round 1 found %v, round 2 without an outcome (null) found %v; want both", target.QuestionID, found, none)
 	}
 }

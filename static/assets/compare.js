@@ -32,7 +32,7 @@
   function conf(g, slug) { return g.configurations.filter(function (c) { return c.slug === slug; })[0]; }
   function mean(xs) {
     var s = 0, n = 0;
-    xs.forEach(function (x) { if (x >= 0) { s += x; n++; } });
+    xs.forEach(function (x) { if (x !== null) { s += x; n++; } });
     return n ? s / n : null;
   }
   function fillConfs(a, b) {
@@ -69,9 +69,9 @@
       cell(tr, String(i + 1), "num");
       cell(tr, q.id, "", q.href);
       cell(tr, String(q.properties), "num");
-      cell(tr, A.passed[i].map(function (x) { return x < 0 ? "–" : x; }).join(" / "), "num");
+      cell(tr, A.passed[i].map(function (x) { return x === null ? "–" : x; }).join(" / "), "num");
       cell(tr, ma === null ? "–" : ma.toFixed(2), "num");
-      cell(tr, B.passed[i].map(function (x) { return x < 0 ? "–" : x; }).join(" / "), "num");
+      cell(tr, B.passed[i].map(function (x) { return x === null ? "–" : x; }).join(" / "), "num");
       cell(tr, mb === null ? "–" : mb.toFixed(2), "num");
       cell(tr, res, "outcome");
       tbody.appendChild(tr);
