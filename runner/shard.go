@@ -96,9 +96,19 @@ type shardJournal struct {
 // kernel if its process is killed), and another merge into the same
 // directory fails at once naming it. It then removes the temporary files
 // that a merge killed mid-write left for the results files it writes.
-func Merge(ctx context.Context, o Options, shardDirs []string) ([]RunResult, error) {
+func Merge(ctx context.Context, o Options, shardDirs []string) (_ []RunResult, err error) {
 	if len(shardDirs) == 0 {
 		return nil, errors.New("merge: no shard directory")
+	}
+	if _, statErr := os.Stat(o.OutDir); errors.Is(statErr, os.ErrNotExist) {
+		// lockMerge creates it: a merge that fails leaves no empty folder
+		// (an output directory may be a submission folder).
+		defer func() {
+			if err != nil {
+				os.Remove(filepath.Join(o.OutDir, MergeLock))
+				os.Remove(o.OutDir) // only when empty
+			}
+		}()
 	}
 	o.Shard = Shard{}
 	// The lock comes first: prepareWith notes which results files exist,

@@ -222,6 +222,15 @@ func TestFourShardsMergeIntoTheUnshardedRun(t *testing.T) {
 		t.Errorf("merge into a locked directory, data root missing: err = %v; want the lock's error first", err)
 	}
 	unlock()
+	// A merge that fails leaves no output folder it created.
+	fresh := filepath.Join(t.TempDir(), "new-out")
+	noData.OutDir = fresh
+	if _, err := Merge(ctx, noData, dirs); err == nil {
+		t.Error("merge with its data root missing: no error")
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed merge left its new output folder %s: %v", fresh, err)
+	}
 	stale := filepath.Join(busy, "."+want[0]+".tmp-123")
 	if err := os.WriteFile(stale, []byte("half a file"), 0o644); err != nil {
 		t.Fatal(err)
