@@ -50,7 +50,9 @@ type Options struct {
 	// submission and accepted record; a release only the runs and records
 	// it lists (ReadSubmissions, SubmissionFolder), and a run it lists whose
 	// folder is invalid, missing or without that run is an error naming the
-	// release, the run and the folder.
+	// release, the run and the folder; with Frozen, in a git checkout whose
+	// submissions/ and verified/ these are, so is a listed folder changed
+	// since the release's generator commit (releasedSubmissionsChanged).
 	SubmissionsDir, VerifiedDir string
 	// Benchmark gives the question pages; nil builds none.
 	Benchmark *datasets.Benchmark
