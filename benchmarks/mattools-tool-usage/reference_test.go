@@ -8,6 +8,7 @@ package toolusage_test
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,6 +155,84 @@ func TestReferencesStatic(t *testing.T) {
 	}
 }
 
+// categories are the diagnosis categories of diagnoses.csv (README.md).
+var categories = map[string]bool{
+	"verification bug": true, "expected value wrong": true, "library-version drift": true,
+	"ambiguous or misleading question": true, "reference wrong": true, "missing dependency": true, "time limit": true,
+}
+
+// readDiagnoses reads diagnoses.csv: question → property → category,
+// failing on a malformed row (naming its line and field).
+func readDiagnoses(t *testing.T) map[string]map[string]string {
+	t.Helper()
+	f, err := os.Open("diagnoses.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("diagnoses.csv: %v", err)
+	}
+	if len(recs) == 0 || strings.Join(recs[0], ",") != "question,property,category,evidence" {
+		t.Fatalf("diagnoses.csv:1: the header must be question,property,category,evidence")
+	}
+	out := map[string]map[string]string{}
+	for i, r := range recs[1:] {
+		line := i + 2
+		switch {
+		case !categories[r[2]]:
+			t.Errorf("diagnoses.csv:%d: category: %q is not one of the categories of README.md", line, r[2])
+		case strings.TrimSpace(r[3]) == "":
+			t.Errorf("diagnoses.csv:%d: evidence: empty", line)
+		case out[r[0]][r[1]] != "":
+			t.Errorf("diagnoses.csv:%d: %s/%s is diagnosed twice", line, r[0], r[1])
+		}
+		if out[r[0]] == nil {
+			out[r[0]] = map[string]string{}
+		}
+		out[r[0]][r[1]] = r[2]
+	}
+	return out
+}
+
+// TestDiagnosesFile: every row of diagnoses.csv names a question of the
+// manifest and (with MATTOOLS_DATA set) one of its properties, with a known
+// category and evidence.
+func TestDiagnosesFile(t *testing.T) {
+	d := readDiagnoses(t)
+	known := map[string]bool{}
+	for _, e := range datasets.Manifest() {
+		known[e.ID] = true
+	}
+	var b *datasets.Benchmark
+	if root := os.Getenv(datasets.EnvVar); root != "" {
+		var err error
+		if b, err = datasets.Load(root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for qid, props := range d {
+		if !known[qid] {
+			t.Errorf("diagnoses.csv: %s is no question of the manifest", qid)
+			continue
+		}
+		if b == nil {
+			continue
+		}
+		q, _ := b.Question(qid)
+		names := map[string]bool{}
+		for _, p := range q.Properties {
+			names[p.Name] = true
+		}
+		for p := range props {
+			if !names[p] {
+				t.Errorf("diagnoses.csv: %s has no property %s", qid, p)
+			}
+		}
+	}
+}
+
 // functionName returns the name of the one top-level function of a
 // reference (TestReferencesStatic checks that there is exactly one).
 var defLine = regexp.MustCompile(`(?m)^def ([A-Za-z_][A-Za-z0-9_]*)\(`)
@@ -176,6 +255,7 @@ var expectedPassed = map[string][2]int{
 	"test_antisite_generator": {0, 0},
 	"test_interstitial":       {8, 8},
 	"test_lower_envelope":     {2, 2},
+	"test_substitution":       {14, 14},
 }
 
 // openSandbox opens the local sandbox with the pinned Python environment,
@@ -270,6 +350,7 @@ func TestReferencesScore(t *testing.T) {
 	default:
 		ids = strings.Split(report, ",")
 	}
+	diagnosed := readDiagnoses(t)
 	s := &scoring.Scorer{Sandbox: openSandbox(t, root, os.Getenv("REFERENCE_COLD") != "", 2), Root: root}
 	passed, total, executed := map[string]int{}, 0, 0
 	for _, r := range scoreReferences(t, b, s, ids) {
@@ -294,6 +375,20 @@ func TestReferencesScore(t *testing.T) {
 			line += "\n    strict: " + e
 		}
 		t.Log(line)
+		// Every property the reference fails (strict attributes failures to
+		// properties) has a diagnosis, and no diagnosed property passes.
+		failed := map[string]bool{}
+		for _, p := range o.Strict.FailedProperties {
+			failed[p] = true
+			if diagnosed[r.id][p] == "" {
+				t.Errorf("%s: the reference fails %s, which diagnoses.csv does not diagnose", r.id, p)
+			}
+		}
+		for p := range diagnosed[r.id] {
+			if !failed[p] {
+				t.Errorf("%s: diagnoses.csv diagnoses %s, which the reference passes", r.id, p)
+			}
+		}
 		if report != "" {
 			continue
 		}
@@ -313,4 +408,85 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// timing runs a reference's function as scoring's first step does (the code
+// as __main__ in /app with the question's data files, then the call) and
+// writes to fd 3 the wall-clock and CPU seconds (user + system, of the
+// process and its children) of loading and calling it.
+const timing = `import json, os, resource, sys, time
+side = os.dup(3)
+os.close(3)
+t0 = time.monotonic()
+ns = {"__name__": "__main__"}
+exec(compile(open("/sbx/function.py").read(), "/app/main.py", "exec"), ns)
+value = ns[open("/sbx/name.txt").read()]()
+wall = time.monotonic() - t0
+cpu = sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
+os.write(side, json.dumps({"wall": wall, "cpu": cpu, "dict": isinstance(value, dict)}).encode())
+`
+
+// TestReferencesTiming (report only: REFERENCE_TIMING=1) runs every
+// reference whose data files are present once, in a fresh interpreter of
+// the sandbox (cold: imports included), one at a time, and logs its wall
+// and CPU seconds, slowest first. REFERENCE_QUESTIONS (comma-separated
+// question ids) narrows it to those.
+func TestReferencesTiming(t *testing.T) {
+	if os.Getenv("REFERENCE_TIMING") == "" {
+		t.Skip("report only: set REFERENCE_TIMING=1 to time the references in the sandbox")
+	}
+	root := os.Getenv(datasets.EnvVar)
+	if root == "" {
+		t.Skipf("%s is not set", datasets.EnvVar)
+	}
+	b, err := datasets.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := openSandbox(t, root, true, 1)
+	type row struct {
+		id        string
+		wall, cpu float64
+	}
+	var rows []row
+	only := map[string]bool{}
+	for _, id := range strings.Split(os.Getenv("REFERENCE_QUESTIONS"), ",") {
+		if id != "" {
+			only[id] = true
+		}
+	}
+	for _, q := range b.Questions {
+		if !q.Executable() || len(only) > 0 && !only[q.ID] {
+			continue
+		}
+		code, err := os.ReadFile(referencePath(q.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files []string
+		for _, f := range q.DataFiles {
+			files = append(files, strings.TrimPrefix(f.Path, "tool_source_code/"))
+		}
+		res, err := sb.Run(context.Background(), sandbox.Spec{
+			Files:   map[string][]byte{"timing.py": []byte(timing), "function.py": code, "name.txt": []byte(functionName(string(code)))},
+			Argv:    []string{"python3", "-I", "/sbx/timing.py"},
+			DataDir: filepath.Join(root, "src", "tool_source_code"), DataFiles: files,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Wall, CPU float64
+			Dict      bool
+		}
+		if err := json.Unmarshal(res.Side, &got); err != nil || !got.Dict {
+			t.Errorf("%s: no timing (%v); stderr: %s", q.ID, err, tail(res.Stderr, 1000))
+			continue
+		}
+		rows = append(rows, row{q.ID, got.Wall, got.CPU})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].cpu > rows[j].cpu })
+	for _, r := range rows {
+		t.Logf("%-45s wall %6.1f s  cpu %6.1f s", r.id, r.wall, r.cpu)
+	}
 }
