@@ -413,7 +413,8 @@ func tail(b []byte, n int) string {
 // timing runs a reference's function as scoring's first step does (the code
 // as __main__ in /app with the question's data files, then the call) and
 // writes to fd 3 the wall-clock and CPU seconds (user + system, of the
-// process and its children) of loading and calling it.
+// process and its children) of loading and calling it, whether it returned
+// a dict, its keys and the keys whose value is None.
 const timing = `import json, os, resource, sys, time
 side = os.dup(3)
 os.close(3)
@@ -423,7 +424,9 @@ exec(compile(open("/sbx/function.py").read(), "/app/main.py", "exec"), ns)
 value = ns[open("/sbx/name.txt").read()]()
 wall = time.monotonic() - t0
 cpu = sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
-os.write(side, json.dumps({"wall": wall, "cpu": cpu, "dict": isinstance(value, dict)}).encode())
+keys = list(value) if isinstance(value, dict) else []
+none = [k for k in keys if value[k] is None]
+os.write(side, json.dumps({"wall": wall, "cpu": cpu, "dict": isinstance(value, dict), "keys": keys, "none": none}).encode())
 `
 
 // TestReferencesTiming (report only: REFERENCE_TIMING=1) runs every
@@ -489,4 +492,65 @@ func TestReferencesTiming(t *testing.T) {
 	for _, r := range rows {
 		t.Logf("%-45s wall %6.1f s  cpu %6.1f s", r.id, r.wall, r.cpu)
 	}
+}
+
+// TestReferencesWithoutData (needs MATTOOLS_DATA and the sandbox; skips
+// otherwise, fails under CI): each reference of a question whose
+// data files are absent from MATTOOLS_DATA runs in the sandbox without
+// them and must still return a dict of all its properties, every one None,
+// as the questions require of a property whose computation fails.
+func TestReferencesWithoutData(t *testing.T) {
+	root := os.Getenv(datasets.EnvVar)
+	if root == "" {
+		t.Skipf("%s is not set: set it to a MatTools checkout (CI: ../shared/mattools) to run the references of its data-missing questions", datasets.EnvVar)
+	}
+	b, err := datasets.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := openSandbox(t, root, false, 2)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	n := 0
+	for _, q := range b.Questions {
+		if q.Executable() {
+			continue
+		}
+		code, err := os.ReadFile(referencePath(q.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := sb.Run(context.Background(), sandbox.Spec{
+				Files: map[string][]byte{"timing.py": []byte(timing), "function.py": code, "name.txt": []byte(functionName(string(code)))},
+				Argv:  []string{"python3", "-I", "/sbx/timing.py"},
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				t.Errorf("%s: %v", q.ID, err)
+				return
+			}
+			var got struct {
+				Dict       bool
+				Keys, None []string
+			}
+			if err := json.Unmarshal(res.Side, &got); err != nil || !got.Dict {
+				t.Errorf("%s: without its data files the reference returned no dict (%v); stderr: %s", q.ID, err, tail(res.Stderr, 1000))
+				return
+			}
+			var names []string
+			for _, p := range q.Properties {
+				names = append(names, p.Name)
+			}
+			if strings.Join(got.Keys, ",") != strings.Join(names, ",") || len(got.None) != len(names) {
+				t.Errorf("%s: without its data files the reference returned the keys %q, %d of them None; want %q, all None", q.ID, got.Keys, len(got.None), names)
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d references of data-missing questions return a dict of None values without their files", n)
 }

@@ -42,6 +42,7 @@ def compute_properties():
     return {
         "inter_vbm_integral": attempt(lambda: float(np.trapz(np.imag(eps[1][:100]), eps[0][:100]))),
         "inter_cbm_integral": attempt(lambda: float(np.trapz(np.imag(eps[2][:100]), eps[0][:100]))),
-        "optical_transitions_dataframe_type": attempt(lambda: isinstance(df, pd.DataFrame)),
+        # None when plot_optical_transitions failed: no DataFrame to check
+        "optical_transitions_dataframe_type": None if df is None else isinstance(df, pd.DataFrame),
         "optical_transitions_dataframe_length": attempt(lambda: len(df)),
     }
