@@ -17,6 +17,8 @@ const module = "github.com/mattools-leaderboard/leaderboard/"
 // not listed here may import nothing of the project until it is added.
 var allowed = map[string][]string{
 	"datasets":              []string{},
+	"datasets/qaaudit":      []string{"datasets"},
+	"cmd/audit-qa":          []string{"datasets", "datasets/qaaudit"},
 	"results":               []string{},
 	"results/stats":         []string{},
 	"internal/version":      []string{},
@@ -29,7 +31,7 @@ var allowed = map[string][]string{
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
 	// LLM client from the runner; scoring never calls an LLM.
-	"runner":                []string{"datasets", "datasets/corpus", "results", "internal/version", "internal/words", "runner/graphrag", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
+	"runner":                []string{"datasets", "datasets/corpus", "datasets/qaaudit", "results", "internal/version", "internal/words", "runner/graphrag", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
 	"runner/plan":           []string{"results"},
 	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "runner/internal/pystr", "runner/llm", "runner/retrieval"},
 	"runner/retrieval":      []string{"datasets/corpus", "runner/internal/pystr", "runner/llm"},
