@@ -18,7 +18,7 @@ const module = "github.com/mattools-leaderboard/leaderboard/"
 var allowed = map[string][]string{
 	"datasets":              []string{},
 	"datasets/qaaudit":      []string{"datasets"},
-	"cmd/audit-qa":          []string{"datasets", "datasets/qaaudit"},
+	"cmd/audit-qa":          []string{"datasets", "datasets/qaaudit", "results"},
 	"results":               []string{},
 	"results/stats":         []string{},
 	"internal/version":      []string{},

@@ -9,8 +9,10 @@
 package qaaudit
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -399,4 +401,33 @@ func Clean(set *datasets.QASet) *datasets.QASet {
 		}
 	}
 	return out
+}
+
+// MarshalItems writes set as the flattened list datasets.LoadQA reads: one
+// object per item, {"id", "source_file" (the item's Source), "question",
+// "choices" {"A".."D"}, "correct_answer"}, indented, with a final newline.
+// Loading it gives the same IDs, questions, choices and answers (Index
+// then counts from 0 in the list).
+func MarshalItems(set *datasets.QASet) ([]byte, error) {
+	type item struct {
+		ID            string            `json:"id"`
+		SourceFile    string            `json:"source_file"`
+		Question      string            `json:"question"`
+		Choices       map[string]string `json:"choices"`
+		CorrectAnswer string            `json:"correct_answer"`
+	}
+	items := make([]item, len(set.Questions))
+	for i := range set.Questions {
+		q := &set.Questions[i]
+		items[i] = item{ID: q.ID, SourceFile: q.Source, Question: q.Question, CorrectAnswer: q.CorrectAnswer,
+			Choices: map[string]string{"A": q.Choices[0], "B": q.Choices[1], "C": q.Choices[2], "D": q.Choices[3]}}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(items); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
