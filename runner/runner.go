@@ -44,6 +44,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/datasets/qaaudit"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
@@ -388,7 +389,7 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 				return nil, err
 			}
 		}
-		if pr.Benchmark.IsQA() && e.qaSets[pr.QA.Path] == nil {
+		if pr.Benchmark.IsQA() && e.qaSets[qaKey(pr.QA)] == nil {
 			set, err := datasets.LoadQA(pr.QA.Path)
 			if err != nil {
 				return nil, err
@@ -398,7 +399,12 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 				return nil, fmt.Errorf("%s: %d questions, but the whole %s set has %d; give the subset a name of its own in qa_sets.%s.name",
 					pr.QA.Path, len(set.Questions), pr.Benchmark, want, pr.Benchmark)
 			}
-			e.qaSets[pr.QA.Path] = set
+			if pr.QA.Variant != "" {
+				if set, err = qaaudit.Variant(set, pr.QA.Variant); err != nil {
+					return nil, fmt.Errorf("qa_sets.%s.variant: %w", pr.Benchmark, err)
+				}
+			}
+			e.qaSets[qaKey(pr.QA)] = set
 		}
 		p, err := e.prepareRun(pr)
 		if err != nil {
@@ -519,13 +525,20 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			h.Write([]byte(q.ID + "\x00" + q.Text + "\x00"))
 		}
 	} else {
-		set := e.qaSets[pr.QA.Path]
-		r.QuestionSet = results.QuestionSet{Name: pr.QA.Name, Questions: len(set.Questions)}
+		set := e.qaSets[qaKey(pr.QA)]
+		r.QuestionSet = results.QuestionSet{Name: pr.QA.QuestionSetName(), Questions: len(set.Questions)}
 		p.qa, all = set, len(set.Questions)
-		if pr.QA.Name != results.QuestionSetAll {
+		if r.QuestionSet.Name != results.QuestionSetAll {
 			r.QuestionSet.IDs = e.qaIDs(set) // shared by the runs of the set: not modified
 		}
 		r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: sourcePath(e.o.DataRoot, set.Path), SHA256: set.SHA256})
+		// The baselines of the set as asked (the variant's, for a variant),
+		// which the QA board shows beside the run's accuracy.
+		b, err := json.Marshal(qaaudit.Audit(r.QuestionSet.Name, set).Baselines())
+		if err != nil {
+			return nil, err
+		}
+		r.Extensions = map[string]json.RawMessage{qaaudit.ExtensionBaselines: b}
 	}
 	p.exists = true
 	for _, protocol := range protocols {
@@ -584,6 +597,9 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 	}
 	return p, nil
 }
+
+// qaKey keys the loaded QA sets: the file and the variant.
+func qaKey(q *plan.QA) string { return q.Path + "\x00" + q.Variant }
 
 // qaIDs returns the question IDs of set, in order, one slice per set for
 // all the runs that record them (results.QuestionSet.IDs).

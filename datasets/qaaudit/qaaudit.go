@@ -391,13 +391,15 @@ func Balanced(set *datasets.QASet) *datasets.QASet {
 }
 
 // Clean returns a copy of set without its malformed (Malformed) and
-// leaked (RuleLeakedStrict) items; the others keep their ID and Index.
+// leaked (RuleLeakedStrict) items; the others keep their order and ID, and
+// their Index becomes their position in the variant.
 func Clean(set *datasets.QASet) *datasets.QASet {
 	out := &datasets.QASet{Path: set.Path, SHA256: set.SHA256}
 	for i := range set.Questions {
-		q := &set.Questions[i]
-		if len(Malformed(q)) == 0 && Leak(q) != letterIndex(q.CorrectAnswer) {
-			out.Questions = append(out.Questions, *q)
+		q := set.Questions[i]
+		if len(Malformed(&q)) == 0 && Leak(&q) != letterIndex(q.CorrectAnswer) {
+			q.Index = len(out.Questions)
+			out.Questions = append(out.Questions, q)
 		}
 	}
 	return out

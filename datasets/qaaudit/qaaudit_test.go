@@ -196,9 +196,9 @@ func TestCleanSample(t *testing.T) {
 	if got := len(clean.Questions); got != 120-29 {
 		t.Errorf("clean: %d items, want 91", got)
 	}
-	for _, q := range clean.Questions {
-		if q.Index == 86 {
-			t.Errorf("clean keeps item 86")
+	for i, q := range clean.Questions {
+		if q.ID == set.Questions[86].ID || q.Index != i {
+			t.Errorf("clean item %d: %s, Index %d", i, q.ID, q.Index)
 		}
 	}
 }
