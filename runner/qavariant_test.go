@@ -84,9 +84,19 @@ base_url = %q
 		if wb := qaaudit.Audit("", want).Baselines(); b != wb {
 			t.Errorf("%s: baselines %+v, want %+v", r.Benchmark, b, wb)
 		}
-		t.Logf("%s %s: %d items, letters %v, strict 0/%d, lenient %d/%d = %.2f%%; baselines: constant %s %d, leak heuristic %d",
-			r.Benchmark, r.QuestionSet.Name, r.QuestionSet.Questions, b.Letters, len(want.Questions), nC, len(want.Questions),
-			100*float64(nC)/float64(len(want.Questions)), b.ConstantLetter, b.ConstantCorrect, b.LeakCorrect)
+		// Format diagnostics: every answer rejected by the exact rule and
+		// read as C by the lenient one.
+		var fm qaaudit.Format
+		if err := json.Unmarshal(r.Extensions[qaaudit.ExtensionFormat], &fm); err != nil {
+			t.Fatalf("%s: format extension: %v", r.Benchmark, err)
+		}
+		n := len(want.Questions)
+		if wf := (qaaudit.Format{Answers: n, StrictRejected: n, LenientFound: n, ModelLetters: [5]int{0, 0, n, 0, 0}, KeyLetters: b.Letters}); fm != wf {
+			t.Errorf("%s: format %+v, want %+v", r.Benchmark, fm, wf)
+		}
+		t.Logf("%s %s: %d items, letters %v, strict 0/%d, lenient %d/%d = %.2f%%; baselines: constant %s %d, leak heuristic %d; format %+v",
+			r.Benchmark, r.QuestionSet.Name, r.QuestionSet.Questions, b.Letters, n, nC, n,
+			100*float64(nC)/float64(n), b.ConstantLetter, b.ConstantCorrect, b.LeakCorrect, fm)
 	}
 }
 

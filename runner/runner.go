@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"os"
@@ -1095,6 +1096,7 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 		}
 	}
 	var qaCorrect, qaLenient int
+	var qaFormat qaaudit.Format
 	// The rows in index order (the items are; a copy is sorted otherwise).
 	items := p.items()
 	byIndex := func(a, b item) int { return a.index - b.index }
@@ -1131,6 +1133,7 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 			addUsage(row.PromptTokens, row.CompletionTokens, l.Calls)
 			qaCorrect += int(row.Correct)
 			qaLenient += int(deref(row.CorrectLenient))
+			qaFormat.Add(derefString(row.ExtractedStrict), derefString(row.ExtractedLenient), derefString(row.CorrectAnswer))
 			err = w.WriteQAItem(row)
 		}
 		if err != nil {
@@ -1140,6 +1143,15 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 	switch {
 	case r.Benchmark.IsQA():
 		r.Totals = results.Totals{Scored: true, Questions: r.QuestionSet.Questions, Correct: &qaCorrect, CorrectLenient: &qaLenient}
+		b, err := json.Marshal(qaFormat)
+		if err != nil {
+			return results.Usage{}, err
+		}
+		r.Extensions = maps.Clone(r.Extensions) // the skeleton's map is shared
+		if r.Extensions == nil {
+			r.Extensions = map[string]json.RawMessage{}
+		}
+		r.Extensions[qaaudit.ExtensionFormat] = b
 	case senv != nil:
 		var missing []string
 		r.Totals, missing = scoring.Tally(outcomes, r.QuestionSet)
@@ -1179,6 +1191,13 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 		return results.Usage{}, err
 	}
 	return *usage, nil
+}
+
+func derefString(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 func deref[T int32 | int64](p *T) T {

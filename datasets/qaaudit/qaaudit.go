@@ -433,3 +433,48 @@ func MarshalItems(set *datasets.QASet) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// Format is the format diagnostics of a QA run's answers: how many answers
+// MatTools' exact rule (runner/scoring.QAExtractStrict: the answer, tags
+// removed, must be exactly the letter) cannot read as any letter while the
+// lenient rule (QAExtractLenient) finds one, and the model's letters
+// against the key's. The runner records it on every QA run
+// (results.Run.Extensions[ExtensionFormat]); the QA board and the model
+// pages show it.
+type Format struct {
+	Answers int `json:"answers"`
+	// StrictRejected counts the answers whose strict extraction is not one
+	// of "A"–"D" (so no letter is ever correct under MatTools' rule).
+	StrictRejected int `json:"strict_rejected"`
+	// LenientFound counts those of StrictRejected in which the lenient rule
+	// finds a single letter: answers lost to the format alone.
+	LenientFound int `json:"lenient_found"`
+	// ModelLetters counts the lenient letters A–D of all answers, and at
+	// [4] the answers in which it finds none.
+	ModelLetters [5]int `json:"model_letters"`
+	// KeyLetters counts the correct letters A–D of the items answered.
+	KeyLetters [4]int `json:"key_letters"`
+}
+
+// ExtensionFormat is the results.Run.Extensions key of a QA run's Format.
+const ExtensionFormat = "qa_format"
+
+// Add counts one answer: its strict extraction, its lenient letter ("" when
+// none) and the item's correct letter.
+func (f *Format) Add(strict, lenient, key string) {
+	f.Answers++
+	if letterIndex(strict) < 0 {
+		f.StrictRejected++
+		if lenient != "" {
+			f.LenientFound++
+		}
+	}
+	if i := letterIndex(lenient); i >= 0 {
+		f.ModelLetters[i]++
+	} else {
+		f.ModelLetters[4]++
+	}
+	if i := letterIndex(key); i >= 0 {
+		f.KeyLetters[i]++
+	}
+}

@@ -202,3 +202,15 @@ func TestCleanSample(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatAdd(t *testing.T) {
+	var f qaaudit.Format
+	f.Add("C", "C", "C")             // exact
+	f.Add("Answer: C", "C", "B")     // rejected, lenient C
+	f.Add("I think A or B", "", "A") // rejected, none found
+	f.Add("c", "C", "D")             // lower case: rejected, lenient C
+	want := qaaudit.Format{Answers: 4, StrictRejected: 3, LenientFound: 2, ModelLetters: [5]int{0, 0, 3, 0, 1}, KeyLetters: [4]int{1, 1, 1, 1}}
+	if f != want {
+		t.Errorf("got %+v, want %+v", f, want)
+	}
+}
