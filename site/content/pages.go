@@ -537,6 +537,9 @@ func (w *writer) writeModels(v *views) {
 			}
 		}
 		data["paper"] = paper
+		if f := v.qaFormats(confs); len(f) > 0 {
+			data["qa_formats"] = f
+		}
 		w.page(href("models", v.modelSlug[id]), m.DisplayName, "model", data)
 	}
 	slices.SortStableFunc(items, func(a, b modelItem) int { return strings.Compare(a.Name, b.Name) })

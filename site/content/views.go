@@ -174,6 +174,11 @@ type tableView struct {
 	CSV              string       `json:"csv"`
 	Figure           *figureView  `json:"figure"`
 	Footnotes        []*paperCell `json:"footnotes"` // paper labels that differ from the computed cells
+	// Baselines are a QA table's unranked baseline rows and Formats its
+	// configurations' format diagnostics (qavalidity.go); empty when no run
+	// of the table records them.
+	Baselines []baselineView `json:"baselines,omitempty"`
+	Formats   []formatView   `json:"formats,omitempty"`
 }
 
 func questionSetText(t *aggregate.Table) string {
@@ -266,6 +271,10 @@ func (v *views) table(t *aggregate.Table) *tableView {
 	}
 	if paperHere {
 		v.insertPaperRows(t, tv)
+	}
+	if t.Board == aggregate.BoardQA {
+		tv.Baselines = qaBaselines(t)
+		tv.Formats = v.qaFormats(tableConfigurations(t))
 	}
 	return tv
 }
