@@ -86,6 +86,13 @@ temperature = 0
 			t.Errorf("baseline row %d: %q, want %s with cells %s", i, rows[i], w.label, w.cells)
 		}
 	}
+	link := regexp.MustCompile(`href="\.\./(downloads/tables/[^"]*-baselines\.csv)"`).FindStringSubmatch(board)
+	if link == nil {
+		t.Fatal("QA board has no baselines download")
+	}
+	if csv := readFile(t, filepath.Join(preview, link[1])); !strings.Contains(csv, ",qa-code,2025-05,sample-20-balanced,leak-heuristic,,4,20,20.0000\n") {
+		t.Errorf("%s:\n%s", link[1], csv)
+	}
 	format := regexp.MustCompile(`(?s)<tr data-config="[^"]*">.*?</tr>`)
 	fr := format.FindString(board)
 	for _, w := range []string{">code<", `<td class="num">20 (100.0 %)</td><td class="num">20 (100.0 %)</td>`,

@@ -58,6 +58,9 @@ func (w *writer) writeBoards(v *views) {
 				tables = append(tables, v.table(t))
 			}
 			w.static("downloads/tables/"+t.ID+".csv", TableCSV(t))
+			if b := BaselinesCSV(t); b != nil {
+				w.static("downloads/tables/"+t.ID+"-baselines.csv", b)
+			}
 		}
 		if tables == nil {
 			tables = []*tableView{}

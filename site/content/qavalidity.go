@@ -7,8 +7,11 @@ package content
 // docs/qa-validity.md). Runs without them (imported, older) add nothing.
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets/qaaudit"
@@ -62,23 +65,7 @@ func setName(b results.Benchmark) string { return strings.TrimPrefix(string(b), 
 // first aggregated run of each benchmark in table order; nil when no run
 // of the table records any.
 func qaBaselines(t *aggregate.Table) []baselineView {
-	sets := map[results.Benchmark]*qaaudit.Baselines{}
-	var order []results.Benchmark
-	for _, row := range t.Rows {
-		for _, c := range row.Configurations {
-			if sets[c.Key.Benchmark] != nil {
-				continue
-			}
-			for _, r := range c.RunsWith(aggregate.StatusAggregated) {
-				var b qaaudit.Baselines
-				if runExtension(&r.File.Run, qaaudit.ExtensionBaselines, &b) && b.Questions > 0 {
-					sets[c.Key.Benchmark] = &b
-					order = append(order, c.Key.Benchmark)
-					break
-				}
-			}
-		}
-	}
+	sets, order := qaBaselineSets(t)
 	if len(order) == 0 {
 		return nil
 	}
@@ -108,6 +95,61 @@ func qaBaselines(t *aggregate.Table) []baselineView {
 			Cells: cellsOf(t, sets, func(b *qaaudit.Baselines) float64 { return stats.Percent(b.LeakCorrect, b.Questions) })},
 	}
 	return rows
+}
+
+// qaBaselineSets returns the baselines of a QA table's sets, by benchmark,
+// from the first aggregated run of each benchmark in table order that
+// records them, and the benchmarks found in that order.
+func qaBaselineSets(t *aggregate.Table) (map[results.Benchmark]*qaaudit.Baselines, []results.Benchmark) {
+	sets := map[results.Benchmark]*qaaudit.Baselines{}
+	var order []results.Benchmark
+	for _, row := range t.Rows {
+		for _, c := range row.Configurations {
+			if sets[c.Key.Benchmark] != nil {
+				continue
+			}
+			for _, r := range c.RunsWith(aggregate.StatusAggregated) {
+				var b qaaudit.Baselines
+				if runExtension(&r.File.Run, qaaudit.ExtensionBaselines, &b) && b.Questions > 0 {
+					sets[c.Key.Benchmark] = &b
+					order = append(order, c.Key.Benchmark)
+					break
+				}
+			}
+		}
+	}
+	return sets, order
+}
+
+// BaselinesCSV returns a QA table's baselines as CSV, nil when no run of
+// the table records them: one line per set and baseline, with header
+// table,benchmark,question_set,baseline,letter,correct,questions,percent.
+// The uniform guess's correct is the expected count questions / 4;
+// percentages have 4 decimals.
+func BaselinesCSV(t *aggregate.Table) []byte {
+	sets, _ := qaBaselineSets(t)
+	if len(sets) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"table", "benchmark", "benchmark_version", "question_set", "baseline", "letter", "correct", "questions", "percent"})
+	f4 := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+	for _, bench := range []results.Benchmark{results.BenchmarkQACode, results.BenchmarkQADoc} {
+		b := sets[bench]
+		if b == nil {
+			continue
+		}
+		n := strconv.Itoa(b.Questions)
+		row := func(name, letter, correct string, pct float64) {
+			w.Write([]string{t.ID, string(bench), t.BenchmarkVersion, t.QuestionSet, name, letter, correct, n, f4(pct)})
+		}
+		row("uniform-guess", "", strconv.FormatFloat(float64(b.Questions)/4, 'f', -1, 64), 25)
+		row("constant-letter", b.ConstantLetter, strconv.Itoa(b.ConstantCorrect), stats.Percent(b.ConstantCorrect, b.Questions))
+		row("leak-heuristic", "", strconv.Itoa(b.LeakCorrect), stats.Percent(b.LeakCorrect, b.Questions))
+	}
+	w.Flush()
+	return buf.Bytes()
 }
 
 func cellsOf(t *aggregate.Table, sets map[results.Benchmark]*qaaudit.Baselines, f func(*qaaudit.Baselines) float64) []string {

@@ -66,7 +66,7 @@ func TestQABoardBaselinesAndFormats(t *testing.T) {
 		}
 		t.Fatal("missing QA tables")
 	}
-	if imported.Baselines != nil || imported.Formats != nil {
+	if imported.Baselines != nil || imported.Formats != nil || imported.BaselinesCSV != "" {
 		t.Errorf("imported table has baselines %v formats %v", imported.Baselines, imported.Formats)
 	}
 	// Columns: code accuracy, doc accuracy, code lenient, doc lenient.
@@ -87,6 +87,22 @@ func TestQABoardBaselinesAndFormats(t *testing.T) {
 		if b.Label != w.label || strings.Join(b.Cells, " ") != w.cells || !strings.Contains(b.Formula, w.in) {
 			t.Errorf("baseline %d: %+v, want %s with cells %s and %q in the formula", i, b, w.label, w.cells, w.in)
 		}
+	}
+	var tab *aggregate.Table
+	for _, x := range lb.Tables[aggregate.BoardQA] {
+		if x.QuestionSet == "sample-balanced" {
+			tab = x
+		}
+	}
+	wantCSV := "table,benchmark,benchmark_version,question_set,baseline,letter,correct,questions,percent\n" +
+		tab.ID + ",qa-code,2025-05,sample-balanced,uniform-guess,,30,120,25.0000\n" +
+		tab.ID + ",qa-code,2025-05,sample-balanced,constant-letter,A,30,120,25.0000\n" +
+		tab.ID + ",qa-code,2025-05,sample-balanced,leak-heuristic,,41,120,34.1667\n" +
+		tab.ID + ",qa-doc,2025-05,sample-balanced,uniform-guess,,30,120,25.0000\n" +
+		tab.ID + ",qa-doc,2025-05,sample-balanced,constant-letter,A,30,120,25.0000\n" +
+		tab.ID + ",qa-doc,2025-05,sample-balanced,leak-heuristic,,30,120,25.0000\n"
+	if b := string(BaselinesCSV(tab)); b != wantCSV || got.BaselinesCSV != "downloads/tables/"+tab.ID+"-baselines.csv" {
+		t.Errorf("baselines CSV %s:\n%s\nwant:\n%s", got.BaselinesCSV, b, wantCSV)
 	}
 	if len(got.Formats) != 2 {
 		t.Fatalf("formats %+v", got.Formats)

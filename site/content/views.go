@@ -177,8 +177,9 @@ type tableView struct {
 	// Baselines are a QA table's unranked baseline rows and Formats its
 	// configurations' format diagnostics (qavalidity.go); empty when no run
 	// of the table records them.
-	Baselines []baselineView `json:"baselines,omitempty"`
-	Formats   []formatView   `json:"formats,omitempty"`
+	Baselines    []baselineView `json:"baselines,omitempty"`
+	BaselinesCSV string         `json:"baselines_csv,omitempty"` // their download (BaselinesCSV)
+	Formats      []formatView   `json:"formats,omitempty"`
 }
 
 func questionSetText(t *aggregate.Table) string {
@@ -273,7 +274,9 @@ func (v *views) table(t *aggregate.Table) *tableView {
 		v.insertPaperRows(t, tv)
 	}
 	if t.Board == aggregate.BoardQA {
-		tv.Baselines = qaBaselines(t)
+		if tv.Baselines = qaBaselines(t); tv.Baselines != nil {
+			tv.BaselinesCSV = "downloads/tables/" + t.ID + "-baselines.csv"
+		}
 		tv.Formats = v.qaFormats(tableConfigurations(t))
 	}
 	return tv
