@@ -59,7 +59,10 @@ base_url = %q
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := qaaudit.Variant(orig, c.variant)
+		want, info, err := qaaudit.Variant(orig, c.variant)
+		if err != nil {
+			t.Fatal(err)
+		}
 		nC := 0
 		for _, q := range want.Questions {
 			if q.CorrectAnswer == "C" {
@@ -83,6 +86,16 @@ base_url = %q
 		}
 		if wb := qaaudit.Audit("", want).Baselines(); b != wb {
 			t.Errorf("%s: baselines %+v, want %+v", r.Benchmark, b, wb)
+		}
+		// The variant marker: which variant of which set, by which derivation.
+		var vi qaaudit.VariantInfo
+		if err := json.Unmarshal(r.Extensions[qaaudit.ExtensionVariant], &vi); err != nil {
+			t.Fatalf("%s: variant extension: %v (%s)", r.Benchmark, err, r.Extensions[qaaudit.ExtensionVariant])
+		}
+		info.Of = "sample"
+		if vi != info || vi.Variant != c.variant || vi.Algorithm != qaaudit.VariantAlgorithm || vi.OfQuestions != len(orig.Questions) ||
+			vi.Questions != len(want.Questions) || vi.Questions != vi.OfQuestions-vi.Malformed-vi.Leaked {
+			t.Errorf("%s: variant %+v, want %+v", r.Benchmark, vi, info)
 		}
 		// Format diagnostics: every answer rejected by the exact rule and
 		// read as C by the lenient one.

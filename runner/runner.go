@@ -346,11 +346,14 @@ type engine struct {
 	bench   *datasets.Benchmark
 	prompts *systems.Prompts
 	qaSets  map[string]*datasets.QASet
-	ids     map[*datasets.QASet][]string // qaIDs
-	runs    []*prepared
-	nItems  int // items of the runs prepared so far (before sharding)
-	rr      *retrievers
-	graphs  *graphs
+	// qaInfo holds, per loaded QA set (qaKey), its audit's baselines and,
+	// for a variant, its VariantInfo: computed once for all its runs.
+	qaInfo map[string]qaSetInfo
+	ids    map[*datasets.QASet][]string // qaIDs
+	runs   []*prepared
+	nItems int // items of the runs prepared so far (before sharding)
+	rr     *retrievers
+	graphs *graphs
 }
 
 // prepare loads the data the plan needs and builds every run's skeleton.
@@ -374,7 +377,7 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 		// One pool for every client of the run, sized to the concurrency.
 		o.HTTPClient = llm.NewHTTPClient(max(o.Plan.Concurrency, llm.DefaultConns))
 	}
-	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}, rr: newRetrievers(o), graphs: newGraphs(o)}
+	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}, qaInfo: map[string]qaSetInfo{}, rr: newRetrievers(o), graphs: newGraphs(o)}
 	e.rr.dry = dry
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -400,12 +403,16 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 				return nil, fmt.Errorf("%s: %d questions, but the whole %s set has %d; give the subset a name of its own in qa_sets.%s.name",
 					pr.QA.Path, len(set.Questions), pr.Benchmark, want, pr.Benchmark)
 			}
+			var info qaSetInfo
 			if pr.QA.Variant != "" {
-				if set, err = qaaudit.Variant(set, pr.QA.Variant); err != nil {
+				vs, vi, err := qaaudit.Variant(set, pr.QA.Variant)
+				if err != nil {
 					return nil, fmt.Errorf("qa_sets.%s.variant: %w", pr.Benchmark, err)
 				}
+				set, info.variant = vs, &vi
 			}
-			e.qaSets[qaKey(pr.QA)] = set
+			info.baselines = qaaudit.Audit(pr.QA.QuestionSetName(), set).Baselines()
+			e.qaSets[qaKey(pr.QA)], e.qaInfo[qaKey(pr.QA)] = set, info
 		}
 		p, err := e.prepareRun(pr)
 		if err != nil {
@@ -534,12 +541,26 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		}
 		r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: sourcePath(e.o.DataRoot, set.Path), SHA256: set.SHA256})
 		// The baselines of the set as asked (the variant's, for a variant),
-		// which the QA board shows beside the run's accuracy.
-		b, err := json.Marshal(qaaudit.Audit(r.QuestionSet.Name, set).Baselines())
-		if err != nil {
-			return nil, err
+		// which the QA board shows beside the run's accuracy, and for a
+		// variant which one it is, of which set.
+		info := e.qaInfo[qaKey(pr.QA)]
+		ext := map[string]any{qaaudit.ExtensionBaselines: info.baselines}
+		if info.variant != nil {
+			vi := *info.variant
+			vi.Of = pr.QA.Name
+			ext[qaaudit.ExtensionVariant] = vi
 		}
-		r.Extensions = map[string]json.RawMessage{qaaudit.ExtensionBaselines: b}
+		r.Extensions = maps.Clone(r.Extensions)
+		if r.Extensions == nil {
+			r.Extensions = map[string]json.RawMessage{}
+		}
+		for k, v := range ext {
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			r.Extensions[k] = b
+		}
 	}
 	p.exists = true
 	for _, protocol := range protocols {
@@ -597,6 +618,12 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		}
 	}
 	return p, nil
+}
+
+// qaSetInfo is what the runs of one loaded QA set record of it.
+type qaSetInfo struct {
+	baselines qaaudit.Baselines
+	variant   *qaaudit.VariantInfo // nil: the set as published
 }
 
 // qaKey keys the loaded QA sets: the file and the variant.

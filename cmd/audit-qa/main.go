@@ -99,7 +99,7 @@ func audit(args []string, stdout, stderr io.Writer) error {
 		writeReport(stdout, f, r)
 		if *variants != "" {
 			for _, v := range qaaudit.Variants {
-				vs, _ := qaaudit.Variant(set, v)
+				vs, _, _ := qaaudit.Variant(set, v)
 				b, err := qaaudit.MarshalItems(vs)
 				if err != nil {
 					return err

@@ -74,7 +74,7 @@ func TestAuditUpstreamZip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := qaaudit.Variant(orig, v)
+		want, _, _ := qaaudit.Variant(orig, v)
 		if len(got.Questions) != len(want.Questions) {
 			t.Fatalf("%s: %d items, want %d", v, len(got.Questions), len(want.Questions))
 		}

@@ -310,16 +310,62 @@ const (
 // Variants are the variant names, in order.
 var Variants = []string{VariantBalanced, VariantClean}
 
-// Variant returns the named variant of set (Balanced or Clean), or an
-// error naming the known ones.
-func Variant(set *datasets.QASet, name string) (*datasets.QASet, error) {
+// VariantAlgorithm numbers the derivation of the variants (Balanced's
+// order, hash and shuffle; Clean's rules). It is raised whenever the same
+// set would give a different variant, so that runs of two derivations are
+// never taken for one question set (the site shows a table's variant only
+// when all its runs record the same VariantInfo).
+const VariantAlgorithm = 1
+
+// ExtensionVariant is the results.Run.Extensions key of a variant run's
+// VariantInfo (absent on a run of a set as published).
+const ExtensionVariant = "qa_variant"
+
+// VariantInfo records which variant of which set a QA run asked: the
+// marker the site reads to say what a variant table is (never the
+// question set's name).
+type VariantInfo struct {
+	Variant   string `json:"variant"`   // VariantBalanced or VariantClean
+	Algorithm int    `json:"algorithm"` // VariantAlgorithm of the derivation
+	// Of is the name of the set as published (the plan's
+	// qa_sets.<benchmark>.name), OfQuestions its items, Questions the
+	// variant's.
+	Of          string `json:"of"`
+	OfQuestions int    `json:"of_questions"`
+	Questions   int    `json:"questions"`
+	// Malformed and Leaked count the items Clean drops: the malformed ones
+	// (any of MalformedRules) and the leaked ones (RuleLeakedStrict) that
+	// are not malformed, so Questions = OfQuestions − Malformed − Leaked;
+	// both 0 for balanced.
+	Malformed int `json:"malformed"`
+	Leaked    int `json:"leaked"`
+}
+
+// Variant returns the named variant of set (Balanced or Clean) and its
+// VariantInfo (Of left empty: the caller names the set), or an error
+// naming the known variants.
+func Variant(set *datasets.QASet, name string) (*datasets.QASet, VariantInfo, error) {
+	info := VariantInfo{Variant: name, Algorithm: VariantAlgorithm, OfQuestions: len(set.Questions)}
+	var out *datasets.QASet
 	switch name {
 	case VariantBalanced:
-		return Balanced(set), nil
+		out = Balanced(set)
 	case VariantClean:
-		return Clean(set), nil
+		out = Clean(set)
+		for i := range set.Questions {
+			q := &set.Questions[i]
+			switch {
+			case len(Malformed(q)) > 0:
+				info.Malformed++
+			case Leak(q) == letterIndex(q.CorrectAnswer):
+				info.Leaked++
+			}
+		}
+	default:
+		return nil, VariantInfo{}, fmt.Errorf("unknown QA variant %q; want one of %s", name, strings.Join(Variants, ", "))
 	}
-	return nil, fmt.Errorf("unknown QA variant %q; want one of %s", name, strings.Join(Variants, ", "))
+	info.Questions = len(out.Questions)
+	return out, info, nil
 }
 
 // identity returns the SHA-256 of an item's identity: its ID, question and
