@@ -63,6 +63,11 @@ temperature = 0
 	if !strings.Contains(board, "question set sample-20-balanced") {
 		t.Fatalf("QA board lacks the balanced table")
 	}
+	// The table says what it is, from the runs' variant marker, and links to the methodology.
+	if !strings.Contains(board, `<p class="table-caption qa-variant">A balanced variant of question set sample-20 (derivation 1): each item's four choice texts were permuted, deterministically, so that each letter is correct for a quarter of the items (code: A 5, B 5, C 5, D 5 of 20)`) ||
+		!strings.Contains(board, `nor averaged with them. <a href="../methodology/#qa-validity">QA validity</a>.</p>`) {
+		t.Errorf("QA board lacks the variant caption")
+	}
 	cells := func(row string) string {
 		var out []string
 		for _, m := range regexp.MustCompile(`(?s)<td class="num">([^<]*)</td>`).FindAllStringSubmatch(row, -1) {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/datasets/qaaudit"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
@@ -61,13 +62,15 @@ func runExtension(r *results.Run, key string, v any) bool {
 func setName(b results.Benchmark) string { return strings.TrimPrefix(string(b), "qa-") }
 
 // qaBaselines returns a QA table's baseline rows (uniform guess, best
-// constant letter, leak heuristic), from the baselines recorded by the
-// first aggregated run of each benchmark in table order; nil when no run
-// of the table records any.
-func qaBaselines(t *aggregate.Table) []baselineView {
-	sets, order := qaBaselineSets(t)
-	if len(order) == 0 {
+// constant letter, leak heuristic) from the baselines of its sets
+// (qaTableSets); nil when no set has any.
+func qaBaselines(t *aggregate.Table, recs map[results.Benchmark]*qaSetRecord) []baselineView {
+	if len(recs) == 0 {
 		return nil
+	}
+	sets := map[results.Benchmark]*qaaudit.Baselines{}
+	for bench, r := range recs {
+		sets[bench] = &r.baselines
 	}
 	per := func(f func(b *qaaudit.Baselines) string) string {
 		var parts []string
@@ -97,28 +100,67 @@ func qaBaselines(t *aggregate.Table) []baselineView {
 	return rows
 }
 
-// qaBaselineSets returns the baselines of a QA table's sets, by benchmark,
-// from the first aggregated run of each benchmark in table order that
-// records them, and the benchmarks found in that order.
-func qaBaselineSets(t *aggregate.Table) (map[results.Benchmark]*qaaudit.Baselines, []results.Benchmark) {
-	sets := map[results.Benchmark]*qaaudit.Baselines{}
-	var order []results.Benchmark
+// qaSetRecord is what the runner's runs of one set of a QA table record
+// of the set: its baselines and, for a variant, its marker.
+type qaSetRecord struct {
+	baselines qaaudit.Baselines
+	variant   *qaaudit.VariantInfo // nil: the set as published
+	run       string               // the first run recording them
+}
+
+// trustedQARun reports whether a run's QA extensions are taken as a
+// description of its question set: the run was made by this project's
+// runner (provenance runner, or a rescoring of a runner run), which
+// derives them from the very items it asked.
+func trustedQARun(r *results.Run) bool {
+	return r.Provenance.Kind == results.ProvenanceRunner ||
+		r.Provenance.Kind == results.ProvenanceRescored && r.Provenance.Origin == results.ProvenanceRunner
+}
+
+// qaTableSets returns, by benchmark, what the aggregated runs of a QA
+// table's rows record of their set (qaaudit.ExtensionBaselines and
+// qaaudit.ExtensionVariant), read only from trusted runs (trustedQARun)
+// that record baselines; other runs add nothing. A set whose runs
+// disagree (other baselines, another variant marker, or a marker on some
+// and not on others) gets nothing, and one warning per such set names the
+// table, the benchmark and two runs that differ.
+func qaTableSets(t *aggregate.Table) (map[results.Benchmark]*qaSetRecord, []string) {
+	recs := map[results.Benchmark]*qaSetRecord{}
+	bad := map[results.Benchmark]bool{}
+	var warnings []string
 	for _, row := range t.Rows {
+		if row.Reference {
+			continue
+		}
 		for _, c := range row.Configurations {
-			if sets[c.Key.Benchmark] != nil {
-				continue
-			}
+			bench := c.Key.Benchmark
 			for _, r := range c.RunsWith(aggregate.StatusAggregated) {
-				var b qaaudit.Baselines
-				if runExtension(&r.File.Run, qaaudit.ExtensionBaselines, &b) && b.Questions > 0 {
-					sets[c.Key.Benchmark] = &b
-					order = append(order, c.Key.Benchmark)
-					break
+				run := &r.File.Run
+				var rec qaSetRecord
+				if bad[bench] || !trustedQARun(run) || !runExtension(run, qaaudit.ExtensionBaselines, &rec.baselines) || rec.baselines.Questions == 0 {
+					continue
+				}
+				rec.run = run.RunID
+				var vi qaaudit.VariantInfo
+				if runExtension(run, qaaudit.ExtensionVariant, &vi) {
+					rec.variant = &vi
+				}
+				first := recs[bench]
+				if first == nil {
+					recs[bench] = &rec
+					continue
+				}
+				if first.baselines != rec.baselines || (first.variant == nil) != (rec.variant == nil) ||
+					(first.variant != nil && *first.variant != *rec.variant) {
+					bad[bench] = true
+					delete(recs, bench)
+					warnings = append(warnings, fmt.Sprintf("QA table %s: the runs of %s disagree on their question set's baselines or variant (runs %s and %s); the table shows neither",
+						t.ID, bench, first.run, rec.run))
 				}
 			}
 		}
 	}
-	return sets, order
+	return recs, warnings
 }
 
 // BaselinesCSV returns a QA table's baselines as CSV, nil when no run of
@@ -127,8 +169,8 @@ func qaBaselineSets(t *aggregate.Table) (map[results.Benchmark]*qaaudit.Baseline
 // The uniform guess's correct is the expected count questions / 4;
 // percentages have 4 decimals.
 func BaselinesCSV(t *aggregate.Table) []byte {
-	sets, _ := qaBaselineSets(t)
-	if len(sets) == 0 {
+	recs, _ := qaTableSets(t)
+	if len(recs) == 0 {
 		return nil
 	}
 	var buf bytes.Buffer
@@ -136,10 +178,11 @@ func BaselinesCSV(t *aggregate.Table) []byte {
 	w.Write([]string{"table", "benchmark", "benchmark_version", "question_set", "baseline", "letter", "correct", "questions", "percent"})
 	f4 := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 	for _, bench := range []results.Benchmark{results.BenchmarkQACode, results.BenchmarkQADoc} {
-		b := sets[bench]
-		if b == nil {
+		rec := recs[bench]
+		if rec == nil {
 			continue
 		}
+		b := &rec.baselines
 		n := strconv.Itoa(b.Questions)
 		row := func(name, letter, correct string, pct float64) {
 			w.Write([]string{t.ID, string(bench), t.BenchmarkVersion, t.QuestionSet, name, letter, correct, n, f4(pct)})
@@ -218,4 +261,105 @@ func tableConfigurations(t *aggregate.Table) []*aggregate.Configuration {
 		}
 	}
 	return out
+}
+
+// qaVariantCaption says in words what a variant table is, from the
+// variant markers its sets' runs record (qaTableSets; never from the
+// question set's name): per variant, which set it derives from, by which
+// derivation, and what changed, per benchmark. "" when no set of the table
+// is a variant.
+func qaVariantCaption(recs map[results.Benchmark]*qaSetRecord) string {
+	type group struct {
+		v       qaaudit.VariantInfo
+		details []string
+	}
+	var groups []*group
+	for _, bench := range []results.Benchmark{results.BenchmarkQACode, results.BenchmarkQADoc} {
+		rec := recs[bench]
+		if rec == nil || rec.variant == nil {
+			continue
+		}
+		v := *rec.variant
+		var d string
+		switch v.Variant {
+		case qaaudit.VariantBalanced:
+			var ls []string
+			for i, n := range rec.baselines.Letters {
+				ls = append(ls, fmt.Sprintf("%s %d", datasets.QALetters[i], n))
+			}
+			d = fmt.Sprintf("%s: %s of %d", setName(bench), strings.Join(ls, ", "), v.Questions)
+		case qaaudit.VariantClean:
+			d = fmt.Sprintf("%s: %d of %d items, %s and %s left out", setName(bench), v.Questions, v.OfQuestions,
+				count(v.Malformed, "malformed item", "malformed items"), count(v.Leaked, "leaked item", "leaked items"))
+		default:
+			d = fmt.Sprintf("%s: %d of %d items", setName(bench), v.Questions, v.OfQuestions)
+		}
+		var g *group
+		for _, x := range groups {
+			if x.v.Variant == v.Variant && x.v.Of == v.Of && x.v.Algorithm == v.Algorithm {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &group{v: v}
+			groups = append(groups, g)
+		}
+		g.details = append(g.details, d)
+	}
+	if len(groups) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, g := range groups {
+		head := fmt.Sprintf("A %s variant of question set %s (derivation %d)", g.v.Variant, g.v.Of, g.v.Algorithm)
+		switch g.v.Variant {
+		case qaaudit.VariantBalanced:
+			parts = append(parts, head+": each item's four choice texts were permuted, deterministically, so that each letter is correct for a quarter of the items ("+
+				strings.Join(g.details, "; ")+"); the questions, correct texts and distractors are unchanged")
+		case qaaudit.VariantClean:
+			parts = append(parts, head+": the set without its malformed and its leaked items ("+strings.Join(g.details, "; ")+")")
+		default:
+			parts = append(parts, head+" ("+strings.Join(g.details, "; ")+")")
+		}
+	}
+	return strings.Join(parts, ". ") + ". Its scores are not comparable with those of the set as published, nor averaged with them."
+}
+
+// SampleConstantC is the accuracy (%, one decimal) of always answering C
+// on the real 240-item sample of MatTools' QA sets (120 code items, 120 doc
+// items, a third party's random sample), as cmd/audit-qa measures it
+// (docs/qa-validity.md); TestSampleConstantC recomputes it from the sample
+// ($MATTOOLS_QA_SAMPLE).
+var SampleConstantC = map[results.Benchmark]float64{results.BenchmarkQACode: 48.3, results.BenchmarkQADoc: 49.2}
+
+// qaNoBaselinesNote says why a QA table has no baseline rows and what the
+// keys' bias is, measured elsewhere: runs imported from MatTools' CSVs
+// hold no questions, so their set's letters cannot be counted here.
+func qaNoBaselinesNote(t *aggregate.Table) string {
+	imported := true
+	for _, c := range tableConfigurations(t) {
+		for _, r := range c.RunsWith(aggregate.StatusAggregated) {
+			if trustedQARun(&r.File.Run) {
+				imported = false
+			}
+		}
+	}
+	why := "No baseline rows: no run of this table records its question set's baselines (only this project's runner records them)."
+	if imported {
+		why = "No baseline rows: runs imported from MatTools' CSVs hold no questions, so their set's correct letters cannot be counted here."
+	}
+	return fmt.Sprintf("%s The keys are far from uniform: measured by cmd/audit-qa on a 240-item sample of these sets (120 code, 120 doc items), "+
+		"always answering C scores %.1f %% on code and %.1f %% on doc, against 25 %% for a random guess.",
+		why, SampleConstantC[results.BenchmarkQACode], SampleConstantC[results.BenchmarkQADoc])
+}
+
+// qaBoardHasBaselines reports whether a table of the edition's QA board
+// shows baselines.
+func (v *views) qaBoardHasBaselines() bool {
+	for _, t := range v.lb.Tables[aggregate.BoardQA] {
+		if recs, _ := qaTableSets(t); len(recs) > 0 {
+			return true
+		}
+	}
+	return false
 }

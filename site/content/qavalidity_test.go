@@ -2,9 +2,13 @@ package content
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/datasets/qaaudit"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
@@ -14,6 +18,13 @@ import (
 // qaRunnerRun returns a runner QA run of the question set "sample-balanced"
 // of 120 items, correct strict / lenient, with the given extensions.
 func qaRunnerRun(t *testing.T, bench results.Benchmark, round, correct, lenient int, b qaaudit.Baselines, f qaaudit.Format) *results.File {
+	t.Helper()
+	vi := qaaudit.VariantInfo{Variant: qaaudit.VariantBalanced, Algorithm: qaaudit.VariantAlgorithm, Of: "sample", OfQuestions: 120, Questions: 120}
+	return qaRunWith(t, bench, round, correct, lenient, map[string]any{qaaudit.ExtensionBaselines: b, qaaudit.ExtensionFormat: f, qaaudit.ExtensionVariant: vi})
+}
+
+// qaRunWith is qaRunnerRun with the given extensions.
+func qaRunWith(t *testing.T, bench results.Benchmark, round, correct, lenient int, ext map[string]any) *results.File {
 	t.Helper()
 	var base *results.File
 	for _, x := range sitetest.Runs() {
@@ -27,9 +38,10 @@ func qaRunnerRun(t *testing.T, bench results.Benchmark, round, correct, lenient 
 	r.ScoringProtocol, r.Provenance = results.ProtocolQAV1, results.Provenance{Kind: results.ProvenanceRunner}
 	r.QuestionSet = results.QuestionSet{Name: "sample-balanced", Questions: 120}
 	r.Totals = results.Totals{Scored: true, Questions: 120, Correct: &correct, CorrectLenient: &lenient}
-	bj, _ := json.Marshal(b)
-	fj, _ := json.Marshal(f)
-	r.Extensions = map[string]json.RawMessage{qaaudit.ExtensionBaselines: bj, qaaudit.ExtensionFormat: fj}
+	r.Extensions = map[string]json.RawMessage{}
+	for k, v := range ext {
+		r.Extensions[k], _ = json.Marshal(v)
+	}
 	r.RunID = results.MakeRunID(&r)
 	return &results.File{Run: r}
 }
@@ -66,8 +78,24 @@ func TestQABoardBaselinesAndFormats(t *testing.T) {
 		}
 		t.Fatal("missing QA tables")
 	}
-	if imported.Baselines != nil || imported.Formats != nil || imported.BaselinesCSV != "" {
-		t.Errorf("imported table has baselines %v formats %v", imported.Baselines, imported.Formats)
+	if imported.Baselines != nil || imported.Formats != nil || imported.BaselinesCSV != "" || imported.QAVariant != "" {
+		t.Errorf("imported table has baselines %v formats %v variant %q", imported.Baselines, imported.Formats, imported.QAVariant)
+	}
+	// The imported table says why it has no baselines and what the keys' bias is.
+	for _, w := range []string{"runs imported from MatTools' CSVs hold no questions", "240-item sample", "cmd/audit-qa",
+		"always answering C scores 48.3 % on code and 49.2 % on doc"} {
+		if !strings.Contains(imported.QANote, w) {
+			t.Errorf("imported table's note %q lacks %q", imported.QANote, w)
+		}
+	}
+	// The variant table says what it is, from the runs' marker.
+	if want := "A balanced variant of question set sample (derivation 1): each item's four choice texts were permuted, deterministically, " +
+		"so that each letter is correct for a quarter of the items (code: A 30, B 30, C 30, D 30 of 120; doc: A 30, B 30, C 30, D 30 of 120); " +
+		"the questions, correct texts and distractors are unchanged. Its scores are not comparable with those of the set as published, nor averaged with them."; got.QAVariant != want || got.QANote != "" {
+		t.Errorf("variant caption %q, want %q (note %q)", got.QAVariant, want, got.QANote)
+	}
+	if len(v.e.Warnings) != 0 {
+		t.Errorf("warnings %q", v.e.Warnings)
 	}
 	// Columns: code accuracy, doc accuracy, code lenient, doc lenient.
 	want := []struct {
@@ -124,5 +152,75 @@ func TestQABoardBaselinesAndFormats(t *testing.T) {
 	}
 	if f := v.qaFormats(confs); len(f) != 2 || f[0] != c {
 		t.Errorf("model page formats %+v", f)
+	}
+}
+
+// TestQABaselinesOnlyFromAgreeingRunnerRuns: a run not made by the runner
+// adds no baselines however it is labelled; runner runs of one set that
+// disagree give the set none and a warning naming the runs; a clean
+// variant's caption counts the items it left out.
+func TestQABaselinesOnlyFromAgreeingRunnerRuns(t *testing.T) {
+	b := qaaudit.Baselines{Questions: 91, Letters: [4]int{6, 30, 44, 11}, ConstantLetter: "C", ConstantCorrect: 44, LeakCorrect: 44}
+	clean := qaaudit.VariantInfo{Variant: qaaudit.VariantClean, Algorithm: qaaudit.VariantAlgorithm, Of: "sample", OfQuestions: 120, Questions: 91, Malformed: 5, Leaked: 24}
+	ext := map[string]any{qaaudit.ExtensionBaselines: b, qaaudit.ExtensionVariant: clean}
+	submitted := qaRunWith(t, results.BenchmarkQADoc, 1, 40, 40, ext)
+	submitted.Run.Provenance = results.Provenance{Kind: results.ProvenanceSubmitted}
+	submitted.Run.RunID = results.MakeRunID(&submitted.Run)
+	other := b
+	other.LeakCorrect = 50
+	runs := []*results.File{qaRunWith(t, results.BenchmarkQACode, 1, 40, 40, ext), qaRunWith(t, results.BenchmarkQACode, 2, 41, 41, ext),
+		qaRunWith(t, results.BenchmarkQADoc, 1, 40, 40, map[string]any{qaaudit.ExtensionBaselines: other, qaaudit.ExtensionVariant: clean}),
+		qaRunWith(t, results.BenchmarkQADoc, 2, 40, 40, ext), submitted}
+	lb := aggregate.Build(runs, aggregate.DefaultCatalog())
+	if len(lb.Tables[aggregate.BoardQA]) != 1 {
+		t.Fatalf("%d QA tables", len(lb.Tables[aggregate.BoardQA]))
+	}
+	tab := lb.Tables[aggregate.BoardQA][0]
+	recs, warnings := qaTableSets(tab)
+	if len(recs) != 1 || recs[results.BenchmarkQACode] == nil || recs[results.BenchmarkQACode].baselines != b {
+		t.Errorf("sets %+v, want code only", recs)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "qa-doc disagree") || !strings.Contains(warnings[0], runs[2].Run.RunID) ||
+		!strings.Contains(warnings[0], runs[3].Run.RunID) {
+		t.Errorf("warnings %q", warnings)
+	}
+	v := newViews(&Edition{Leaderboard: lb})
+	tv := v.table(tab)
+	if len(v.e.Warnings) != 1 || len(tv.Baselines) != 3 || tv.Baselines[2].Cells[0] != "48.35" || tv.Baselines[2].Cells[1] != "" {
+		t.Errorf("warnings %q, baselines %+v", v.e.Warnings, tv.Baselines)
+	}
+	if want := "A clean variant of question set sample (derivation 1): the set without its malformed and its leaked items " +
+		"(code: 91 of 120 items, 5 malformed items and 24 leaked items left out). Its scores are not comparable with those of the set as published, nor averaged with them."; tv.QAVariant != want {
+		t.Errorf("caption %q, want %q", tv.QAVariant, want)
+	}
+	// A frozen release whose QA board has no baselines shows no note (the
+	// releases cut before stay as they were); the preview does.
+	imp := aggregate.Build(sitetest.Runs(), aggregate.DefaultCatalog())
+	for _, frozen := range []bool{true, false} {
+		v := newViews(&Edition{Leaderboard: imp, Frozen: frozen})
+		for _, tab := range imp.Tables[aggregate.BoardQA] {
+			if note := v.table(tab).QANote; (note != "") == frozen {
+				t.Errorf("frozen %v: note %q", frozen, note)
+			}
+		}
+	}
+}
+
+// TestSampleConstantC: the figures the QA board quotes are those the audit
+// measures on the real sample.
+func TestSampleConstantC(t *testing.T) {
+	dir := os.Getenv("MATTOOLS_QA_SAMPLE")
+	if dir == "" {
+		t.Skip("MATTOOLS_QA_SAMPLE is not set (the folder with qa_120.json and qa_doc_120.json; CI sets it)")
+	}
+	for bench, file := range map[results.Benchmark]string{results.BenchmarkQACode: "qa_120.json", results.BenchmarkQADoc: "qa_doc_120.json"} {
+		set, err := datasets.LoadQA(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := qaaudit.Audit(file, set)
+		if got := fmt.Sprintf("%.1f", r.Percent(r.Letters[2])); len(set.Questions) != 120 || got != fmt.Sprintf("%.1f", SampleConstantC[bench]) {
+			t.Errorf("%s: %d items, C %s %%, the site says %.1f %%", file, len(set.Questions), got, SampleConstantC[bench])
+		}
 	}
 }

@@ -180,6 +180,13 @@ type tableView struct {
 	Baselines    []baselineView `json:"baselines,omitempty"`
 	BaselinesCSV string         `json:"baselines_csv,omitempty"` // their download (BaselinesCSV)
 	Formats      []formatView   `json:"formats,omitempty"`
+	// QAVariant says what a variant table is (qaVariantCaption) and QANote
+	// why a QA table has no baselines (qaNoBaselinesNote); each links to
+	// the methodology's QA validity section. QANote is shown on the
+	// preview, or on a release whose QA board has a table with baselines,
+	// so that the releases cut before stay as they were.
+	QAVariant string `json:"qa_variant,omitempty"`
+	QANote    string `json:"qa_note,omitempty"`
 }
 
 func questionSetText(t *aggregate.Table) string {
@@ -274,9 +281,14 @@ func (v *views) table(t *aggregate.Table) *tableView {
 		v.insertPaperRows(t, tv)
 	}
 	if t.Board == aggregate.BoardQA {
-		if tv.Baselines = qaBaselines(t); tv.Baselines != nil {
+		recs, warnings := qaTableSets(t)
+		v.e.Warnings = append(v.e.Warnings, warnings...)
+		if tv.Baselines = qaBaselines(t, recs); tv.Baselines != nil {
 			tv.BaselinesCSV = "downloads/tables/" + t.ID + "-baselines.csv"
+		} else if !v.e.Frozen || v.qaBoardHasBaselines() {
+			tv.QANote = qaNoBaselinesNote(t)
 		}
+		tv.QAVariant = qaVariantCaption(recs)
 		tv.Formats = v.qaFormats(tableConfigurations(t))
 	}
 	return tv
