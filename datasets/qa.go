@@ -190,7 +190,7 @@ func (q *QAQuestion) setChoices(choices map[string]string) error {
 		q.Choices[i] = c
 	}
 	for k := range choices {
-		if !slices.Contains(QALetters, k) {
+		if !slices.Contains(QALetters[:], k) {
 			q.ExtraChoices = append(q.ExtraChoices, k)
 		}
 	}
@@ -198,8 +198,9 @@ func (q *QAQuestion) setChoices(choices map[string]string) error {
 	return nil
 }
 
-// QALetters are the letters of a QA item's four choices, in order.
-var QALetters = []string{"A", "B", "C", "D"}
+// QALetters are the letters of a QA item's four choices, in order (an
+// array, so that no caller can share and change its backing store).
+var QALetters = [4]string{"A", "B", "C", "D"}
 
 func unzipJSON(raw []byte) ([]byte, error) {
 	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))

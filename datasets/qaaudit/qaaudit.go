@@ -160,7 +160,7 @@ func LeakedLoose(q *datasets.QAQuestion) bool {
 	return appears(q.Question, Text(q.Choices[i], q.CorrectAnswer), false)
 }
 
-func letterIndex(l string) int { return slices.Index(datasets.QALetters, l) }
+func letterIndex(l string) int { return slices.Index(datasets.QALetters[:], l) }
 
 // Flag is one item failing one rule.
 type Flag struct {

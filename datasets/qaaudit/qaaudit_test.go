@@ -143,8 +143,8 @@ func TestBalancedSample(t *testing.T) {
 			if b.ID != o.ID || b.Question != o.Question || b.Index != o.Index {
 				t.Fatalf("%s item %d: identity changed", name, i)
 			}
-			oc := slices.Index(datasets.QALetters, o.CorrectAnswer)
-			bc := slices.Index(datasets.QALetters, b.CorrectAnswer)
+			oc := slices.Index(datasets.QALetters[:], o.CorrectAnswer)
+			bc := slices.Index(datasets.QALetters[:], b.CorrectAnswer)
 			letters[bc]++
 			if oc != bc {
 				moved++
