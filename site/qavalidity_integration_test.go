@@ -80,7 +80,7 @@ temperature = 0
 	// leak heuristic gives 4 of 20 (runner/qavariant_test.go).
 	want := []struct{ label, cells string }{
 		{"Uniform random guess", "25.00  25.00"},
-		{"Best constant letter (code A)", "25.00  25.00"},
+		{"Best constant letter (code A/B/C/D)", "25.00  25.00"},
 		{"Leak heuristic", "20.00  20.00"},
 	}
 	if len(rows) != len(want) {

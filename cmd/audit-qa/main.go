@@ -16,8 +16,12 @@
 //
 //	correct letters: A a% B b% C c% D d% (n items)
 //
-// (percentages to one decimal), then a table of all sets. -csv writes the
-// flagged items, one row per item and rule: set,item_index,item,source,rule.
+// (percentages to one decimal; a best constant letter tied with another is
+// followed by "(tie)"), then a table of all sets. -csv writes the flagged
+// items, one row per item and rule: set,item_index,item,source,rule, where
+// item_index is the item's 0-based position in the set (upstream's
+// documents' questions, flattened in order) and item its id. Two SETs of
+// one name are an error.
 // -variants writes, per set, DIR/<set>.balanced.json and DIR/<set>.clean.json:
 // the item lists of the two variants (flattened, with each item's id), the
 // same lists the runner derives for qa_sets.<benchmark>.variant. Writes are
@@ -86,6 +90,15 @@ func audit(args []string, stdout, stderr io.Writer) error {
 	files, err := expand(inputs)
 	if err != nil {
 		return err
+	}
+	// A set is named by its file; two files of one name would write the
+	// same variant files and mix in the CSV.
+	named := map[string]string{}
+	for _, f := range files {
+		if other, dup := named[setName(f)]; dup {
+			return fmt.Errorf("%s and %s: both name the set %q (a set is named by its file name without .zip and .json); rename one", other, f, setName(f))
+		}
+		named[setName(f)] = f
 	}
 	var reports []*qaaudit.Report
 	for _, f := range files {
@@ -163,13 +176,22 @@ func setName(file string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(filepath.Base(file), ".zip"), ".json")
 }
 
+// constant is the best constant letter, " (tie)" after it when another
+// letter is correct as often.
+func constant(b qaaudit.Baselines) string {
+	if b.ConstantTied() {
+		return b.ConstantLetter + " (tie)"
+	}
+	return b.ConstantLetter
+}
+
 func pct(r *qaaudit.Report, k int) string { return strconv.FormatFloat(r.Percent(k), 'f', 1, 64) + "%" }
 
 func writeReport(w io.Writer, file string, r *qaaudit.Report) {
 	b := r.Baselines()
 	fmt.Fprintf(w, "set %s (%s)\n", r.Set, file)
 	fmt.Fprintln(w, r.LettersLine())
-	fmt.Fprintf(w, "best constant letter: %s %s (%d of %d)\n", b.ConstantLetter, pct(r, b.ConstantCorrect), b.ConstantCorrect, r.N)
+	fmt.Fprintf(w, "best constant letter: %s %s (%d of %d)\n", constant(b), pct(r, b.ConstantCorrect), b.ConstantCorrect, r.N)
 	var parts []string
 	for _, rule := range qaaudit.MalformedRules {
 		parts = append(parts, fmt.Sprintf("%s %d", rule, r.ByRule[rule]))
@@ -177,7 +199,7 @@ func writeReport(w io.Writer, file string, r *qaaudit.Report) {
 	fmt.Fprintf(w, "malformed: %d items (%s): %s\n", r.Malformed, pct(r, r.Malformed), strings.Join(parts, ", "))
 	fmt.Fprintf(w, "leaked: strict %d (%s), loose %d (%s)\n", r.LeakedStrict, pct(r, r.LeakedStrict), r.LeakedLoose, pct(r, r.LeakedLoose))
 	fmt.Fprintf(w, "duplicate questions: %d (%s)\n", r.Duplicates, pct(r, r.Duplicates))
-	fmt.Fprintf(w, "baselines: uniform guess 25.0%%, constant %s %s, leak heuristic %s\n", b.ConstantLetter, pct(r, b.ConstantCorrect), pct(r, b.LeakCorrect))
+	fmt.Fprintf(w, "baselines: uniform guess 25.0%%, constant %s %s, leak heuristic %s\n", constant(b), pct(r, b.ConstantCorrect), pct(r, b.LeakCorrect))
 	fmt.Fprintln(w)
 }
 
@@ -188,7 +210,7 @@ func writeTable(w io.Writer, reports []*qaaudit.Report) {
 		b := r.Baselines()
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s %s | %d | %d | %d | %d | %s |\n", r.Set, r.N,
 			pct(r, r.Letters[0]), pct(r, r.Letters[1]), pct(r, r.Letters[2]), pct(r, r.Letters[3]),
-			b.ConstantLetter, pct(r, b.ConstantCorrect), r.Malformed, r.LeakedStrict, r.LeakedLoose, r.Duplicates, pct(r, b.LeakCorrect))
+			constant(b), pct(r, b.ConstantCorrect), r.Malformed, r.LeakedStrict, r.LeakedLoose, r.Duplicates, pct(r, b.LeakCorrect))
 	}
 }
 

@@ -129,3 +129,35 @@ func TestAuditSample(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditTieAndDuplicateNames: a tie for the best constant letter says
+// so; two SETs of one name (in two folders) are refused, naming both.
+func TestAuditTieAndDuplicateNames(t *testing.T) {
+	dir := t.TempDir()
+	// Two items keyed A, two keyed B: A and B tie at 50 %.
+	tie := `[
+ {"source_file": "pymatgen/a.py", "question": "q1", "choices": {"A": "A. one", "B": "B. two", "C": "C. three", "D": "D. four"}, "correct_answer": "A"},
+ {"source_file": "pymatgen/a.py", "question": "q2", "choices": {"A": "A. one", "B": "B. two", "C": "C. three", "D": "D. four"}, "correct_answer": "B"},
+ {"source_file": "pymatgen/a.py", "question": "q3", "choices": {"A": "A. one", "B": "B. two", "C": "C. three", "D": "D. four"}, "correct_answer": "A"},
+ {"source_file": "pymatgen/a.py", "question": "q4", "choices": {"A": "A. one", "B": "B. two", "C": "C. three", "D": "D. four"}, "correct_answer": "B"}]`
+	a, b := filepath.Join(dir, "x", "set.json"), filepath.Join(dir, "y", "set.json")
+	for _, p := range []string{a, b} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(tie), 0o644)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{a}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"best constant letter: A (tie) 50.0% (2 of 4)\n", "constant A (tie) 50.0%", "| set | 4 | 50.0% | 50.0% | 0.0% | 0.0% | A (tie) 50.0% |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{a, filepath.Join(dir, "y")}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), a+" and "+b+`: both name the set "set"`) {
+		t.Errorf("two sets named set: exit %d, %q", code, errb.String())
+	}
+}

@@ -290,6 +290,19 @@ type Baselines struct {
 	LeakCorrect int `json:"leak_correct"`
 }
 
+// ConstantTied reports whether another letter is correct as often as
+// ConstantLetter (a tie, broken by the first letter): then always answering
+// either scores the same.
+func (b Baselines) ConstantTied() bool {
+	n := 0
+	for _, c := range b.Letters {
+		if c == b.ConstantCorrect {
+			n++
+		}
+	}
+	return n > 1
+}
+
 // ExtensionBaselines is the results.Run.Extensions key of a QA run's Baselines.
 const ExtensionBaselines = "qa_baselines"
 

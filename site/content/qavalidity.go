@@ -85,8 +85,8 @@ func qaBaselines(t *aggregate.Table, recs map[results.Benchmark]*qaSetRecord) []
 		{Label: "Uniform random guess",
 			Formula: "expected accuracy of a uniformly random letter: 1/4 of the items, whatever the key",
 			Cells:   cellsOf(t, sets, func(*qaaudit.Baselines) float64 { return 25 })},
-		{Label: "Best constant letter (" + per(func(b *qaaudit.Baselines) string { return b.ConstantLetter }) + ")",
-			Formula: "always the set's most frequent correct letter: its items / all items (" +
+		{Label: "Best constant letter (" + per(tiedLetters) + ")",
+			Formula: "always the set's most frequent correct letter (letters joined by / tie: each scores the same): its items / all items (" +
 				per(func(b *qaaudit.Baselines) string {
 					return fmt.Sprintf("%s %d/%d", b.ConstantLetter, b.ConstantCorrect, b.Questions)
 				}) + ")",
@@ -98,6 +98,21 @@ func qaBaselines(t *aggregate.Table, recs map[results.Benchmark]*qaSetRecord) []
 			Cells: cellsOf(t, sets, func(b *qaaudit.Baselines) float64 { return stats.Percent(b.LeakCorrect, b.Questions) })},
 	}
 	return rows
+}
+
+// tiedLetters is the best constant letter of b, or the letters that tie
+// for it joined by "/" (e.g. "A/B/C/D" on a balanced set).
+func tiedLetters(b *qaaudit.Baselines) string {
+	if !b.ConstantTied() {
+		return b.ConstantLetter
+	}
+	var ls []string
+	for i, n := range b.Letters {
+		if n == b.ConstantCorrect {
+			ls = append(ls, datasets.QALetters[i])
+		}
+	}
+	return strings.Join(ls, "/")
 }
 
 // qaSetRecord is what the runner's runs of one set of a QA table record
