@@ -1,10 +1,12 @@
 package content
 
 // The QA board's validity rows: the baselines a question set gives without
-// a model and the format diagnostics of each QA configuration, both read
-// from what the runner records on a QA run (results.Run.Extensions, keys
-// qaaudit.ExtensionBaselines and qaaudit.ExtensionFormat; datasets/qaaudit,
-// docs/qa-validity.md). Runs without them (imported, older) add nothing.
+// a model, the caption of a variant table and the format diagnostics of
+// each QA configuration, read from what the runner records on a QA run
+// (results.Run.Extensions, keys qaaudit.ExtensionBaselines,
+// qaaudit.ExtensionVariant and qaaudit.ExtensionFormat; datasets/qaaudit,
+// docs/qa-validity.md). Runs without them (imported, older) add nothing; a
+// table without baselines gets a note saying why (qaNoBaselinesNote).
 
 import (
 	"bytes"
