@@ -64,9 +64,9 @@ temperature = 0
 		t.Fatalf("QA board lacks the balanced table")
 	}
 	// The table says what it is, from the runs' variant marker, and links to the methodology.
-	if !strings.Contains(board, `<p class="table-caption qa-variant">A balanced variant of question set sample-20 (derivation 1): each item's four choice texts were permuted, deterministically, so that each letter is correct for a quarter of the items (code: A 5, B 5, C 5, D 5 of 20)`) ||
+	if !strings.Contains(board, `<p class="table-caption qa-variant">A balanced variant of question set sample-20 (derivation 1): each item&#39;s four choice texts were permuted, deterministically, so that each letter is correct for a quarter of the items (code: A 5, B 5, C 5, D 5 of 20)`) ||
 		!strings.Contains(board, `nor averaged with them. <a href="../methodology/#qa-validity">QA validity</a>.</p>`) {
-		t.Errorf("QA board lacks the variant caption")
+		t.Errorf("QA board lacks the variant caption: %q", regexp.MustCompile(`<p class="table-caption qa-variant">.*</p>`).FindString(board))
 	}
 	cells := func(row string) string {
 		var out []string
