@@ -17,6 +17,8 @@ const module = "github.com/mattools-leaderboard/leaderboard/"
 // not listed here may import nothing of the project until it is added.
 var allowed = map[string][]string{
 	"datasets":              []string{},
+	"datasets/qaaudit":      []string{"datasets"},
+	"cmd/audit-qa":          []string{"datasets", "datasets/qaaudit", "results"},
 	"results":               []string{},
 	"results/stats":         []string{},
 	"internal/version":      []string{},
@@ -29,7 +31,7 @@ var allowed = map[string][]string{
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
 	// LLM client from the runner; scoring never calls an LLM.
-	"runner":                []string{"datasets", "datasets/corpus", "results", "internal/version", "internal/words", "runner/graphrag", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
+	"runner":                []string{"datasets", "datasets/corpus", "datasets/qaaudit", "results", "internal/version", "internal/words", "runner/graphrag", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
 	"runner/plan":           []string{"results"},
 	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "runner/internal/pystr", "runner/llm", "runner/retrieval"},
 	"runner/retrieval":      []string{"datasets/corpus", "runner/internal/pystr", "runner/llm"},
@@ -48,7 +50,7 @@ var allowed = map[string][]string{
 	"site/paperonly": []string{"results"},
 	"site/aggregate": []string{"internal/words", "results", "results/stats"},
 	"site/plots":     []string{"results", "site/aggregate", "site/paperonly"},
-	"site/content":   []string{"datasets", "internal/words", "results", "results/stats", "results/submission", "site/aggregate", "site/apicheck", "site/paperonly", "site/plots"},
+	"site/content":   []string{"datasets", "datasets/qaaudit", "internal/words", "results", "results/stats", "results/submission", "site/aggregate", "site/apicheck", "site/paperonly", "site/plots"},
 	// issue 18: the static hallucinated-API check's committed store (a leaf) and its updater.
 	"site/apicheck":  []string{},
 	"cmd/check-api":  []string{"internal/words", "results", "site/apicheck"},

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -38,6 +39,9 @@ type QAQuestion struct {
 	// letter prefix ("A. …"), as MatTools' prompt shows them.
 	Choices       [4]string
 	CorrectAnswer string // "A"–"D"
+	// ExtraChoices are the keys of the item's choices other than A–D, sorted
+	// (a malformed item; the prompt never shows them).
+	ExtraChoices []string
 }
 
 // QASet is a loaded QA question set.
@@ -54,6 +58,17 @@ type QASet struct {
 //	{"source": {"page_content": …, "metadata": {"code_source_file": …, "name": …, …}},
 //	 "questions": [{"question_id": "1", "question": …,
 //	                "choices": {"A": "A. …", "B": …, "C": …, "D": …}, "correct_answer": "A"}, …]}
+//
+// It also reads the flattened list of items that third parties publish
+// (one object per question, the fields of upstream's items):
+//
+//	[{"source_file": "pymatgen/<file>.py", "question": …, "choices": {…}, "correct_answer": "C"}, …]
+//
+// with an optional "id" (written by cmd/audit-qa for a variant, the item's
+// ID in the set it came from); there an item's Source is its source_file,
+// DocIndex its 0-based position, QuestionID "" and ID, without "id",
+// "<source_file>#<position>". One file holds one form; items are then
+// counted as documents in errors.
 //
 // A path ending in ".zip" is read as the upstream zip: it must hold exactly
 // one ".json" file. Errors are *FormatError naming the file, the 1-based
@@ -75,9 +90,16 @@ func LoadQA(file string) (*QASet, error) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return nil, &FormatError{File: file, Err: errors.New("not a JSON list of documents")}
 	}
+	flat := -1 // unknown, 0 upstream documents, 1 flattened items
 	for doc := 0; dec.More(); doc++ {
 		var d struct {
-			Source struct {
+			// The flattened form's fields.
+			ID            *string           `json:"id"`
+			SourceFile    *string           `json:"source_file"`
+			Question      *string           `json:"question"`
+			Choices       map[string]string `json:"choices"`
+			CorrectAnswer *string           `json:"correct_answer"`
+			Source        struct {
 				Metadata struct {
 					CodeSourceFile *string `json:"code_source_file"`
 					Name           *string `json:"name"`
@@ -99,6 +121,33 @@ func LoadQA(file string) (*QASet, error) {
 		if err := dec.Decode(&d); err != nil {
 			return nil, ferr("", "%v", err)
 		}
+		isFlat := 0
+		if d.SourceFile != nil {
+			isFlat = 1
+		}
+		if flat >= 0 && isFlat != flat {
+			return nil, ferr("", "mixes flattened items (with source_file) and upstream documents (with source)")
+		}
+		flat = isFlat
+		if isFlat == 1 {
+			if d.Question == nil {
+				return nil, ferr("question", "is missing")
+			}
+			if d.CorrectAnswer == nil || len(*d.CorrectAnswer) != 1 || !strings.Contains("ABCD", *d.CorrectAnswer) {
+				return nil, ferr("correct_answer", "must be one of A, B, C, D")
+			}
+			id := *d.SourceFile + "#" + strconv.Itoa(doc)
+			if d.ID != nil {
+				id = *d.ID
+			}
+			qq := QAQuestion{Index: len(set.Questions), ID: id, Source: *d.SourceFile, DocIndex: doc,
+				Question: *d.Question, CorrectAnswer: *d.CorrectAnswer}
+			if err := qq.setChoices(d.Choices); err != nil {
+				return nil, ferr("choices."+err.Error(), "is missing")
+			}
+			set.Questions = append(set.Questions, qq)
+			continue
+		}
 		md := d.Source.Metadata
 		if md.CodeSourceFile == nil || md.Name == nil {
 			return nil, ferr("source.metadata", "needs code_source_file and name")
@@ -118,12 +167,8 @@ func LoadQA(file string) (*QASet, error) {
 			}
 			qq := QAQuestion{Index: len(set.Questions), ID: source + "#" + strconv.Itoa(doc) + "." + qid, Source: source,
 				DocIndex: doc, QuestionID: qid, Question: *q.Question, CorrectAnswer: *q.CorrectAnswer}
-			for i, l := range []string{"A", "B", "C", "D"} {
-				c, ok := q.Choices[l]
-				if !ok {
-					return nil, ferr(field+".choices."+l, "is missing")
-				}
-				qq.Choices[i] = c
+			if err := qq.setChoices(q.Choices); err != nil {
+				return nil, ferr(field+".choices."+err.Error(), "is missing")
 			}
 			set.Questions = append(set.Questions, qq)
 		}
@@ -133,6 +178,29 @@ func LoadQA(file string) (*QASet, error) {
 	}
 	return set, nil
 }
+
+// setChoices sets Choices and ExtraChoices from an item's choices; the
+// error is the first missing letter.
+func (q *QAQuestion) setChoices(choices map[string]string) error {
+	for i, l := range QALetters {
+		c, ok := choices[l]
+		if !ok {
+			return errors.New(l)
+		}
+		q.Choices[i] = c
+	}
+	for k := range choices {
+		if !slices.Contains(QALetters[:], k) {
+			q.ExtraChoices = append(q.ExtraChoices, k)
+		}
+	}
+	slices.Sort(q.ExtraChoices)
+	return nil
+}
+
+// QALetters are the letters of a QA item's four choices, in order (an
+// array, so that no caller can share and change its backing store).
+var QALetters = [4]string{"A", "B", "C", "D"}
 
 func unzipJSON(raw []byte) ([]byte, error) {
 	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))

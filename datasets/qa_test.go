@@ -95,3 +95,39 @@ func TestLoadQARejectsBadInputNamingFileDocumentAndField(t *testing.T) {
 		})
 	}
 }
+
+// flatItems is the flattened form: one object per question, the second with
+// an "id" of its own and an extra choice key.
+const flatItems = `[
+ {"source_file": "pymatgen/core/lattice.py", "question": "Q one?", "choices": {"A": "A. a", "B": "B. b", "C": "C. c", "D": "D. d"}, "correct_answer": "B"},
+ {"id": "pymatgen/x.py/f#3.2", "source_file": "pymatgen/x.py", "question": "Q two?", "choices": {"A": "A. a", "B": "B. b", "C": "C. c", "D": "D. d", "E": "E. e"}, "correct_answer": "D"}
+]`
+
+func TestLoadQAFlattened(t *testing.T) {
+	set, err := LoadQA(writeFile(t, "flat.json", flatItems))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Questions) != 2 {
+		t.Fatalf("got %d questions", len(set.Questions))
+	}
+	q0, q1 := set.Questions[0], set.Questions[1]
+	if q0.ID != "pymatgen/core/lattice.py#0" || q0.Source != "pymatgen/core/lattice.py" || q0.CorrectAnswer != "B" || q0.Choices[2] != "C. c" || q0.ExtraChoices != nil {
+		t.Errorf("item 0: %+v", q0)
+	}
+	if q1.ID != "pymatgen/x.py/f#3.2" || q1.Index != 1 || q1.DocIndex != 1 || len(q1.ExtraChoices) != 1 || q1.ExtraChoices[0] != "E" {
+		t.Errorf("item 1: %+v", q1)
+	}
+	mixed := strings.Replace(twoDocs, "[\n", "[\n"+strings.Split(flatItems, "\n")[1]+"\n", 1)
+	if _, err := LoadQA(writeFile(t, "mixed.json", mixed)); err == nil || !strings.Contains(err.Error(), "document 2: mixes flattened items") {
+		t.Errorf("mixed forms: err = %v", err)
+	}
+	bad := strings.Replace(flatItems, `"correct_answer": "D"`, `"correct_answer": "d"`, 1)
+	if _, err := LoadQA(writeFile(t, "bad.json", bad)); err == nil || !strings.Contains(err.Error(), "document 2 correct_answer: must be one of A, B, C, D") {
+		t.Errorf("bad answer: err = %v", err)
+	}
+	noD := strings.Replace(flatItems, `, "D": "D. d"}, "correct_answer": "B"`, `}, "correct_answer": "B"`, 1)
+	if _, err := LoadQA(writeFile(t, "nod.json", noD)); err == nil || !strings.Contains(err.Error(), "document 1 choices.D: is missing") {
+		t.Errorf("missing choice: err = %v", err)
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"os"
@@ -44,6 +45,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/datasets/qaaudit"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
@@ -344,11 +346,14 @@ type engine struct {
 	bench   *datasets.Benchmark
 	prompts *systems.Prompts
 	qaSets  map[string]*datasets.QASet
-	ids     map[*datasets.QASet][]string // qaIDs
-	runs    []*prepared
-	nItems  int // items of the runs prepared so far (before sharding)
-	rr      *retrievers
-	graphs  *graphs
+	// qaInfo holds, per loaded QA set (qaKey), its audit's baselines and,
+	// for a variant, its VariantInfo: computed once for all its runs.
+	qaInfo map[string]qaSetInfo
+	ids    map[*datasets.QASet][]string // qaIDs
+	runs   []*prepared
+	nItems int // items of the runs prepared so far (before sharding)
+	rr     *retrievers
+	graphs *graphs
 }
 
 // prepare loads the data the plan needs and builds every run's skeleton.
@@ -372,7 +377,7 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 		// One pool for every client of the run, sized to the concurrency.
 		o.HTTPClient = llm.NewHTTPClient(max(o.Plan.Concurrency, llm.DefaultConns))
 	}
-	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}, rr: newRetrievers(o), graphs: newGraphs(o)}
+	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}, qaInfo: map[string]qaSetInfo{}, rr: newRetrievers(o), graphs: newGraphs(o)}
 	e.rr.dry = dry
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -388,7 +393,7 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 				return nil, err
 			}
 		}
-		if pr.Benchmark.IsQA() && e.qaSets[pr.QA.Path] == nil {
+		if pr.Benchmark.IsQA() && e.qaSets[qaKey(pr.QA)] == nil {
 			set, err := datasets.LoadQA(pr.QA.Path)
 			if err != nil {
 				return nil, err
@@ -398,7 +403,16 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 				return nil, fmt.Errorf("%s: %d questions, but the whole %s set has %d; give the subset a name of its own in qa_sets.%s.name",
 					pr.QA.Path, len(set.Questions), pr.Benchmark, want, pr.Benchmark)
 			}
-			e.qaSets[pr.QA.Path] = set
+			var info qaSetInfo
+			if pr.QA.Variant != "" {
+				vs, vi, err := qaaudit.Variant(set, pr.QA.Variant)
+				if err != nil {
+					return nil, fmt.Errorf("qa_sets.%s.variant: %w", pr.Benchmark, err)
+				}
+				set, info.variant = vs, &vi
+			}
+			info.baselines = qaaudit.Audit(pr.QA.QuestionSetName(), set).Baselines()
+			e.qaSets[qaKey(pr.QA)], e.qaInfo[qaKey(pr.QA)] = set, info
 		}
 		p, err := e.prepareRun(pr)
 		if err != nil {
@@ -519,13 +533,34 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			h.Write([]byte(q.ID + "\x00" + q.Text + "\x00"))
 		}
 	} else {
-		set := e.qaSets[pr.QA.Path]
-		r.QuestionSet = results.QuestionSet{Name: pr.QA.Name, Questions: len(set.Questions)}
+		set := e.qaSets[qaKey(pr.QA)]
+		r.QuestionSet = results.QuestionSet{Name: pr.QA.QuestionSetName(), Questions: len(set.Questions)}
 		p.qa, all = set, len(set.Questions)
-		if pr.QA.Name != results.QuestionSetAll {
+		if r.QuestionSet.Name != results.QuestionSetAll {
 			r.QuestionSet.IDs = e.qaIDs(set) // shared by the runs of the set: not modified
 		}
 		r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: sourcePath(e.o.DataRoot, set.Path), SHA256: set.SHA256})
+		// The baselines of the set as asked (the variant's, for a variant),
+		// which the QA board shows beside the run's accuracy, and for a
+		// variant which one it is, of which set.
+		info := e.qaInfo[qaKey(pr.QA)]
+		ext := map[string]any{qaaudit.ExtensionBaselines: info.baselines}
+		if info.variant != nil {
+			vi := *info.variant
+			vi.Of = pr.QA.Name
+			ext[qaaudit.ExtensionVariant] = vi
+		}
+		r.Extensions = maps.Clone(r.Extensions)
+		if r.Extensions == nil {
+			r.Extensions = map[string]json.RawMessage{}
+		}
+		for k, v := range ext {
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			r.Extensions[k] = b
+		}
 	}
 	p.exists = true
 	for _, protocol := range protocols {
@@ -584,6 +619,15 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 	}
 	return p, nil
 }
+
+// qaSetInfo is what the runs of one loaded QA set record of it.
+type qaSetInfo struct {
+	baselines qaaudit.Baselines
+	variant   *qaaudit.VariantInfo // nil: the set as published
+}
+
+// qaKey keys the loaded QA sets: the file and the variant.
+func qaKey(q *plan.QA) string { return q.Path + "\x00" + q.Variant }
 
 // qaIDs returns the question IDs of set, in order, one slice per set for
 // all the runs that record them (results.QuestionSet.IDs).
@@ -1079,6 +1123,7 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 		}
 	}
 	var qaCorrect, qaLenient int
+	var qaFormat qaaudit.Format
 	// The rows in index order (the items are; a copy is sorted otherwise).
 	items := p.items()
 	byIndex := func(a, b item) int { return a.index - b.index }
@@ -1115,6 +1160,7 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 			addUsage(row.PromptTokens, row.CompletionTokens, l.Calls)
 			qaCorrect += int(row.Correct)
 			qaLenient += int(deref(row.CorrectLenient))
+			qaFormat.Add(derefString(row.ExtractedStrict), derefString(row.ExtractedLenient), derefString(row.CorrectAnswer))
 			err = w.WriteQAItem(row)
 		}
 		if err != nil {
@@ -1124,6 +1170,15 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 	switch {
 	case r.Benchmark.IsQA():
 		r.Totals = results.Totals{Scored: true, Questions: r.QuestionSet.Questions, Correct: &qaCorrect, CorrectLenient: &qaLenient}
+		b, err := json.Marshal(qaFormat)
+		if err != nil {
+			return results.Usage{}, err
+		}
+		r.Extensions = maps.Clone(r.Extensions) // the skeleton's map is shared
+		if r.Extensions == nil {
+			r.Extensions = map[string]json.RawMessage{}
+		}
+		r.Extensions[qaaudit.ExtensionFormat] = b
 	case senv != nil:
 		var missing []string
 		r.Totals, missing = scoring.Tally(outcomes, r.QuestionSet)
@@ -1163,6 +1218,13 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 		return results.Usage{}, err
 	}
 	return *usage, nil
+}
+
+func derefString(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 func deref[T int32 | int64](p *T) T {

@@ -305,6 +305,10 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		if err := content.Write(dirs, e); err != nil {
 			return nil, fmt.Errorf("edition %s: %w", e.Path, err)
 		}
+		for _, w := range e.Warnings {
+			rep.Warnings = append(rep.Warnings, "edition "+e.Path+": "+w)
+			logf("site: warning: edition %s: %s", e.Path, w)
+		}
 		if err := copyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, e.Path, "assets")); err != nil {
 			return nil, err
 		}

@@ -227,6 +227,26 @@ type QA struct {
 	// whole upstream set (checked: 34,621 code / 34,604 doc questions),
 	// otherwise a short name of your own (e.g. "sample-20").
 	Name string `toml:"name"`
+	// Variant is "" (the set as published) or one of QAVariants: "balanced"
+	// (each item's choice texts permuted so that each letter is correct
+	// for a quarter of the items) or "clean" (without the malformed and
+	// leaked items), derived from Path by datasets/qaaudit
+	// (docs/qa-validity.md). A variant is a question set of its own, named
+	// "<name>-<variant>" (QuestionSetName), never averaged with the set.
+	Variant string `toml:"variant"`
+}
+
+// QAVariants are the values of QA.Variant besides "" (datasets/qaaudit's
+// Variants).
+var QAVariants = []string{"balanced", "clean"}
+
+// QuestionSetName is the question-set name the runs of q record: Name, or
+// Name + "-" + Variant for a variant (e.g. "sample-240-balanced").
+func (q QA) QuestionSetName() string {
+	if q.Variant == "" {
+		return q.Name
+	}
+	return q.Name + "-" + q.Variant
 }
 
 // Model is one model under test behind an OpenAI-compatible endpoint.
@@ -432,6 +452,9 @@ func Parse(data []byte, name string) (*Plan, error) {
 		}
 		if qa.Name == "" {
 			qa.Name = results.QuestionSetAll
+		}
+		if qa.Variant != "" && !slices.Contains(QAVariants, qa.Variant) {
+			add("qa_sets."+k+".variant", "unknown variant %q; want one of %v (or none: the set as published)", qa.Variant, QAVariants)
 		}
 		if qa.Path != "" {
 			qa.Path = os.ExpandEnv(qa.Path)

@@ -15,7 +15,7 @@ import (
 )
 
 func TestExamplePlansParse(t *testing.T) {
-	for _, name := range []string{"paper.toml", "paper-rag.toml", "paper-advanced.toml", "replay.toml", "qa-sample.toml"} {
+	for _, name := range []string{"paper.toml", "paper-rag.toml", "paper-advanced.toml", "replay.toml", "qa-sample.toml", "qa-real-sample-balanced.toml", "qa-real-sample-clean.toml"} {
 		t.Run(name, func(t *testing.T) {
 			p, err := Load(filepath.Join("..", "..", "plans", name))
 			if err != nil {
@@ -190,6 +190,7 @@ func TestParseErrorsNameFileAndField(t *testing.T) {
 		{"duplicate model", "[[models]]\nname = \"m\"\nbase_url = \"http://h\"\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "models[1].name: \"m\" appears twice"},
 		{"bad benchmark", "benchmarks = [\"qa\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "benchmarks[0]: unknown benchmark"},
 		{"QA without set", "benchmarks = [\"qa-code\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "qa_sets.qa-code.path: is required"},
+		{"bad QA variant", "benchmarks = [\"qa-code\"]\n[qa_sets.qa-code]\npath = \"x.json\"\nvariant = \"shuffled\"\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "qa_sets.qa-code.variant: unknown variant \"shuffled\"; want one of [balanced clean]"},
 		{"rag without sources", "systems = [\"llm-rag\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "retrieval_sources: is required"},
 		{"zero rounds", "rounds = 0\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "rounds: is 0"},
 		{"bad protocol", "[tool_usage]\nscoring_protocols = [\"x\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocols[0]: is \"x\""},

@@ -76,6 +76,9 @@ type Edition struct {
 	// Submissions are the submissions known to the build; the edition
 	// shows those with a run among Files.
 	Submissions []*Submission
+	// Warnings are set by Write: conditions the build log must show (e.g.
+	// the runs of a QA set that disagree on its baselines).
+	Warnings []string
 }
 
 // Submission is a submission by pull request (SUBMITTING.md) as the pages
@@ -234,6 +237,7 @@ func Write(dirs Dirs, e *Edition) error {
 		e.Catalog = aggregate.DefaultCatalog()
 	}
 	w := &writer{dirs: dirs, e: e}
+	e.Warnings = nil
 	w.ev = editionView{Path: e.Path, Version: e.Version, Title: e.Title, Date: e.Date, Commit: e.GeneratorCommit,
 		Frozen: e.Frozen, Notes: e.Notes, Switcher: e.Switcher, Missing: e.Missing, Runs: len(e.Files),
 		DataHint: e.DataHint, HasQuestions: e.Benchmark != nil}

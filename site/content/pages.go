@@ -58,6 +58,9 @@ func (w *writer) writeBoards(v *views) {
 				tables = append(tables, v.table(t))
 			}
 			w.static("downloads/tables/"+t.ID+".csv", TableCSV(t))
+			if b := BaselinesCSV(t); b != nil {
+				w.static("downloads/tables/"+t.ID+"-baselines.csv", b)
+			}
 		}
 		if tables == nil {
 			tables = []*tableView{}
@@ -537,6 +540,9 @@ func (w *writer) writeModels(v *views) {
 			}
 		}
 		data["paper"] = paper
+		if f := v.qaFormats(confs); len(f) > 0 {
+			data["qa_formats"] = f
+		}
 		w.page(href("models", v.modelSlug[id]), m.DisplayName, "model", data)
 	}
 	slices.SortStableFunc(items, func(a, b modelItem) int { return strings.Compare(a.Name, b.Name) })

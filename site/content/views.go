@@ -174,6 +174,19 @@ type tableView struct {
 	CSV              string       `json:"csv"`
 	Figure           *figureView  `json:"figure"`
 	Footnotes        []*paperCell `json:"footnotes"` // paper labels that differ from the computed cells
+	// Baselines are a QA table's unranked baseline rows and Formats its
+	// configurations' format diagnostics (qavalidity.go); empty when no run
+	// of the table records them.
+	Baselines    []baselineView `json:"baselines,omitempty"`
+	BaselinesCSV string         `json:"baselines_csv,omitempty"` // their download (BaselinesCSV)
+	Formats      []formatView   `json:"formats,omitempty"`
+	// QAVariant says what a variant table is (qaVariantCaption) and QANote
+	// why a QA table has no baselines (qaNoBaselinesNote); each links to
+	// the methodology's QA validity section. QANote is shown on the
+	// preview, or on a release whose QA board has a table with baselines,
+	// so that the releases cut before stay as they were.
+	QAVariant string `json:"qa_variant,omitempty"`
+	QANote    string `json:"qa_note,omitempty"`
 }
 
 func questionSetText(t *aggregate.Table) string {
@@ -266,6 +279,17 @@ func (v *views) table(t *aggregate.Table) *tableView {
 	}
 	if paperHere {
 		v.insertPaperRows(t, tv)
+	}
+	if t.Board == aggregate.BoardQA {
+		recs, warnings := qaTableSets(t)
+		v.e.Warnings = append(v.e.Warnings, warnings...)
+		if tv.Baselines = qaBaselines(t, recs); tv.Baselines != nil {
+			tv.BaselinesCSV = "downloads/tables/" + t.ID + "-baselines.csv"
+		} else if !v.e.Frozen || v.qaBoardHasBaselines() {
+			tv.QANote = qaNoBaselinesNote(t)
+		}
+		tv.QAVariant = qaVariantCaption(recs)
+		tv.Formats = v.qaFormats(tableConfigurations(t))
 	}
 	return tv
 }
