@@ -1104,7 +1104,9 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 				if l.Scored == nil {
 					return results.Usage{}, fmt.Errorf("%s: question %s has no scoring outcome; delete the journal to run it again", src.desc, it.id)
 				}
-				l.Scored.FillRow(row, r.ScoringProtocol)
+				if err := l.Scored.FillRow(row, r.ScoringProtocol); err != nil {
+					return results.Usage{}, fmt.Errorf("%s: question %s: %w", src.desc, it.id, err)
+				}
 			}
 			addUsage(row.PromptTokens, row.CompletionTokens, l.Calls)
 			outcomes = append(outcomes, results.QuestionRow{QuestionID: row.QuestionID, Verdict: row.Verdict, Runnable: row.Runnable,

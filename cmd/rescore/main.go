@@ -278,7 +278,10 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 	var files []*results.File
 	for i, r := range todo {
 		for _, p := range scoring.Protocols {
-			f := buildFile(r, p, bench, scored[i], env)
+			f, err := buildFile(r, p, bench, scored[i], env)
+			if err != nil {
+				return err
+			}
 			path := outPath(c.out, r, p, bench)
 			if err := results.Write(path, f); err != nil {
 				return err
@@ -344,7 +347,7 @@ func outPath(dir string, r *storedRun, protocol string, b *datasets.Benchmark) s
 	return filepath.Join(dir, run.RunID+results.Extension)
 }
 
-func buildFile(r *storedRun, protocol string, b *datasets.Benchmark, scored []*scoring.Scored, env results.Environment) *results.File {
+func buildFile(r *storedRun, protocol string, b *datasets.Benchmark, scored []*scoring.Scored, env results.Environment) (*results.File, error) {
 	run := baseRun(r, protocol, b)
 	run.Environment = env
 	now := time.Now().UTC().Truncate(time.Second)
@@ -354,13 +357,15 @@ func buildFile(r *storedRun, protocol string, b *datasets.Benchmark, scored []*s
 		sub := r.Code[q.ID]
 		row := results.QuestionRow{QuestionIndex: int32(q.Index), QuestionID: q.ID, PropertyCount: int32(len(q.Properties)),
 			Code: sub.Code, FunctionName: sub.FunctionName, Retrieved: sub.Retrieved, Trace: sub.Trace}
-		scored[i].FillRow(&row, protocol)
+		if err := scored[i].FillRow(&row, protocol); err != nil {
+			return nil, err
+		}
 		f.Questions = append(f.Questions, row)
 	}
 	var missing []string
 	f.Run.Totals, missing = scoring.Tally(f.Questions, run.QuestionSet)
 	f.Run.Warnings = append(f.Run.Warnings, scoring.Warnings(env.Sandbox, b, run.QuestionSet, missing)...)
-	return f
+	return f, nil
 }
 
 // writeVerdicts writes one line per run × question: the protocol, verdict,

@@ -413,7 +413,9 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 				continue
 			}
 			got := results.QuestionRow{PropertyCount: row.PropertyCount}
-			s.FillRow(&got, f.Run.ScoringProtocol)
+			if err := s.FillRow(&got, f.Run.ScoringProtocol); err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Path, err)
+			}
 			rx.compared++
 			if got.Verdict != row.Verdict || !eqBool(got.Runnable, row.Runnable) || !eqInt(got.PropertiesPassed, row.PropertiesPassed) {
 				rx.disagree[row.QuestionID] = true
@@ -471,7 +473,10 @@ func record(c config, sub *submission.Submission, rx *reexecution) (string, int,
 		Libraries: se.Libraries, Sandbox: &se.Sandbox}
 	var written []string
 	for _, f := range sub.Files {
-		vf := verifiedFile(f, sub, rx, env)
+		vf, err := verifiedFile(f, sub, rx, env)
+		if err != nil {
+			return "", 0, err
+		}
 		path := filepath.Join(dir, vf.Run.RunID+results.Extension)
 		if err := results.Write(path, vf); err != nil {
 			return "", 0, err
@@ -492,7 +497,7 @@ func record(c config, sub *submission.Submission, rx *reexecution) (string, int,
 // same configuration and answers, the re-executed outcome of every
 // question (data-missing where its data is absent here), provenance
 // rescored from the submitted file.
-func verifiedFile(f *results.File, sub *submission.Submission, rx *reexecution, env results.Environment) *results.File {
+func verifiedFile(f *results.File, sub *submission.Submission, rx *reexecution, env results.Environment) (*results.File, error) {
 	run := f.Run
 	run.Generation = f.Run.Generation.Rescored()
 	run.Provenance = results.Provenance{Kind: results.ProvenanceRescored, Origin: results.ProvenanceSubmitted, DerivedFrom: f.Run.RunID,
@@ -519,7 +524,9 @@ func verifiedFile(f *results.File, sub *submission.Submission, rx *reexecution, 
 			FinishReason: src.FinishReason, Attempts: src.Attempts, PromptTokens: src.PromptTokens, CompletionTokens: src.CompletionTokens,
 			LatencyMS: src.LatencyMS, Retrieved: src.Retrieved, Trace: src.Trace}
 		if s := rx.scored[answerKey(src)]; s != nil && src.Verdict != string(results.VerdictDataMissing) {
-			s.FillRow(&row, run.ScoringProtocol)
+			if err := s.FillRow(&row, run.ScoringProtocol); err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Path, err)
+			}
 			ids = append(ids, q.ID)
 			props += len(q.Properties)
 		} else {
@@ -535,5 +542,5 @@ func verifiedFile(f *results.File, sub *submission.Submission, rx *reexecution, 
 	var missing []string
 	vf.Run.Totals, missing = scoring.Tally(vf.Questions, run.QuestionSet)
 	vf.Run.Warnings = scoring.Warnings(env.Sandbox, rx.bench, run.QuestionSet, missing)
-	return vf
+	return vf, nil
 }

@@ -70,8 +70,8 @@ func harnessFile(name string) []byte {
 }
 
 // Protocols are the tool-usage scoring protocols this package implements,
-// in display order (ids from results/vocab.go).
-var Protocols = []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict}
+// in display order, as the registry of results/protocols.go lists them.
+var Protocols = results.ScoredProtocols(results.BenchmarkToolUsage)
 
 // Causes refine not-runnable and verification-crash verdicts
 // (results.QuestionRow.VerdictCause).
@@ -134,12 +134,17 @@ type Scored struct {
 	TotalDuration time.Duration
 }
 
-// Outcome returns the outcome under protocol p.
-func (s *Scored) Outcome(p string) Outcome {
-	if p == results.ProtocolMatToolsV1Strict {
-		return s.Strict
+// Outcome returns the outcome under protocol p, one of Protocols; any
+// other protocol (mattools-original, a QA protocol, a misspelling) is an
+// error.
+func (s *Scored) Outcome(p string) (Outcome, error) {
+	switch p {
+	case results.ProtocolMatToolsV1:
+		return s.V1, nil
+	case results.ProtocolMatToolsV1Strict:
+		return s.Strict, nil
 	}
-	return s.V1
+	return Outcome{}, fmt.Errorf("scoring protocol %q: this scorer scores %s", p, strings.Join(Protocols, " and "))
 }
 
 // Scorer scores submissions in a sandbox.
