@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"results/stats":         []string{},
 	"internal/version":      []string{},
 	"internal/words":        []string{},
+	"internal/flock":        []string{},
 	"internal/mattoolstest": []string{"datasets"},
 	"results/check":         []string{"results", "datasets"},
 	"results/published":     []string{"results", "datasets"},
@@ -29,7 +30,11 @@ var allowed = map[string][]string{
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
 	// LLM client from the runner; scoring never calls an LLM.
-	"runner":                []string{"datasets", "datasets/corpus", "results", "internal/version", "internal/words", "runner/graphrag", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
+	"runner":                []string{"datasets", "datasets/corpus", "results", "internal/flock", "internal/words", "runner/graphrag", "runner/journal", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems"},
+	// The resumable journal, its shards and the re-execution commands'
+	// outcome journals: no model client, system or retrieval, so that
+	// rescore and validate-submission build without them.
+	"runner/journal":        []string{"datasets", "results", "internal/flock", "internal/version", "runner/scoring"},
 	"runner/plan":           []string{"results"},
 	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "runner/internal/pystr", "runner/llm", "runner/retrieval"},
 	"runner/retrieval":      []string{"datasets/corpus", "runner/internal/pystr", "runner/llm"},
@@ -70,15 +75,15 @@ var allowed = map[string][]string{
 	// issue 4: the sandbox is a leaf; scoring runs code only through it.
 	"runner/sandbox":             []string{},
 	"runner/sandbox/sandboxtest": []string{"runner/sandbox"},
-	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner", "runner/sandbox", "runner/scoring", "internal/version", "internal/words"},
+	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner/journal", "runner/sandbox", "runner/scoring", "internal/version", "internal/words"},
 
 	// Submissions by pull request (issue 10): the validator re-executes
 	// submitted code through scoring and the sandbox.
 	// issue 17: both take -shard i/n and merge the shards' outcome journals through runner.
-	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner", "runner/sandbox", "runner/scoring"},
+	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "runner/sandbox", "runner/scoring"},
 
 	// LLM-written documentation (issue 12): the generator of sources 3/4's text.
-	"runner/docgen": []string{"datasets/corpus", "runner/llm"},
+	"runner/docgen": []string{"datasets/corpus", "internal/flock", "runner/llm"},
 	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version"},
 
 	// make test's reporter of `go test -json` (issue 8).
@@ -152,5 +157,38 @@ func TestDependencyGraph(t *testing.T) {
 				t.Errorf("%s imports %s, which the dependency picture does not allow", pkg, dep)
 			}
 		}
+	}
+}
+
+// noModelClient are the commands that only re-execute stored code, and
+// the packages none of them may reach, directly or through another
+// project package: they score in the sandbox and never call a model.
+var noModelClient = map[string][]string{
+	"cmd/rescore":             {"runner", "runner/llm", "runner/systems", "runner/graphrag", "runner/retrieval"},
+	"cmd/validate-submission": {"runner", "runner/llm", "runner/systems", "runner/graphrag", "runner/retrieval"},
+}
+
+// TestReexecutionNeedsNoModelClient follows the picture's allowed imports
+// from each re-execution command: none of them may reach the runner's
+// model client, systems, GraphRAG or retrieval.
+func TestReexecutionNeedsNoModelClient(t *testing.T) {
+	for cmd, banned := range noModelClient {
+		seen := map[string]bool{}
+		var walk func(pkg, path string)
+		walk = func(pkg, path string) {
+			if seen[pkg] {
+				return
+			}
+			seen[pkg] = true
+			for _, b := range banned {
+				if pkg == b {
+					t.Errorf("%s reaches %s (%s)", cmd, b, path)
+				}
+			}
+			for _, dep := range allowed[pkg] {
+				walk(dep, path+" → "+dep)
+			}
+		}
+		walk(cmd, cmd)
 	}
 }

@@ -145,7 +145,7 @@ func TestShardedGraphRAGMergeKeepsTheGraphIndex(t *testing.T) {
 	dirs := []string{t.TempDir(), t.TempDir()}
 	for i, d := range dirs {
 		o := opts(d, shardCache)
-		o.Shard = Shard{i, 2}
+		o.Shard = Shard{Index: i, Count: 2}
 		if _, err := Run(ctx, o); err != nil {
 			t.Fatalf("shard %d: %v", i, err)
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
-	"github.com/mattools-leaderboard/leaderboard/runner"
+	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -90,7 +90,7 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 			}
 		}
 	}
-	parts = append(parts, runner.QuestionParts(bench)...)
+	parts = append(parts, journal.QuestionParts(bench)...)
 	itemID := func(k int) string { return items[k].run + "/" + items[k].q.ID }
 	ids := make([]string, len(items))
 	for k := range items {
@@ -100,11 +100,11 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	// The environment the verdicts come from: the sandbox's, or with
 	// -merge the shards'.
 	var scorer *scoring.Scorer
-	var merged *runner.Outcomes
+	var merged *journal.Outcomes
 	var se scoring.Environment
 	if c.merge != nil {
 		// No item is required here: those the store keeps are checked below.
-		if merged, err = runner.MergeOutcomes(c.merge, "rescore", parts, ids, func(int) bool { return false }); err != nil {
+		if merged, err = journal.MergeOutcomes(c.merge, "rescore", parts, ids, func(int) bool { return false }); err != nil {
 			return err
 		}
 		se = merged.Environment

@@ -47,7 +47,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/submission"
-	"github.com/mattools-leaderboard/leaderboard/runner"
+	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
@@ -77,7 +77,7 @@ type config struct {
 	// shard is this invocation's part of a sharded re-execution (-shard
 	// i/n; the zero Shard: unsharded), journaled into out; merge lists the
 	// shards' output directories to merge (-merge).
-	shard runner.Shard
+	shard journal.Shard
 	out   string
 	merge []string
 }
@@ -119,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *shardFlag != "" {
 		var err error
-		if c.shard, err = runner.ParseShard(*shardFlag); err != nil {
+		if c.shard, err = journal.ParseShard(*shardFlag); err != nil {
 			fmt.Fprintln(stderr, "validate-submission: -shard:", err)
 			return exitUsage
 		}
@@ -356,13 +356,13 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 	for _, f := range sub.Files {
 		parts = append(parts, f.Run.RunID+" "+sub.FileSHA256[f.Run.RunID])
 	}
-	parts = append(parts, runner.QuestionParts(bench)...)
+	parts = append(parts, journal.QuestionParts(bench)...)
 	ids := make([]string, len(jobs))
 	for k, j := range jobs {
 		ids[k] = fmt.Sprintf("%s#%d", j.q.ID, k)
 	}
 	if c.merge != nil {
-		out, err := runner.MergeOutcomes(c.merge, "validate-submission", parts, ids, nil)
+		out, err := journal.MergeOutcomes(c.merge, "validate-submission", parts, ids, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -384,7 +384,7 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 		}
 		answer := func(i int) (*datasets.Question, scoring.Submission) { return jobs[i].q, jobs[i].sub }
 		if c.shard.Count > 0 {
-			rx.shardDone, rx.journal, err = runner.ScoreShard(ctx, scorer, c.out, "validate-submission", parts, c.shard, len(jobs), nil, answer,
+			rx.shardDone, rx.journal, err = journal.ScoreShard(ctx, scorer, c.out, "validate-submission", parts, c.shard, len(jobs), nil, answer,
 				func(k int) string { return ids[k] }, progress)
 			return rx, err
 		}
