@@ -6,7 +6,7 @@ package graphrag
 import (
 	"strings"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 )
 
 // Document is one text to index.

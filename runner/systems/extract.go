@@ -3,7 +3,7 @@ package systems
 import (
 	"regexp"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 )
 
 // The answer-format patterns of MatTools' extract_response

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 )
 
 // FuzzExtractCode feeds arbitrary model answers to the answer extractor

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
