@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
 	// LLM client from the runner; scoring never calls an LLM.
-	"runner":                []string{"datasets", "datasets/corpus", "results", "internal/flock", "internal/words", "runner/graphrag", "runner/journal", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems"},
+	"runner": []string{"datasets", "datasets/corpus", "results", "internal/flock", "internal/words", "runner/graphrag", "runner/journal", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems"},
 	// The resumable journal, its shards and the re-execution commands'
 	// outcome journals: no model client, system or retrieval, so that
 	// rescore and validate-submission build without them.
@@ -44,7 +44,7 @@ var allowed = map[string][]string{
 	"runner/llm":            []string{},
 	"runner/llm/llmtest":    []string{},
 	"runner/llm/replay":     []string{},
-	"internal/pystr": []string{},
+	"internal/pystr":        []string{},
 	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "runner/sandbox", "runner/systems"},
 	"cmd/replay-llm":        []string{"datasets", "runner/llm/replay"},
 	"cmd/retrieval-quality": []string{"datasets", "datasets/corpus", "runner/retrieval"},
@@ -62,15 +62,17 @@ var allowed = map[string][]string{
 	"site":           []string{"datasets", "internal/words", "results", "results/check", "results/submission", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots"},
 	"cmd/build-site": []string{"datasets", "results", "site"},
 
-	// A test fixture, imported only by tests: runner runs of a fake model
-	// (results files, the contract) for the site's tests. It is the one
-	// package under site/ that imports the runner; the site's own code never
-	// imports it.
-	// issue 14: the LightRAG 1.3.3 reference check (a test-only driver of the real package through the fake server).
-	"scripts/lightrag-check":       []string{"runner/llm/llmtest"},
+	// A test fixture, imported only by the end-to-end tests (e2e/): runner
+	// runs of a fake model (results files, the contract), scored in the
+	// sandbox, for the site built from them. The site's own code and tests
+	// never import it, so site/ needs neither the runner nor the sandbox.
+	"e2e/fakerunner": []string{"datasets", "runner", "runner/docgen", "runner/graphrag/graphragtest", "runner/llm", "runner/llm/llmtest", "runner/plan", "runner/sandbox", "runner/scoring"},
+	// LightRAG's model as a test double (tests and the LightRAG comparison only).
+	"runner/graphrag/graphragtest": []string{"runner/llm/llmtest"},
+	// The LightRAG 1.3.3 reference check: a test-only driver of the real package through the fake server.
+	"scripts/lightrag-check":       []string{},
 	"scripts/lightrag-check/o200k": []string{"scripts/lightrag-check"},
-	"scripts/lightrag-check/smoke": []string{"runner/llm/llmtest", "scripts/lightrag-check"},
-	"site/sitetest/fakerunner":     []string{"datasets", "runner", "runner/docgen", "runner/llm", "runner/llm/llmtest", "runner/plan", "runner/sandbox", "runner/scoring", "scripts/lightrag-check"},
+	"scripts/lightrag-check/smoke": []string{"runner/graphrag/graphragtest", "runner/llm/llmtest", "scripts/lightrag-check"},
 
 	// issue 4: the sandbox is a leaf; scoring runs code only through it.
 	"runner/sandbox":             []string{},

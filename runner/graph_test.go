@@ -11,9 +11,9 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/graphrag/graphragtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
-	lightragcheck "github.com/mattools-leaderboard/leaderboard/scripts/lightrag-check"
 )
 
 func graphPlan(t *testing.T, chat, emb string) *plan.Plan {
@@ -54,8 +54,8 @@ func TestGraphRAGRunRecordsAndKeys(t *testing.T) {
 		}
 		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG's prompt texts (../shared/lightrag)")
 	}
-	chat := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder})
-	emb := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder})
+	chat := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder})
+	emb := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder})
 	p := graphPlan(t, chat.URL, emb.URL)
 	keys, err := ReadAPIKeys(p, func(name string) string {
 		return map[string]string{"GRAPH_TEST_EMB_KEY": "emb-secret", "GRAPH_TEST_CHAT_KEY": "chat-secret"}[name]
@@ -79,8 +79,8 @@ func TestGraphRAGRunRecordsAndKeys(t *testing.T) {
 			t.Fatalf("chat request with Authorization %q, body %.200s", r.Header.Get("Authorization"), r.Body)
 		}
 	}
-	if len(emb.Requests()) == 0 || lightragcheck.CountKinds(chat.Requests())["extract"] == 0 {
-		t.Fatalf("requests: %d embeddings, chat %v", len(emb.Requests()), lightragcheck.CountKinds(chat.Requests()))
+	if len(emb.Requests()) == 0 || graphragtest.CountKinds(chat.Requests())["extract"] == 0 {
+		t.Fatalf("requests: %d embeddings, chat %v", len(emb.Requests()), graphragtest.CountKinds(chat.Requests()))
 	}
 	files, err := results.ReadDir(out)
 	if err != nil || len(files) != 1 {
@@ -100,14 +100,14 @@ func TestGraphRAGRunRecordsAndKeys(t *testing.T) {
 	}
 
 	// Another embeddings endpoint: another index folder.
-	emb2 := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder, EmbeddingDims: 16})
+	emb2 := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder, EmbeddingDims: 16})
 	opts.Plan, opts.OutDir = graphPlan(t, chat.URL, emb2.URL), t.TempDir()
 	if _, err := Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	dirs, _ := filepath.Glob(filepath.Join(cache, "*", "manifest.json"))
-	if len(dirs) != 2 || lightragcheck.CountKinds(chat.Requests())["extract"] != 2*69 {
-		t.Errorf("index folders %v, extraction calls %d: want a second index for the second endpoint", dirs, lightragcheck.CountKinds(chat.Requests())["extract"])
+	if len(dirs) != 2 || graphragtest.CountKinds(chat.Requests())["extract"] != 2*69 {
+		t.Errorf("index folders %v, extraction calls %d: want a second index for the second endpoint", dirs, graphragtest.CountKinds(chat.Requests())["extract"])
 	}
 }
 
@@ -126,8 +126,8 @@ func TestShardedGraphRAGMergeKeepsTheGraphIndex(t *testing.T) {
 		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG's prompt texts (../shared/lightrag)")
 	}
 	ctx := context.Background()
-	chat := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder})
-	emb := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder})
+	chat := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder})
+	emb := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder})
 	p := graphPlan(t, chat.URL, emb.URL)
 	prompts := t.TempDir()
 	keys := map[string]string{"GRAPH_TEST_EMB_KEY": "emb-secret", "GRAPH_TEST_CHAT_KEY": "chat-secret"}

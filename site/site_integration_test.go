@@ -3,7 +3,6 @@ package site_test
 import (
 	"bytes"
 	"context"
-	"github.com/mattools-leaderboard/leaderboard/site/sitetest/fakerunner"
 	"html"
 	"io/fs"
 	"os"
@@ -89,7 +88,6 @@ func builtFixture(t *testing.T) *fixtureSite {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	fakerunner.Cleanup()
 	if fixture.dir != "" && os.Getenv("SITE_KEEP") == "" {
 		os.RemoveAll(filepath.Dir(fixture.dir))
 	}

@@ -1,6 +1,7 @@
-package site_test
+package e2e_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -18,9 +19,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/e2e/fakerunner"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
-	"github.com/mattools-leaderboard/leaderboard/site/sitetest/fakerunner"
 )
 
 // copyTree copies the regular files below src into dst.
@@ -174,7 +175,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	for _, r := range first.Rows[:min(5, len(first.Rows))] {
 		firstVals = append(firstVals, num(r.Cells[0]))
 	}
-	if len(firstVals) < 5 || !slices.IsSortedFunc(firstVals, func(a, b float64) int { return cmpFloat(b, a) }) {
+	if len(firstVals) < 5 || !slices.IsSortedFunc(firstVals, func(a, b float64) int { return cmp.Compare(b, a) }) {
 		t.Errorf("first rows' task success rates %v, want 5 in descending order", firstVals)
 	}
 

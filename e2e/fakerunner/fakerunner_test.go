@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/e2e/fakerunner"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
-	"github.com/mattools-leaderboard/leaderboard/site/sitetest/fakerunner"
 )
 
 func TestMain(m *testing.M) {
