@@ -121,9 +121,6 @@ func (g *Graph) EntityVectorIDs() []string { return g.entVDB.ids() }
 // RelationVectorIDs returns the ids of the relation vector rows, in row order.
 func (g *Graph) RelationVectorIDs() []string { return g.relVDB.ids() }
 
-// ChunkVectorIDs returns the ids of the chunk vector rows, in row order.
-func (g *Graph) ChunkVectorIDs() []string { return g.chunkVDB.ids() }
-
 func (g *Graph) node(name string) *Entity {
 	i, ok := g.nodeIdx[name]
 	if !ok {

@@ -707,19 +707,6 @@ func killUID(uid int) {
 	}
 }
 
-// ProcessesOf returns the live (non-zombie) processes of the given uid, as
-// "pid argv" lines: used by tests and by callers that check that nothing was
-// left running.
-func ProcessesOf(uid int) []string {
-	var out []string
-	for _, p := range listProcs() {
-		if p.uid == uid && p.state != 'Z' {
-			out = append(out, strconv.Itoa(p.pid)+" "+p.cmdline)
-		}
-	}
-	return out
-}
-
 // UIDs returns the slot uids of a local sandbox (nil for other backends).
 func UIDs(sb Sandbox) []int {
 	if l, ok := sb.(*local); ok {

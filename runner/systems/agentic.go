@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
@@ -158,16 +158,6 @@ func loadAgenticPrompts(p *Prompts) (*agenticPrompts, error) {
 	}
 	a.wrapper = strings.TrimPrefix(a.wrapper, sysLine)
 	return &a, nil
-}
-
-// AgenticWrap returns format_chat_prompt(question, None) for the prompts'
-// chat wrapper: "User: {question}\nAssistant: ".
-func AgenticWrap(p *Prompts, question string) (string, error) {
-	a, err := loadAgenticPrompts(p)
-	if err != nil {
-		return "", err
-	}
-	return pystr.Format(a.wrapper, map[string]string{"message": question})
 }
 
 // agenticRun is the state of one question.
