@@ -49,12 +49,12 @@ var allowed = map[string][]string{
 	"cmd/replay-llm":        []string{"datasets", "runner/llm/replay"},
 	"cmd/retrieval-quality": []string{"datasets", "datasets/corpus", "runner/retrieval"},
 
-	// The site: results files → aggregate → plots, content → hugo (issue 3).
+	// The site: results files → aggregate → plots, content → hugo.
 	"site/paperonly": []string{"results"},
 	"site/aggregate": []string{"internal/words", "results", "results/stats"},
 	"site/plots":     []string{"results", "site/aggregate", "site/paperonly"},
 	"site/content":   []string{"datasets", "internal/words", "results", "results/stats", "results/submission", "site/aggregate", "site/apicheck", "site/paperonly", "site/plots"},
-	// issue 18: the static hallucinated-API check's committed store (a leaf) and its updater.
+	// The static hallucinated-API check's committed store (a leaf) and its updater.
 	"site/apicheck":  []string{},
 	"cmd/check-api":  []string{"internal/words", "results", "site/apicheck"},
 	"site/hugo":      []string{},
@@ -74,23 +74,23 @@ var allowed = map[string][]string{
 	"scripts/lightrag-check/o200k": []string{"scripts/lightrag-check"},
 	"scripts/lightrag-check/smoke": []string{"runner/graphrag/graphragtest", "runner/llm/llmtest", "scripts/lightrag-check"},
 
-	// issue 4: the sandbox is a leaf; scoring runs code only through it.
+	// The sandbox is a leaf; scoring runs code only through it.
 	"runner/sandbox":             []string{},
 	"runner/sandbox/sandboxtest": []string{"runner/sandbox"},
 	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner/journal", "runner/sandbox", "runner/scoring", "internal/version", "internal/words"},
 
-	// Submissions by pull request (issue 10): the validator re-executes
+	// Submissions by pull request: the validator re-executes
 	// submitted code through scoring and the sandbox.
-	// issue 17: both take -shard i/n and merge the shards' outcome journals through runner.
+	// Both take -shard i/n and merge the shards' outcome journals through runner.
 	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "runner/sandbox", "runner/scoring"},
 
-	// LLM-written documentation (issue 12): the generator of sources 3/4's text.
+	// LLM-written documentation: the generator of sources 3/4's text.
 	"runner/docgen": []string{"datasets/corpus", "internal/flock", "runner/llm"},
 	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version"},
 
-	// make test's reporter of `go test -json` (issue 8).
+	// make test's reporter of `go test -json`.
 	"scripts/testreport": []string{},
-	// issue 17: the shards' merge, the runner benchmark's programs, the Kubernetes manifests' module.
+	// The shards' merge, the runner benchmark's programs, the Kubernetes manifests' module.
 	"cmd/merge":                       []string{"datasets", "runner", "runner/plan", "runner/systems"},
 	"scripts/runner-bench/fakeserver": []string{"runner/llm/llmtest"},
 	"scripts/runner-bench/genqa":      []string{"results"},
@@ -100,7 +100,7 @@ var allowed = map[string][]string{
 	"deploy/kubernetes":               []string{},
 	"deploy/kubernetes/render":        []string{},
 	"scripts/shards-local/compare":    []string{"results"},
-	// issue 16: the warm-worker benchmark (cold vs warm vs the compute bound).
+	// The warm-worker benchmark (cold vs warm vs the compute bound).
 	"scripts/warm-bench": []string{"datasets", "results", "results/published", "runner/sandbox", "runner/scoring"},
 }
 

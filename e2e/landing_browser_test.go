@@ -55,7 +55,7 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
-// TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes (issue 9): a fake
+// TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes: a fake
 // model whose function returns a dict of None for every property, run
 // through the real runner and sandbox for 3 rounds, lands in the same
 // 28-question table as the re-executed GPT-4o single-LLM runs, at the rank
@@ -293,7 +293,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 			loops, agentic, 2*2*fakerunner.Rounds, 2*fakerunner.Rounds, traces)
 	}
 
-	// The example submission (issue 10): verified in the 28-question table
+	// The example submission: verified in the 28-question table
 	// (the project's re-execution covers the questions with data files),
 	// self-reported in the whole-benchmark table (its authors scored all 49);
 	// both badges link to its entry on the submissions page.

@@ -15,8 +15,8 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 )
 
-// A liveSource feeds writeOut while the run is still being answered
-// (issue 17): the results files are written alongside the answers, in
+// A liveSource feeds writeOut while the run is still being answered:
+// the results files are written alongside the answers, in
 // question order, each row as soon as its question's journal line is on
 // disk, so that writing them adds no serial tail to the run, and is
 // committed (renamed into place) only once every question is in. A row's

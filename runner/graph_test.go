@@ -39,7 +39,7 @@ temperature = 0.3
 	return p
 }
 
-// TestGraphRAGRunRecordsAndKeys (from the review of issue 14): graph-rag
+// TestGraphRAGRunRecordsAndKeys (found by review): graph-rag
 // reads the embeddings endpoint's own key and sends it on every embeddings
 // request (and the chat key on chat requests, with no temperature although
 // the model has one); the runs validate and record the index (extension
@@ -111,7 +111,7 @@ func TestGraphRAGRunRecordsAndKeys(t *testing.T) {
 	}
 }
 
-// TestShardedGraphRAGMergeKeepsTheGraphIndex (issue 17): a graph-rag plan
+// TestShardedGraphRAGMergeKeepsTheGraphIndex: a graph-rag plan
 // run as 2 shards and merged equals the unsharded run, its run record's
 // extension graph_index included (the record of the index shard 0 built:
 // the 69 chunks of pymatgen/analysis/defects, 69 extraction calls); a

@@ -928,7 +928,7 @@ func (e *engine) writeOuts(p *prepared, src *lineSource, senv *scoring.Environme
 // session of a resumed run are not in the journal, so not included.)
 var implausibleUsage sync.Map // *prepared → *atomic.Int64
 
-// Caps of what answer stores (issue 15): the model's answer text is stored
+// Caps of what answer stores: the model's answer text is stored
 // capped at a UTF-8 boundary, with its original length; generated code is
 // never cut: code over maxCodeBytes is refused whole (empty code, verdict
 // cause scoring.CauseCodeTooLarge).
@@ -1029,7 +1029,7 @@ type lineSource struct {
 
 // writeOut writes the results file of run out, complete, from the journal
 // lines of src, streaming its rows to the results writer one journal line
-// at a time (issue 17: a run's memory does not grow with its rows; the
+// at a time (a run's memory does not grow with its rows; the
 // tool-usage rows' outcomes, at most a benchmark's questions, are kept for
 // the totals); senv is the scorer's environment for a scored run. It
 // returns the run's usage.

@@ -1,6 +1,6 @@
 package runner
 
-// Tests of the run loop (issue 5): unscored tool-usage runs, fault
+// Tests of the run loop: unscored tool-usage runs, fault
 // injection, interruption and resume, the journal, QA scoring, API keys,
 // the scorer hook, --dry-run estimates.
 
@@ -85,7 +85,7 @@ func readRun(t *testing.T, path string) *results.File {
 }
 
 // comparable drops the columns that legitimately differ between two runs of
-// the same answers: latency (the issue allows timestamps and latency).
+// the same answers: latency (timestamps and latency may differ).
 func comparableRows(rows []results.QuestionRow) []string {
 	var out []string
 	for _, r := range rows {
@@ -207,7 +207,7 @@ func assertNoKey(t *testing.T, dir, logText string) {
 }
 
 // TestFaultInjectionAnswersEveryQuestionExactlyOnce is the fault-injection
-// acceptance check of issue 5: 20% of requests fail (429 with Retry-After,
+// acceptance check: 20% of requests fail (429 with Retry-After,
 // 500, a hang past the 1 s timeout, malformed JSON); the run completes with
 // every question answered exactly once, no row lost or duplicated.
 func TestFaultInjectionAnswersEveryQuestionExactlyOnce(t *testing.T) {
@@ -594,8 +594,8 @@ func TestJournalScoredElsewhereCannotBeResumed(t *testing.T) {
 
 // qa20Replies are the scripted answers to runner/testdata/qa20.json, in its
 // order, with the correct letter and whether the strict and the lenient
-// extraction count them correct. The first seven rows are the table of
-// issue 5.
+// extraction count them correct. The first seven rows are the hand-made
+// acceptance table of the QA extraction.
 var qa20Replies = []struct {
 	reply           string
 	correct         string
@@ -623,8 +623,8 @@ var qa20Replies = []struct {
 	{"A", "A", true, true},
 }
 
-// TestQAOnTwentyQuestionsWithAScriptedModel is the QA acceptance check of
-// issue 5. Hand count: strict correct = rows 1, 2, 8, 9, 17, 20 = 6 of 20
+// TestQAOnTwentyQuestionsWithAScriptedModel is the QA acceptance check.
+// Hand count: strict correct = rows 1, 2, 8, 9, 17, 20 = 6 of 20
 // (30.00%); lenient correct = rows 1–6, 8, 9, 12, 13, 16, 17, 20 = 13 of 20
 // (65.00%).
 func TestQAOnTwentyQuestionsWithAScriptedModel(t *testing.T) {

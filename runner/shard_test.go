@@ -1,6 +1,6 @@
 package runner
 
-// Tests of sharded runs and Merge (issue 17): a plan run as 4 shards and
+// Tests of sharded runs and Merge: a plan run as 4 shards and
 // merged equals the unsharded run; Merge refuses incomplete or foreign
 // shards.
 

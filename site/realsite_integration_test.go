@@ -258,7 +258,7 @@ func fullEdition(rs *realSite) string {
 // results files hold them, marked re-executed, beside the run as published;
 // the section states the rounds' agreement; the GPT-4o model page's grid
 // shows the same verdicts; and the filter's form, script and attributes are
-// there (issue 9).
+// there.
 func TestRealQuestionPageShowsReexecutedVerdicts(t *testing.T) {
 	rs := builtReal(t)
 	const model = "gpt-4o-2024-08-06"
@@ -428,7 +428,7 @@ func TestRealQuestionPageShowsReexecutedVerdicts(t *testing.T) {
 // TestRealPaperOnlyValuesAreMarkedAndNeverComputed: every value of the
 // paper-only file is on the methodology page with the mark; no computed cell
 // holds a paper-only value or mark, and every computed cell equals its
-// configuration's mean computed from the runs (issue 3).
+// configuration's mean computed from the runs.
 func TestRealPaperOnlyValuesAreMarkedAndNeverComputed(t *testing.T) {
 	rs := builtReal(t)
 	doc := parseHTML(t, filepath.Join(rs.dir, rs.release, "methodology", "index.html"))
@@ -585,7 +585,7 @@ func browse(t *testing.T, rs *realSite, path, waitFor string) (context.Context, 
 // TestBrowserSingleLLMPage drives Debian's chromium (headless, chromedp)
 // against the built site served on 127.0.0.1: it finds 45.58 in the GPT-4o
 // row, checks every figure loaded, sorts the table by a column and checks
-// the order (issue 3). TestBrowserQuestionPage opens a question page.
+// the order. TestBrowserQuestionPage opens a question page.
 func TestBrowserSingleLLMPage(t *testing.T) {
 	rs := builtReal(t)
 	ctx, _, stop := browse(t, rs, "/"+site.LatestPath+"/single-llm/", `table.sortable`)

@@ -351,7 +351,7 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 	}
 	rx.executions = len(jobs)
 
-	// Sharded (issue 17), the items are the distinct answers in this order.
+	// Sharded, the items are the distinct answers in this order.
 	parts := []string{"submission", sub.Folder}
 	for _, f := range sub.Files {
 		parts = append(parts, f.Run.RunID+" "+sub.FileSHA256[f.Run.RunID])

@@ -7,7 +7,7 @@
 // Such a model is "runnable" on every executable question (any returned
 // dict counts) but computes nothing, so it passes (almost) no property: a
 // leaderboard ranked by task success rate must put it below GPT-4o although
-// its function runnable rate is 100 (issue 9).
+// its function runnable rate is 100.
 //
 // The model is served by runner/llm/llmtest, a loopback OpenAI-compatible
 // server on 127.0.0.1; the runner asks it every question of the benchmark

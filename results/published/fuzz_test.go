@@ -15,7 +15,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
-// Fuzz targets of the MatTools importers (issue 15, item 8): one file's
+// Fuzz targets of the MatTools importers: one file's
 // bytes each, through the function the importer reads that file with.
 // Invariants: no panic, bounded time, errors are errors; what is accepted
 // is consistent (and, for QA, gives a results file that validates).

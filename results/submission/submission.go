@@ -1,6 +1,6 @@
 // Package submission reads and checks a submission: results files that
 // their authors generated and scored themselves and submit by pull request
-// as one folder of the submissions root (SUBMITTING.md, issue 10):
+// as one folder of the submissions root (SUBMITTING.md):
 //
 //	submissions/<date>_<org>_<model>_<system>/
 //	    submission.toml          the metadata (Metadata)

@@ -1,6 +1,6 @@
 package plan
 
-// Tests of the run plan (issue 5).
+// Tests of the run plan.
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ func TestExamplePlansParse(t *testing.T) {
 	}
 }
 
-// TestAdvancedPlanExpansion (issue 13): agentic-rag takes only sources 3
+// TestAdvancedPlanExpansion: agentic-rag takes only sources 3
 // and 4 of the plan's list, self-reflection-rag every source once per
 // variant, with the loop bound; a plan whose sources hold neither 3 nor 4
 // cannot run agentic-rag, and bad variants or bounds name their field.

@@ -1,7 +1,7 @@
 package retrieval
 
 // Semantic chunking: retrieval source 3 of the MatTools paper is the
-// LLM-written documentation cut by LangChain's SemanticChunker (issue 12).
+// LLM-written documentation cut by LangChain's SemanticChunker.
 
 import (
 	"context"

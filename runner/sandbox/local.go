@@ -177,7 +177,7 @@ func (l *local) Info() Info {
 	if l.opts.Cold {
 		lim["mode"] = "cold: a fresh interpreter per execution"
 	} else {
-		lim["mode"] = "warm: a forked child of a per-slot worker per execution (issue 16)"
+		lim["mode"] = "warm: a forked child of a per-slot worker per execution"
 		lim["preload"] = strings.Join(l.opts.Preload, " ")
 	}
 	return Info{Backend: "local", Version: l.version, TimeoutSeconds: l.limits.Wall.Seconds(), Limits: lim, Slots: len(l.uids)}

@@ -1,7 +1,7 @@
 package scoring
 
 // Preload is what the sandbox's warm workers import once, before they fork
-// each execution (sandbox.Options.Preload; issue 16): every module that at
+// each execution (sandbox.Options.Preload): every module that at
 // least 1 % of the 4,263 published tool-usage answers, a unit test, or the
 // parse and verify harnesses name in an import statement and whose import
 // takes at least 20 ms in a fresh interpreter of the pinned environment, as

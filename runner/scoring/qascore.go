@@ -1,6 +1,6 @@
 package scoring
 
-// QA answer extraction and scoring (issue 5). The package comment and the
+// QA answer extraction and scoring. The package comment and the
 // tool-usage protocols live in the package's other files.
 
 import (

@@ -159,7 +159,7 @@ func scoreAll(t *testing.T, s *scoring.Scorer, jobs []*job) {
 // TestSelfConsistency: for each of the 49 questions, a function returning the
 // question's own expected properties is scored correct with all of them under
 // both protocols, unless testdata/benchmark-defects.csv lists the question
-// with the verdict it gets instead and why (issue 4 acceptance).
+// with the verdict it gets instead and why.
 func TestSelfConsistency(t *testing.T) {
 	b := loadBenchmark(t)
 	s := &scoring.Scorer{Sandbox: openSandbox(t), Root: fixtureRoot(t)}

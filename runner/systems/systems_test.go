@@ -1,6 +1,6 @@
 package systems
 
-// Tests of the systems, prompts and answer extraction (issue 5).
+// Tests of the systems, prompts and answer extraction.
 
 import (
 	"bufio"
@@ -57,7 +57,7 @@ func readJSONL(t *testing.T, path string, each func(line int, raw []byte)) {
 }
 
 // TestSingleLLMPromptEqualsRecordedRequests is the first acceptance check of
-// issue 5: the runner's own prompt equals the recorded request content byte
+// The runner's own prompt equals the recorded request content byte
 // for byte, 49 questions × 3 rounds × 3 models.
 func TestSingleLLMPromptEqualsRecordedRequests(t *testing.T) {
 	root := dataRoot(t)

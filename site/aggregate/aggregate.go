@@ -4,7 +4,7 @@
 // the per-round values kept. It sits between the results files and the site's
 // pages and figures (site/content, site/plots) and does no I/O.
 //
-// Rules (issue 3): runs are averaged only within one configuration, which
+// Rules: runs are averaged only within one configuration, which
 // includes the scoring protocol, the question set and the provenance kind
 // (results.Configuration) and, here, the benchmark version; unscored runs
 // and runs outside any round (round 0) are kept and shown but never

@@ -114,7 +114,7 @@ type heatmapView struct {
 	Caption string       `json:"caption"`
 	Columns []heatColumn `json:"columns"`
 	Rows    []heatRow    `json:"rows"`
-	// Cut says which rows the page leaves out (issue 17); nil when none.
+	// Cut says which rows the page leaves out; nil when none.
 	Cut *cutView `json:"cut,omitempty"`
 }
 
