@@ -13,7 +13,7 @@ import (
 const module = "github.com/mattools-leaderboard/leaderboard/"
 
 // allowed lists, for each package of the project, the project packages its
-// non-test code may import (style.md §5.1). Leaves import none. A package
+// non-test code may import. Leaves import none. A package
 // not listed here may import nothing of the project until it is added.
 var allowed = map[string][]string{
 	"datasets":              []string{},

@@ -160,7 +160,7 @@ func (gs *graphs) dir(corpusID, model, embedding string) string {
 
 // chatClient returns a client of model m as graph-rag sends it: without
 // sampling parameters unless graph_rag.send_temperature (LightRAG 1.3.x
-// sends none, graphrag.md §4).
+// sends none, docs/graphrag.md §4).
 func (gs *graphs) chatClient(m *plan.Model, round int) (*llm.Client, error) {
 	var params llm.Params // LightRAG sends no max_tokens either (but 500 on summaries, graphrag's own)
 	if gs.o.Plan.GraphRAG.SendTemperature {

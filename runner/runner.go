@@ -787,7 +787,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		}
 		env.Execute = executorOf(scorer)
 		if graph != nil {
-			// LightRAG sends no sampling parameter (graphrag.md §4).
+			// LightRAG sends no sampling parameter (docs/graphrag.md §4).
 			if client, err = e.graphs.chatClient(m, p.pr.Round); err != nil {
 				return fail(err, j.Count())
 			}

@@ -95,7 +95,7 @@ func (v *ReexecutedVerdict) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("question_id: empty")
 	case results.CheckScoredProtocol(results.BenchmarkToolUsage, v.Protocol) != nil:
 		return fmt.Errorf("protocol: %q: want %s", v.Protocol, strings.Join(results.ScoredProtocols(results.BenchmarkToolUsage), " or "))
-	case v.PropertiesPassed < 0 && v.Protocol != results.ProtocolMatToolsV1: // v1 may count below zero (mattools-reference.md §2)
+	case v.PropertiesPassed < 0 && v.Protocol != results.ProtocolMatToolsV1: // v1 may count below zero (docs/mattools.md §2)
 		return fmt.Errorf("properties_passed: %d under %s", v.PropertiesPassed, v.Protocol)
 	}
 	switch v.Verdict {

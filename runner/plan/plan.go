@@ -30,7 +30,7 @@ import (
 const (
 	DefaultRounds      = 3                 // the paper's three rounds
 	DefaultConcurrency = 4                 // questions in flight per run
-	DefaultTemperature = 0.7               // MatTools' temperature everywhere (mattools-reference.md §5)
+	DefaultTemperature = 0.7               // MatTools' temperature everywhere (docs/mattools.md §5)
 	DefaultTimeout     = 600 * time.Second // per request, as MatTools' clients
 	DefaultMaxRetries  = 5
 	// Token estimates for --dry-run costs. 4 bytes per token over-estimates

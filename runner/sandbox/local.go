@@ -22,7 +22,7 @@ import (
 func init() { register("local", openLocal) }
 
 // The local backend: bubblewrap (bwrap) started as an unprivileged uid per
-// concurrent slot, as measured in sandbox.md §1–2, §6.
+// concurrent slot, as measured in docs/sandbox.md#design.
 //
 // Process tree: runner (a child subreaper) → /bin/sh (root; joins the task's
 // cgroups, then execs) → prlimit (sets the rlimits) → setpriv (becomes the
@@ -561,7 +561,7 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 	return res, nil
 }
 
-// bwrapArgs returns the flags of sandbox.md §6 for one task.
+// bwrapArgs returns the flags of docs/sandbox.md#design-the-flags-and-default-limits for one task.
 func (l *local) bwrapArgs(task string, s Spec, lim Limits) []string {
 	a := []string{
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",

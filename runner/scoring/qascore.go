@@ -14,7 +14,7 @@ import (
 // it: stripped, "<answer>" and "</answer>" removed wherever they occur,
 // stripped again (Python str.strip whitespace). The answer is correct iff
 // the result equals the correct letter exactly, case included
-// (mattools-reference.md §4). So "A." or "Answer: A" or a <think> block fail.
+// (docs/mattools.md §4). So "A." or "Answer: A" or a <think> block fail.
 func QAExtractStrict(answer string) string {
 	s := strings.ReplaceAll(pystr.Strip(answer), "<answer>", "")
 	return pystr.Strip(strings.ReplaceAll(s, "</answer>", ""))

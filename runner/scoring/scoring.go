@@ -1,7 +1,7 @@
 // Package scoring turns generated code for a tool-usage question into a
 // verdict and a count of properties passed, under the scoring protocols
 // mattools-v1 (MatTools' scorer reimplemented, quirks included;
-// mattools-reference.md §2.4) and mattools-v1-strict (the quirks fixed). It
+// docs/mattools.md §2.4) and mattools-v1-strict (the quirks fixed). It
 // never calls a model and never evaluates untrusted text on the host: the
 // generated function runs in one sandbox, its output is parsed in a second
 // and verified by the question's unit test in a third, fed only the pickled
@@ -427,7 +427,7 @@ func decide(p parsed, runCause string, v1 bool) ([]byte, string) {
 	return nil, CauseUnparseable // "unparseable", or no text at all ("absent")
 }
 
-// tallyV1 applies MatTools' tally (mattools-reference.md §2.4 E) to the
+// tallyV1 applies MatTools' tally (docs/mattools.md §2.4 E) to the
 // check's decision: "ok" → correct with all k properties; a list L →
 // partial with L[-1] − L[-2]; anything else → a function error, which we
 // call a verification crash (not runnable, 0 properties).

@@ -42,7 +42,7 @@ const (
 )
 
 // agenticRAG is MatTools' agentic RAG (PymatgenRepoAssistant.respond of
-// src/agentic_RAG_test/rag.py; mattools-reference.md §5), stage by stage:
+// src/agentic_RAG_test/rag.py; docs/mattools.md §5), stage by stage:
 //
 //  1. the question (stripped) is wrapped as "User: {q}\nAssistant: " (the
 //     chat wrapper without an instruction);

@@ -24,7 +24,7 @@ var (
 // answer in the MatTools answer format, as extract_response does: the first
 // match of each pattern above, each stripped (Python str.strip). If either
 // is missing, ok is false and both are "" (MatTools' ["", ""]).
-// mattools-reference.md §3.2, §5.
+// docs/mattools.md §3.2, §5.
 func ExtractCode(response string) (code, name string, ok bool) {
 	c := codePattern.FindStringSubmatch(response)
 	n := namePattern.FindStringSubmatch(response)

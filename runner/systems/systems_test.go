@@ -36,7 +36,7 @@ func dataPrompts(t *testing.T, root string) (*Prompts, error) {
 }
 
 // The GPT runs of the single-LLM system, the only ones with recorded requests
-// and raw responses (mattools-reference.md §3.2).
+// and raw responses (docs/mattools.md §3.2).
 var gptModels = []string{"gpt-3.5-turbo-0125", "gpt-4o-mini-2024-07-18", "gpt-4o-2024-08-06"}
 
 func readJSONL(t *testing.T, path string, each func(line int, raw []byte)) {

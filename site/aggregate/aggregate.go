@@ -30,7 +30,7 @@ import (
 // Metric names a leaderboard metric. Every metric value is a percentage, 0–100.
 type Metric string
 
-// The metrics, as MatTools scores them (mattools-reference.md §2, §4).
+// The metrics, as MatTools scores them (docs/mattools.md §2, §4).
 const (
 	// FunctionRunnableRate: runnable questions / questions in the set × 100.
 	FunctionRunnableRate Metric = "function_runnable_rate"

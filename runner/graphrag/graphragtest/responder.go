@@ -54,7 +54,7 @@ const (
 )
 
 // Kind returns the kind of r (one of the Kind constants), recognised by the prompts' fixed openings
-// (graphrag.md §8): an answer has a system prompt starting "---Role---"; the others are user messages.
+// (docs/graphrag.md §8): an answer has a system prompt starting "---Role---"; the others are user messages.
 func Kind(r llmtest.Request) string {
 	if r.Endpoint == "embeddings" {
 		return KindEmbeddings
