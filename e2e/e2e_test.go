@@ -6,7 +6,6 @@ package e2e_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -50,19 +49,4 @@ func realData(t *testing.T) (root, resultsDir string, files []*results.File) {
 		t.Fatal(err)
 	}
 	return root, resultsDir, files
-}
-
-// chromiumPath returns Debian's chromium; without it the browser test is
-// skipped, except under CI, where scripts/setup.sh installs it.
-func chromiumPath(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium not found under CI: scripts/setup.sh installs it (apt-get install chromium)")
-	}
-	t.Skip("chromium not found (apt-get install chromium)")
-	return ""
 }

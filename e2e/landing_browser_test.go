@@ -22,6 +22,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/e2e/fakerunner"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
 // copyTree copies the regular files below src into dst.
@@ -68,7 +69,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 		t.Skip("builds a site with Hugo and runs the sandbox; skipped with -short")
 	}
 	root, importedDir, _ := realData(t)
-	exe := chromiumPath(t)
+	exe := sitetest.ChromiumPath(t)
 	fakeDir := fakerunner.FakeNoneModelRuns(t, root)
 	subsDir, verifiedDir := fakerunner.ExampleSubmission(t, root)
 

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -25,6 +24,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
 // realSite is one Hugo build of the published MatTools results, shared by
@@ -541,26 +541,11 @@ func TestRealReleaseAndLatest(t *testing.T) {
 	}
 }
 
-// chromiumPath returns Debian's chromium; without it the browser test is
-// skipped, except under CI, where scripts/setup.sh installs it.
-func chromiumPath(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium not found under CI: scripts/setup.sh installs it (apt-get install chromium)")
-	}
-	t.Skip("chromium not found (apt-get install chromium)")
-	return ""
-}
-
 // browse serves the built site on 127.0.0.1 and starts Debian's chromium
 // (headless, chromedp) on path, waiting for the element waitFor: it returns a context with a 90 s timeout, the
 // server's URL, and a function that stops both.
 func browse(t *testing.T, rs *realSite, path, waitFor string) (context.Context, string, func()) {
-	exe := chromiumPath(t)
+	exe := sitetest.ChromiumPath(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
