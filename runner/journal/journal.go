@@ -50,7 +50,7 @@ const Version = 1
 // asked again on resume; a question reported done is always on disk.
 //
 // In memory the journal keeps only where each item's line is (offset and
-// length), not the line: the results writer (liveSource) reads the lines
+// length), not the line: the runner's results writer (liveSource) reads the lines
 // back from the file, or takes them from memory where that is exact.
 type Journal struct {
 	path string
@@ -114,16 +114,17 @@ type Line struct {
 	// Scoring is where the session's code ran (scored runs only); a
 	// journal is resumed only in the same environment.
 	Scoring *scoring.Environment `json:"scoring,omitempty"`
-	// Shard is "i/n" when the session ran shard i of n (Options.Shard);
-	// PlanSHA256 is Options.PlanSHA256; Generator and GeneratorVersion name
-	// the program. cmd/merge refuses shards on which they differ.
+	// Shard is "i/n" when the session ran shard i of n (the runner's
+	// Options.Shard, a command's -shard); PlanSHA256 is the runner's
+	// Options.PlanSHA256; Generator and GeneratorVersion name the program.
+	// A merge refuses shards on which they differ.
 	Shard            string `json:"shard,omitempty"`
 	PlanSHA256       string `json:"plan_sha256,omitempty"`
 	Generator        string `json:"generator,omitempty"`
 	GeneratorVersion string `json:"generator_version,omitempty"`
 	// GraphIndex is the run extension "graph_index" of a graph-rag run as
-	// the session recorded it (graphs.indexRecord), so that Merge can
-	// record it on the merged run without the index.
+	// the session recorded it (the runner's graphs.indexRecord), so that
+	// the runner's Merge can record it on the merged run without the index.
 	GraphIndex json.RawMessage `json:"graph_index,omitempty"`
 
 	// item
