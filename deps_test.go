@@ -13,7 +13,7 @@ import (
 const module = "github.com/mattools-leaderboard/leaderboard/"
 
 // allowed lists, for each package of the project, the project packages its
-// non-test code may import (style.md §5.1). Leaves import none. A package
+// non-test code may import. Leaves import none. A package
 // not listed here may import nothing of the project until it is added.
 var allowed = map[string][]string{
 	"datasets":              []string{},
@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"results/stats":         []string{},
 	"internal/version":      []string{},
 	"internal/words":        []string{},
+	"internal/flock":        []string{},
 	"internal/mattoolstest": []string{"datasets"},
 	"results/check":         []string{"results", "datasets"},
 	"results/published":     []string{"results", "datasets"},
@@ -31,27 +32,31 @@ var allowed = map[string][]string{
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
 	// LLM client from the runner; scoring never calls an LLM.
-	"runner":                []string{"datasets", "datasets/corpus", "datasets/qaaudit", "results", "internal/version", "internal/words", "runner/graphrag", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems", "runner/sandbox"},
+	"runner": []string{"datasets", "datasets/corpus", "datasets/qaaudit", "results", "internal/flock", "internal/words", "runner/graphrag", "runner/journal", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems"},
+	// The resumable journal, its shards and the re-execution commands'
+	// outcome journals: no model client, system or retrieval, so that
+	// rescore and validate-submission build without them.
+	"runner/journal":        []string{"datasets", "results", "internal/flock", "internal/version", "runner/scoring"},
 	"runner/plan":           []string{"results"},
-	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "runner/internal/pystr", "runner/llm", "runner/retrieval"},
-	"runner/retrieval":      []string{"datasets/corpus", "runner/internal/pystr", "runner/llm"},
-	"runner/graphrag":       []string{"results", "runner/internal/pystr", "runner/llm"},
-	"datasets/corpus":       []string{},
-	"runner/scoring":        []string{"datasets", "results", "runner/internal/pystr", "runner/sandbox"},
+	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "internal/pystr", "runner/llm", "runner/retrieval"},
+	"runner/retrieval":      []string{"datasets/corpus", "internal/pystr", "runner/llm"},
+	"runner/graphrag":       []string{"results", "internal/pystr", "runner/llm"},
+	"datasets/corpus":       []string{"internal/pystr"},
+	"runner/scoring":        []string{"datasets", "results", "internal/pystr", "runner/sandbox"},
 	"runner/llm":            []string{},
 	"runner/llm/llmtest":    []string{},
 	"runner/llm/replay":     []string{},
-	"runner/internal/pystr": []string{},
+	"internal/pystr":        []string{},
 	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "runner/sandbox", "runner/systems"},
 	"cmd/replay-llm":        []string{"datasets", "runner/llm/replay"},
 	"cmd/retrieval-quality": []string{"datasets", "datasets/corpus", "runner/retrieval"},
 
-	// The site: results files → aggregate → plots, content → hugo (issue 3).
+	// The site: results files → aggregate → plots, content → hugo.
 	"site/paperonly": []string{"results"},
 	"site/aggregate": []string{"internal/words", "results", "results/stats"},
 	"site/plots":     []string{"results", "site/aggregate", "site/paperonly"},
 	"site/content":   []string{"datasets", "datasets/qaaudit", "internal/words", "results", "results/stats", "results/submission", "site/aggregate", "site/apicheck", "site/paperonly", "site/plots"},
-	// issue 18: the static hallucinated-API check's committed store (a leaf) and its updater.
+	// The static hallucinated-API check's committed store (a leaf) and its updater.
 	"site/apicheck":  []string{},
 	"cmd/check-api":  []string{"internal/words", "results", "site/apicheck"},
 	"site/hugo":      []string{},
@@ -59,33 +64,35 @@ var allowed = map[string][]string{
 	"site":           []string{"datasets", "internal/words", "results", "results/check", "results/submission", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots"},
 	"cmd/build-site": []string{"datasets", "results", "site"},
 
-	// A test fixture, imported only by tests: runner runs of a fake model
-	// (results files, the contract) for the site's tests. It is the one
-	// package under site/ that imports the runner; the site's own code never
-	// imports it.
-	// issue 14: the LightRAG 1.3.3 reference check (a test-only driver of the real package through the fake server).
-	"scripts/lightrag-check":       []string{"runner/llm/llmtest"},
+	// A test fixture, imported only by the end-to-end tests (e2e/): runner
+	// runs of a fake model (results files, the contract), scored in the
+	// sandbox, for the site built from them. The site's own code and tests
+	// never import it, so site/ needs neither the runner nor the sandbox.
+	"e2e/fakerunner": []string{"datasets", "runner", "runner/docgen", "runner/graphrag/graphragtest", "runner/llm", "runner/llm/llmtest", "runner/plan", "runner/sandbox", "runner/scoring"},
+	// LightRAG's model as a test double (tests and the LightRAG comparison only).
+	"runner/graphrag/graphragtest": []string{"runner/llm/llmtest"},
+	// The LightRAG 1.3.3 reference check: a test-only driver of the real package through the fake server.
+	"scripts/lightrag-check":       []string{},
 	"scripts/lightrag-check/o200k": []string{"scripts/lightrag-check"},
-	"scripts/lightrag-check/smoke": []string{"runner/llm/llmtest", "scripts/lightrag-check"},
-	"site/sitetest/fakerunner":     []string{"datasets", "runner", "runner/docgen", "runner/llm", "runner/llm/llmtest", "runner/plan", "runner/sandbox", "runner/scoring", "scripts/lightrag-check"},
+	"scripts/lightrag-check/smoke": []string{"runner/graphrag/graphragtest", "runner/llm/llmtest", "scripts/lightrag-check"},
 
-	// issue 4: the sandbox is a leaf; scoring runs code only through it.
+	// The sandbox is a leaf; scoring runs code only through it.
 	"runner/sandbox":             []string{},
 	"runner/sandbox/sandboxtest": []string{"runner/sandbox"},
-	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner", "runner/sandbox", "runner/scoring", "internal/version", "internal/words"},
+	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner/journal", "runner/sandbox", "runner/scoring", "internal/version", "internal/words"},
 
-	// Submissions by pull request (issue 10): the validator re-executes
+	// Submissions by pull request: the validator re-executes
 	// submitted code through scoring and the sandbox.
-	// issue 17: both take -shard i/n and merge the shards' outcome journals through runner.
-	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner", "runner/sandbox", "runner/scoring"},
+	// Both take -shard i/n and merge the shards' outcome journals through runner.
+	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "runner/sandbox", "runner/scoring"},
 
-	// LLM-written documentation (issue 12): the generator of sources 3/4's text.
-	"runner/docgen": []string{"datasets/corpus", "runner/llm"},
+	// LLM-written documentation: the generator of sources 3/4's text.
+	"runner/docgen": []string{"datasets/corpus", "internal/flock", "runner/llm"},
 	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version"},
 
-	// make test's reporter of `go test -json` (issue 8).
+	// make test's reporter of `go test -json`.
 	"scripts/testreport": []string{},
-	// issue 17: the shards' merge, the runner benchmark's programs, the Kubernetes manifests' module.
+	// The shards' merge, the runner benchmark's programs, the Kubernetes manifests' module.
 	"cmd/merge":                       []string{"datasets", "runner", "runner/plan", "runner/systems"},
 	"scripts/runner-bench/fakeserver": []string{"runner/llm/llmtest"},
 	"scripts/runner-bench/genqa":      []string{"results"},
@@ -95,7 +102,7 @@ var allowed = map[string][]string{
 	"deploy/kubernetes":               []string{},
 	"deploy/kubernetes/render":        []string{},
 	"scripts/shards-local/compare":    []string{"results"},
-	// issue 16: the warm-worker benchmark (cold vs warm vs the compute bound).
+	// The warm-worker benchmark (cold vs warm vs the compute bound).
 	"scripts/warm-bench": []string{"datasets", "results", "results/published", "runner/sandbox", "runner/scoring"},
 }
 
@@ -154,5 +161,38 @@ func TestDependencyGraph(t *testing.T) {
 				t.Errorf("%s imports %s, which the dependency picture does not allow", pkg, dep)
 			}
 		}
+	}
+}
+
+// noModelClient are the commands that only re-execute stored code, and
+// the packages none of them may reach, directly or through another
+// project package: they score in the sandbox and never call a model.
+var noModelClient = map[string][]string{
+	"cmd/rescore":             {"runner", "runner/llm", "runner/systems", "runner/graphrag", "runner/retrieval"},
+	"cmd/validate-submission": {"runner", "runner/llm", "runner/systems", "runner/graphrag", "runner/retrieval"},
+}
+
+// TestReexecutionNeedsNoModelClient follows the picture's allowed imports
+// from each re-execution command: none of them may reach the runner's
+// model client, systems, GraphRAG or retrieval.
+func TestReexecutionNeedsNoModelClient(t *testing.T) {
+	for cmd, banned := range noModelClient {
+		seen := map[string]bool{}
+		var walk func(pkg, path string)
+		walk = func(pkg, path string) {
+			if seen[pkg] {
+				return
+			}
+			seen[pkg] = true
+			for _, b := range banned {
+				if pkg == b {
+					t.Errorf("%s reaches %s (%s)", cmd, b, path)
+				}
+			}
+			for _, dep := range allowed[pkg] {
+				walk(dep, path+" → "+dep)
+			}
+		}
+		walk(cmd, cmd)
 	}
 }

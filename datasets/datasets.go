@@ -25,7 +25,7 @@ import (
 // EnvVar is the environment variable naming the MatTools data root.
 const EnvVar = "MATTOOLS_DATA"
 
-// The size of the tool-usage benchmark (mattools-reference.md §1).
+// The size of the tool-usage benchmark (docs/mattools.md §1).
 const (
 	NumQuestions  = 49
 	NumProperties = 138

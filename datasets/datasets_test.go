@@ -24,7 +24,7 @@ func TestManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// ref_sub_tasks_list of MatTools' result_analysis.py, in the published order (mattools-reference.md §2).
+	// ref_sub_tasks_list of MatTools' result_analysis.py, in the published order (docs/mattools.md §2).
 	refSubTasks := []int{10, 4, 1, 2, 18, 3, 4, 1, 1, 3, 1, 1, 1, 2, 3, 1, 2, 2, 2, 1, 1, 2, 1, 9, 1, 3, 1, 2, 1, 2, 11, 2, 4, 2, 2, 2, 1, 2, 4, 2, 1, 3, 2, 1, 3, 2, 3, 3, 2}
 	if len(m) != NumQuestions {
 		t.Fatalf("manifest has %d questions", len(m))
@@ -38,7 +38,7 @@ func TestManifest(t *testing.T) {
 			files[f] = true
 		}
 	}
-	// 38 distinct files are referenced (mattools-reference.md §1).
+	// 38 distinct files are referenced (docs/mattools.md §1).
 	if len(files) != 38 {
 		t.Errorf("%d distinct data files, want 38", len(files))
 	}
@@ -74,7 +74,7 @@ func TestLoadRealBenchmark(t *testing.T) {
 	}
 	// Which questions are executable depends on the data files the root
 	// holds: the shared copy lacks 17 of the 38 files (28 questions / 93
-	// properties executable, mattools-reference.md §1), an upstream checkout
+	// properties executable, docs/mattools.md §1), an upstream checkout
 	// has them all. The expectation comes from the committed manifest and
 	// the files on disk.
 	want := onDisk(t, root)

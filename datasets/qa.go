@@ -16,7 +16,7 @@ import (
 	"strings"
 )
 
-// The sizes of MatTools' QA benchmark sets (mattools-reference.md §4).
+// The sizes of MatTools' QA benchmark sets (docs/mattools.md §4).
 const (
 	NumQACode = 34621 // generation_results_code.json
 	NumQADoc  = 34604 // generation_results_doc.json

@@ -1,6 +1,6 @@
 package datasets
 
-// Tests of the QA set loader (issue 5).
+// Tests of the QA set loader.
 
 import (
 	"archive/zip"

@@ -1,6 +1,6 @@
 package results
 
-// Bounds of counts in Validate (issue 15, item 6): every count is bounded by
+// Bounds of counts in Validate: every count is bounded by
 // the question's property count, mattools-v1's negative credit by its
 // documented lower bound (−property_count, see minPassed).
 

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Fuzz targets of the results reader and validator (issue 15, item 8).
+// Fuzz targets of the results reader and validator.
 // `make test` runs their seeds (testdata/fuzz/<target>/ and the f.Add calls);
 // `make fuzz` mutates them for FUZZTIME each.
 
@@ -90,7 +90,7 @@ func FuzzDecode(f *testing.F) {
 // correct/partial counts in 0…questions, properties passed at most the
 // properties and, under mattools-v1 (whose arithmetic may credit fewer
 // than zero), not below −100 × the property count (FORMAT.md documents no
-// lower bound; issue 15 item 6 asks for one).
+// lower bound; this test sets one).
 func FuzzValidate(f *testing.F) {
 	f.Add(2, 6, 1, 1, int32(4), int32(10), true)
 	f.Add(0, 0, 0, 0, int32(0), int32(10), false)

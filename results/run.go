@@ -245,7 +245,7 @@ type Usage struct {
 
 // FunctionRunnableRate returns the function runnable rate in percent (0–100):
 // runnable questions out of the question set, as MatTools' result_analysis.py
-// computes it ((49 − function errors)/49·100; mattools-reference.md §2).
+// computes it ((49 − function errors)/49·100; docs/mattools.md §2).
 // ok is false when the run is unscored or not a tool-usage run.
 func (t Totals) FunctionRunnableRate() (pct float64, ok bool) {
 	if t.Runnable == nil || t.Questions == 0 {

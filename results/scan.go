@@ -19,7 +19,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// This file reads results files for the leaderboard (issue 17): the run
+// This file reads results files for the leaderboard: the run
 // record from the footer's key-value metadata and only the row columns a
 // reader needs, so that memory holds the aggregates and a few small
 // columns per question, never every row's texts, and QA item rows (7,192
@@ -40,7 +40,7 @@ type SummaryOptions struct {
 	// Compact keeps each tool-usage file's rows as Summary.Rows
 	// (SummaryRow: the summary columns only, strings shared) and leaves
 	// File.Questions nil, so that a build holds tens of bytes per row
-	// rather than a QuestionRow's hundreds (issue 17). ScanDir shares the
+	// rather than a QuestionRow's hundreds. ScanDir shares the
 	// rows' strings (question ids, verdicts, causes, code keys) and the run
 	// records' strings, string lists and string maps (question ids of the
 	// question set, libraries, parameters: read-only afterwards) across all
@@ -389,7 +389,7 @@ func decodeDetails(data []byte) (out []QuestionRow, err error) {
 		return func(i int, v parquet.Value) { *pick(&out[i]) = optInt64(v) }
 	}
 	// The columns of the page, each read on its own: parquet-go's row
-	// reader keeps buffers per column and per page (issue 17).
+	// reader keeps buffers per column and per page.
 	cols := []column{
 		{"question_index", kindInt, true, func(i int, v parquet.Value) { out[i].QuestionIndex = int32(v.Int64()) }},
 		{"question_id", kindString, true, text(func(q *QuestionRow) *string { return &q.QuestionID })},

@@ -33,7 +33,7 @@ func v2RAGFile() *File {
 // TestSummaryAndDetailsAreProjectionsOfRead: ReadSummary's rows are Read's
 // rows with only the summary columns, its code keys are those of each
 // row's code, and ReadDetails' rows are Read's with only the question
-// page's columns (issue 17).
+// page's columns.
 func TestSummaryAndDetailsAreProjectionsOfRead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v2.parquet")
 	if err := Write(path, v2RAGFile()); err != nil {

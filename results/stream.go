@@ -20,7 +20,7 @@ import (
 // Write writes it.
 const StreamRowGroupRows = 4096
 
-// StreamWriter writes one results file row by row (issue 17): rows go to
+// StreamWriter writes one results file row by row: rows go to
 // the Parquet encoder as they come, in row groups of StreamRowGroupRows,
 // and are not kept; the run record, which holds the totals of all the
 // rows, is given at the end (Close), where it goes into the file's footer

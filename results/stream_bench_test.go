@@ -8,8 +8,8 @@ import (
 )
 
 // BenchmarkQAFile writes a QA run of n rows (qaRun) with Write, which
-// holds every row, and with StreamWriter, whose rows come one at a time
-// (issue 17). live-B is what the rows hold on the heap (live bytes after a
+// holds every row, and with StreamWriter, whose rows come one at a time.
+// live-B is what the rows hold on the heap (live bytes after a
 // collection) once they are all there: for Write the File built, for the
 // stream writer its state just before Close.
 //

@@ -13,7 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// TestStreamWriterWritesWhatWriteWrites (issue 17): a tool-usage run of
+// TestStreamWriterWritesWhatWriteWrites: a tool-usage run of
 // fewer than StreamRowGroupRows rows streamed row by row is the file Write
 // writes, byte for byte (one row group, the same footer).
 func TestStreamWriterWritesWhatWriteWrites(t *testing.T) {

@@ -28,7 +28,7 @@ func ExecutableQuestionSet(ids []string, properties, total int) QuestionSet {
 // Tally returns the totals of a scored tool-usage run from its rows over
 // question set qs: runnable questions, fully and partially correct
 // questions and properties passed, as MatTools' result_analysis.py counts
-// them (see mattools-reference.md §2), and the ids of the data-missing
+// them (see docs/mattools.md §2), and the ids of the data-missing
 // questions in row order (they count for nothing).
 func Tally(rows []QuestionRow, qs QuestionSet) (Totals, []string) {
 	var runnable, correct, partial, passed int

@@ -125,8 +125,8 @@ func TestEveryRequiredFieldIsNamedWhenMissing(t *testing.T) {
 	}
 }
 
-// TestMissingFieldsOfTheIssue: the two reports issue 8 quotes now name the
-// missing field; a file without generation is refused.
+// TestMissingFieldsOfTheIssue: the two reports of a missing field that a
+// user once got without its name now name it; a file without generation is refused.
 func TestMissingFieldsOfTheIssue(t *testing.T) {
 	f := toolUsageFile()
 	f.Run.Provenance = Provenance{}

@@ -262,7 +262,7 @@ const MaxPropertyCount = 1000
 // property in MatTools' 49 unit tests (a missing key, a wrong type or a
 // wrong value add one; the two exceptions, test_HarmonicDefect's "list of
 // tuples" check and test_chgcar_insertion's loop over its two site
-// groups, add at most two; mattools-reference.md §1), so
+// groups, add at most two; docs/mattools.md §1), so
 // L[-2] ≤ 2k and the credit is at least k − 2k = −k. Anything lower is
 // damage (−2,000,000,000 showed as −200000000000.00 on the leaderboard).
 func minPassed(protocol string, k int) int {

@@ -5,7 +5,7 @@ type Benchmark string
 
 // The benchmarks. Tool usage is MatTools' real-world benchmark (49 questions,
 // 138 properties); the QA benchmarks are its two multiple-choice sets about
-// pymatgen (code: 34,621 questions, doc: 34,604). See mattools-reference.md §1, §4.
+// pymatgen (code: 34,621 questions, doc: 34,604). See docs/mattools.md §1, §4.
 const (
 	BenchmarkToolUsage Benchmark = "tool-usage"
 	BenchmarkQACode    Benchmark = "qa-code"
@@ -30,7 +30,7 @@ const UpstreamCommit = "44385630f2acf461512996468fc0b24f44ddcaaf"
 // its questions and (tool usage) properties. ok is false for an unknown
 // benchmark version. Version 2025-05: tool usage 49 questions / 138
 // properties; qa-code 34,621 and qa-doc 34,604 questions
-// (mattools-reference.md §1, §4).
+// (docs/mattools.md §1, §4).
 func FullQuestionSet(b Benchmark, version string) (questions, properties int, ok bool) {
 	if version != BenchmarkVersion2025_05 {
 		return 0, 0, false
@@ -87,7 +87,7 @@ const (
 	// (result_analysis.py in its Docker image), imported as published.
 	ProtocolMatToolsOriginal = "mattools-original"
 	// ProtocolMatToolsV1 is this project's faithful reimplementation of
-	// MatTools' scorer, quirks included (mattools-reference.md §2.4).
+	// MatTools' scorer, quirks included (docs/mattools.md §2.4).
 	ProtocolMatToolsV1 = "mattools-v1"
 	// ProtocolMatToolsV1Strict is mattools-v1 with the quirks fixed.
 	ProtocolMatToolsV1Strict = "mattools-v1-strict"

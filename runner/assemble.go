@@ -12,10 +12,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 )
 
-// A liveSource feeds writeOut while the run is still being answered
-// (issue 17): the results files are written alongside the answers, in
+// A liveSource feeds writeOut while the run is still being answered:
+// the results files are written alongside the answers, in
 // question order, each row as soon as its question's journal line is on
 // disk, so that writing them adds no serial tail to the run, and is
 // committed (renamed into place) only once every question is in. A row's
@@ -28,14 +29,14 @@ import (
 // depend on which lines came from memory); a run that is interrupted or
 // fails leaves no results file, its temporary file is removed.
 type liveSource struct {
-	j    *journal
+	j    *journal.Journal
 	max  int
 	mu   sync.Mutex
 	cond *sync.Cond
 	// durable marks the items whose lines are on disk, by item index (at
 	// most the run's questions); mem holds the offered lines not yet read.
 	durable  map[int]bool
-	mem      map[int]journalLine
+	mem      map[int]journal.Line
 	memBytes int64 // lineBytes of mem's lines
 	stopped  bool
 }
@@ -52,7 +53,7 @@ var (
 
 // lineBytes is the size of l's texts, what a held line costs beyond its
 // fixed fields.
-func lineBytes(l *journalLine) int64 {
+func lineBytes(l *journal.Line) int64 {
 	n := int64(len(l.ID))
 	if l.QA != nil {
 		qaTexts(l.QA, func(s string) bool { n += int64(len(s)); return true })
@@ -86,11 +87,11 @@ var errLiveStopped = errors.New("the run stopped before this question was answer
 // newLiveSource returns the live source of a run's items over journal j,
 // opened and not yet appended to: the items j holds already (an earlier
 // session's) are on disk.
-func newLiveSource(j *journal, items []item) *liveSource {
-	s := &liveSource{j: j, max: maxLiveLines, durable: map[int]bool{}, mem: map[int]journalLine{}}
+func newLiveSource(j *journal.Journal, items []item) *liveSource {
+	s := &liveSource{j: j, max: maxLiveLines, durable: map[int]bool{}, mem: map[int]journal.Line{}}
 	s.cond = sync.NewCond(&s.mu)
 	for _, it := range items {
-		if j.done(it.index) {
+		if j.Done(it.index) {
 			s.durable[it.index] = true
 		}
 	}
@@ -100,7 +101,7 @@ func newLiveSource(j *journal, items []item) *liveSource {
 // offer gives s the line of an item just appended to the journal; s keeps
 // it if copyExact says the journal's copy decodes to the same line and
 // there is room.
-func (s *liveSource) offer(l journalLine) {
+func (s *liveSource) offer(l journal.Line) {
 	if !copyExact(&l) {
 		return
 	}
@@ -113,7 +114,7 @@ func (s *liveSource) offer(l journalLine) {
 	s.mu.Unlock()
 }
 
-// markDurable records that item index's line is on disk (journalOptions.OnDurable).
+// markDurable records that item index's line is on disk (journal.Options.OnDurable).
 func (s *liveSource) markDurable(index int) {
 	s.mu.Lock()
 	s.durable[index] = true
@@ -133,7 +134,7 @@ func (s *liveSource) stop() {
 // read returns item it's line once it is on disk (at once for a line of an
 // earlier session): from memory if offered, else from the journal. After
 // stop, a line not on disk is errLiveStopped.
-func (s *liveSource) read(it item) (journalLine, bool, error) {
+func (s *liveSource) read(it item) (journal.Line, bool, error) {
 	s.mu.Lock()
 	for !s.durable[it.index] && !s.stopped {
 		s.cond.Wait()
@@ -149,11 +150,11 @@ func (s *liveSource) read(it item) (journalLine, bool, error) {
 	s.mu.Unlock()
 	switch {
 	case !onDisk:
-		return journalLine{}, false, errLiveStopped
+		return journal.Line{}, false, errLiveStopped
 	case inMem:
 		return l, true, nil
 	}
-	return s.j.read(it.index)
+	return s.j.Read(it.index)
 }
 
 // copyExact reports whether l, decoded from its journal line, would equal
@@ -164,7 +165,7 @@ func (s *liveSource) read(it item) (journalLine, bool, error) {
 // makes every line be read back). Tool-usage lines (at most a benchmark's
 // 49 questions per run, with code, outputs and scoring outcomes) are
 // always read back.
-func copyExact(l *journalLine) bool {
+func copyExact(l *journal.Line) bool {
 	if l.QA == nil || l.Question != nil || l.Scored != nil || qaTextFields == nil || !utf8.ValidString(l.ID) {
 		return false
 	}

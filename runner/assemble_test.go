@@ -16,6 +16,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
@@ -30,11 +31,11 @@ func TestCopyExactLinesRoundTripThroughTheJournalEncoding(t *testing.T) {
 	}
 	s := func(v string) *string { return &v }
 	i32, i64 := int32(1), int64(150)
-	full := journalLine{Kind: "item", Index: 7, ID: "pymatgen/core/structure.py/Structure#3.2", Calls: 2, Attempts: 3,
+	full := journal.Line{Kind: "item", Index: 7, ID: "pymatgen/core/structure.py/Structure#3.2", Calls: 2, Attempts: 3,
 		QA: &results.QAItem{ItemIndex: 7, Item: "pymatgen/core/structure.py/Structure#3.2", Questions: 1, Correct: 1, CorrectLenient: &i32,
 			AnswerText: s("Thé answer is <answer>B</answer> & \u2028 \"quoted\"\n"), ExtractedStrict: s("B"), ExtractedLenient: s(""),
 			CorrectAnswer: s("B"), PromptTokens: &i64, CompletionTokens: new(int64), AnswerTextBytes: &i64}}
-	bare := journalLine{Kind: "item", Index: 0, ID: "q", QA: &results.QAItem{Item: "q"}}
+	bare := journal.Line{Kind: "item", Index: 0, ID: "q", QA: &results.QAItem{Item: "q"}}
 	// Every field of results.QAItem set, by reflection, so that a field
 	// added later is covered too.
 	filled := &results.QAItem{}
@@ -56,8 +57,8 @@ func TestCopyExactLinesRoundTripThroughTheJournalEncoding(t *testing.T) {
 			t.Fatalf("results.QAItem field %s is a %s: extend this test and copyExact", v.Type().Field(i).Name, f.Kind())
 		}
 	}
-	reflected := journalLine{Kind: "item", Index: 3, ID: "r", QA: filled}
-	for name, l := range map[string]journalLine{"every field": full, "nil pointers": bare, "every field, by reflection": reflected} {
+	reflected := journal.Line{Kind: "item", Index: 3, ID: "r", QA: filled}
+	for name, l := range map[string]journal.Line{"every field": full, "nil pointers": bare, "every field, by reflection": reflected} {
 		if !copyExact(&l) {
 			t.Fatalf("%s: copyExact refuses a valid line", name)
 		}
@@ -65,7 +66,7 @@ func TestCopyExactLinesRoundTripThroughTheJournalEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back journalLine
+		var back journal.Line
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +81,7 @@ func TestCopyExactLinesRoundTripThroughTheJournalEncoding(t *testing.T) {
 	if copyExact(&bad) {
 		t.Error("copyExact accepts an answer that is not valid UTF-8")
 	}
-	if tu := (journalLine{Kind: "item", Question: &results.QuestionRow{}}); copyExact(&tu) {
+	if tu := (journal.Line{Kind: "item", Question: &results.QuestionRow{}}); copyExact(&tu) {
 		t.Error("copyExact accepts a tool-usage line")
 	}
 }
@@ -227,10 +228,15 @@ func TestTextFieldsRefusesFieldsTheJournalChanges(t *testing.T) {
 func TestLiveSourceHoldsABoundedNumberOfBytes(t *testing.T) {
 	defer func(old int64) { maxLiveBytes = old }(maxLiveBytes)
 	maxLiveBytes = 1000
-	s := newLiveSource(&journal{items: map[int]span{}}, nil)
+	j, err := journal.Open(filepath.Join(t.TempDir(), "j.jsonl"), "run", "fp", time.Now(), journal.Options{Every: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	s := newLiveSource(j, nil)
 	answer := strings.Repeat("a", 300)
 	for i := range 5 {
-		s.offer(journalLine{Kind: "item", Index: i, ID: "q", QA: &results.QAItem{Item: "q", AnswerText: &answer}})
+		s.offer(journal.Line{Kind: "item", Index: i, ID: "q", QA: &results.QAItem{Item: "q", AnswerText: &answer}})
 	}
 	if len(s.mem) != 3 || s.memBytes != 3*302 {
 		t.Fatalf("held %d lines of %d bytes; want 3 of 906 (302 bytes each, at most 1,000)", len(s.mem), s.memBytes)

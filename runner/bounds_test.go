@@ -1,6 +1,6 @@
 package runner
 
-// Tests of the runner's bounds (issue 15, items 3 and 5): implausible usage
+// Tests of the runner's bounds: implausible usage
 // from the server, capped stored responses, code too large.
 
 import (

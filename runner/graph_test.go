@@ -11,9 +11,9 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/graphrag/graphragtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
-	lightragcheck "github.com/mattools-leaderboard/leaderboard/scripts/lightrag-check"
 )
 
 func graphPlan(t *testing.T, chat, emb string) *plan.Plan {
@@ -39,7 +39,7 @@ temperature = 0.3
 	return p
 }
 
-// TestGraphRAGRunRecordsAndKeys (from the review of issue 14): graph-rag
+// TestGraphRAGRunRecordsAndKeys (found by review): graph-rag
 // reads the embeddings endpoint's own key and sends it on every embeddings
 // request (and the chat key on chat requests, with no temperature although
 // the model has one); the runs validate and record the index (extension
@@ -54,8 +54,8 @@ func TestGraphRAGRunRecordsAndKeys(t *testing.T) {
 		}
 		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG's prompt texts (../shared/lightrag)")
 	}
-	chat := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder})
-	emb := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder})
+	chat := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder})
+	emb := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder})
 	p := graphPlan(t, chat.URL, emb.URL)
 	keys, err := ReadAPIKeys(p, func(name string) string {
 		return map[string]string{"GRAPH_TEST_EMB_KEY": "emb-secret", "GRAPH_TEST_CHAT_KEY": "chat-secret"}[name]
@@ -79,8 +79,8 @@ func TestGraphRAGRunRecordsAndKeys(t *testing.T) {
 			t.Fatalf("chat request with Authorization %q, body %.200s", r.Header.Get("Authorization"), r.Body)
 		}
 	}
-	if len(emb.Requests()) == 0 || lightragcheck.CountKinds(chat.Requests())["extract"] == 0 {
-		t.Fatalf("requests: %d embeddings, chat %v", len(emb.Requests()), lightragcheck.CountKinds(chat.Requests()))
+	if len(emb.Requests()) == 0 || graphragtest.CountKinds(chat.Requests())["extract"] == 0 {
+		t.Fatalf("requests: %d embeddings, chat %v", len(emb.Requests()), graphragtest.CountKinds(chat.Requests()))
 	}
 	files, err := results.ReadDir(out)
 	if err != nil || len(files) != 1 {
@@ -100,18 +100,18 @@ func TestGraphRAGRunRecordsAndKeys(t *testing.T) {
 	}
 
 	// Another embeddings endpoint: another index folder.
-	emb2 := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder, EmbeddingDims: 16})
+	emb2 := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder, EmbeddingDims: 16})
 	opts.Plan, opts.OutDir = graphPlan(t, chat.URL, emb2.URL), t.TempDir()
 	if _, err := Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	dirs, _ := filepath.Glob(filepath.Join(cache, "*", "manifest.json"))
-	if len(dirs) != 2 || lightragcheck.CountKinds(chat.Requests())["extract"] != 2*69 {
-		t.Errorf("index folders %v, extraction calls %d: want a second index for the second endpoint", dirs, lightragcheck.CountKinds(chat.Requests())["extract"])
+	if len(dirs) != 2 || graphragtest.CountKinds(chat.Requests())["extract"] != 2*69 {
+		t.Errorf("index folders %v, extraction calls %d: want a second index for the second endpoint", dirs, graphragtest.CountKinds(chat.Requests())["extract"])
 	}
 }
 
-// TestShardedGraphRAGMergeKeepsTheGraphIndex (issue 17): a graph-rag plan
+// TestShardedGraphRAGMergeKeepsTheGraphIndex: a graph-rag plan
 // run as 2 shards and merged equals the unsharded run, its run record's
 // extension graph_index included (the record of the index shard 0 built:
 // the 69 chunks of pymatgen/analysis/defects, 69 extraction calls); a
@@ -126,8 +126,8 @@ func TestShardedGraphRAGMergeKeepsTheGraphIndex(t *testing.T) {
 		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG's prompt texts (../shared/lightrag)")
 	}
 	ctx := context.Background()
-	chat := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder})
-	emb := llmtest.New(t, llmtest.Options{Responder: lightragcheck.Responder})
+	chat := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder})
+	emb := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder})
 	p := graphPlan(t, chat.URL, emb.URL)
 	prompts := t.TempDir()
 	keys := map[string]string{"GRAPH_TEST_EMB_KEY": "emb-secret", "GRAPH_TEST_CHAT_KEY": "chat-secret"}
@@ -145,7 +145,7 @@ func TestShardedGraphRAGMergeKeepsTheGraphIndex(t *testing.T) {
 	dirs := []string{t.TempDir(), t.TempDir()}
 	for i, d := range dirs {
 		o := opts(d, shardCache)
-		o.Shard = Shard{i, 2}
+		o.Shard = Shard{Index: i, Count: 2}
 		if _, err := Run(ctx, o); err != nil {
 			t.Fatalf("shard %d: %v", i, err)
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/mattools-leaderboard/leaderboard/internal/flock"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
@@ -159,7 +160,7 @@ func (gs *graphs) dir(corpusID, model, embedding string) string {
 
 // chatClient returns a client of model m as graph-rag sends it: without
 // sampling parameters unless graph_rag.send_temperature (LightRAG 1.3.x
-// sends none, graphrag.md §4).
+// sends none, docs/graphrag.md §4).
 func (gs *graphs) chatClient(m *plan.Model, round int) (*llm.Client, error) {
 	var params llm.Params // LightRAG sends no max_tokens either (but 500 on summaries, graphrag's own)
 	if gs.o.Plan.GraphRAG.SendTemperature {
@@ -220,8 +221,8 @@ func (gs *graphs) get(ctx context.Context, c plan.Configuration, round int) (*gr
 		return nil, err
 	}
 	defer lf.Close()
-	if err := lockFile(lf); err != nil {
-		if !errors.Is(err, errLocked) {
+	if err := flock.Lock(lf); err != nil {
+		if !errors.Is(err, flock.ErrLocked) {
 			return nil, fmt.Errorf("graph-rag index %s: %w", dir, err)
 		}
 		return nil, fmt.Errorf("graph-rag index %s is being built by another runner (%s is locked): wait for it, or give another -graph-cache", dir, lf.Name())

@@ -1,6 +1,6 @@
 package runner
 
-// The replay acceptance check of issue 5: the runner, talking HTTP on
+// The replay acceptance check: the runner, talking HTTP on
 // 127.0.0.1 to the replay server of MatTools' recorded GPT batches, yields
 // code and function names equal to the published
 // function_generation_results.jsonl, 49/49 in each of the 9 runs.

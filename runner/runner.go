@@ -46,9 +46,9 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/datasets/qaaudit"
-	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
+	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
@@ -370,7 +370,7 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if err := o.Shard.check(); err != nil {
+	if err := o.Shard.Check(); err != nil {
 		return nil, err
 	}
 	if o.HTTPClient == nil {
@@ -601,7 +601,7 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		for _, out := range p.outs {
 			out.exists = false
 		}
-		p.journalPath = filepath.Join(e.o.OutDir, JournalDir, p.journalID+s.suffix()+".jsonl")
+		p.journalPath = filepath.Join(e.o.OutDir, JournalDir, p.journalID+s.Suffix()+".jsonl")
 		p.n = 0
 		for k := p.first; k < p.first+all; k++ {
 			if s.Owns(k) {
@@ -613,7 +613,7 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		p.done = p.n
 	} else {
 		var err error
-		if p.done, err = peekJournal(p.journalPath); err != nil {
+		if p.done, err = journal.Peek(p.journalPath); err != nil {
 			return nil, err
 		}
 	}
@@ -775,13 +775,13 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		se := scorer.Environment()
 		senv = &se
 	}
-	sess := journalLine{BaseURL: p.outs[0].run.Endpoint, Scoring: senv, PlanSHA256: e.o.PlanSHA256,
+	sess := journal.Line{BaseURL: p.outs[0].run.Endpoint, Scoring: senv, PlanSHA256: e.o.PlanSHA256,
 		Generator: e.o.Generator, GeneratorVersion: generatorVersion(), GraphIndex: graphRec}
 	if e.o.Shard.Count > 1 {
 		sess.Shard = e.o.Shard.String()
 	}
 	var live *liveSource // set before the first append
-	j, err := openJournal(p.journalPath, p.journalID, p.fingerprint, e.o.Now(), journalOptions{Session: sess, Every: e.o.JournalSync,
+	j, err := journal.Open(p.journalPath, p.journalID, p.fingerprint, e.o.Now(), journal.Options{Session: sess, Every: e.o.JournalSync,
 		OnDurable: func(index int, id string) {
 			// Reported done only once on disk.
 			if live != nil {
@@ -797,7 +797,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	if err != nil {
 		return fail(err, 0)
 	}
-	defer j.close()
+	defer j.Close()
 
 	m := p.pr.Model
 	retries := *m.MaxRetries
@@ -813,31 +813,31 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		},
 	})
 	if err != nil {
-		return fail(err, j.count())
+		return fail(err, j.Count())
 	}
 	env := systems.Env{LLM: client, Prompts: e.prompts}
 	var sys systems.System
 	if p.pr.Benchmark == results.BenchmarkToolUsage {
 		if sys, err = systems.New(p.pr.System, systemParams(p.pr.Configuration)); err != nil {
-			return fail(err, j.count())
+			return fail(err, j.Count())
 		}
 		env.Retriever = retriever
 		if p.pr.System == results.SystemAgenticRAG {
 			objs, err := e.rr.codeObjectsOf(p.pr.RetrievalSource)
 			if err != nil {
-				return fail(err, j.count())
+				return fail(err, j.Count())
 			}
 			env.Objects = objs
 		}
 		env.Execute = executorOf(scorer)
 		if graph != nil {
-			// LightRAG sends no sampling parameter (graphrag.md §4).
+			// LightRAG sends no sampling parameter (docs/graphrag.md §4).
 			if client, err = e.graphs.chatClient(m, p.pr.Round); err != nil {
-				return fail(err, j.count())
+				return fail(err, j.Count())
 			}
 			env.LLM, env.Graph, env.GraphPrompts = client, graph, e.graphs.prompts
 			if env.Embedder, err = e.graphs.embedder(); err != nil {
-				return fail(err, j.count())
+				return fail(err, j.Count())
 			}
 		}
 	}
@@ -845,7 +845,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	items := p.items()
 	var todo []item
 	for _, it := range items {
-		if !j.done(it.index) {
+		if !j.Done(it.index) {
 			todo = append(todo, it)
 		}
 	}
@@ -866,7 +866,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 				removeStaleTemps(out.path)
 			}
 		}
-		src := &lineSource{desc: "journal " + j.path, read: live.read, sessions: j.sessions, resumed: max(len(j.sessions)-1, 0)}
+		src := &lineSource{desc: "journal " + j.Path(), read: live.read, sessions: j.Sessions(), resumed: max(len(j.Sessions())-1, 0)}
 		assembled = make(chan error, 1)
 		go func() { // res is read after
 			err := e.writeOuts(p, src, senv, res, p.n, "run written")
@@ -893,7 +893,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 					if live != nil {
 						live.offer(line) // before the line can be durable
 					}
-					err = j.append(line)
+					err = j.Append(line)
 				}
 				if err != nil {
 					if rctx.Err() == nil || !errors.Is(err, context.Canceled) {
@@ -919,7 +919,7 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
-	if err := j.flush(); err != nil && firstErr == nil {
+	if err := j.Flush(); err != nil && firstErr == nil {
 		firstErr = err
 	}
 	var writeErr error
@@ -929,7 +929,7 @@ feed:
 		live.stop()
 		writeErr = <-assembled
 	}
-	done := j.count()
+	done := j.Count()
 	if ctx.Err() != nil {
 		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.journalID, "done", done, "of", p.n)
 		return set(StatusInterrupted, nil, done)
@@ -972,7 +972,7 @@ func (e *engine) writeOuts(p *prepared, src *lineSource, senv *scoring.Environme
 // session of a resumed run are not in the journal, so not included.)
 var implausibleUsage sync.Map // *prepared → *atomic.Int64
 
-// Caps of what answer stores (issue 15): the model's answer text is stored
+// Caps of what answer stores: the model's answer text is stored
 // capped at a UTF-8 boundary, with its original length; generated code is
 // never cut: code over maxCodeBytes is refused whole (empty code, verdict
 // cause scoring.CauseCodeTooLarge).
@@ -982,8 +982,8 @@ const (
 )
 
 // answer asks one question and scores the answer, returning its journal line.
-func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.System, scorer Scorer, env systems.Env) (journalLine, error) {
-	l := journalLine{Kind: "item", Index: it.index, ID: it.id}
+func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.System, scorer Scorer, env systems.Env) (journal.Line, error) {
+	l := journal.Line{Kind: "item", Index: it.index, ID: it.id}
 	var u systems.Usage
 	audit := &llm.UsageAudit{}
 	ctx = llm.WithUsageAudit(ctx, audit)
@@ -1061,11 +1061,11 @@ func b2i(b bool) int32 {
 // or the shards' journals (Merge).
 type lineSource struct {
 	desc string // "journal <path>", for errors
-	read func(it item) (journalLine, bool, error)
+	read func(it item) (journal.Line, bool, error)
 	// sessions are the session lines; resumed is the number of sessions
 	// that continued an interrupted one (len(sessions)−1 for one journal;
 	// for shards, the sum over the shards).
-	sessions   []journalLine
+	sessions   []journal.Line
 	resumed    int
 	generator  string          // the shards' generator (Merge)
 	graphIndex json.RawMessage // the shards' graph index record, of a graph-rag run (Merge)
@@ -1073,7 +1073,7 @@ type lineSource struct {
 
 // writeOut writes the results file of run out, complete, from the journal
 // lines of src, streaming its rows to the results writer one journal line
-// at a time (issue 17: a run's memory does not grow with its rows; the
+// at a time (a run's memory does not grow with its rows; the
 // tool-usage rows' outcomes, at most a benchmark's questions, are kept for
 // the totals); senv is the scorer's environment for a scored run. It
 // returns the run's usage.
@@ -1149,7 +1149,9 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 				if l.Scored == nil {
 					return results.Usage{}, fmt.Errorf("%s: question %s has no scoring outcome; delete the journal to run it again", src.desc, it.id)
 				}
-				l.Scored.FillRow(row, r.ScoringProtocol)
+				if err := l.Scored.FillRow(row, r.ScoringProtocol); err != nil {
+					return results.Usage{}, fmt.Errorf("%s: question %s: %w", src.desc, it.id, err)
+				}
 			}
 			addUsage(row.PromptTokens, row.CompletionTokens, l.Calls)
 			outcomes = append(outcomes, results.QuestionRow{QuestionID: row.QuestionID, Verdict: row.Verdict, Runnable: row.Runnable,
@@ -1258,25 +1260,5 @@ func libraryVersions() map[string]string {
 	return out
 }
 
-// generatorVersion returns the commit the build was stamped with
-// (version.Commit, which the Makefile and deploy/kubernetes/Dockerfile set
-// with -ldflags; an image builds without .git, so without VCS information),
-// else the main module's VCS revision or version.
-func generatorVersion() string {
-	if version.Commit != "" {
-		return version.Commit
-	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" {
-			return s.Value
-		}
-	}
-	if bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
+// generatorVersion is journal.GeneratorVersion.
+func generatorVersion() string { return journal.GeneratorVersion() }

@@ -1,6 +1,6 @@
 package runner
 
-// Tests of the run loop (issue 5): unscored tool-usage runs, fault
+// Tests of the run loop: unscored tool-usage runs, fault
 // injection, interruption and resume, the journal, QA scoring, API keys,
 // the scorer hook, --dry-run estimates.
 
@@ -27,6 +27,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
@@ -84,7 +85,7 @@ func readRun(t *testing.T, path string) *results.File {
 }
 
 // comparable drops the columns that legitimately differ between two runs of
-// the same answers: latency (the issue allows timestamps and latency).
+// the same answers: latency (timestamps and latency may differ).
 func comparableRows(rows []results.QuestionRow) []string {
 	var out []string
 	for _, r := range rows {
@@ -206,7 +207,7 @@ func assertNoKey(t *testing.T, dir, logText string) {
 }
 
 // TestFaultInjectionAnswersEveryQuestionExactlyOnce is the fault-injection
-// acceptance check of issue 5: 20% of requests fail (429 with Retry-After,
+// acceptance check: 20% of requests fail (429 with Retry-After,
 // 500, a hang past the 1 s timeout, malformed JSON); the run completes with
 // every question answered exactly once, no row lost or duplicated.
 func TestFaultInjectionAnswersEveryQuestionExactlyOnce(t *testing.T) {
@@ -303,7 +304,7 @@ func TestInterruptedRunResumesWithoutRepeating(t *testing.T) {
 	if len(journals) != 1 || !strings.HasSuffix(journals[0], "/runner__tool-usage__single-llm__s0__fake-model__scored__set-executable-92166d74__r1.jsonl") {
 		t.Errorf("journals %q; want one for both protocols", journals)
 	}
-	n, _ := peekJournal(journals[0])
+	n, _ := journal.Peek(journals[0])
 	if n != 20 || sc.calls.Load() != 20 {
 		t.Errorf("journal holds %d items, the scorer ran %d times; want 20 and 20", n, sc.calls.Load())
 	}
@@ -345,44 +346,6 @@ func TestInterruptedRunResumesWithoutRepeating(t *testing.T) {
 		if a, b := comparableRows(readRun(t, res[i].Path).Questions), comparableRows(readRun(t, res3[i].Path).Questions); strings.Join(a, "\n") != strings.Join(b, "\n") {
 			t.Errorf("%s: resumed rows differ from an uninterrupted run's", res[i].RunID)
 		}
-	}
-}
-
-func TestJournalDropsATruncatedLastLineAndRejectsChangedSettings(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := openJournal(p, "run1", "fp1", time.Now(), journalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		if err := j.append(journalLine{Kind: "item", Index: i, ID: "q" + strconv.Itoa(i)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	j.append(journalLine{Kind: "item", Index: 1, ID: "dup"}) // ignored: item 1 is done
-	j.close()
-	// A kill in the middle of a write leaves half a line.
-	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"kind":"item","index":3,"id":"q3","resp`)
-	f.Close()
-	j, err = openJournal(p, "run1", "fp1", time.Now(), journalOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l, ok, err := j.read(1); len(j.items) != 3 || !ok || err != nil || l.ID != "q1" || len(j.sessions) != 2 || j.done(3) {
-		t.Errorf("items %v (item 1: %+v, %v), sessions %d", j.items, l, err, len(j.sessions))
-	}
-	j.close()
-	data, _ := os.ReadFile(p)
-	if bytes.Contains(data, []byte(`"resp`)) || strings.Count(string(data), "\n") != 5 {
-		t.Errorf("journal after reopening:\n%s", data)
-	}
-	if _, err := openJournal(p, "run1", "fp2", time.Now(), journalOptions{}); err == nil || !strings.Contains(err.Error(), "other settings") {
-		t.Errorf("changed fingerprint: err = %v", err)
-	}
-	os.WriteFile(p, []byte("{\"kind\":\"session\",\"version\":1,\"run_id\":\"run1\",\"fingerprint\":\"fp1\"}\nnot json\n"), 0o644)
-	if _, err := openJournal(p, "run1", "fp1", time.Now(), journalOptions{}); err == nil || !strings.Contains(err.Error(), p+":2") {
-		t.Errorf("malformed line: err = %v", err)
 	}
 }
 
@@ -612,18 +575,18 @@ func TestScoringNeedsAScorerOrUnscored(t *testing.T) {
 func TestJournalScoredElsewhereCannotBeResumed(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "j.jsonl")
 	env := (&fakeScorer{}).Environment()
-	j, err := openJournal(p, "run1", "fp1", time.Now(), journalOptions{Session: journalLine{Scoring: &env}})
+	j, err := journal.Open(p, "run1", "fp1", time.Now(), journal.Options{Session: journal.Line{Scoring: &env}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	j.close()
-	if j, err = openJournal(p, "run1", "fp1", time.Now(), journalOptions{Session: journalLine{Scoring: &env}}); err != nil {
+	j.Close()
+	if j, err = journal.Open(p, "run1", "fp1", time.Now(), journal.Options{Session: journal.Line{Scoring: &env}}); err != nil {
 		t.Fatalf("same environment: %v", err)
 	}
-	j.close()
+	j.Close()
 	other := env
 	other.Sandbox.LockSHA256 = "4567"
-	if _, err := openJournal(p, "run1", "fp1", time.Now(), journalOptions{Session: journalLine{Scoring: &other}}); err == nil || !strings.Contains(err.Error(), "another sandbox environment") ||
+	if _, err := journal.Open(p, "run1", "fp1", time.Now(), journal.Options{Session: journal.Line{Scoring: &other}}); err == nil || !strings.Contains(err.Error(), "another sandbox environment") ||
 		!strings.Contains(err.Error(), "4567") {
 		t.Errorf("other environment: %v", err)
 	}
@@ -631,8 +594,8 @@ func TestJournalScoredElsewhereCannotBeResumed(t *testing.T) {
 
 // qa20Replies are the scripted answers to runner/testdata/qa20.json, in its
 // order, with the correct letter and whether the strict and the lenient
-// extraction count them correct. The first seven rows are the table of
-// issue 5.
+// extraction count them correct. The first seven rows are the hand-made
+// acceptance table of the QA extraction.
 var qa20Replies = []struct {
 	reply           string
 	correct         string
@@ -660,8 +623,8 @@ var qa20Replies = []struct {
 	{"A", "A", true, true},
 }
 
-// TestQAOnTwentyQuestionsWithAScriptedModel is the QA acceptance check of
-// issue 5. Hand count: strict correct = rows 1, 2, 8, 9, 17, 20 = 6 of 20
+// TestQAOnTwentyQuestionsWithAScriptedModel is the QA acceptance check.
+// Hand count: strict correct = rows 1, 2, 8, 9, 17, 20 = 6 of 20
 // (30.00%); lenient correct = rows 1–6, 8, 9, 12, 13, 16, 17, 20 = 13 of 20
 // (65.00%).
 func TestQAOnTwentyQuestionsWithAScriptedModel(t *testing.T) {

@@ -1,6 +1,6 @@
 package runner
 
-// Tests of sharded runs and Merge (issue 17): a plan run as 4 shards and
+// Tests of sharded runs and Merge: a plan run as 4 shards and
 // merged equals the unsharded run; Merge refuses incomplete or foreign
 // shards.
 
@@ -153,7 +153,7 @@ func TestFourShardsMergeIntoTheUnshardedRun(t *testing.T) {
 		dirs[i] = t.TempDir()
 		before := len(srv.Requests())
 		o := opts(dirs[i])
-		o.Shard = Shard{i, 4}
+		o.Shard = Shard{Index: i, Count: 4}
 		res, err := Run(ctx, o)
 		if err != nil {
 			t.Fatalf("shard %d: %v", i, err)
@@ -263,7 +263,7 @@ func TestFourShardsMergeIntoTheUnshardedRun(t *testing.T) {
 	// Shard 1 run again in another sandbox environment.
 	lock := t.TempDir()
 	o := opts(lock)
-	o.Shard, o.Scorer = Shard{1, 4}, &lockScorer{}
+	o.Shard, o.Scorer = Shard{Index: 1, Count: 4}, &lockScorer{}
 	if _, err := Run(ctx, o); err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ targets="
 ./runner/plan:FuzzParse
 ./runner/systems:FuzzExtractCode
 ./runner/llm:FuzzCompleteResponse
-./runner/internal/pystr:FuzzStrip
-./runner/internal/pystr:FuzzFormat
+./internal/pystr:FuzzStrip
+./internal/pystr:FuzzFormat
 ./results/published:FuzzReadGenerations
 ./results/published:FuzzReadQACSV
 ./results/published:FuzzReadSummary

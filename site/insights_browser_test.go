@@ -31,7 +31,7 @@ func singleLLMConfig(t *testing.T, lb *aggregate.Leaderboard, model string) *agg
 	return nil
 }
 
-// TestBrowserCompareGPT4oWithGPT4oMini (issue 18) opens the comparison page
+// TestBrowserCompareGPT4oWithGPT4oMini opens the comparison page
 // for GPT-4o vs GPT-4o mini (single LLM, re-executed, mattools-v1) in
 // chromium: the page shows one row per question of the set with each
 // round's properties passed, and wins, losses, ties and the sign test's p
@@ -125,7 +125,7 @@ func TestBrowserCompareGPT4oWithGPT4oMini(t *testing.T) {
 	}
 }
 
-// TestBrowserFilterNarrowsTheTableAndSurvivesAReload (issue 18): on the
+// TestBrowserFilterNarrowsTheTableAndSurvivesAReload: on the
 // landing page, choosing system LLM-RAG in the first headline table's
 // filter leaves only LLM-RAG rows visible (fewer than before), puts
 // system=llm-rag in the URL, and after a reload the menu and the narrowed
@@ -188,7 +188,7 @@ func TestBrowserFilterNarrowsTheTableAndSurvivesAReload(t *testing.T) {
 	t.Logf("headline table: %d rows; system LLM-RAG: %d; after a reload: %d; and source 4: %d (URL %s)", before.Total, after.Shown, reloaded.Shown, both.Shown, both.Search)
 }
 
-// TestRealInsightPagesAreBuilt (issue 18): the built edition has the
+// TestRealInsightPagesAreBuilt: the built edition has the
 // failures, comparison, cost and modules pages; the re-executed GPT-4o
 // single-LLM configuration's page lists its round-1 ImportError questions
 // as links to their question pages and names a hallucinated API; the cost

@@ -9,7 +9,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 )
 
-// TestLoadResultsKeepsCompactRows (issue 17): on the published runs,
+// TestLoadResultsKeepsCompactRows: on the published runs,
 // LoadResults keeps no QuestionRow, only each tool-usage row's summary
 // columns (results.SummaryRow, equal to those of results.Read's rows), and
 // the leaderboard aggregated from them (aggregate.BuildRows) has the same

@@ -31,7 +31,7 @@ func treeFiles(t *testing.T, dir string) map[string][]byte {
 	return out
 }
 
-// TestHugoPassesGiveTheOnePassBytes (issue 17): the fixture site rendered by
+// TestHugoPassesGiveTheOnePassBytes: the fixture site rendered by
 // Hugo in several passes over disjoint sets of its generated pages (a pass
 // budget of a quarter of their bytes) is the one-pass build, file for file
 // and byte for byte.

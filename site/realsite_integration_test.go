@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -25,6 +24,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
 // realSite is one Hugo build of the published MatTools results, shared by
@@ -258,7 +258,7 @@ func fullEdition(rs *realSite) string {
 // results files hold them, marked re-executed, beside the run as published;
 // the section states the rounds' agreement; the GPT-4o model page's grid
 // shows the same verdicts; and the filter's form, script and attributes are
-// there (issue 9).
+// there.
 func TestRealQuestionPageShowsReexecutedVerdicts(t *testing.T) {
 	rs := builtReal(t)
 	const model = "gpt-4o-2024-08-06"
@@ -428,7 +428,7 @@ func TestRealQuestionPageShowsReexecutedVerdicts(t *testing.T) {
 // TestRealPaperOnlyValuesAreMarkedAndNeverComputed: every value of the
 // paper-only file is on the methodology page with the mark; no computed cell
 // holds a paper-only value or mark, and every computed cell equals its
-// configuration's mean computed from the runs (issue 3).
+// configuration's mean computed from the runs.
 func TestRealPaperOnlyValuesAreMarkedAndNeverComputed(t *testing.T) {
 	rs := builtReal(t)
 	doc := parseHTML(t, filepath.Join(rs.dir, rs.release, "methodology", "index.html"))
@@ -541,26 +541,11 @@ func TestRealReleaseAndLatest(t *testing.T) {
 	}
 }
 
-// chromiumPath returns Debian's chromium; without it the browser test is
-// skipped, except under CI, where scripts/setup.sh installs it.
-func chromiumPath(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium not found under CI: scripts/setup.sh installs it (apt-get install chromium)")
-	}
-	t.Skip("chromium not found (apt-get install chromium)")
-	return ""
-}
-
 // browse serves the built site on 127.0.0.1 and starts Debian's chromium
 // (headless, chromedp) on path, waiting for the element waitFor: it returns a context with a 90 s timeout, the
 // server's URL, and a function that stops both.
 func browse(t *testing.T, rs *realSite, path, waitFor string) (context.Context, string, func()) {
-	exe := chromiumPath(t)
+	exe := sitetest.ChromiumPath(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -585,7 +570,7 @@ func browse(t *testing.T, rs *realSite, path, waitFor string) (context.Context, 
 // TestBrowserSingleLLMPage drives Debian's chromium (headless, chromedp)
 // against the built site served on 127.0.0.1: it finds 45.58 in the GPT-4o
 // row, checks every figure loaded, sorts the table by a column and checks
-// the order (issue 3). TestBrowserQuestionPage opens a question page.
+// the order. TestBrowserQuestionPage opens a question page.
 func TestBrowserSingleLLMPage(t *testing.T) {
 	rs := builtReal(t)
 	ctx, _, stop := browse(t, rs, "/"+site.LatestPath+"/single-llm/", `table.sortable`)

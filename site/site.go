@@ -331,7 +331,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 
-	// Release what the pages no longer need before Hugo runs (issue 17):
+	// Release what the pages no longer need before Hugo runs:
 	// the runs, their rows and the leaderboards; only what the manifest
 	// checks below read is kept.
 	complete := map[string]bool{} // editions with all their runs present

@@ -3,7 +3,6 @@ package site_test
 import (
 	"bytes"
 	"context"
-	"github.com/mattools-leaderboard/leaderboard/site/sitetest/fakerunner"
 	"html"
 	"io/fs"
 	"os"
@@ -19,7 +18,7 @@ import (
 )
 
 // fixtureSite is one Hugo build of the fixture runs, shared by the tests of
-// this file (Hugo runs are slow-ish: issue 3 asks to keep them few).
+// this file (Hugo runs are slow-ish: they are kept few).
 type fixtureSite struct {
 	dir, results, work string
 	report             *site.Report
@@ -89,7 +88,6 @@ func builtFixture(t *testing.T) *fixtureSite {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	fakerunner.Cleanup()
 	if fixture.dir != "" && os.Getenv("SITE_KEEP") == "" {
 		os.RemoveAll(filepath.Dir(fixture.dir))
 	}
@@ -126,7 +124,7 @@ func htmlFiles(t *testing.T, dir string) []string {
 }
 
 // TestFixtureSiteHasReleasesAndLatest: /v1.0/ and /v1.1/ exist, /latest/
-// equals the newest (v1.1) byte for byte, and the root lists both (issue 3).
+// equals the newest (v1.1) byte for byte, and the root lists both.
 func TestFixtureSiteHasReleasesAndLatest(t *testing.T) {
 	fx := builtFixture(t)
 	if fx.report.Latest != "v1.1" || strings.Join(fx.report.Editions, ",") != "v1.1,v1.0" {
@@ -168,7 +166,7 @@ func TestFixtureSiteHasReleasesAndLatest(t *testing.T) {
 var hrefRE = regexp.MustCompile(`(?:href|src)="([^"#?]*)(?:[#?][^"]*)?"`)
 
 // TestFixtureLinksResolve follows every relative link and image of every page
-// (switcher links included) and checks its target exists (issue 3).
+// (switcher links included) and checks its target exists.
 func TestFixtureLinksResolve(t *testing.T) {
 	fx := builtFixture(t)
 	checked, switcher := 0, 0
@@ -210,7 +208,7 @@ func TestFixtureLinksResolve(t *testing.T) {
 }
 
 // TestHostileTextIsEscapedEverywhere: a model name and generated code with
-// <script> and HTML entities render as text on every page (issue 3).
+// <script> and HTML entities render as text on every page.
 func TestHostileTextIsEscapedEverywhere(t *testing.T) {
 	fx := builtFixture(t)
 	sawName, sawCode, sawTrace := false, false, false

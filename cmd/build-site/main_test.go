@@ -18,7 +18,7 @@ import (
 
 // TestEmptySiteSaysHowToGetTheData: without results and without
 // MATTOOLS_DATA, build-site builds a valid, empty site and says exactly how
-// to get the data (issue 3).
+// to get the data.
 func TestEmptySiteSaysHowToGetTheData(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Hugo; skipped with -short")

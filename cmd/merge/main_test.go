@@ -1,6 +1,6 @@
 package main
 
-// Tests of the merge command (issue 17): four shards of a plan, run as
+// Tests of the merge command: four shards of a plan, run as
 // run-benchmark -shard i/4 runs them, merge into the unsharded run's files;
 // a plan file that changed after the shards ran is refused.
 

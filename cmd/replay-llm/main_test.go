@@ -1,6 +1,6 @@
 package main
 
-// Tests of the replay-llm command (issue 5).
+// Tests of the replay-llm command.
 
 import (
 	"bytes"

@@ -42,7 +42,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
-	"github.com/mattools-leaderboard/leaderboard/runner"
+	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
@@ -73,7 +73,7 @@ type config struct {
 	// shard is this invocation's part of a sharded rescoring (-shard i/n;
 	// the zero Shard: unsharded); merge lists the shards' output
 	// directories to merge (-merge).
-	shard runner.Shard
+	shard journal.Shard
 	merge []string
 }
 
@@ -114,7 +114,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *shardFlag != "" {
 		var err error
-		if c.shard, err = runner.ParseShard(*shardFlag); err != nil {
+		if c.shard, err = journal.ParseShard(*shardFlag); err != nil {
 			fmt.Fprintln(stderr, "rescore: -shard:", err)
 			return exitUsage
 		}
@@ -205,7 +205,7 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 			ids = append(ids, r.DerivedFrom+"/"+q.ID)
 		}
 	}
-	parts = append(parts, runner.QuestionParts(bench)...)
+	parts = append(parts, journal.QuestionParts(bench)...)
 	answer := func(k int) (*datasets.Question, scoring.Submission) {
 		sub := runs[k/nq].Code[bench.Questions[k%nq].ID]
 		return &bench.Questions[k%nq], scoring.Submission{Code: sub.Code, FunctionName: sub.FunctionName}
@@ -244,7 +244,7 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 	}
 	var se scoring.Environment
 	if c.merge != nil {
-		out, err := runner.MergeOutcomes(c.merge, "rescore", parts, ids, nil)
+		out, err := journal.MergeOutcomes(c.merge, "rescore", parts, ids, nil)
 		if err != nil {
 			return err
 		}
@@ -278,7 +278,10 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 	var files []*results.File
 	for i, r := range todo {
 		for _, p := range scoring.Protocols {
-			f := buildFile(r, p, bench, scored[i], env)
+			f, err := buildFile(r, p, bench, scored[i], env)
+			if err != nil {
+				return err
+			}
 			path := outPath(c.out, r, p, bench)
 			if err := results.Write(path, f); err != nil {
 				return err
@@ -310,7 +313,7 @@ func (c config) scoreShard(ctx context.Context, scorer *scoring.Scorer, parts []
 	if !c.quiet {
 		progress = stderr
 	}
-	done, journal, err := runner.ScoreShard(ctx, scorer, c.out, "rescore", parts, c.shard, n, want, answer, itemID, progress)
+	done, journal, err := journal.ScoreShard(ctx, scorer, c.out, "rescore", parts, c.shard, n, want, answer, itemID, progress)
 	if err != nil {
 		return err
 	}
@@ -344,7 +347,7 @@ func outPath(dir string, r *storedRun, protocol string, b *datasets.Benchmark) s
 	return filepath.Join(dir, run.RunID+results.Extension)
 }
 
-func buildFile(r *storedRun, protocol string, b *datasets.Benchmark, scored []*scoring.Scored, env results.Environment) *results.File {
+func buildFile(r *storedRun, protocol string, b *datasets.Benchmark, scored []*scoring.Scored, env results.Environment) (*results.File, error) {
 	run := baseRun(r, protocol, b)
 	run.Environment = env
 	now := time.Now().UTC().Truncate(time.Second)
@@ -354,13 +357,15 @@ func buildFile(r *storedRun, protocol string, b *datasets.Benchmark, scored []*s
 		sub := r.Code[q.ID]
 		row := results.QuestionRow{QuestionIndex: int32(q.Index), QuestionID: q.ID, PropertyCount: int32(len(q.Properties)),
 			Code: sub.Code, FunctionName: sub.FunctionName, Retrieved: sub.Retrieved, Trace: sub.Trace}
-		scored[i].FillRow(&row, protocol)
+		if err := scored[i].FillRow(&row, protocol); err != nil {
+			return nil, err
+		}
 		f.Questions = append(f.Questions, row)
 	}
 	var missing []string
 	f.Run.Totals, missing = scoring.Tally(f.Questions, run.QuestionSet)
 	f.Run.Warnings = append(f.Run.Warnings, scoring.Warnings(env.Sandbox, b, run.QuestionSet, missing)...)
-	return f
+	return f, nil
 }
 
 // writeVerdicts writes one line per run × question: the protocol, verdict,

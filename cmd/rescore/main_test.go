@@ -18,7 +18,7 @@ import (
 
 // TestRescoreJSONLThenParquet rescores three real questions of MatTools'
 // single-LLM GPT-4o round 1 from its jsonl, then rescores our own Parquet
-// output, and checks both give the same verdicts and counts (issue 4).
+// output, and checks both give the same verdicts and counts.
 func TestRescoreJSONLThenParquet(t *testing.T) {
 	root := mattoolstest.DataRoot(t, "to rescore the MatTools runs")
 	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")

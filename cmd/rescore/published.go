@@ -17,7 +17,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
-	"github.com/mattools-leaderboard/leaderboard/runner"
+	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -90,7 +90,7 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 			}
 		}
 	}
-	parts = append(parts, runner.QuestionParts(bench)...)
+	parts = append(parts, journal.QuestionParts(bench)...)
 	itemID := func(k int) string { return items[k].run + "/" + items[k].q.ID }
 	ids := make([]string, len(items))
 	for k := range items {
@@ -100,11 +100,11 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	// The environment the verdicts come from: the sandbox's, or with
 	// -merge the shards'.
 	var scorer *scoring.Scorer
-	var merged *runner.Outcomes
+	var merged *journal.Outcomes
 	var se scoring.Environment
 	if c.merge != nil {
 		// No item is required here: those the store keeps are checked below.
-		if merged, err = runner.MergeOutcomes(c.merge, "rescore", parts, ids, func(int) bool { return false }); err != nil {
+		if merged, err = journal.MergeOutcomes(c.merge, "rescore", parts, ids, func(int) bool { return false }); err != nil {
 			return err
 		}
 		se = merged.Environment
@@ -172,17 +172,23 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 		}
 	}
 	// record adds job j's verdicts s to the store.
-	record := func(j job, s *scoring.Scored) {
+	record := func(j job, s *scoring.Scored) error {
 		rx := st.Runs[j.run]
 		for _, p := range scoring.Protocols {
-			o := s.Outcome(p)
+			o, err := s.Outcome(p)
+			if err != nil {
+				return err
+			}
 			rx.Rows = append(rx.Rows, published.ReexecutedVerdict{QuestionID: j.q.ID, Protocol: p, Verdict: o.Verdict,
 				Cause: o.Cause, Runnable: o.Runnable, PropertiesPassed: o.PropertiesPassed})
 		}
+		return nil
 	}
 	if merged != nil {
 		for _, j := range jobs {
-			record(j, merged.Get(j.k))
+			if err := record(j, merged.Get(j.k)); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(stderr, "rescore: %d questions' verdicts merged from %d shards\n", len(jobs), merged.Shards)
 		jobs = nil
@@ -225,6 +231,9 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 				for j := range queue {
 					s, err := scorer.Score(ctx, j.q, j.code)
 					mu.Lock()
+					if err == nil {
+						err = record(j, s)
+					}
 					if err != nil {
 						if firstErr == nil && ctx.Err() == nil {
 							firstErr = fmt.Errorf("%s: question %s: %w", j.run, j.q.ID, err)
@@ -233,7 +242,6 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 						cancel()
 						continue
 					}
-					record(j, s)
 					mu.Unlock()
 					if bar != nil {
 						bar.Add(1)

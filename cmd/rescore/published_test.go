@@ -69,7 +69,7 @@ func miniRoot(t *testing.T, root string) string {
 // published single-LLM GPT-4o round-1 run into a store, checks their
 // verdicts, that a second invocation re-executes nothing and leaves the
 // store byte-identical, and that the importer joins the store with the
-// published code into one rescored run per protocol (issue 9, part 1).
+// published code into one rescored run per protocol.
 func TestRescorePublishedIsIncremental(t *testing.T) {
 	root := mattoolstest.DataRoot(t, "to re-execute the published runs")
 	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")

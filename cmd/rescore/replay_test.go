@@ -1,6 +1,6 @@
 package main
 
-// The scoring acceptance check of issue 5: MatTools' recorded GPT answers,
+// The scoring acceptance check: MatTools' recorded GPT answers,
 // replayed over HTTP through the runner with scoring, get per question the
 // same verdicts as rescore's rescoring of the same published jsonl, under
 // both protocols.

@@ -35,7 +35,7 @@ func rescored(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// TestShardedRescoreMergesIntoTheUnshardedOutputs (issue 17): rescoring
+// TestShardedRescoreMergesIntoTheUnshardedOutputs: rescoring
 // MatTools' single-LLM GPT-4o rounds 1 and 2 (three real questions each,
 // 2 × 49 items) as 3 shards and merging them writes the same 4 results
 // files as the unsharded command; a merge without one shard, or of other

@@ -1,6 +1,6 @@
 package main
 
-// The kill -9 acceptance check of the batched journal (issue 17): the
+// The kill -9 acceptance check of the batched journal: the
 // command is killed with SIGKILL at an arbitrary moment of a run, while
 // answers arrive faster than the journal syncs; every question it had
 // reported done (logged "journaled") is in the journal, the restart asks

@@ -1,6 +1,6 @@
 package main
 
-// Tests of the run-benchmark command (issue 5): crash (SIGKILL) and resume,
+// Tests of the run-benchmark command: crash (SIGKILL) and resume,
 // Ctrl-C, the API key kept out of files, logs and child processes, usage
 // errors, --dry-run. The command runs as a child process: the test binary
 // re-executes itself with RUN_BENCHMARK_MAIN=1.
@@ -159,7 +159,7 @@ func rowsExceptLatency(rows []results.QuestionRow) string {
 	return strings.Join(out, "\n")
 }
 
-// TestCrashAndResume is the crash acceptance check of issue 5: the fake
+// TestCrashAndResume is the crash acceptance check: the fake
 // server blocks after 17 answers, the command is killed with SIGKILL,
 // restarted, and finishes; its rows equal an uninterrupted run's on every
 // column except latency, and no finished question is asked again.
@@ -391,7 +391,7 @@ func envAnswer(r llmtest.Request) llmtest.Reply {
 }
 
 // TestScoredRunKeepsTheKeyOutOfTheSandbox runs the command with scoring in
-// the real sandbox (issue 5): the generated code dumps every environment it
+// the real sandbox: the generated code dumps every environment it
 // can see; the API key is in none of them, nor in any output file or log,
 // and the scored runs record the sandbox.
 func TestScoredRunKeepsTheKeyOutOfTheSandbox(t *testing.T) {

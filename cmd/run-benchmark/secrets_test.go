@@ -15,7 +15,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site"
 )
 
-// TestSecretsAbsentEverywhere (issue 15): secrets planted in the API key
+// TestSecretsAbsentEverywhere: secrets planted in the API key
 // variable, in another environment variable, and in the endpoint URL's
 // user info and query string appear nowhere after a scored run whose
 // sandboxed code prints every environment it can see: not in the

@@ -47,7 +47,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/submission"
-	"github.com/mattools-leaderboard/leaderboard/runner"
+	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
@@ -77,7 +77,7 @@ type config struct {
 	// shard is this invocation's part of a sharded re-execution (-shard
 	// i/n; the zero Shard: unsharded), journaled into out; merge lists the
 	// shards' output directories to merge (-merge).
-	shard runner.Shard
+	shard journal.Shard
 	out   string
 	merge []string
 }
@@ -119,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *shardFlag != "" {
 		var err error
-		if c.shard, err = runner.ParseShard(*shardFlag); err != nil {
+		if c.shard, err = journal.ParseShard(*shardFlag); err != nil {
 			fmt.Fprintln(stderr, "validate-submission: -shard:", err)
 			return exitUsage
 		}
@@ -351,18 +351,18 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 	}
 	rx.executions = len(jobs)
 
-	// Sharded (issue 17), the items are the distinct answers in this order.
+	// Sharded, the items are the distinct answers in this order.
 	parts := []string{"submission", sub.Folder}
 	for _, f := range sub.Files {
 		parts = append(parts, f.Run.RunID+" "+sub.FileSHA256[f.Run.RunID])
 	}
-	parts = append(parts, runner.QuestionParts(bench)...)
+	parts = append(parts, journal.QuestionParts(bench)...)
 	ids := make([]string, len(jobs))
 	for k, j := range jobs {
 		ids[k] = fmt.Sprintf("%s#%d", j.q.ID, k)
 	}
 	if c.merge != nil {
-		out, err := runner.MergeOutcomes(c.merge, "validate-submission", parts, ids, nil)
+		out, err := journal.MergeOutcomes(c.merge, "validate-submission", parts, ids, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -384,7 +384,7 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 		}
 		answer := func(i int) (*datasets.Question, scoring.Submission) { return jobs[i].q, jobs[i].sub }
 		if c.shard.Count > 0 {
-			rx.shardDone, rx.journal, err = runner.ScoreShard(ctx, scorer, c.out, "validate-submission", parts, c.shard, len(jobs), nil, answer,
+			rx.shardDone, rx.journal, err = journal.ScoreShard(ctx, scorer, c.out, "validate-submission", parts, c.shard, len(jobs), nil, answer,
 				func(k int) string { return ids[k] }, progress)
 			return rx, err
 		}
@@ -413,7 +413,9 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 				continue
 			}
 			got := results.QuestionRow{PropertyCount: row.PropertyCount}
-			s.FillRow(&got, f.Run.ScoringProtocol)
+			if err := s.FillRow(&got, f.Run.ScoringProtocol); err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Path, err)
+			}
 			rx.compared++
 			if got.Verdict != row.Verdict || !eqBool(got.Runnable, row.Runnable) || !eqInt(got.PropertiesPassed, row.PropertiesPassed) {
 				rx.disagree[row.QuestionID] = true
@@ -471,7 +473,10 @@ func record(c config, sub *submission.Submission, rx *reexecution) (string, int,
 		Libraries: se.Libraries, Sandbox: &se.Sandbox}
 	var written []string
 	for _, f := range sub.Files {
-		vf := verifiedFile(f, sub, rx, env)
+		vf, err := verifiedFile(f, sub, rx, env)
+		if err != nil {
+			return "", 0, err
+		}
 		path := filepath.Join(dir, vf.Run.RunID+results.Extension)
 		if err := results.Write(path, vf); err != nil {
 			return "", 0, err
@@ -492,7 +497,7 @@ func record(c config, sub *submission.Submission, rx *reexecution) (string, int,
 // same configuration and answers, the re-executed outcome of every
 // question (data-missing where its data is absent here), provenance
 // rescored from the submitted file.
-func verifiedFile(f *results.File, sub *submission.Submission, rx *reexecution, env results.Environment) *results.File {
+func verifiedFile(f *results.File, sub *submission.Submission, rx *reexecution, env results.Environment) (*results.File, error) {
 	run := f.Run
 	run.Generation = f.Run.Generation.Rescored()
 	run.Provenance = results.Provenance{Kind: results.ProvenanceRescored, Origin: results.ProvenanceSubmitted, DerivedFrom: f.Run.RunID,
@@ -519,7 +524,9 @@ func verifiedFile(f *results.File, sub *submission.Submission, rx *reexecution, 
 			FinishReason: src.FinishReason, Attempts: src.Attempts, PromptTokens: src.PromptTokens, CompletionTokens: src.CompletionTokens,
 			LatencyMS: src.LatencyMS, Retrieved: src.Retrieved, Trace: src.Trace}
 		if s := rx.scored[answerKey(src)]; s != nil && src.Verdict != string(results.VerdictDataMissing) {
-			s.FillRow(&row, run.ScoringProtocol)
+			if err := s.FillRow(&row, run.ScoringProtocol); err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Path, err)
+			}
 			ids = append(ids, q.ID)
 			props += len(q.Properties)
 		} else {
@@ -535,5 +542,5 @@ func verifiedFile(f *results.File, sub *submission.Submission, rx *reexecution, 
 	var missing []string
 	vf.Run.Totals, missing = scoring.Tally(vf.Questions, run.QuestionSet)
 	vf.Run.Warnings = scoring.Warnings(env.Sandbox, rx.bench, run.QuestionSet, missing)
-	return vf
+	return vf, nil
 }

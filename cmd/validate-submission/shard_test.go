@@ -35,7 +35,7 @@ func records(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// TestShardedReexecutionMergesIntoTheUnshardedVerdicts (issue 17): the
+// TestShardedReexecutionMergesIntoTheUnshardedVerdicts: the
 // example submission re-executed on three real questions as 2 shards and
 // merged reports and records what the unsharded -reexecute -record does
 // (3 distinct answers: 9 answers over 3 rounds, 18 verdicts); the shards

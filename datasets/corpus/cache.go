@@ -26,9 +26,10 @@ type cacheHeader struct {
 // builderSources are this package's own sources that decide the chunks;
 // their hash (builderHash) is part of every cache key, so that a cache
 // written by an earlier builder is never reused, even when BuilderVersion
-// was not bumped.
+// was not bumped. The Python string helpers they call (internal/pystr) are
+// not hashed: a change there that changes chunks must bump BuilderVersion.
 //
-//go:embed code.go docs.go split.go pystr.go llmdoc.go llmdoc_chunked.go
+//go:embed code.go docs.go split.go llmdoc.go llmdoc_chunked.go
 var builderSources embed.FS
 
 var builderHash = func() string {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 )
 
 // CodeDir is the folder of retrieval source 1, relative to the data root's
@@ -137,7 +139,7 @@ func buildCode(files []inputFile, o Options) (*Corpus, error) {
 		src := "tool_source_code/pymatgen/src/pymatgen/" + strings.TrimPrefix(f.rel, CodeDir+"/")
 		parts := strings.SplitN(src, "pymatgen", 3)
 		base := document{path: f.rel, source: "pymatgen" + parts[len(parts)-1]}
-		text, lines := texts[i], pySplitLines(texts[i])
+		text, lines := texts[i], pystr.SplitLines(texts[i])
 		seg := segs[i]
 		switch {
 		case len(lines) == 0:
@@ -210,7 +212,7 @@ func decodeText(f inputFile) (string, error) {
 	if !utf8.Valid(f.data) {
 		return "", fmt.Errorf("corpus: src/%s is not valid UTF-8", f.rel)
 	}
-	return universalNewlines(string(f.data)), nil
+	return pystr.UniversalNewlines(string(f.data)), nil
 }
 
 // readTree reads the regular files below root/src/dir that keep accepts,

@@ -1,5 +1,5 @@
 // Package corpus builds the retrieval corpora of the tool-usage benchmark
-// from a MatTools data root (mattools-reference.md §5): retrieval source 1
+// from a MatTools data root (docs/mattools.md §5): retrieval source 1
 // (code: the pymatgen source, segmented and split as the paper's LangChain
 // pipeline did) and source 2 (official docs: the Sphinx HTML pages and the
 // pymatgen-analysis-defects API summaries), and, from LLM-written
@@ -31,7 +31,7 @@ type Chunk struct {
 	// chunk among its file's chunks, e.g. "pymatgen/core/structure.py#12"
 	// or "tool_source_code/pymatgen/docs/modules.html#3".
 	ID string `json:"id"`
-	// Source is what the per-chunk prefix of mattools-reference.md §5
+	// Source is what the per-chunk prefix of docs/mattools.md §5
 	// names. Source 1: LangChain's metadata "source" as the notebook
 	// rewrote it, i.e. "pymatgen/" and the path below the pymatgen package
 	// folder (relative to src/tool_source_code/pymatgen/src/ of the data

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 )
 
 func python(t testing.TB) string {
@@ -35,10 +36,10 @@ func checkInvariants(t *testing.T, c *Corpus) {
 	t.Helper()
 	ids := map[string]bool{}
 	for _, ch := range c.Chunks {
-		if n := pyLen(ch.Text); n == 0 || n > ChunkSize {
+		if n := pystr.Len(ch.Text); n == 0 || n > ChunkSize {
 			t.Errorf("%s: %d characters", ch.ID, n)
 		}
-		if pyStrip(ch.Text) != ch.Text {
+		if pystr.Strip(ch.Text) != ch.Text {
 			t.Errorf("%s: not stripped", ch.ID)
 		}
 		if ids[ch.ID] {
@@ -138,7 +139,7 @@ func TestRealData(t *testing.T) {
 		}
 		rel := DefectsDocDir + "/" + filepath.Base(p)
 		cs := byPath[rel]
-		if whole := pyStrip(string(b)); pyLen(whole) <= ChunkSize {
+		if whole := pystr.Strip(string(b)); pystr.Len(whole) <= ChunkSize {
 			if len(cs) != 1 || cs[0].Text != whole || cs[0].ID != rel+"#0" {
 				t.Errorf("%s: %d chunks %+v", rel, len(cs), cs)
 			}
@@ -198,8 +199,8 @@ func TestSplitter(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got := pySplitLines("a\r\nb\x0cc\n\nd\n"); strings.Join(got, "|") != "a|b|c||d" {
-		t.Errorf("pySplitLines: %q", got)
+	if got := pystr.SplitLines("a\r\nb\x0cc\n\nd\n"); strings.Join(got, "|") != "a|b|c||d" {
+		t.Errorf("pystr.SplitLines: %q", got)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 // Gemini-2.0-Flash), the chunked documents_llm_doc_gemini_20_flash.json.zip
 // (source 3's text: PageContent is one SemanticChunker chunk of such a
 // document, the metadata that of its object), or a file written by
-// WriteLLMDocs (runner/docgen). mattools-reference.md §4 gives the schema,
+// WriteLLMDocs (runner/docgen). docs/mattools.md §4 gives the schema,
 // inferred from construct_doc.ipynb (method 4): a JSON list of
 // {"page_content": …, "metadata": {…}}.
 type LLMDoc struct {

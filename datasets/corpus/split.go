@@ -1,6 +1,10 @@
 package corpus
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
+)
 
 // ChunkSize and ChunkOverlap are the parameters of both sources'
 // RecursiveCharacterTextSplitter (construct_doc.ipynb): at most 1000
@@ -52,7 +56,7 @@ func (sp splitter) split(text string, seps []string) []string {
 	splits := splitKeepStart(text, sep)
 	var good []string
 	for _, s := range splits {
-		if pyLen(s) < sp.size {
+		if pystr.Len(s) < sp.size {
 			good = append(good, s)
 			continue
 		}
@@ -97,7 +101,7 @@ func splitKeepStart(text, sep string) []string {
 // at most size characters (joined by separator), then keeps a tail of at
 // most overlap characters as the start of the next chunk.
 func (sp splitter) merge(splits []string, separator string) []string {
-	sepLen := pyLen(separator)
+	sepLen := pystr.Len(separator)
 	var docs []string
 	var cur []string
 	var curLen []int
@@ -109,7 +113,7 @@ func (sp splitter) merge(splits []string, separator string) []string {
 		return 0
 	}
 	for _, d := range splits {
-		l := pyLen(d)
+		l := pystr.Len(d)
 		if total+l+withSep(len(cur)) > sp.size {
 			if len(cur) > 0 {
 				if doc, ok := joinDocs(cur, separator); ok {
@@ -136,6 +140,6 @@ func (sp splitter) merge(splits []string, separator string) []string {
 }
 
 func joinDocs(docs []string, separator string) (string, bool) {
-	t := pyStrip(strings.Join(docs, separator))
+	t := pystr.Strip(strings.Join(docs, separator))
 	return t, t != ""
 }

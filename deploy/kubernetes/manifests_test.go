@@ -1,6 +1,6 @@
 package kubernetes
 
-// Checks of the Kubernetes manifests (issue 17): every document decodes
+// Checks of the Kubernetes manifests: every document decodes
 // strictly into its k8s.io/api type, and the Indexed Job's completion
 // index reaches run-benchmark's -shard and -out so that completion index i
 // runs shard i of n into its own directory, n = the Job's completions, and

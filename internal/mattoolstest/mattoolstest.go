@@ -19,7 +19,7 @@ import (
 )
 
 // PropertyCounts is MatTools' ref_sub_tasks_list: the property count of
-// each question in the published order (mattools-reference.md §2; 138 in
+// each question in the published order (docs/mattools.md §2; 138 in
 // total). The fake questions have these counts.
 var PropertyCounts = []int{10, 4, 1, 2, 18, 3, 4, 1, 1, 3, 1, 1, 1, 2, 3, 1, 2, 2, 2, 1, 1, 2, 1, 9, 1, 3, 1, 2, 1, 2, 11, 2, 4, 2, 2, 2, 1, 2, 4, 2, 1, 3, 2, 1, 3, 2, 3, 3, 2}
 
@@ -108,14 +108,14 @@ func JSONL(fn func(i int) string) []byte {
 }
 
 // Summary is the content of an accuracy_summary.xlsx: the Tasks and
-// Sub-tasks counts (mattools-reference.md §3.2).
+// Sub-tasks counts (docs/mattools.md §3.2).
 type Summary struct {
 	Correct, Partial, FunctionErrors int // out of 49 questions
 	PropertiesCorrect                int // out of 138 properties
 }
 
 // Cells returns the A1:I3 cells MatTools writes for s, consistent by the
-// rules of mattools-reference.md §3.2.
+// rules of docs/mattools.md §3.2.
 func (s Summary) Cells() map[string]any {
 	q, p := 49, 138
 	return map[string]any{

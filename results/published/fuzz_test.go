@@ -15,7 +15,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
-// Fuzz targets of the MatTools importers (issue 15, item 8): one file's
+// Fuzz targets of the MatTools importers: one file's
 // bytes each, through the function the importer reads that file with.
 // Invariants: no panic, bounded time, errors are errors; what is accepted
 // is consistent (and, for QA, gives a results file that validates).
@@ -90,7 +90,7 @@ func FuzzReadQACSV(f *testing.F) {
 
 // FuzzReadSummary: accuracy_summary.xlsx (written to a temporary file, as
 // readSummary opens a path). An accepted summary satisfies the consistency
-// rules of mattools-reference.md §3.2.
+// rules of docs/mattools.md §3.2.
 func FuzzReadSummary(f *testing.F) {
 	for _, s := range []mattoolstest.Summary{{Correct: 10, Partial: 5, FunctionErrors: 34, PropertiesCorrect: 20}, {FunctionErrors: 49}} {
 		x := excelize.NewFile()

@@ -8,7 +8,7 @@
 // agentic_RAG_test/…_methodK → agentic-rag, mtr_rag_test/…_K →
 // self-reflection-rag), its roundN folder the round. Totals come from
 // accuracy_summary.xlsx, checked with the consistency rules of
-// mattools-reference.md §3.2; a folder without one is imported as unscored.
+// docs/mattools.md §3.2; a folder without one is imported as unscored.
 // QA results come from the cumulative CSVs of qa_benchmark/test_results (§4).
 // Every imported run has provenance "imported" with a citation and scoring
 // protocol "mattools-original". Nothing here depends on which runs a copy

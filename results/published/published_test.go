@@ -196,7 +196,7 @@ func TestImportReproducesPaperRuns(t *testing.T) {
 		t.Fatal("no configuration matched")
 	}
 
-	// Spot checks against the paper's figure labels (mattools-reference.md §3.4).
+	// Spot checks against the paper's figure labels (docs/mattools.md §3.4).
 	check := func(k cfgKey, want string) {
 		t.Helper()
 		g, ok := got[k]
@@ -272,7 +272,7 @@ func TestImportReproducesTable1(t *testing.T) {
 }
 
 // TestImportSharedStringsXLSX: the one wijmo-saved xlsx of our copy, with
-// shared strings and truly empty cells (mattools-reference.md §3.2),
+// shared strings and truly empty cells (docs/mattools.md §3.2),
 // imports with its totals: runnable 16 + 12 = 28, properties passed 29.
 func TestImportSharedStringsXLSX(t *testing.T) {
 	root := dataRoot(t)
@@ -324,7 +324,7 @@ func TestImportedRunsCarryCodeAndProvenance(t *testing.T) {
 		q.Verdict != string(results.VerdictUnknown) || q.Runnable != nil || q.PropertyCount != 10 {
 		t.Errorf("row 1 = id %s fn %s code %d verdict %s", q.QuestionID, q.FunctionName, len(q.Code), q.Verdict)
 	}
-	// gpt-4o round 1, question 1: usage prompt 711 / completion 732 (mattools-reference.md §3.2 example).
+	// gpt-4o round 1, question 1: usage prompt 711 / completion 732 (docs/mattools.md §3.2 example).
 	if q.PromptTokens == nil || *q.PromptTokens != 711 || *q.CompletionTokens != 732 {
 		t.Errorf("tokens = %v / %v, want 711 / 732", q.PromptTokens, q.CompletionTokens)
 	}

@@ -28,7 +28,7 @@ type qaCounts struct {
 }
 
 // readQACSV reads one MatTools QA CSV (testing_script.py output,
-// mattools-reference.md §4). Its rows are cumulative per Source: items that
+// docs/mattools.md §4). Its rows are cumulative per Source: items that
 // share a Source reuse one counter and a row is written after each item. So
 // each item's counts are the difference from the previous row with the same
 // Source, and the totals are the sum over Sources of their last row, which
@@ -142,11 +142,13 @@ func (im *importer) qaRun(dirName, fileName string, data []byte) (*results.File,
 		Model:            dirName,
 		Round:            1,
 		ScoringProtocol:  results.ProtocolMatToolsOriginal,
-		Generation:       results.GenerationParams{Temperature: &t, Source: "MatTools testing_script.py (mattools-reference.md §4)"},
-		QuestionSet:      results.QuestionSet{Name: results.QuestionSetAll, Questions: counts.questions},
-		Provenance:       results.Provenance{Kind: results.ProvenanceImported, Citation: im.citation(rel)},
-		Environment:      results.Environment{Generator: Generator, GeneratorVersion: Version},
-		Totals:           results.Totals{Scored: true, Questions: counts.questions, Correct: &correct},
+		// Source is part of the imported runs' records (frozen in the releases), so it keeps the
+		// reference's old name; the facts are in docs/mattools.md §4.
+		Generation:  results.GenerationParams{Temperature: &t, Source: "MatTools testing_script.py (mattools-reference.md §4)"},
+		QuestionSet: results.QuestionSet{Name: results.QuestionSetAll, Questions: counts.questions},
+		Provenance:  results.Provenance{Kind: results.ProvenanceImported, Citation: im.citation(rel)},
+		Environment: results.Environment{Generator: Generator, GeneratorVersion: Version},
+		Totals:      results.Totals{Scored: true, Questions: counts.questions, Correct: &correct},
 		Warnings: []string{"per-question answers were never published: counts per source item, from MatTools' cumulative CSV",
 			"scored with MatTools' strict extraction only (exact single letter after removing <answer> tags)"},
 	}

@@ -93,9 +93,9 @@ func (v *ReexecutedVerdict) UnmarshalJSON(data []byte) error {
 	switch {
 	case v.QuestionID == "":
 		return fmt.Errorf("question_id: empty")
-	case v.Protocol != results.ProtocolMatToolsV1 && v.Protocol != results.ProtocolMatToolsV1Strict:
-		return fmt.Errorf("protocol: %q: want %s or %s", v.Protocol, results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict)
-	case v.PropertiesPassed < 0 && v.Protocol != results.ProtocolMatToolsV1: // v1 may count below zero (mattools-reference.md §2)
+	case results.CheckScoredProtocol(results.BenchmarkToolUsage, v.Protocol) != nil:
+		return fmt.Errorf("protocol: %q: want %s", v.Protocol, strings.Join(results.ScoredProtocols(results.BenchmarkToolUsage), " or "))
+	case v.PropertiesPassed < 0 && v.Protocol != results.ProtocolMatToolsV1: // v1 may count below zero (docs/mattools.md §2)
 		return fmt.Errorf("properties_passed: %d under %s", v.PropertiesPassed, v.Protocol)
 	}
 	switch v.Verdict {
@@ -256,7 +256,7 @@ func (im *importer) reexecutedFiles(tool []*results.File, st *Reexecuted) []*res
 			continue
 		}
 		env := st.Environments[rx.Environment]
-		for _, protocol := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
+		for _, protocol := range results.ScoredProtocols(results.BenchmarkToolUsage) {
 			out = append(out, reexecutedFile(f, rx, protocol, env, len(im.order)))
 		}
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
-// File names inside a MatTools run folder (mattools-reference.md §3).
+// File names inside a MatTools run folder (docs/mattools.md §3).
 const (
 	GenerationFile    = "function_generation_results.jsonl"
 	SummaryFile       = "accuracy_summary.xlsx"
@@ -37,7 +37,7 @@ type family struct {
 	form string
 }
 
-// families maps MatTools' family folders to systems (mattools-reference.md §3.1).
+// families maps MatTools' family folders to systems (docs/mattools.md §3.1).
 var families = map[string]family{
 	"pure_agent_test":  {results.SystemSingleLLM, regexp.MustCompile(`^(.+)$`), "<model>"},
 	"RAG_agent_test":   {results.SystemLLMRAG, regexp.MustCompile(`^(.+)_method([1-4])$`), "<model>_method<1-4>"},
@@ -115,7 +115,7 @@ type generation struct {
 }
 
 // readGenerations reads a jsonl of generated functions: exactly one line per
-// question, in the published evaluation order (mattools-reference.md §3.2).
+// question, in the published evaluation order (docs/mattools.md §3.2).
 func readGenerations(path string, data []byte, order []string) ([]generation, error) {
 	var out []generation
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -166,7 +166,7 @@ var summaryHeader = []string{"Task/ Sub-task", "Total", "Correct", "Partially Co
 
 // readSummary reads accuracy_summary.xlsx (sheet Sheet1, A1:I3; both the
 // openpyxl inline-string files and the wijmo shared-string files of
-// mattools-reference.md §3.2) and checks it with the internal-consistency
+// docs/mattools.md §3.2) and checks it with the internal-consistency
 // rules of §3.2. Errors name the file and cell.
 func readSummary(path string, questions, properties int) (*summary, error) {
 	x, err := excelize.OpenFile(path)
@@ -246,7 +246,7 @@ func readSummary(path string, questions, properties int) (*summary, error) {
 	check := func(ok bool, cells, format string, a ...any) {
 		if !ok {
 			errs = append(errs, &datasets.FormatError{File: path, Field: "cells " + cells,
-				Err: fmt.Errorf(format+" (mattools-reference.md §3.2 consistency rules)", a...)})
+				Err: fmt.Errorf(format+" (docs/mattools.md §3.2 consistency rules)", a...)})
 		}
 	}
 	closeTo := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
@@ -385,7 +385,7 @@ func (im *importer) toolUsageRun(rf *runFolder, jsonl []byte) (*results.File, er
 		Environment: im.environment(),
 	}
 	if rf.source > 0 {
-		r.TopK = 5 // similarity_search(k=5) in every MatTools retrieval system (mattools-reference.md §5)
+		r.TopK = 5 // similarity_search(k=5) in every MatTools retrieval system (docs/mattools.md §5)
 	}
 	if m, ok := results.LookupModel(rf.model); ok {
 		r.ModelDisplayName, r.ModelGroup = m.DisplayName, m.Group
@@ -420,6 +420,8 @@ func (im *importer) toolUsageRun(rf *runFolder, jsonl []byte) (*results.File, er
 		r.Generation = results.GenerationParams{Temperature: batch.temperature, Source: RequestBodiesFile}
 	} else {
 		t := 0.7
+		// Source is part of the imported runs' records (frozen in the releases), so it keeps the
+		// reference's old name; the facts are in docs/mattools.md §5.
 		r.Generation = results.GenerationParams{Temperature: &t, Source: "MatTools code default (mattools-reference.md §5)"}
 	}
 	if rf.round == 0 {

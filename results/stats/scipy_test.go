@@ -14,7 +14,7 @@ import (
 
 // referenceCases are the fixed inputs both this package and SciPy/NumPy
 // (scripts/stats-reference/reference.py) compute on. The per-round values are
-// real published counts as percentages (mattools-reference.md §3.4).
+// real published counts as percentages (docs/mattools.md §3.4).
 func referenceCases() map[string]any {
 	pct := func(n int, ks ...int) []float64 {
 		out := make([]float64, len(ks))

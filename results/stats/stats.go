@@ -6,7 +6,7 @@
 // project package; TestAgainstSciPy checks it against SciPy and NumPy.
 //
 // The default dispersion is the population standard deviation (divisor n),
-// which is what the MatTools paper's error bars show (mattools-reference.md
+// which is what the MatTools paper's error bars show (docs/mattools.md
 // §3.4: pixel-measured error bars match ddof=0, not ddof=1).
 package stats
 

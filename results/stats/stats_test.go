@@ -31,7 +31,7 @@ func TestSummarize(t *testing.T) {
 	check("gpt-4o runnable", pct(49, 23, 26, 18), 3, 45.57823, 6.73435, 8.24786)
 	// GPT-4o single LLM success [25, 26, 25]/138: mean 76/414 = 18.357; paper 18.36 ± 0.34.
 	check("gpt-4o success", pct(138, 25, 26, 25), 3, 18.35749, 0.34160, 0.41837)
-	// Agentic RAG gpt-4o source 4 success [37, 55, 47]/138 = 33.57 ± 5.34 (mattools-reference.md §3.4).
+	// Agentic RAG gpt-4o source 4 success [37, 55, 47]/138 = 33.57 ± 5.34 (docs/mattools.md §3.4).
 	check("agentic success", pct(138, 37, 55, 47), 3, 33.57488, 5.33592, 6.53514)
 	check("constant", []float64{3, 3, 3}, 3, 3, 0, 0)
 	check("negative", []float64{-1, 1}, 2, 0, 1, math.Sqrt2)

@@ -1,6 +1,6 @@
 // Package submission reads and checks a submission: results files that
 // their authors generated and scored themselves and submit by pull request
-// as one folder of the submissions root (SUBMITTING.md, issue 10):
+// as one folder of the submissions root (SUBMITTING.md):
 //
 //	submissions/<date>_<org>_<model>_<system>/
 //	    submission.toml          the metadata (Metadata)
@@ -402,11 +402,7 @@ func (s *Submission) checkRun(path string, f *results.File) Problems {
 	if !maps(r.SystemParams, m.SystemParams) {
 		add(0, "system_params", "are %v; %s says %v", r.SystemParams, MetadataFile, m.SystemParams)
 	}
-	protocols := []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict}
-	if r.Benchmark != results.BenchmarkToolUsage {
-		protocols = []string{results.ProtocolQAV1}
-	}
-	if !slices.Contains(protocols, r.ScoringProtocol) {
+	if protocols := results.ScoredProtocols(r.Benchmark); !slices.Contains(protocols, r.ScoringProtocol) {
 		add(0, "scoring_protocol", "is %q; a %s submission is scored under %s", r.ScoringProtocol, r.Benchmark, strings.Join(protocols, " or "))
 	}
 	if !r.Totals.Scored {

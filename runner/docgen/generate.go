@@ -21,6 +21,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
+	"github.com/mattools-leaderboard/leaderboard/internal/flock"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
@@ -354,7 +355,7 @@ func openJournal(p, model, endpoint string, maxAnswer int) (map[string]JournalLi
 	if err != nil {
 		return nil, nil, fmt.Errorf("docgen: journal: %w", err)
 	}
-	if err := lockFile(f); err != nil {
+	if err := flock.Lock(f); err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("docgen: journal %s is in use by another process (%v): one generator per journal", p, err)
 	}

@@ -1,5 +1,5 @@
 // Package docgen writes LLM documentation of pymatgen's code objects, the
-// text of retrieval sources 3 and 4 (mattools-reference.md §5), with any
+// text of retrieval sources 3 and 4 (docs/mattools.md §5), with any
 // OpenAI-compatible model, as upstream did with RepoAgent and
 // Gemini-2.0-Flash: Walk lists the objects (every class, function, method
 // and nested function, with its code, parent, and the names it calls and is

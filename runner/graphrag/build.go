@@ -12,11 +12,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
-// LightRAG 1.3.3's defaults (graphrag.md §5; lightrag.py line numbers there).
+// LightRAG 1.3.3's defaults (docs/graphrag.md §5; lightrag.py line numbers there).
 const (
 	DefaultChunkTokenSize         = 1200  // #1
 	DefaultChunkOverlapTokenSize  = 100   // #2
@@ -263,7 +263,7 @@ type builder struct {
 	dims  int // of the first vector; every vector must have it
 }
 
-// Build indexes docs as LightRAG 1.3.3's insert does (graphrag.md §2):
+// Build indexes docs as LightRAG 1.3.3's insert does (docs/graphrag.md §2):
 // chunking, extraction with one gleaning pass, merging, summaries, and the
 // embeddings of entities, relations and chunks. Documents are merged one
 // after another in input order (LightRAG processes two at a time and merges

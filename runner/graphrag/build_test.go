@@ -69,7 +69,7 @@ func expectedExtractionPrompt(t *testing.T, p *Prompts, chunk string) string {
 		"{examples}", examples, "{input_text}", chunk).Replace(p.EntityExtraction)
 }
 
-// TestOneDocumentOfThreeChunksMakesSixCalls is graphrag.md §8 case 1: with
+// TestOneDocumentOfThreeChunksMakesSixCalls is docs/graphrag.md §8 case 1: with
 // one gleaning pass, 2 calls per chunk, 3 of them with a history of two
 // messages; no if-loop call; the prompts are filled exactly.
 func TestOneDocumentOfThreeChunksMakesSixCalls(t *testing.T) {

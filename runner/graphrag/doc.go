@@ -3,9 +3,8 @@
 // "GraphRAG (LightRAG)" baseline, as a library: indexing a corpus into an
 // entity–relation graph with three vector collections, persisting it, and
 // answering a question over it with LightRAG's prompts, orderings, budgets
-// and context layout. The specification is /work/shared/reference/graphrag.md
-// (§ numbers below); "file:line" references are to the 1.3.3 wheel as cited
-// there. The prompt texts are read at run time from LightRAG's own files
+// and context layout. The specification is docs/graphrag.md
+// (§ numbers below); "file:line" references are to the 1.3.3 wheel. The prompt texts are read at run time from LightRAG's own files
 // (LoadPrompts; the runner takes the directory from LIGHTRAG_DATA).
 //
 // # Pipeline
@@ -143,12 +142,12 @@
 //     keyword_extraction flag (no response_format is sent, as in LightRAG:
 //     a custom model function drops the flag, and 1.3.3's own gpt_4o*
 //     functions take it as a named parameter and then pop it from kwargs,
-//     so they never send one either; graphrag.md §3.2 says they do),
+//     so they never send one either; docs/graphrag.md §3.2),
 //     doc-status bookkeeping, incremental insertion into an existing index
 //     (Build indexes one document set per directory), deletion, and the CJK
 //     punctuation rules beyond normalize_extracted_info (which is
 //     reproduced).
 //
-// This package imports runner/llm (the client types), runner/internal/pystr
+// This package imports runner/llm (the client types), internal/pystr
 // (Python's str.format, strip and repr) and results (atomic file writes).
 package graphrag

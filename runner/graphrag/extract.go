@@ -1,12 +1,12 @@
 package graphrag
 
-// Chunking (graphrag.md §2.2) and the tolerant parser of extraction
+// Chunking (docs/graphrag.md §2.2) and the tolerant parser of extraction
 // answers (§2.4–2.6).
 
 import (
 	"strings"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 )
 
 // Document is one text to index.
@@ -22,7 +22,7 @@ type Document struct {
 }
 
 // Chunk is one token window of a document, as LightRAG's text-chunk store
-// holds it (graphrag.md §2.2).
+// holds it (docs/graphrag.md §2.2).
 type Chunk struct {
 	ID         string // "chunk-" + md5 of Content
 	Tokens     int    // min(chunk size, tokens left in the document)
@@ -130,7 +130,7 @@ func parenContent(s string) (string, bool) {
 }
 
 // parseAnswer parses one extraction or gleaning answer as
-// _process_extraction_result does (operate.py:539-575; graphrag.md §2.6).
+// _process_extraction_result does (operate.py:539-575; docs/graphrag.md §2.6).
 func parseAnswer(answer string, p *Prompts, chunkID, filePath string) chunkRecords {
 	out := chunkRecords{nodes: newOmap[string, []entityRecord](), edges: newOmap[pair, []relationRecord]()}
 	for _, rec := range splitByMarkers(answer, []string{p.RecordDelimiter, p.CompletionDelimiter}) {

@@ -27,7 +27,7 @@ type Relation struct {
 }
 
 // Graph is an index: the entity-relation graph, the text chunks and the
-// three vector collections of graphrag.md §1. It is read-only once built
+// three vector collections of docs/graphrag.md §1. It is read-only once built
 // or opened, and safe for concurrent queries.
 type Graph struct {
 	// Manifest describes how the index was built (counts filled in).
@@ -120,9 +120,6 @@ func (g *Graph) EntityVectorIDs() []string { return g.entVDB.ids() }
 
 // RelationVectorIDs returns the ids of the relation vector rows, in row order.
 func (g *Graph) RelationVectorIDs() []string { return g.relVDB.ids() }
-
-// ChunkVectorIDs returns the ids of the chunk vector rows, in row order.
-func (g *Graph) ChunkVectorIDs() []string { return g.chunkVDB.ids() }
 
 func (g *Graph) node(name string) *Entity {
 	i, ok := g.nodeIdx[name]
@@ -225,7 +222,7 @@ func (g *Graph) chunk(id string) *Chunk {
 }
 
 // vectorRow is one row of a vector collection: the id, the upsert time,
-// LightRAG's meta fields (graphrag.md §2.8) and the L2-normalised vector.
+// LightRAG's meta fields (docs/graphrag.md §2.8) and the L2-normalised vector.
 type vectorRow struct {
 	ID        string
 	CreatedAt float64 // Unix seconds, as time.time()

@@ -1,7 +1,7 @@
 package graphrag
 
 // Test helpers: the prompt directory, a scripted fake LLM that recognises
-// LightRAG's prompts by their openings (graphrag.md §8), deterministic fake
+// LightRAG's prompts by their openings (docs/graphrag.md §8), deterministic fake
 // embeddings, and record builders. Fake replies are written here and in
 // testdata/; they are not upstream data.
 
@@ -43,7 +43,7 @@ func testPrompts(t testing.TB) *Prompts {
 	return p
 }
 
-// Call kinds the fake recognises, by the table of graphrag.md §8.
+// Call kinds the fake recognises, by the table of docs/graphrag.md §8.
 func kindOf(msgs []llm.Message) string {
 	last := msgs[len(msgs)-1].Content
 	switch {

@@ -7,13 +7,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
 // LLM is the chat model: *llm.Client satisfies it. This package never sets
 // a sampling parameter; the only per-call option it sends is MaxTokens (500)
-// on description summaries, as LightRAG does (graphrag.md §4). To match
+// on description summaries, as LightRAG does (docs/graphrag.md §4). To match
 // LightRAG, which sends no temperature, configure the client with
 // Params.Temperature (and TopP, Seed) nil.
 type LLM interface {

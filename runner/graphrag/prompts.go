@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 )
 
 // EnvData names the environment variable from which the runner takes the

@@ -141,7 +141,7 @@ func TestMajorityTiesGoToTheFirstSeen(t *testing.T) {
 	}
 }
 
-// TestParserKeepsAndDropsRecordsAsLightRAG is graphrag.md §8 case 4: a record
+// TestParserKeepsAndDropsRecordsAsLightRAG is docs/graphrag.md §8 case 4: a record
 // whose first field is neither "entity" nor "relationship", an entity of 3
 // fields, text outside the parentheses, content_keywords and a record
 // written over two lines are dropped without failing; an entity named "" is kept (emptiness is checked before

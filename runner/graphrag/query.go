@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
-// Query modes (graphrag.md §3.1; base.py:38).
+// Query modes (docs/graphrag.md §3.1; base.py:38).
 const (
 	ModeLocal  = "local"
 	ModeGlobal = "global" // LightRAG's default
@@ -23,7 +23,7 @@ const (
 	ModeMix    = "mix"
 )
 
-// Query defaults of LightRAG 1.3.3 (graphrag.md §5).
+// Query defaults of LightRAG 1.3.3 (docs/graphrag.md §5).
 const (
 	DefaultTopK            = 60                    // #19
 	DefaultMaxTokens       = 4000                  // #20–22, each budget
@@ -120,7 +120,7 @@ type queryRun struct {
 	res       *QueryResult
 }
 
-// Query answers question over g as LightRAG 1.3.3's aquery does (graphrag.md
+// Query answers question over g as LightRAG 1.3.3's aquery does (docs/graphrag.md
 // §3; lightrag.py:1303-1372, operate.py:781-2019): the question is stripped;
 // local, global and hybrid ask for keywords, search the entity and/or
 // relation vectors, build the CSV context and ask rag_response; naive

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 )
@@ -85,7 +85,7 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// TestGoldenContextsPerMode is graphrag.md §8 case 9: the context strings
+// TestGoldenContextsPerMode is docs/graphrag.md §8 case 9: the context strings
 // byte for byte (4-space indentation, a blank line before each closing
 // fence, ids from 0, quote-all CSV with `""` and `\\`; hybrid's ",\t"
 // layout, ids from 1 and the rows repeated for their created_at), and each

@@ -51,7 +51,7 @@ var (
 
 // O200k returns the o200k_base tokenizer, which LightRAG 1.3.3 uses through
 // tiktoken for its tiktoken_model_name "gpt-4o-mini" (lightrag.py:125;
-// graphrag.md §2.2), from github.com/tiktoken-go/tokenizer (ranks embedded,
+// docs/graphrag.md §2.2), from github.com/tiktoken-go/tokenizer (ranks embedded,
 // no download). Decoding replaces invalid UTF-8 as tiktoken does. Special
 // tokens such as "<|endoftext|>" are encoded as ordinary text, where tiktoken
 // raises; Build refuses documents that contain them (see the package doc).
@@ -108,7 +108,7 @@ type chars struct{}
 
 // Chars returns a tokenizer with one token per Unicode code point (the id
 // is the code point), so that windows and budgets of tests can be computed
-// by hand (graphrag.md §8). Invalid UTF-8 bytes count as U+FFFD.
+// by hand (docs/graphrag.md §8). Invalid UTF-8 bytes count as U+FFFD.
 func Chars() Tokenizer { return chars{} }
 
 func (chars) Name() string { return TokenizerChars }

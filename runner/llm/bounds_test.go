@@ -1,6 +1,6 @@
 package llm
 
-// Tests of the client's bounds (issue 15, items 3, 5 and 7): a response
+// Tests of the client's bounds: a response
 // body cap that ends an endless body quickly with bounded memory, the
 // completion text cap, untrusted usage counts, and base URLs whose query
 // string reaches the server but never an error.

@@ -24,7 +24,7 @@ func (b bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // FuzzCompleteResponse feeds arbitrary response bodies (and statuses) to
 // the chat-completion client, in process (no network, no retries): the
-// model-response decoder (issue 15, item 8). Invariants: no panic; bounded
+// model-response decoder. Invariants: no panic; bounded
 // time; a failure is an error and no completion; a success has content
 // from the body and the key never appears in the error or completion.
 func FuzzCompleteResponse(f *testing.F) {

@@ -50,7 +50,7 @@ func User(content string) Message { return Message{Role: openai.ChatMessageRoleU
 
 // Params are the sampling parameters of a model. A nil field is not sent, so
 // the server's default applies; a non-nil field is always sent, zero
-// included (go-openai alone would drop a temperature of 0: stack.md §5).
+// included (go-openai alone would drop a temperature of 0, which its omitempty tags treat as unset).
 type Params struct {
 	Temperature *float64
 	TopP        *float64
@@ -325,7 +325,7 @@ type CallOptions struct {
 	// MaxTokens, when non-nil, is sent as max_tokens for this call,
 	// overriding the model's Params.MaxTokens (nil: Params decide), as
 	// LightRAG's description summaries send max_tokens=500
-	// (graphrag.md §2.7). The other sampling Params are sent as usual.
+	// (docs/graphrag.md §2.7). The other sampling Params are sent as usual.
 	MaxTokens *int
 }
 

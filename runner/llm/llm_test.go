@@ -1,6 +1,6 @@
 package llm
 
-// Tests of the LLM client (issue 5): parameters in the JSON body, retries,
+// Tests of the LLM client: parameters in the JSON body, retries,
 // Retry-After, timeouts, redaction of the API key.
 
 import (

@@ -1,7 +1,6 @@
 package llm
 
-// Tests of the pooled transport and of the request body built once
-// (issue 17).
+// Tests of the pooled transport and of the request body built once.
 
 import (
 	"bytes"

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// FuzzParse feeds arbitrary bytes to the plan loader (issue 15, item 8).
+// FuzzParse feeds arbitrary bytes to the plan loader.
 // Invariants: no panic, bounded time; every error is a *Error (or *Errors
 // joined); parsing is deterministic; an accepted plan is within the bounds
 // Parse documents (rounds, concurrency, finite non-negative numbers, at

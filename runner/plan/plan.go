@@ -30,7 +30,7 @@ import (
 const (
 	DefaultRounds      = 3                 // the paper's three rounds
 	DefaultConcurrency = 4                 // questions in flight per run
-	DefaultTemperature = 0.7               // MatTools' temperature everywhere (mattools-reference.md §5)
+	DefaultTemperature = 0.7               // MatTools' temperature everywhere (docs/mattools.md §5)
 	DefaultTimeout     = 600 * time.Second // per request, as MatTools' clients
 	DefaultMaxRetries  = 5
 	// Token estimates for --dry-run costs. 4 bytes per token over-estimates
@@ -536,14 +536,14 @@ func Parse(data []byte, name string) (*Plan, error) {
 		add("retrieval.embedding", "is required by the method %q (model, base_url, api_key_env)", MethodEmbedding)
 	}
 	if !md.IsDefined("tool_usage", "scoring_protocols") {
-		p.ToolUsage.ScoringProtocols = []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict}
+		p.ToolUsage.ScoringProtocols = results.ScoredProtocols(results.BenchmarkToolUsage)
 	}
 	if len(p.ToolUsage.ScoringProtocols) == 0 {
-		add("tool_usage.scoring_protocols", "is empty; want %s, %s or both", results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict)
+		add("tool_usage.scoring_protocols", "is empty; want one or more of %s", strings.Join(results.ScoredProtocols(results.BenchmarkToolUsage), ", "))
 	}
 	for i, sp := range p.ToolUsage.ScoringProtocols {
-		if sp != results.ProtocolMatToolsV1 && sp != results.ProtocolMatToolsV1Strict {
-			add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "is %q; want %s or %s", sp, results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict)
+		if err := results.CheckScoredProtocol(results.BenchmarkToolUsage, sp); err != nil {
+			add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "%v", err)
 		} else if slices.Index(p.ToolUsage.ScoringProtocols, sp) != i {
 			add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "%q appears twice", sp)
 		}
@@ -785,7 +785,7 @@ func (p *Plan) Configurations() []Configuration {
 							}
 							if b.IsQA() {
 								qa := p.QASets[string(b)]
-								c.QA, c.ScoringProtocols = &qa, []string{results.ProtocolQAV1}
+								c.QA, c.ScoringProtocols = &qa, results.ScoredProtocols(b)
 							}
 							out = append(out, c)
 						}

@@ -1,6 +1,6 @@
 package plan
 
-// Tests of the run plan (issue 5).
+// Tests of the run plan.
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ func TestExamplePlansParse(t *testing.T) {
 	}
 }
 
-// TestAdvancedPlanExpansion (issue 13): agentic-rag takes only sources 3
+// TestAdvancedPlanExpansion: agentic-rag takes only sources 3
 // and 4 of the plan's list, self-reflection-rag every source once per
 // variant, with the loop bound; a plan whose sources hold neither 3 nor 4
 // cannot run agentic-rag, and bad variants or bounds name their field.
@@ -194,6 +194,8 @@ func TestParseErrorsNameFileAndField(t *testing.T) {
 		{"rag without sources", "systems = [\"llm-rag\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "retrieval_sources: is required"},
 		{"zero rounds", "rounds = 0\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "rounds: is 0"},
 		{"bad protocol", "[tool_usage]\nscoring_protocols = [\"x\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocols[0]: is \"x\""},
+		{"imported-only protocol", "[tool_usage]\nscoring_protocols = [\"mattools-original\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocols[0]: is \"mattools-original\"; want mattools-v1 or mattools-v1-strict"},
+		{"QA protocol for tool usage", "[tool_usage]\nscoring_protocols = [\"mattools-qa-v1\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocols[0]: is \"mattools-qa-v1\"; want mattools-v1 or mattools-v1-strict"},
 		{"no protocol", "[tool_usage]\nscoring_protocols = []\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocols: is empty"},
 		{"protocol twice", "[tool_usage]\nscoring_protocols = [\"mattools-v1\", \"mattools-v1\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "scoring_protocols[1]: \"mattools-v1\" appears twice"},
 		{"old protocol key", "[tool_usage]\nscoring_protocol = \"mattools-v1\"\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocol: is now a list: scoring_protocols = [\"mattools-v1\"]"},

@@ -26,7 +26,7 @@ type Embedder interface {
 
 // DefaultBatchSize is the number of chunks per embeddings request unless
 // DenseOptions.BatchSize says otherwise (as the paper's Chroma ingestion:
-// mattools-reference.md §5).
+// docs/mattools.md §5).
 const DefaultBatchSize = 100
 
 // DenseOptions configure NewDense.
@@ -54,7 +54,7 @@ type DenseOptions struct {
 // search, and Search scores every chunk by the dot product of L2-normalised
 // float32 vectors (cosine similarity, −1…1), ties by corpus order. This is
 // the paper's ranking: Chroma's L2 distance over normalised vectors orders
-// as cosine (mattools-reference.md §5). It is safe for concurrent use.
+// as cosine (docs/mattools.md §5). It is safe for concurrent use.
 type Dense struct {
 	c        *corpus.Corpus
 	emb      Embedder

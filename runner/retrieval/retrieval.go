@@ -24,7 +24,7 @@
 // Own BM25 is 4–6× faster to build, about 20× faster to query, a sixth of
 // the size on disk, and exact: bleve's BM25 uses avgdl = ceil(distinct
 // terms / docs) and a lossy field-length norm, so its scores match neither
-// rank_bm25 nor Lucene (stack.md §6). It also adds no dependency (bleve
+// rank_bm25 nor Lucene. It also adds no dependency (bleve
 // brings about 25 modules). bench_test.go has the benchmarks of this
 // package (BenchmarkBM25Build, BenchmarkBM25Query, BenchmarkDenseExactSearch20000x3072).
 //

@@ -1,7 +1,7 @@
 package retrieval
 
 // Semantic chunking: retrieval source 3 of the MatTools paper is the
-// LLM-written documentation cut by LangChain's SemanticChunker (issue 12).
+// LLM-written documentation cut by LangChain's SemanticChunker.
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 )
 
 // The SemanticChunker parameters of retrieval source 3 in the paper:

@@ -14,7 +14,7 @@ import (
 
 // cgroups is the local backend's optional per-task memory and pids cgroup.
 // On these machines cgroup v2 has no usable controllers and v1 memory and
-// pids work as root (sandbox.md §2); so this uses v1, under the runner's own
+// pids work as root (docs/sandbox.md#design-limits-and-cleanup); so this uses v1, under the runner's own
 // v1 cgroups, and is skipped (rlimits only) where it cannot be written.
 type cgroups struct {
 	memory string // parent directory in the memory hierarchy, "" if unusable

@@ -31,7 +31,7 @@ func init() { register("docker", openDocker) }
 // no-new-privileges, memory/pids/CPU limits and ulimits, an init process that
 // reaps; on timeout the container is killed and always force-removed with its
 // volume. The Spec's files go into an anonymous volume at /sbx (a read-only
-// root refuses archive uploads anywhere else; stack.md §4), and the side
+// root refuses archive uploads anywhere else), and the side
 // channel (fd 3) is a file in that volume, read back after exit. Containers
 // carry the label LabelKey and are swept at start and at Close.
 type docker struct {

@@ -26,7 +26,7 @@ import (
 
 // fakeEngine is a Docker Engine API served on a unix socket: enough of
 // /_ping, /containers/{json,create,archive,start,wait,kill,logs} and DELETE
-// for the docker backend, recording every call (issue 4).
+// for the docker backend, recording every call.
 type fakeEngine struct {
 	mu        sync.Mutex
 	calls     []string          // "METHOD /path?query" without the version prefix

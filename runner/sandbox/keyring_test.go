@@ -35,7 +35,7 @@ os.execv(sys.argv[1], sys.argv[1:])
 `
 
 // TestRunnerKeyringSecretUnreadable plants a secret in the session keyring
-// of a process that runs the sandbox (issue 15: the kernel keyrings are not
+// of a process that runs the sandbox (the kernel keyrings are not
 // namespaced), checks that the process itself reads it, and that sandboxed
 // code, warm and cold, can neither find nor read it nor add a key.
 func TestRunnerKeyringSecretUnreadable(t *testing.T) {

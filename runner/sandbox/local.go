@@ -22,7 +22,7 @@ import (
 func init() { register("local", openLocal) }
 
 // The local backend: bubblewrap (bwrap) started as an unprivileged uid per
-// concurrent slot, as measured in sandbox.md §1–2, §6.
+// concurrent slot, as measured in docs/sandbox.md#design.
 //
 // Process tree: runner (a child subreaper) → /bin/sh (root; joins the task's
 // cgroups, then execs) → prlimit (sets the rlimits) → setpriv (becomes the
@@ -177,7 +177,7 @@ func (l *local) Info() Info {
 	if l.opts.Cold {
 		lim["mode"] = "cold: a fresh interpreter per execution"
 	} else {
-		lim["mode"] = "warm: a forked child of a per-slot worker per execution (issue 16)"
+		lim["mode"] = "warm: a forked child of a per-slot worker per execution"
 		lim["preload"] = strings.Join(l.opts.Preload, " ")
 	}
 	return Info{Backend: "local", Version: l.version, TimeoutSeconds: l.limits.Wall.Seconds(), Limits: lim, Slots: len(l.uids)}
@@ -561,7 +561,7 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 	return res, nil
 }
 
-// bwrapArgs returns the flags of sandbox.md §6 for one task.
+// bwrapArgs returns the flags of docs/sandbox.md#design-the-flags-and-default-limits for one task.
 func (l *local) bwrapArgs(task string, s Spec, lim Limits) []string {
 	a := []string{
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
@@ -705,19 +705,6 @@ func killUID(uid int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// ProcessesOf returns the live (non-zombie) processes of the given uid, as
-// "pid argv" lines: used by tests and by callers that check that nothing was
-// left running.
-func ProcessesOf(uid int) []string {
-	var out []string
-	for _, p := range listProcs() {
-		if p.uid == uid && p.state != 'Z' {
-			out = append(out, strconv.Itoa(p.pid)+" "+p.cmdline)
-		}
-	}
-	return out
 }
 
 // UIDs returns the slot uids of a local sandbox (nil for other backends).

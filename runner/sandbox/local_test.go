@@ -28,7 +28,7 @@ func openOrSkip(t *testing.T, name string, o sandbox.Options) sandbox.Sandbox {
 }
 
 // TestLocalConformance runs the hostile-code suite on the bubblewrap
-// backend (issue 4) in its default mode, warm workers (issue 16): every
+// backend in its default mode, warm workers: every
 // execution of the suite runs warm (its data folder is one of the
 // sandbox's DataDirs).
 func TestLocalConformance(t *testing.T) {

@@ -9,8 +9,7 @@
 // interpreter has imported Options.Preload clones each execution; Options.Cold
 // keeps a fresh sandbox and interpreter per execution. Scoring
 // (runner/scoring) decides what runs; this package only runs it. See
-// ../shared/reference/sandbox.md for the measured design and docs/sandbox.md
-// for the two modes.
+// docs/sandbox.md for the two modes and the measured design.
 //
 // This is a leaf package: it imports no other package of the project.
 package sandbox
@@ -79,7 +78,7 @@ type Limits struct {
 	NanoCPUs     int64         // docker: CPU quota in units of 1e-9 CPUs
 }
 
-// DefaultLimits are the limits of sandbox.md §6: 60 s wall clock (MatTools
+// DefaultLimits are the limits of docs/sandbox.md#design-the-flags-and-default-limits: 60 s wall clock (MatTools
 // had none), 4 GiB address space per process, 64 processes, 64 MiB files,
 // 256 MiB for /tmp and for /app, 1 MiB of each output stream.
 var DefaultLimits = Limits{

@@ -12,8 +12,8 @@ import (
 	"golang.org/x/net/bpf"
 )
 
-// The local backend's seccomp filters, in two layers (issue 15; the warm
-// workers of issue 16 install the second one themselves, after their
+// The local backend's seccomp filters, in two layers (the warm
+// workers install the second one themselves, after their
 // trusted set-up). Both are deny-lists over an allowed default, assembled
 // by github.com/elastic/go-seccomp-bpf, so that the Python stack runs as
 // it does without them; a system call of another architecture's ABI (i386

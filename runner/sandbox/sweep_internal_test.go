@@ -33,7 +33,7 @@ func TestHelperOpenAndHang(t *testing.T) {
 	os.Exit(2)
 }
 
-// TestStartupSweepsStaleTaskFolders (issue 15 item 7): a runner killed with
+// TestStartupSweepsStaleTaskFolders: a runner killed with
 // SIGKILL leaves its task folder; the next Open removes it, and removes a
 // simulated leftover of a dead pid, but never the folder of a live run (an
 // open Sandbox of this process, or a folder whose owner's lock is held).

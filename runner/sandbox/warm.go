@@ -19,7 +19,7 @@ import (
 	"time"
 )
 
-// Warm workers (issue 16): the local backend's default mode. Each slot keeps
+// Warm workers: the local backend's default mode. Each slot keeps
 // one long-lived sandbox (bubblewrap, the slot's uid, the base seccomp
 // layer, no network) running zygote.py, which has imported Options.Preload
 // once and clones a fresh execution per Run; see zygote.py for the process

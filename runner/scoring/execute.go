@@ -12,7 +12,7 @@ import (
 
 // Execution is one execution of generated code outside scoring: what a
 // system that executes its own drafts (the self-reflection loop of
-// mattools-reference.md §5) learns from it. It never involves the
+// docs/mattools.md §5) learns from it. It never involves the
 // question's unit test or expected values.
 type Execution struct {
 	// Stdout and Stderr are what the program printed (the first

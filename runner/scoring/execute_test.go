@@ -10,7 +10,7 @@ import (
 )
 
 // TestExecute runs drafts through the sandbox as the self-reflection loop
-// does (issue 13): what the program printed, whether it parsed to a dict and
+// does: what the program printed, whether it parsed to a dict and
 // how many values are None, a hang stopped at the time limit, a missing
 // function; the unit test is never involved (the question's unit test
 // here would fail every dict).
@@ -50,7 +50,7 @@ func TestExecute(t *testing.T) {
 	}
 }
 
-// TestNoisyStdoutDoesNotSinkStrict (issue 15 item 4): a correct function
+// TestNoisyStdoutDoesNotSinkStrict: a correct function
 // that also prints a noise mattools-v1's parser takes quadratic time over
 // ("array(" without a closing parenthesis, many thousand times) makes the
 // shared parse reach the time limit: v1 is not-runnable with cause timeout,

@@ -1,12 +1,12 @@
 package scoring
 
 // Preload is what the sandbox's warm workers import once, before they fork
-// each execution (sandbox.Options.Preload; issue 16): every module that at
+// each execution (sandbox.Options.Preload): every module that at
 // least 1 % of the 4,263 published tool-usage answers, a unit test, or the
 // parse and verify harnesses name in an import statement and whose import
 // takes at least 20 ms in a fresh interpreter of the pinned environment, as
 // scripts/warm-preload/measure.py measured it (python -X importtime; its
-// table is in docs/sandbox.md#warm-workers). The heaviest take 3–5 s each
+// table is in docs/sandbox.md#a-warm-worker). The heaviest take 3–5 s each
 // (pymatgen.analysis.defects.thermo, .utils, .generators, pymatgen.io.vasp),
 // mostly shared: together they import in about 6 s, once per worker.
 //

@@ -1,20 +1,20 @@
 package scoring
 
-// QA answer extraction and scoring (issue 5). The package comment and the
+// QA answer extraction and scoring. The package comment and the
 // tool-usage protocols live in the package's other files.
 
 import (
 	"regexp"
 	"strings"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 )
 
 // QAExtractStrict returns the answer as MatTools' testing_script.py extracts
 // it: stripped, "<answer>" and "</answer>" removed wherever they occur,
 // stripped again (Python str.strip whitespace). The answer is correct iff
 // the result equals the correct letter exactly, case included
-// (mattools-reference.md §4). So "A." or "Answer: A" or a <think> block fail.
+// (docs/mattools.md §4). So "A." or "Answer: A" or a <think> block fail.
 func QAExtractStrict(answer string) string {
 	s := strings.ReplaceAll(pystr.Strip(answer), "<answer>", "")
 	return pystr.Strip(strings.ReplaceAll(s, "</answer>", ""))

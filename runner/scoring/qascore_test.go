@@ -1,7 +1,7 @@
 package scoring
 
-// Tests of the QA extractions (issue 5). The first seven cases are the
-// acceptance table of issue 5.
+// Tests of the QA extractions. The first seven cases are the hand-made
+// acceptance table of the strict and lenient extractions.
 
 import "testing"
 

@@ -78,12 +78,16 @@ func Restrict(b *datasets.Benchmark, ids []string) error {
 // counted as the excerpt's bytes plus the bytes cut, so that it is never
 // less than the excerpt (an invalid UTF-8 sequence counts as its
 // replacement, U+FFFD). The other columns of row (code, model usage) are
-// left as they are.
-func (s *Scored) FillRow(row *results.QuestionRow, p string) {
-	o := s.Outcome(p)
+// left as they are. A protocol Outcome does not know is an error, and row
+// is left as it is.
+func (s *Scored) FillRow(row *results.QuestionRow, p string) error {
+	o, err := s.Outcome(p)
+	if err != nil {
+		return err
+	}
 	row.Verdict, row.VerdictCause = string(o.Verdict), o.Cause
 	if o.Verdict == results.VerdictDataMissing {
-		return
+		return nil
 	}
 	rn, pp := o.Runnable, int32(o.PropertiesPassed)
 	row.Runnable, row.PropertiesPassed = &rn, &pp
@@ -115,6 +119,7 @@ func (s *Scored) FillRow(row *results.QuestionRow, p string) {
 		ms := s.ExecDuration.Milliseconds()
 		row.ExecMS = &ms
 	}
+	return nil
 }
 
 // Trim cuts what the function printed to what FillRow keeps (the first

@@ -136,3 +136,31 @@ func rowText(r results.QuestionRow) string {
 	return fmt.Sprintf("%s %s %s out=%d %s err=%d %s v=%s failed=%q", r.Verdict, r.VerdictCause, s(r.ErrorExcerpt), len(*r.StdoutExcerpt),
 		fmt.Sprint(*r.StdoutDroppedBytes), len(*r.StderrExcerpt), fmt.Sprint(*r.StderrDroppedBytes), s(r.VerificationOutput), r.FailedProperties)
 }
+
+// TestEveryProtocolHasAnOutcome: each tool-usage protocol of the registry
+// resolves to its own outcome of a Scored, and a protocol the scorer does
+// not score (mattools-original, QA's, a misspelling) is an error that
+// leaves the row as it was, not a silent mattools-v1.
+func TestEveryProtocolHasAnOutcome(t *testing.T) {
+	s := &scoring.Scored{QuestionID: "q", PropertyCount: 3,
+		V1:     scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 1},
+		Strict: scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: 3}}
+	if len(scoring.Protocols) != 2 {
+		t.Fatalf("Protocols = %q; want mattools-v1 and mattools-v1-strict", scoring.Protocols)
+	}
+	for _, p := range scoring.Protocols {
+		o, err := s.Outcome(p)
+		if err != nil || o.Protocol != p {
+			t.Errorf("Outcome(%q) = %+v, %v; want the outcome of %s", p, o, err, p)
+		}
+	}
+	for _, p := range []string{results.ProtocolMatToolsOriginal, results.ProtocolQAV1, "mattools-v1-stict", ""} {
+		if o, err := s.Outcome(p); err == nil {
+			t.Errorf("Outcome(%q) = %+v; want an error", p, o)
+		}
+		row := results.QuestionRow{QuestionID: "q", Verdict: "untouched"}
+		if err := s.FillRow(&row, p); err == nil || row.Verdict != "untouched" || row.Runnable != nil {
+			t.Errorf("FillRow(%q) = %v, row %+v; want an error and the row left as it was", p, err, row)
+		}
+	}
+}

@@ -1,7 +1,7 @@
 // Package scoring turns generated code for a tool-usage question into a
 // verdict and a count of properties passed, under the scoring protocols
 // mattools-v1 (MatTools' scorer reimplemented, quirks included;
-// mattools-reference.md §2.4) and mattools-v1-strict (the quirks fixed). It
+// docs/mattools.md §2.4) and mattools-v1-strict (the quirks fixed). It
 // never calls a model and never evaluates untrusted text on the host: the
 // generated function runs in one sandbox, its output is parsed in a second
 // and verified by the question's unit test in a third, fed only the pickled
@@ -70,8 +70,8 @@ func harnessFile(name string) []byte {
 }
 
 // Protocols are the tool-usage scoring protocols this package implements,
-// in display order (ids from results/vocab.go).
-var Protocols = []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict}
+// in display order, as the registry of results/protocols.go lists them.
+var Protocols = results.ScoredProtocols(results.BenchmarkToolUsage)
 
 // Causes refine not-runnable and verification-crash verdicts
 // (results.QuestionRow.VerdictCause).
@@ -134,12 +134,17 @@ type Scored struct {
 	TotalDuration time.Duration
 }
 
-// Outcome returns the outcome under protocol p.
-func (s *Scored) Outcome(p string) Outcome {
-	if p == results.ProtocolMatToolsV1Strict {
-		return s.Strict
+// Outcome returns the outcome under protocol p, one of Protocols; any
+// other protocol (mattools-original, a QA protocol, a misspelling) is an
+// error.
+func (s *Scored) Outcome(p string) (Outcome, error) {
+	switch p {
+	case results.ProtocolMatToolsV1:
+		return s.V1, nil
+	case results.ProtocolMatToolsV1Strict:
+		return s.Strict, nil
 	}
-	return s.V1
+	return Outcome{}, fmt.Errorf("scoring protocol %q: this scorer scores %s", p, strings.Join(Protocols, " and "))
 }
 
 // Scorer scores submissions in a sandbox.
@@ -422,7 +427,7 @@ func decide(p parsed, runCause string, v1 bool) ([]byte, string) {
 	return nil, CauseUnparseable // "unparseable", or no text at all ("absent")
 }
 
-// tallyV1 applies MatTools' tally (mattools-reference.md §2.4 E) to the
+// tallyV1 applies MatTools' tally (docs/mattools.md §2.4 E) to the
 // check's decision: "ok" → correct with all k properties; a list L →
 // partial with L[-1] − L[-2]; anything else → a function error, which we
 // call a verification crash (not runnable, 0 properties).

@@ -107,7 +107,7 @@ type want struct {
 }
 
 // TestQuirkFixtures pins the verdict of each MatTools quirk under both
-// protocols (mattools-reference.md §2.4; issue 4).
+// protocols (docs/mattools.md §2.4).
 func TestQuirkFixtures(t *testing.T) {
 	const good = `from pymatgen.core import Element
 import numpy as np

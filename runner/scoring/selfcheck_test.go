@@ -159,7 +159,7 @@ func scoreAll(t *testing.T, s *scoring.Scorer, jobs []*job) {
 // TestSelfConsistency: for each of the 49 questions, a function returning the
 // question's own expected properties is scored correct with all of them under
 // both protocols, unless testdata/benchmark-defects.csv lists the question
-// with the verdict it gets instead and why (issue 4 acceptance).
+// with the verdict it gets instead and why.
 func TestSelfConsistency(t *testing.T) {
 	b := loadBenchmark(t)
 	s := &scoring.Scorer{Sandbox: openSandbox(t), Root: fixtureRoot(t)}
@@ -194,7 +194,7 @@ func TestSelfConsistency(t *testing.T) {
 // TestSelfConsistencyPerProperty (heavy: MATTOOLS_SELFCHECK=full): for every
 // one of the 138 properties, dropping it and giving it a wrong value of the
 // same type. Strict must lose exactly that property; v1 must give what
-// mattools-reference.md §2.4 E predicts (L[-1] − L[-2] with the unit test's
+// docs/mattools.md §2.4 E predicts (L[-1] − L[-2] with the unit test's
 // error strings, or all k when the output contains "ok"). Differences are
 // listed (t.Log) and counted; they are the documented exceptions.
 func TestSelfConsistencyPerProperty(t *testing.T) {

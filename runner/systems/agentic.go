@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/results"
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
@@ -42,7 +42,7 @@ const (
 )
 
 // agenticRAG is MatTools' agentic RAG (PymatgenRepoAssistant.respond of
-// src/agentic_RAG_test/rag.py; mattools-reference.md §5), stage by stage:
+// src/agentic_RAG_test/rag.py; docs/mattools.md §5), stage by stage:
 //
 //  1. the question (stripped) is wrapped as "User: {q}\nAssistant: " (the
 //     chat wrapper without an instruction);
@@ -158,16 +158,6 @@ func loadAgenticPrompts(p *Prompts) (*agenticPrompts, error) {
 	}
 	a.wrapper = strings.TrimPrefix(a.wrapper, sysLine)
 	return &a, nil
-}
-
-// AgenticWrap returns format_chat_prompt(question, None) for the prompts'
-// chat wrapper: "User: {question}\nAssistant: ".
-func AgenticWrap(p *Prompts, question string) (string, error) {
-	a, err := loadAgenticPrompts(p)
-	if err != nil {
-		return "", err
-	}
-	return pystr.Format(a.wrapper, map[string]string{"message": question})
 }
 
 // agenticRun is the state of one question.

@@ -1,7 +1,7 @@
 package systems
 
 // Tests of agentic RAG and the self-reflection loop against a scripted
-// fake model (issue 13): the exact sequence of calls per question, the
+// fake model: the exact sequence of calls per question, the
 // prompts byte for byte as MatTools' f-strings and str.format build them,
 // and the retry limits.
 

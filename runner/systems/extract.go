@@ -3,7 +3,7 @@ package systems
 import (
 	"regexp"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 )
 
 // The answer-format patterns of MatTools' extract_response
@@ -24,7 +24,7 @@ var (
 // answer in the MatTools answer format, as extract_response does: the first
 // match of each pattern above, each stripped (Python str.strip). If either
 // is missing, ok is false and both are "" (MatTools' ["", ""]).
-// mattools-reference.md §3.2, §5.
+// docs/mattools.md §3.2, §5.
 func ExtractCode(response string) (code, name string, ok bool) {
 	c := codePattern.FindStringSubmatch(response)
 	n := namePattern.FindStringSubmatch(response)

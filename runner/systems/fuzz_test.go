@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 )
 
-// FuzzExtractCode feeds arbitrary model answers to the answer extractor
-// (issue 15, item 8). Invariants: no panic; time linear in the answer (the
+// FuzzExtractCode feeds arbitrary model answers to the answer extractor.
+// Invariants: no panic; time linear in the answer (the
 // patterns are RE2: a 1 MB answer must not take seconds); when it fails both
 // results are ""; when it succeeds the code and name are stripped
 // (Python str.strip), the name sits between <name> and </name> and the code

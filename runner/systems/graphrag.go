@@ -6,9 +6,9 @@ import (
 	"slices"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
 )
 
 func init() { register(results.SystemGraphRAG, newGraphRAG) }

@@ -4,14 +4,14 @@ import (
 	"context"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
 // QAPrompt returns the QA prompt of q: MatTools' question_test_prompt
 // (prompts/qa/qa_answer.txt) formatted as Python's str.format with the
 // question and the four choice texts, which keep their "A. " prefixes
-// (qa_benchmark testing_script.py; mattools-reference.md §4).
+// (qa_benchmark testing_script.py; docs/mattools.md §4).
 func QAPrompt(q *datasets.QAQuestion, p *Prompts) (string, error) {
 	return pystr.Format(p.QAAnswer, map[string]string{
 		"question":     q.Question,

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/results"
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
@@ -34,7 +34,7 @@ const ContextSeparator = "\n\n---------------------------------\n\n"
 // llmRAG is the paper's LLM-RAG system: retrieve k documents with the whole
 // question as the query, then one chat call with MatTools' system prompt
 // and the source's user prompt holding the question and the retrieved
-// items (mattools-reference.md §5; MatTools src/RAG_agent_test/build_agent.py,
+// items (docs/mattools.md §5; MatTools src/RAG_agent_test/build_agent.py,
 // retrieve / retrieve_doc / retrieve_llm_doc and generate).
 type llmRAG struct {
 	source, k int

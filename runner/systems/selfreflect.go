@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/results"
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
@@ -80,7 +80,7 @@ var (
 )
 
 // selfReflection is MatTools' self-reflection LLM-doc RAG (RAGPipeline of
-// src/mtr_rag_test/rag.py; mattools-reference.md §5). Each of at most
+// src/mtr_rag_test/rag.py; docs/mattools.md §5). Each of at most
 // MaxIterations iterations:
 //
 //   - retrieve k = 5 with the current query (the question first; then the

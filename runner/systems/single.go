@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/results"
-	"github.com/mattools-leaderboard/leaderboard/runner/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
@@ -14,7 +14,7 @@ func init() { register(results.SystemSingleLLM, newSingleLLM) }
 
 // singleLLM is the paper's single-LLM system: one user message per question,
 // no system prompt, no retrieval. Source: MatTools
-// src/pure_agent_test/build_agent.py (mattools-reference.md §5).
+// src/pure_agent_test/build_agent.py (docs/mattools.md §5).
 type singleLLM struct{}
 
 func newSingleLLM(p Params) (System, error) {

@@ -1,6 +1,6 @@
 package systems
 
-// Tests of the systems, prompts and answer extraction (issue 5).
+// Tests of the systems, prompts and answer extraction.
 
 import (
 	"bufio"
@@ -36,7 +36,7 @@ func dataPrompts(t *testing.T, root string) (*Prompts, error) {
 }
 
 // The GPT runs of the single-LLM system, the only ones with recorded requests
-// and raw responses (mattools-reference.md §3.2).
+// and raw responses (docs/mattools.md §3.2).
 var gptModels = []string{"gpt-3.5-turbo-0125", "gpt-4o-mini-2024-07-18", "gpt-4o-2024-08-06"}
 
 func readJSONL(t *testing.T, path string, each func(line int, raw []byte)) {
@@ -57,7 +57,7 @@ func readJSONL(t *testing.T, path string, each func(line int, raw []byte)) {
 }
 
 // TestSingleLLMPromptEqualsRecordedRequests is the first acceptance check of
-// issue 5: the runner's own prompt equals the recorded request content byte
+// The runner's own prompt equals the recorded request content byte
 // for byte, 49 questions × 3 rounds × 3 models.
 func TestSingleLLMPromptEqualsRecordedRequests(t *testing.T) {
 	root := dataRoot(t)

@@ -27,7 +27,7 @@ var extractScript []byte
 
 // UpstreamText says where one prompt text of the prompts layout
 // (MATTOOLS_DATA/prompts) lives in an upstream MatTools checkout
-// (mattools-reference.md §5).
+// (docs/mattools.md §5).
 type UpstreamText struct {
 	Out  string // file in the prompts layout, e.g. "single_llm/answer_format.txt"
 	File string // the upstream Python file, relative to the data root

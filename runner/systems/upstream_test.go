@@ -1,6 +1,6 @@
 package systems
 
-// Tests of the prompt extraction from an upstream checkout (issue 8, part 4).
+// Tests of the prompt extraction from an upstream checkout.
 
 import (
 	"context"

@@ -1,5 +1,5 @@
 // Command warm-bench measures the warm workers of the local sandbox against
-// cold executions (issue 16), in one run:
+// cold executions, in one run:
 //
 //  1. per-execution overhead: one execution of an empty script, and the
 //     scoring (run, parse, verify) of an empty function returning {"a": 1},

@@ -4,7 +4,7 @@
 // the per-round values kept. It sits between the results files and the site's
 // pages and figures (site/content, site/plots) and does no I/O.
 //
-// Rules (issue 3): runs are averaged only within one configuration, which
+// Rules: runs are averaged only within one configuration, which
 // includes the scoring protocol, the question set and the provenance kind
 // (results.Configuration) and, here, the benchmark version; unscored runs
 // and runs outside any round (round 0) are kept and shown but never
@@ -30,7 +30,7 @@ import (
 // Metric names a leaderboard metric. Every metric value is a percentage, 0–100.
 type Metric string
 
-// The metrics, as MatTools scores them (mattools-reference.md §2, §4).
+// The metrics, as MatTools scores them (docs/mattools.md §2, §4).
 const (
 	// FunctionRunnableRate: runnable questions / questions in the set × 100.
 	FunctionRunnableRate Metric = "function_runnable_rate"

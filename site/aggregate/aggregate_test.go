@@ -23,7 +23,7 @@ func find(lb *aggregate.Leaderboard, sys results.System, model string, prov resu
 }
 
 // TestBuildSummarisesRoundsWithPopulationStd checks mean ± population std and
-// the per-round values of one configuration (issue 3).
+// the per-round values of one configuration.
 func TestBuildSummarisesRoundsWithPopulationStd(t *testing.T) {
 	lb := aggregate.Build(sitetest.Runs(), aggregate.DefaultCatalog())
 	c := find(lb, results.SystemSingleLLM, sitetest.GPT4o, results.ProvenanceImported)

@@ -11,7 +11,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 )
 
-// TestRankBandsOfThePublishedResults (issue 18) checks, on every headline
+// TestRankBandsOfThePublishedResults checks, on every headline
 // table of the real published results, that each cell's interval is the 95 %
 // t-interval of the per-round percentages computed here from the runs' own
 // totals, and that each ranked row's band is the one those intervals give:

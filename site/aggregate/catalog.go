@@ -56,7 +56,7 @@ type Catalog struct {
 }
 
 // DefaultCatalog returns the committed catalog, results/models.csv: display
-// names, groups and Table 1 order taken from shared/reference/qa-models.csv
+// names, groups and Table 1 order taken from results/published/testdata/qa-models.csv
 // (not its numbers), and the bar order of the paper's Figures 4 and 5.
 func DefaultCatalog() *Catalog {
 	c, err := ParseCatalog(results.ModelsCSV())

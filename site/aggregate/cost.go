@@ -3,7 +3,7 @@ package aggregate
 import "slices"
 
 // Cost is what a configuration's aggregated rounds spent, as the runs
-// recorded it (issue 18): means per round over the rounds that recorded
+// recorded it: means per round over the rounds that recorded
 // each quantity. A quantity no round recorded has N 0.
 type Cost struct {
 	// Rounds is the number of aggregated rounds.

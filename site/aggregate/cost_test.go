@@ -23,7 +23,7 @@ func TestParetoFront(t *testing.T) {
 	check("none", nil, nil, nil)
 }
 
-// TestCostOfThePublishedGPTRuns (issue 18): MatTools' single-LLM GPT-4o
+// TestCostOfThePublishedGPTRuns: MatTools' single-LLM GPT-4o
 // batches record their usage; the configuration's cost is the mean per
 // round of the runs' own usage (prompt 41,629 every round; completion
 // 30,006, 30,086 and 29,434 → 29,842), 49 calls, no latency, no price; the

@@ -7,7 +7,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
-// Outcome is one class of the failure taxonomy (issue 18): what happened to
+// Outcome is one class of the failure taxonomy: what happened to
 // one question in one round, from the recorded verdict and verdict cause.
 type Outcome string
 

@@ -41,7 +41,7 @@ func TestClassify(t *testing.T) {
 	check("unknown", "", nil, "", false)
 }
 
-// TestTaxonomyOfTheReexecutedSingleLLMRuns (issue 18) checks the failure
+// TestTaxonomyOfTheReexecutedSingleLLMRuns checks the failure
 // taxonomy of every re-executed published single-LLM configuration against
 // the committed verdicts (results/published/reexecuted.json) read here
 // directly: per outcome, the count and the questions; the GPT-4o round 1

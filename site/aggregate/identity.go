@@ -8,7 +8,7 @@ import (
 )
 
 // Badge is how a configuration's outcomes were obtained, as the leaderboard
-// shows it beside a row (issue 9).
+// shows it beside a row.
 type Badge string
 
 // The badges.

@@ -12,7 +12,7 @@ import (
 )
 
 // RankedTable is a tool-usage leaderboard table of one benchmark version
-// and one question set, with the scoring protocols side by side (issue 9):
+// and one question set, with the scoring protocols side by side:
 // one row per configuration identity (Configuration.Identity), columns for
 // task success rate and function runnable rate under each scoring protocol
 // present, ranked by the headline column (HeadlineProtocol's task success

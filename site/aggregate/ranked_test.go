@@ -58,7 +58,7 @@ func sumCounts(vs []aggregate.Value) [3]int {
 }
 
 // TestRankedTablesOfThePublishedResults checks the landing page's tables
-// (issue 9) on the real published results: one table per question set, the
+// on the real published results: one table per question set, the
 // canonical set first; the protocols side by side in one row per
 // configuration; rows in descending task success rate of the headline
 // protocol; each cell equal to the mean and population std computed here

@@ -98,7 +98,7 @@ func TestCheckFindsMissingNamesWithoutRunningTheCode(t *testing.T) {
 	}
 }
 
-// TestCommittedStoreMatchesTheImportErrorsOfGPT4o (issue 18) checks the
+// TestCommittedStoreMatchesTheImportErrorsOfGPT4o checks the
 // committed store on the published single-LLM GPT-4o round 1 answers: it
 // holds every answer's code, agrees with a fresh check, and every question
 // that the re-executed run records as ImportError has a missing name.

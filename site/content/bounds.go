@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Page-size bounds (issue 17): no page's size grows with the number of runs
+// Page-size bounds: no page's size grows with the number of runs
 // or configurations. A page shows at most these many items of a list that
 // grows with them; the rest are on numbered continuation pages (pager) and,
 // where a table has one, in its CSV download. The bounds are above what the
@@ -219,7 +219,7 @@ func sliceRanked(tv *rankedView, lo, hi int) *rankedView {
 	return &out
 }
 
-// boundRanked bounds a ranked table on its page (issue 17): with more than
+// boundRanked bounds a ranked table on its page: with more than
 // ListRows rows, the page shows the first ListRows (the top of the ranking)
 // and a cut note; the whole table, ListRows rows to a page, is at
 // tables/<id>/ and in its CSV download. back is the page the table is on.
@@ -246,7 +246,7 @@ func (w *writer) boundRanked(tv *rankedView, back linkView) *rankedView {
 	return shown
 }
 
-// boundList bounds a list of rows on its page (issue 17): with more than
+// boundList bounds a list of rows on its page: with more than
 // per rows it returns the first per and a cut note (lead and what as
 // newCut's), and writes the whole list, per rows to a page, at base
 // (morePages: title, intro and partial, args giving the partial's data for

@@ -113,7 +113,7 @@ func columnModels(t *testing.T, m any) []string {
 	return out
 }
 
-// TestMatrixShowsTopColumnsAndPaginates (issue 17): a system with more
+// TestMatrixShowsTopColumnsAndPaginates: a system with more
 // configuration identities than MatrixColumns shows the top MatrixColumns
 // by task success rate, in the headline table's order, says so, and has
 // the full matrix MatrixColumns columns to a page at systems/<s>/matrix/

@@ -143,12 +143,6 @@ type page struct {
 	Params any    `json:"params"`
 }
 
-// common holds what every page of an edition gets.
-type common struct {
-	Root    string      `json:"root"` // relative URL of the edition root, e.g. "../../"
-	Edition editionView `json:"edition"`
-}
-
 type editionView struct {
 	Path              string   `json:"path"`
 	Version           string   `json:"version"`

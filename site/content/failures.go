@@ -215,7 +215,7 @@ type failureTableView struct {
 	Caption string           `json:"caption"`
 	Columns []linkView       `json:"columns"` // outcome titles; Href holds the outcome id
 	Rows    []failureRowView `json:"rows"`
-	// Cut says which rows the page leaves out (issue 17); nil when none.
+	// Cut says which rows the page leaves out; nil when none.
 	Cut *cutView `json:"cut,omitempty"`
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site/apicheck"
 )
 
-// TestHallucinatedAPIsOfTheReexecutedSingleLLMRuns (issue 18) counts the
+// TestHallucinatedAPIsOfTheReexecutedSingleLLMRuns counts the
 // hallucinated APIs of the re-executed published single-LLM runs per model
 // (each answer once over both scoring protocols) and checks the counts
 // against the store read directly: every answer with code is checked, and

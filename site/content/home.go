@@ -145,7 +145,7 @@ func newInEdition(v *views, e *Edition) map[string]any {
 		items = []newItem{}
 	}
 	out["configs"] = len(items)
-	if len(items) > ListRows { // bounded (issue 17): every configuration is in the tables and on its system's page
+	if len(items) > ListRows { // bounded: every configuration is in the tables and on its system's page
 		cut := newCut(ListRows, len(items), ListRows, "the first", "configurations", "", "")
 		cut.Text = strings.TrimSuffix(cut.Text, ".") + "; every configuration is in the leaderboard tables (and their CSV downloads) and on its system's page."
 		out["cut"] = cut

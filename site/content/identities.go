@@ -12,7 +12,7 @@ import (
 )
 
 // identityGroup is the configurations that score the same answers
-// (aggregate.Configuration.Identity, issue 9): e.g. MatTools' published
+// (aggregate.Configuration.Identity): e.g. MatTools' published
 // GPT-4o single-LLM runs as published (mattools-original) and re-executed by
 // this project (mattools-v1, mattools-v1-strict): a rescoring keeps the
 // generation settings of the run it re-executes

@@ -18,7 +18,7 @@ const ModulesPath = "modules"
 
 // CodeSegmentsDir is where a MatTools root keeps the tree-sitter parses of
 // pymatgen-analysis-defects' unit tests, one JSON file per test file, from
-// which the questions were generated (mattools-reference.md §1).
+// which the questions were generated (docs/mattools.md §1).
 const CodeSegmentsDir = "src/code_segments/pymatgen_analysis_defects"
 
 var testFuncName = regexp.MustCompile(`(?m)^def (\w+)\(`)
@@ -114,7 +114,7 @@ type heatmapView struct {
 	Caption string       `json:"caption"`
 	Columns []heatColumn `json:"columns"`
 	Rows    []heatRow    `json:"rows"`
-	// Cut says which rows the page leaves out (issue 17); nil when none.
+	// Cut says which rows the page leaves out; nil when none.
 	Cut *cutView `json:"cut,omitempty"`
 }
 

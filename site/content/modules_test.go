@@ -12,7 +12,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 )
 
-// TestQuestionModulesAndHeatmap (issue 18): every one of the benchmark's 49
+// TestQuestionModulesAndHeatmap: every one of the benchmark's 49
 // questions maps to the pymatgen-analysis-defects module of its unit test
 // (test_vacancy → core, test_fed_plot → plotting.thermo, test_kumagai →
 // corrections), and each heatmap cell of the re-executed GPT-4o single-LLM

@@ -121,7 +121,7 @@ type outcomeView struct {
 	PassedText string `json:"passed_text"`
 	Cause      string `json:"cause"`
 	// No code: the page shows each round's code once (codeView); a copy
-	// per verdict doubled the question pages' size (issue 17).
+	// per verdict doubled the question pages' size.
 	Error  string `json:"error"`
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
@@ -247,7 +247,7 @@ type questionRef struct {
 }
 
 // matrixView is a question × column grid of per-round outcome symbols, one
-// column per configuration identity (issue 9): the column shows its
+// column per configuration identity: the column shows its
 // group's primary member (identityGroup.Primary), so MatTools' published
 // runs show their verdicts re-executed by this project rather than "?".
 type matrixView struct {
@@ -307,7 +307,7 @@ func (v *views) identityColumns(confs []*aggregate.Configuration) []matrixColumn
 
 // pageMatrix puts the verdict matrix of confs on the page at rel (a system's
 // or a model's; what names the page's configurations, e.g. "LLM-RAG"),
-// bounded (issue 17): with at most MatrixColumns identities, all of them in
+// bounded: with at most MatrixColumns identities, all of them in
 // identityGroups order; with more, the top MatrixColumns in the order of the
 // headline ranked tables (task success rate) and a cut note linking the full
 // matrix, MatrixColumns columns to a page in that order, at rel/matrix/. The
@@ -361,7 +361,7 @@ func (w *writer) pageMatrix(v *views, data map[string]any, rel, title, csvPath s
 }
 
 // pageConfigs puts the list of configurations cvs on the page at rel,
-// bounded (issue 17): the first ListRows, a cut note and the whole list,
+// bounded: the first ListRows, a cut note and the whole list,
 // ListRows to a page, at rel/configurations/.
 func (w *writer) pageConfigs(data map[string]any, rel, title string, cvs []configView) {
 	if len(cvs) <= ListRows {

@@ -12,7 +12,7 @@ import (
 )
 
 // SectionsPerPage is the most configuration identities (sections) one
-// question page lists (issue 17): a question with more has pages 2, 3, … at
+// question page lists: a question with more has pages 2, 3, … at
 // questions/<id>/page/<n>/, so that a page's size does not grow with the
 // number of runs; every page says how many there are and links them all.
 // The published MatTools runs make 29 sections, one page.

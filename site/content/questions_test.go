@@ -31,7 +31,7 @@ func readParams(t *testing.T, file string) map[string]any {
 
 // TestQuestionPagesPaginateAndReadTextsFromFiles: with more configuration
 // identities than SectionsPerPage, a question's sections go SectionsPerPage
-// to a page (issue 17); the counts on every page are the question's; the
+// to a page; the counts on every page are the question's; the
 // code and error excerpts come from the results files (the edition holds
 // only the summary columns), and matrix cells link the page holding their
 // section.

@@ -15,7 +15,7 @@ import (
 )
 
 // RunnableNote is said wherever a function runnable rate is shown: what the
-// metric counts (mattools-reference.md §2).
+// metric counts (docs/mattools.md §2).
 const RunnableNote = "Function runnable rate counts every question whose generated function ran and returned a dict, even a dict whose values are all None; " +
 	"task success rate counts the properties whose values verification accepts, so it is the headline metric."
 

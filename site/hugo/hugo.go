@@ -3,7 +3,7 @@
 // that does. It writes the Hugo configuration for a build — the hand-written
 // content/ and layouts/ of the repository mounted beside the generated
 // content and static directories — and runs the build, in passes when the
-// generated content is large (Options.PassBytes, issue 17).
+// generated content is large (Options.PassBytes).
 //
 // Hugo holds every page's front matter for the whole of a build, so its
 // memory grows with the total of the pages' data. The generated pages are

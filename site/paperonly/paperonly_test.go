@@ -9,7 +9,7 @@ import (
 )
 
 // TestValuesMatchTheReference checks that the committed file holds exactly the
-// values of shared/reference/paper-only-values.csv (issue 3).
+// values of shared/reference/paper-only-values.csv.
 func TestValuesMatchTheReference(t *testing.T) {
 	vs := Values()
 	if len(vs) != 7 {

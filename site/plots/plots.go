@@ -224,12 +224,11 @@ func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 var (
-	outline     = draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)}
-	dashed      = draw.LineStyle{Color: color.Black, Width: vg.Points(0.7), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
-	errorStyle  = draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}
-	hatchStyle  = draw.LineStyle{Color: color.Gray{Y: 0x88}, Width: vg.Points(0.5)}
-	labelStyle  = text.Style{Color: color.Black, Font: font.From(font.Font{Typeface: "Liberation", Variant: "Sans"}, 6.5), XAlign: text.XCenter, YAlign: text.YBottom}
-	markerStyle = text.Style{Color: color.Black, Font: font.From(font.Font{Typeface: "Liberation", Variant: "Sans"}, 6.5), XAlign: text.XCenter, YAlign: text.YBottom}
+	outline    = draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)}
+	dashed     = draw.LineStyle{Color: color.Black, Width: vg.Points(0.7), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
+	errorStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}
+	hatchStyle = draw.LineStyle{Color: color.Gray{Y: 0x88}, Width: vg.Points(0.5)}
+	labelStyle = text.Style{Color: color.Black, Font: font.From(font.Font{Typeface: "Liberation", Variant: "Sans"}, 6.5), XAlign: text.XCenter, YAlign: text.YBottom}
 )
 
 func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {

@@ -26,12 +26,6 @@ func SubmissionFolder(date, org string) string {
 	return date + "_" + org + "_" + SubmissionModel + "_" + string(results.SystemSingleLLM)
 }
 
-// Submission runs per question, by published index: question 0 correct (all
-// properties), question 1 partial (one property), every other question
-// runnable with no property passed. Totals over the whole benchmark (49
-// questions, 138 properties): runnable 49, properties passed 10 + 1 = 11.
-const SubmissionPassed = 11
-
 // WriteSubmission writes a valid tool-usage submission (single LLM, no
 // retrieval, SubmissionModel, scoring protocol mattools-v1, rounds 1–3, all
 // 49 questions) as the folder SubmissionFolder(date, org) of subRoot, with

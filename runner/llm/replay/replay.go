@@ -2,7 +2,7 @@
 // answers from recorded OpenAI Batch files instead of a model: one batch is
 // a request_bodies.jsonl (the Batch input) with its raw_responses.jsonl (the
 // Batch output), as MatTools recorded its single-LLM GPT runs under
-// src/pure_agent_test/roundN/<model>/ (mattools-reference.md §3.2).
+// src/pure_agent_test/roundN/<model>/ (docs/mattools.md §3.2).
 //
 // A request is matched on its model and messages (role and content, byte
 // for byte) within the batch of one round: the round is chosen per request

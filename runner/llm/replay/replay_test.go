@@ -1,6 +1,6 @@
 package replay
 
-// Tests of the replay server (issue 5) on a small hand-made batch; the
+// Tests of the replay server on a small hand-made batch; the
 // replay of MatTools' real batches through the runner is tested in
 // runner/replay_test.go.
 

@@ -1,5 +1,5 @@
 // Package sandboxtest is the conformance and hostile-code suite that every
-// sandbox backend must pass (issue 4): results and exit codes come back,
+// sandbox backend must pass: results and exit codes come back,
 // loopback on the host is unreachable and only "lo" exists, nothing outside
 // /app and /tmp is writable, neither root's home nor the runner's environment
 // is visible, and fork bombs, memory bombs, infinite loops, output floods,

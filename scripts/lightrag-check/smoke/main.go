@@ -1,5 +1,5 @@
 // Command smoke runs the real LightRAG 1.3.3 (drive.py) end to end against the llmtest fake with
-// lightragcheck.Responder, on a small corpus (by default pymatgen's analysis/defects package of the MatTools
+// graphragtest.Responder, on a small corpus (by default pymatgen's analysis/defects package of the MatTools
 // data, read in place), with three questions and all five query modes, and prints the counts: documents,
 // chunks, entities, relations, requests per kind, wall times. It checks what must hold whatever the
 // corpus: every request recognised, no temperature (or other sampling key) in any chat body, and one
@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/runner/graphrag/graphragtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	lightragcheck "github.com/mattools-leaderboard/leaderboard/scripts/lightrag-check"
 )
@@ -104,7 +105,7 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 		fmt.Printf("tiktoken cache %s ready in %.1f s\n", opts.TiktokenCache, time.Since(t).Seconds())
 	}
 
-	srv := llmtest.NewServer(llmtest.Options{Responder: lightragcheck.Responder, EmbeddingDims: dims})
+	srv := llmtest.NewServer(llmtest.Options{Responder: graphragtest.Responder, EmbeddingDims: dims})
 	defer srv.Close()
 	opts.BaseURL = srv.URL
 	start := time.Now()
@@ -142,7 +143,7 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 		return err
 	}
 	reqs := srv.Requests()
-	kinds := lightragcheck.CountKinds(reqs)
+	kinds := graphragtest.CountKinds(reqs)
 	unknown := 0
 	for _, e := range res.Entities {
 		if e.EntityType == "UNKNOWN" {
@@ -172,7 +173,7 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 		if r.Endpoint != "chat/completions" || json.Unmarshal(r.Body, &body) != nil {
 			continue
 		}
-		k := lightragcheck.Kind(r)
+		k := graphragtest.Kind(r)
 		if params[k] == nil {
 			params[k] = map[string]bool{}
 		}
@@ -208,8 +209,8 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 
 	// Checks.
 	var problems []string
-	if kinds[lightragcheck.KindUnknown] > 0 {
-		problems = append(problems, fmt.Sprintf("%d unrecognised requests", kinds[lightragcheck.KindUnknown]))
+	if kinds[graphragtest.KindUnknown] > 0 {
+		problems = append(problems, fmt.Sprintf("%d unrecognised requests", kinds[graphragtest.KindUnknown]))
 	}
 	for _, r := range reqs {
 		if r.Endpoint != "chat/completions" {
@@ -219,7 +220,7 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 		if json.Unmarshal(r.Body, &body) == nil {
 			for _, k := range []string{"temperature", "top_p", "seed", "presence_penalty", "frequency_penalty"} {
 				if _, ok := body[k]; ok {
-					problems = append(problems, fmt.Sprintf("a %s request has %q", lightragcheck.Kind(r), k))
+					problems = append(problems, fmt.Sprintf("a %s request has %q", graphragtest.Kind(r), k))
 				}
 			}
 		}
@@ -232,15 +233,15 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 			kg++
 		}
 	}
-	if want := 2 * nq * kg; kinds[lightragcheck.KindKeywords] != want {
-		problems = append(problems, fmt.Sprintf("%d keywords calls, want %d (2 per question and KG/mix mode)", kinds[lightragcheck.KindKeywords], want))
+	if want := 2 * nq * kg; kinds[graphragtest.KindKeywords] != want {
+		problems = append(problems, fmt.Sprintf("%d keywords calls, want %d (2 per question and KG/mix mode)", kinds[graphragtest.KindKeywords], want))
 	}
 	// A query whose retrieval finds nothing returns fail_response without an answer call.
-	answers := kinds[lightragcheck.KindAnswerKG] + kinds[lightragcheck.KindAnswerNaive] + kinds[lightragcheck.KindAnswerMix]
+	answers := kinds[graphragtest.KindAnswerKG] + kinds[graphragtest.KindAnswerNaive] + kinds[graphragtest.KindAnswerMix]
 	if want := nq*(kg+naive) - failed; answers != want {
 		problems = append(problems, fmt.Sprintf("%d answer calls, want %d (one per query whose context is not fail_response)", answers, want))
 	}
-	if kinds[lightragcheck.KindExtract] != kinds[lightragcheck.KindGlean] {
+	if kinds[graphragtest.KindExtract] != kinds[graphragtest.KindGlean] {
 		problems = append(problems, "extraction and gleaning calls differ in number")
 	}
 	if len(problems) > 0 {
@@ -257,7 +258,7 @@ func writeRequests(path string, reqs []llmtest.Request) error {
 	}
 	enc := json.NewEncoder(f)
 	for _, r := range reqs {
-		if err := enc.Encode(map[string]any{"kind": lightragcheck.Kind(r), "endpoint": r.Endpoint,
+		if err := enc.Encode(map[string]any{"kind": graphragtest.Kind(r), "endpoint": r.Endpoint,
 			"body": json.RawMessage(r.Body)}); err != nil {
 			f.Close()
 			return err

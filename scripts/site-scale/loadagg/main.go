@@ -9,7 +9,7 @@
 //	loadagg -results DIR [-reader site|full] > project.csv
 //
 // -reader full reads every file whole (results.ReadDirReport: every column
-// and row decoded and kept), as build-site did before issue 17; site (the
+// and row decoded and kept), as build-site once did; site (the
 // default) is build-site's reader (site.LoadResults).
 package main
 
@@ -31,7 +31,7 @@ import (
 
 func main() {
 	dir := flag.String("results", "", "results directory")
-	reader := flag.String("reader", "site", "site (build-site's reader) or full (every column and row, as before issue 17)")
+	reader := flag.String("reader", "site", "site (build-site's reader) or full (every column and row, as build-site once read them)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile to `file`")
 	memprofile := flag.String("memprofile", "", "write a heap profile to `file` after aggregating (all loaded data still live)")
 	flag.Parse()

@@ -1,6 +1,7 @@
-package site_test
+package e2e_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -18,9 +19,10 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/e2e/fakerunner"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
-	"github.com/mattools-leaderboard/leaderboard/site/sitetest/fakerunner"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
 // copyTree copies the regular files below src into dst.
@@ -54,7 +56,7 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
-// TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes (issue 9): a fake
+// TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes: a fake
 // model whose function returns a dict of None for every property, run
 // through the real runner and sandbox for 3 rounds, lands in the same
 // 28-question table as the re-executed GPT-4o single-LLM runs, at the rank
@@ -67,7 +69,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 		t.Skip("builds a site with Hugo and runs the sandbox; skipped with -short")
 	}
 	root, importedDir, _ := realData(t)
-	exe := chromiumPath(t)
+	exe := sitetest.ChromiumPath(t)
 	fakeDir := fakerunner.FakeNoneModelRuns(t, root)
 	subsDir, verifiedDir := fakerunner.ExampleSubmission(t, root)
 
@@ -174,7 +176,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	for _, r := range first.Rows[:min(5, len(first.Rows))] {
 		firstVals = append(firstVals, num(r.Cells[0]))
 	}
-	if len(firstVals) < 5 || !slices.IsSortedFunc(firstVals, func(a, b float64) int { return cmpFloat(b, a) }) {
+	if len(firstVals) < 5 || !slices.IsSortedFunc(firstVals, func(a, b float64) int { return cmp.Compare(b, a) }) {
 		t.Errorf("first rows' task success rates %v, want 5 in descending order", firstVals)
 	}
 
@@ -292,7 +294,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 			loops, agentic, 2*2*fakerunner.Rounds, 2*fakerunner.Rounds, traces)
 	}
 
-	// The example submission (issue 10): verified in the 28-question table
+	// The example submission: verified in the 28-question table
 	// (the project's re-execution covers the questions with data files),
 	// self-reported in the whole-benchmark table (its authors scored all 49);
 	// both badges link to its entry on the submissions page.

@@ -1,17 +1,11 @@
-// Package lightragcheck is the reference side of the LightRAG comparison: it runs the real lightrag-hku
-// 1.3.3 (drive.py, in the venv of requirements.txt) against the project's fake OpenAI-compatible server
-// (runner/llm/llmtest), so that the Go re-implementation (runner/graphrag) can be driven by the same
-// server and its chunks, graph, vectors, contexts and answers compared with LightRAG's.
-//
-//   - Responder answers LightRAG's prompts deterministically, in LightRAG's record format, from the text of
-//     the prompt (a pure function of the request: the same prompt gets the same answer in both systems).
-//   - Kind names the kind of a request (extraction, gleaning, summary, keywords, answer, …).
-//   - Run runs drive.py; Options builds its arguments.
-//   - WriteTiktokenCache writes o200k_base's rank file where tiktoken looks for it (LightRAG's tokenizer;
-//     nothing is downloaded).
-//
-// See README.md in this directory.
-package lightragcheck
+// Package graphragtest is the test double of LightRAG's model: Responder
+// answers LightRAG's prompts (as runner/graphrag sends them, and as the real
+// lightrag-hku 1.3.3 does in scripts/lightrag-check) deterministically, in
+// LightRAG's record format, from the text of the prompt: a pure function of
+// the request, so the same prompt gets the same answer in both systems. Kind
+// names the kind of a request (extraction, gleaning, summary, keywords,
+// answer, …). Only tests and the LightRAG comparison import it.
+package graphragtest
 
 import (
 	"encoding/json"
@@ -60,7 +54,7 @@ const (
 )
 
 // Kind returns the kind of r (one of the Kind constants), recognised by the prompts' fixed openings
-// (graphrag.md §8): an answer has a system prompt starting "---Role---"; the others are user messages.
+// (docs/graphrag.md §8): an answer has a system prompt starting "---Role---"; the others are user messages.
 func Kind(r llmtest.Request) string {
 	if r.Endpoint == "embeddings" {
 		return KindEmbeddings
@@ -134,9 +128,9 @@ func CountKinds(reqs []llmtest.Request) map[string]int {
 func Responder(r llmtest.Request) llmtest.Reply {
 	switch Kind(r) {
 	case KindExtract:
-		return llmtest.Reply{Content: extractReply(chunkText(r.Prompt()))}
+		return llmtest.Reply{Content: extractReply(ChunkText(r.Prompt()))}
 	case KindGlean:
-		return llmtest.Reply{Content: gleanReply(chunkText(r.Messages[0].Content))}
+		return llmtest.Reply{Content: gleanReply(ChunkText(r.Messages[0].Content))}
 	case KindIfLoop:
 		return llmtest.Reply{Content: "NO"}
 	case KindSummary:
@@ -164,8 +158,8 @@ func EchoTail(question string) string {
 	return ` \u00e9cho user model <system>` + question + `</system> done`
 }
 
-// chunkText returns the chunk of an extraction prompt.
-func chunkText(prompt string) string {
+// ChunkText returns the chunk of an extraction prompt.
+func ChunkText(prompt string) string {
 	i := strings.Index(prompt, realDataMarker)
 	if i < 0 {
 		return ""

@@ -47,7 +47,7 @@ func ExampleSubmission(t testing.TB, dataRoot string) (submissions, verified str
 
 func exampleSubmission(dataRoot string) (string, string, string, string) {
 	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Join(filepath.Dir(file), "..", "..", "..")
+	repo := filepath.Join(filepath.Dir(file), "..", "..") // this file is e2e/fakerunner/submission.go
 	py := filepath.Join(repo, "build", "submit-venv", "bin", "python")
 	python := sandboxPython()
 	for _, need := range []string{py, filepath.Join(python, "pyvenv.cfg")} {

@@ -1,4 +1,4 @@
-package runner
+package journal
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
-// Sharded re-execution (issue 17): the commands that re-execute stored
+// Sharded re-execution: the commands that re-execute stored
 // code (cmd/rescore, cmd/validate-submission -reexecute) take -shard i/n
 // like run-benchmark. Their items are numbered k = 0, 1, … in the
 // command's own order (e.g. each input run's questions in benchmark order,
@@ -22,7 +22,8 @@ import (
 // (Shard.Owns). Each shard journals the scored outcomes of its items in an
 // outcome journal, the runner's journal format (batched, synced, resumable,
 // locked) at DIR/.journal/<id>.shard-<i>-of-<n>.jsonl, and the merge reads
-// the shards' journals with the checks of Merge: every shard 0…n−1 once, of
+// the shards' journals with the checks of OpenShardSet (the runner's Merge
+// makes them too): every shard 0…n−1 once, of
 // one n; every item journaled by its owner and by no other; the same work
 // (fingerprint: the command's inputs); the same generator and version as
 // the merging program; one sandbox environment.
@@ -30,7 +31,7 @@ import (
 // outcomeJournal is one shard's journal of scored outcomes, for a command
 // that re-executes stored code.
 type outcomeJournal struct {
-	j     *journal
+	j     *Journal
 	shard Shard
 }
 
@@ -40,15 +41,15 @@ type outcomeJournal struct {
 // environment is refused, naming it); env is the sandbox environment of
 // the outcomes; generator names the command.
 func openOutcomeJournal(dir, id, fingerprint string, sh Shard, env scoring.Environment, generator string) (*outcomeJournal, error) {
-	if err := sh.check(); err != nil {
+	if err := sh.Check(); err != nil {
 		return nil, err
 	}
 	if sh.Count < 1 {
 		return nil, fmt.Errorf("outcome journal %s: no shard", id)
 	}
-	path := filepath.Join(dir, JournalDir, id+sh.suffix()+".jsonl")
-	sess := journalLine{Scoring: &env, Shard: sh.String(), Generator: generator, GeneratorVersion: generatorVersion()}
-	j, err := openJournal(path, id, fingerprint, time.Now(), journalOptions{Session: sess})
+	path := filepath.Join(dir, Dir, id+sh.Suffix()+".jsonl")
+	sess := Line{Scoring: &env, Shard: sh.String(), Generator: generator, GeneratorVersion: GeneratorVersion()}
+	j, err := Open(path, id, fingerprint, time.Now(), Options{Session: sess})
 	if err != nil {
 		return nil, err
 	}
@@ -63,13 +64,13 @@ func (o *outcomeJournal) append(k int, itemID string, s *scoring.Scored) error {
 		return fmt.Errorf("outcome journal %s: item %d (%s) is not shard %s's", o.j.path, k, itemID, o.shard)
 	}
 	s.Trim()
-	return o.j.append(journalLine{Kind: "item", Index: k, ID: itemID, Scored: s})
+	return o.j.Append(Line{Kind: "item", Index: k, ID: itemID, Scored: s})
 }
 
 // close writes and syncs what is queued and closes the journal.
 func (o *outcomeJournal) close() error {
-	err := o.j.flush()
-	if cerr := o.j.close(); err == nil {
+	err := o.j.Flush()
+	if cerr := o.j.Close(); err == nil {
 		err = cerr
 	}
 	return err
@@ -90,41 +91,39 @@ type Outcomes struct {
 // ids names the work's items in partition order (item k
 // is ids[k]); need reports which items must be journaled (nil: all; a
 // command may leave out items it keeps from elsewhere). It refuses, naming
-// the journal, what Merge refuses: a shard missing or twice, shards of
+// the journal, what OpenShardSet refuses: a shard missing or twice, shards of
 // different counts, a journal of another fingerprint or generator version,
 // an item journaled by a shard that does not own it, an item needed but not
 // journaled, or shards scored in different sandbox environments.
 func MergeOutcomes(dirs []string, command string, parts, ids []string, need func(k int) bool) (*Outcomes, error) {
 	id, fingerprint := outcomeWork(command, parts)
-	items := make([]item, len(ids))
+	items := make([]Item, len(ids))
 	for k, name := range ids {
-		items[k] = item{index: k, k: k, id: name}
+		items[k] = Item{Index: k, K: k, ID: name}
 	}
-	var needItem func(item) bool
+	var needItem func(Item) bool
 	if need != nil {
-		needItem = func(it item) bool { return need(it.k) }
+		needItem = func(it Item) bool { return need(it.K) }
 	}
-	src, senv, shards, err := openShardSet(id, fingerprint, "", true, items, needItem, dirs)
-	for _, s := range shards {
-		defer s.j.close()
-	}
+	set, err := OpenShardSet(id, fingerprint, "", true, items, needItem, dirs)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	// The journals are read now: the files are closed on return.
-	o := &Outcomes{Environment: *senv, Shards: len(shards), Sessions: len(src.sessions), scored: map[int]*scoring.Scored{}}
+	defer set.Close() // the journals are read now: the files are closed on return
+	desc := "shards of " + id
+	o := &Outcomes{Environment: *set.Env, Shards: len(set.Shards), Sessions: len(set.Sessions), scored: map[int]*scoring.Scored{}}
 	for _, it := range items {
-		l, ok, err := src.read(it)
+		l, ok, err := set.Read(it)
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
 		if !ok {
 			continue
 		}
-		if l.ID != it.id || l.Scored == nil {
-			return nil, fmt.Errorf("merge: %s: item %d is %q (with an outcome: %v), but the work's item %d is %q", src.desc, it.k, l.ID, l.Scored != nil, it.k, it.id)
+		if l.ID != it.ID || l.Scored == nil {
+			return nil, fmt.Errorf("merge: %s: item %d is %q (with an outcome: %v), but the work's item %d is %q", desc, it.K, l.ID, l.Scored != nil, it.K, it.ID)
 		}
-		o.scored[it.k] = l.Scored
+		o.scored[it.K] = l.Scored
 	}
 	return o, nil
 }
@@ -171,7 +170,7 @@ func ScoreShard(ctx context.Context, scorer *scoring.Scorer, dir, command string
 	}
 	var todo []int
 	for k := range n {
-		if sh.Owns(k) && (want == nil || want(k)) && !j.j.done(k) {
+		if sh.Owns(k) && (want == nil || want(k)) && !j.j.Done(k) {
 			todo = append(todo, k)
 		}
 	}

@@ -1,4 +1,11 @@
-package runner
+// Package journal is the runner's resumable checkpoint: a JSON-lines file
+// per configuration × round (or per shard of one, or per shard of a
+// re-execution command's work) that a killed process resumes from, locked
+// so that one process at a time writes it. It also holds the partition of a
+// work into shards and the merge of the re-execution commands' outcome
+// journals (cmd/rescore, cmd/validate-submission -shard), so that those
+// commands need none of the runner's model clients or systems.
+package journal
 
 import (
 	"bufio"
@@ -12,19 +19,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/internal/flock"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
-// JournalDir is the directory, inside the output directory, that holds the
+// Dir is the directory, inside the output directory, that holds the
 // per-run checkpoint journals.
-const JournalDir = ".journal"
+const Dir = ".journal"
 
-// journalVersion is the version of the journal line format.
-const journalVersion = 1
+// Version is the version of the journal line format.
+const Version = 1
 
-// A journal is the checkpoint of one configuration × round (or, with
-// Options.Shard, of one shard's part of it): a JSON-lines file with one
+// A Journal is the checkpoint of one configuration × round (or, with
+// the runner's Options.Shard, of one shard's part of it): a JSON-lines file with one
 // "session" line per start and one "item" line per finished question (the
 // answer, and for scored tool-usage runs the outcome under every protocol).
 // A killed run resumes from it without asking or executing a finished
@@ -35,22 +43,22 @@ const journalVersion = 1
 //
 // Item lines are written in batches (group commit): append queues a line
 // and returns; a flusher writes what is queued and syncs it at most once per
-// sync interval (DefaultJournalSync), then reports each of its items done
+// sync interval (DefaultSync), then reports each of its items done
 // (onDurable: the progress bar, RunResult.Done). The crash window is
 // therefore the questions answered since the last sync, at most one sync
 // interval's worth (plus the sync itself): a kill loses them, and they are
 // asked again on resume; a question reported done is always on disk.
 //
 // In memory the journal keeps only where each item's line is (offset and
-// length), not the line: the results writer (liveSource) reads the lines
+// length), not the line: the runner's results writer (liveSource) reads the lines
 // back from the file, or takes them from memory where that is exact.
-type journal struct {
+type Journal struct {
 	path string
 	f    *os.File
 
 	mu       sync.Mutex
 	cond     *sync.Cond // signalled after each batch is handed to the writer
-	sessions []journalLine
+	sessions []Line
 	items    map[int]span // by item index: the first line of each item
 	size     int64        // bytes of the file, queued lines excluded
 	buf      []byte       // queued lines, not yet written
@@ -82,9 +90,9 @@ type span struct {
 	n   int32 // without the newline
 }
 
-// DefaultJournalSync is the longest a finished question waits in memory
+// DefaultSync is the longest a finished question waits in memory
 // before its journal line is written and synced (the crash window).
-const DefaultJournalSync = 100 * time.Millisecond
+const DefaultSync = 100 * time.Millisecond
 
 // maxQueuedBytes bounds the queued lines of one journal: an append waits
 // while more are queued (the disk is slower than the answers).
@@ -93,8 +101,8 @@ const maxQueuedBytes = 16 << 20
 // linePool holds the buffers append encodes lines into.
 var linePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// journalLine is one line of a journal.
-type journalLine struct {
+// Line is one line of a journal.
+type Line struct {
 	Kind string `json:"kind"` // "session" or "item"
 
 	// session
@@ -106,16 +114,17 @@ type journalLine struct {
 	// Scoring is where the session's code ran (scored runs only); a
 	// journal is resumed only in the same environment.
 	Scoring *scoring.Environment `json:"scoring,omitempty"`
-	// Shard is "i/n" when the session ran shard i of n (Options.Shard);
-	// PlanSHA256 is Options.PlanSHA256; Generator and GeneratorVersion name
-	// the program. cmd/merge refuses shards on which they differ.
+	// Shard is "i/n" when the session ran shard i of n (the runner's
+	// Options.Shard, a command's -shard); PlanSHA256 is the runner's
+	// Options.PlanSHA256; Generator and GeneratorVersion name the program.
+	// A merge refuses shards on which they differ.
 	Shard            string `json:"shard,omitempty"`
 	PlanSHA256       string `json:"plan_sha256,omitempty"`
 	Generator        string `json:"generator,omitempty"`
 	GeneratorVersion string `json:"generator_version,omitempty"`
 	// GraphIndex is the run extension "graph_index" of a graph-rag run as
-	// the session recorded it (graphs.indexRecord), so that Merge can
-	// record it on the merged run without the index.
+	// the session recorded it (the runner's graphs.indexRecord), so that
+	// the runner's Merge can record it on the merged run without the index.
 	GraphIndex json.RawMessage `json:"graph_index,omitempty"`
 
 	// item
@@ -129,17 +138,17 @@ type journalLine struct {
 	FinishedAt *time.Time           `json:"finished_at,omitempty"`
 }
 
-// journalOptions are the settings of openJournal beyond the run's identity.
-type journalOptions struct {
-	Session journalLine // the session line's own fields (base URL, scoring, shard, plan, generator)
-	// Every is the sync interval (0: DefaultJournalSync).
+// Options are the settings of Open beyond the run's identity.
+type Options struct {
+	Session Line // the session line's own fields (base URL, scoring, shard, plan, generator)
+	// Every is the sync interval (0: DefaultSync).
 	Every time.Duration
 	// OnDurable, if set, is called once per item after its line is synced,
 	// in journal order, from one goroutine at a time.
 	OnDurable func(index int, id string)
 }
 
-// openJournal opens (creating if needed) the journal at path for the run
+// Open opens (creating if needed) the journal at path for the run
 // with the given id and fingerprint and appends a session line (synced
 // before it returns). A journal written for another fingerprint (the plan's
 // parameters, prompts or question set changed), or scored in another
@@ -147,7 +156,7 @@ type journalOptions struct {
 // libraries changed), is an error: resuming would mix two configurations. A
 // truncated last line is cut off; any other malformed line is an error
 // naming the file and line.
-func openJournal(path, runID, fingerprint string, now time.Time, o journalOptions) (*journal, error) {
+func Open(path, runID, fingerprint string, now time.Time, o Options) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -155,21 +164,21 @@ func openJournal(path, runID, fingerprint string, now time.Time, o journalOption
 	if err != nil {
 		return nil, err
 	}
-	if err := lockFile(f); err != nil {
+	if err := flock.Lock(f); err != nil {
 		f.Close()
-		if errors.Is(err, errLocked) {
+		if errors.Is(err, flock.ErrLocked) {
 			return nil, fmt.Errorf("journal %s is in use by another runner: %w", path, err)
 		}
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	j := &journal{path: path, f: f, items: map[int]span{}, every: o.Every, onDurable: o.OnDurable}
+	j := &Journal{path: path, f: f, items: map[int]span{}, every: o.Every, onDurable: o.OnDurable}
 	if j.every <= 0 {
-		j.every = DefaultJournalSync
+		j.every = DefaultSync
 	}
 	j.cond = sync.NewCond(&j.mu)
 	good, err := j.scan()
 	if err == nil {
-		err = j.check(runID, fingerprint, o.Session.Scoring)
+		err = j.Check(runID, fingerprint, o.Session.Scoring)
 	}
 	if err == nil && good < j.size {
 		// The last line was cut short by a kill: drop it.
@@ -182,7 +191,7 @@ func openJournal(path, runID, fingerprint string, now time.Time, o journalOption
 	j.size = good
 	t := now.UTC()
 	sl := o.Session
-	sl.Kind, sl.Version, sl.RunID, sl.Fingerprint, sl.StartedAt = "session", journalVersion, runID, fingerprint, &t
+	sl.Kind, sl.Version, sl.RunID, sl.Fingerprint, sl.StartedAt = "session", Version, runID, fingerprint, &t
 	b, err := json.Marshal(sl)
 	if err == nil {
 		err = j.writeSync(append(b, '\n'))
@@ -197,15 +206,15 @@ func openJournal(path, runID, fingerprint string, now time.Time, o journalOption
 	return j, nil
 }
 
-// readJournal opens the journal at path read-only (for cmd/merge) and reads
+// OpenReadOnly opens the journal at path read-only (for cmd/merge) and reads
 // its sessions and where its items are, without checking them; a truncated
 // last line is ignored.
-func readJournal(path string) (*journal, error) {
+func OpenReadOnly(path string) (*Journal, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	j := &journal{path: path, f: f, items: map[int]span{}, closed: true}
+	j := &Journal{path: path, f: f, items: map[int]span{}, closed: true}
 	good, err := j.scan()
 	if err != nil {
 		f.Close()
@@ -218,7 +227,7 @@ func readJournal(path string) (*journal, error) {
 // scan reads the lines of the file from its start: the sessions and where
 // each item's first line is. It returns the length of the complete lines;
 // j.size is left at the length of the file.
-func (j *journal) scan() (int64, error) {
+func (j *Journal) scan() (int64, error) {
 	if _, err := j.f.Seek(0, io.SeekStart); err != nil {
 		return 0, err
 	}
@@ -241,7 +250,7 @@ func (j *journal) scan() (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		var l journalLine
+		var l Line
 		if err := json.Unmarshal(b[:len(b)-1], &l); err != nil {
 			return 0, fmt.Errorf("journal %s:%d: %v (delete the journal to start the run over)", j.path, line, err)
 		}
@@ -262,13 +271,13 @@ func (j *journal) scan() (int64, error) {
 	}
 }
 
-// check verifies that every session of the journal was written for runID
+// Check verifies that every session of the journal was written for runID
 // with fingerprint, scored in environment senv (nil: unscored).
-func (j *journal) check(runID, fingerprint string, senv *scoring.Environment) error {
+func (j *Journal) Check(runID, fingerprint string, senv *scoring.Environment) error {
 	want, _ := json.Marshal(senv)
 	for i, l := range j.sessions {
 		at := fmt.Sprintf("journal %s (session %d)", j.path, i+1)
-		if l.Version != journalVersion || l.RunID != runID {
+		if l.Version != Version || l.RunID != runID {
 			return fmt.Errorf("%s: written for run %q (journal version %d), not %q", at, l.RunID, l.Version, runID)
 		}
 		if l.Fingerprint != fingerprint {
@@ -284,7 +293,7 @@ func (j *journal) check(runID, fingerprint string, senv *scoring.Environment) er
 }
 
 // writeSync writes b at the end of the file and syncs it.
-func (j *journal) writeSync(b []byte) error {
+func (j *Journal) writeSync(b []byte) error {
 	if _, err := j.f.WriteAt(b, j.size); err != nil {
 		return fmt.Errorf("writing journal %s: %w", j.path, err)
 	}
@@ -295,10 +304,10 @@ func (j *journal) writeSync(b []byte) error {
 	return nil
 }
 
-// append queues an item line; the flusher writes and syncs it within the
+// Append queues an item line; the flusher writes and syncs it within the
 // sync interval. A line of an item already journaled is dropped. It returns
 // the journal's first write error, if any.
-func (j *journal) append(l journalLine) error {
+func (j *Journal) Append(l Line) error {
 	lb := linePool.Get().(*bytes.Buffer)
 	defer linePool.Put(lb)
 	lb.Reset()
@@ -334,7 +343,7 @@ func (j *journal) append(l journalLine) error {
 }
 
 // flushLoop writes and syncs the queued lines, at most once per interval.
-func (j *journal) flushLoop() {
+func (j *Journal) flushLoop() {
 	defer close(j.stopped)
 	for {
 		select {
@@ -354,7 +363,7 @@ func (j *journal) flushLoop() {
 }
 
 // batch writes and syncs the queued lines, then reports their items done.
-func (j *journal) batch() error {
+func (j *Journal) batch() error {
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
 	j.mu.Lock()
@@ -375,8 +384,8 @@ func (j *journal) batch() error {
 	if err != nil || len(buf) == 0 {
 		return err
 	}
-	if testHookBatchWrite != nil {
-		err = testHookBatchWrite()
+	if TestHookBatchWrite != nil {
+		err = TestHookBatchWrite()
 	}
 	if err == nil {
 		_, err = j.f.WriteAt(buf, off)
@@ -403,8 +412,8 @@ func (j *journal) batch() error {
 	return nil
 }
 
-// flush writes and syncs every queued line now.
-func (j *journal) flush() error {
+// Flush writes and syncs every queued line now.
+func (j *Journal) Flush() error {
 	if err := j.batch(); err != nil {
 		return err
 	}
@@ -413,29 +422,29 @@ func (j *journal) flush() error {
 	return j.err
 }
 
-// done reports whether item index is journaled (queued or written).
-func (j *journal) done(index int) bool {
+// Done reports whether item index is journaled (queued or written).
+func (j *Journal) Done(index int) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	_, ok := j.items[index]
 	return ok
 }
 
-// count returns the number of journaled items.
-func (j *journal) count() int {
+// Count returns the number of journaled items.
+func (j *Journal) Count() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return len(j.items)
 }
 
-// read returns the journaled line of item index (flushed first), and
+// Read returns the journaled line of item index (flushed first), and
 // whether there is one.
-func (j *journal) read(index int) (journalLine, bool, error) {
+func (j *Journal) Read(index int) (Line, bool, error) {
 	j.mu.Lock()
 	sp, ok := j.items[index]
 	j.mu.Unlock()
 	if !ok {
-		return journalLine{}, false, nil
+		return Line{}, false, nil
 	}
 	j.rmu.Lock()
 	defer j.rmu.Unlock()
@@ -444,17 +453,17 @@ func (j *journal) read(index int) (journalLine, bool, error) {
 	}
 	b := j.rbuf[:sp.n]
 	if _, err := j.f.ReadAt(b, sp.off); err != nil {
-		return journalLine{}, false, fmt.Errorf("reading journal %s: %w", j.path, err)
+		return Line{}, false, fmt.Errorf("reading journal %s: %w", j.path, err)
 	}
-	var l journalLine
+	var l Line
 	if err := json.Unmarshal(b, &l); err != nil {
-		return journalLine{}, false, fmt.Errorf("journal %s at byte %d: %v", j.path, sp.off, err)
+		return Line{}, false, fmt.Errorf("journal %s at byte %d: %v", j.path, sp.off, err)
 	}
 	return l, true, nil
 }
 
-// close writes and syncs what is queued and closes the file.
-func (j *journal) close() error {
+// Close writes and syncs what is queued and closes the file.
+func (j *Journal) Close() error {
 	j.mu.Lock()
 	wasClosed := j.closed
 	j.closed = true
@@ -463,7 +472,7 @@ func (j *journal) close() error {
 	if !wasClosed && j.quit != nil {
 		close(j.quit)
 		<-j.stopped
-		err = j.flush()
+		err = j.Flush()
 	}
 	if cerr := j.f.Close(); err == nil {
 		err = cerr
@@ -471,9 +480,16 @@ func (j *journal) close() error {
 	return err
 }
 
-// peekJournal reads a journal without opening it for writing, for --dry-run:
+// Path returns the journal file's path.
+func (j *Journal) Path() string { return j.path }
+
+// Sessions returns the session lines read or written so far, in order
+// (the caller must not modify them).
+func (j *Journal) Sessions() []Line { return j.sessions }
+
+// Peek reads a journal without opening it for writing, for --dry-run:
 // the number of finished items, or 0 if there is none.
-func peekJournal(path string) (int, error) {
+func Peek(path string) (int, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
@@ -486,7 +502,7 @@ func peekJournal(path string) (int, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
-		var l journalLine
+		var l Line
 		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Kind == "item" {
 			seen[l.Index] = true
 		}
@@ -494,6 +510,6 @@ func peekJournal(path string) (int, error) {
 	return len(seen), sc.Err()
 }
 
-// testHookBatchWrite, set by tests, runs before each batch is written; an
+// TestHookBatchWrite, set by tests, runs before each batch is written; an
 // error it returns fails the batch as a failed write would (a full disk).
-var testHookBatchWrite func() error
+var TestHookBatchWrite func() error

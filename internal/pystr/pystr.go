@@ -1,8 +1,10 @@
 // Package pystr reproduces the few Python string semantics the MatTools
 // scripts rely on, so that prompts and extractions match theirs byte for
-// byte: str.strip() without arguments, the str-pattern meaning of \s in the
-// re module, str.format with named fields, repr of a str and of a list
-// of str, and json.dumps of a str with ensure_ascii=False.
+// byte: str.strip() without arguments, len and splitlines() of a str,
+// text-mode newline translation, the str-pattern meaning of \s in the re
+// module, str.format with named fields, repr of a str and of a list of
+// str, and json.dumps of a str with ensure_ascii=False. The runner's
+// prompts and extractions and the corpus builder's chunks share it.
 //
 // It imports no project package.
 package pystr
@@ -11,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Space is a regexp character class body (without brackets) matching the
@@ -172,4 +175,50 @@ func JSONString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// Len is Python's len of a str: the number of code points.
+func Len(s string) int { return utf8.RuneCountInString(s) }
+
+// IsLineBreak reports whether r ends a line for Python's str.splitlines.
+func IsLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+// SplitLines is Python's str.splitlines() (keepends=False): lines end at
+// \n, \r, \r\n, \v, \f, \x1c-\x1e, \x85, U+2028 and U+2029; a final line
+// break does not start a new, empty line; "" gives no lines.
+func SplitLines(s string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !IsLineBreak(r) {
+			i += n
+			continue
+		}
+		lines = append(lines, s[start:i])
+		i += n
+		if r == '\r' && i < len(s) && s[i] == '\n' {
+			i++
+		}
+		start = i
+	}
+	if start < len(s) {
+		lines = append(lines, s[start:])
+	}
+	return lines
+}
+
+// UniversalNewlines converts \r\n and lone \r to \n, as Python's text-mode
+// open (newline=None) and Path.read_text do.
+func UniversalNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }

@@ -1,4 +1,4 @@
-package lightragcheck
+package graphragtest
 
 import (
 	"slices"

@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/e2e/fakerunner"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
-	"github.com/mattools-leaderboard/leaderboard/site/sitetest/fakerunner"
 )
 
 func TestMain(m *testing.M) {
@@ -178,7 +178,7 @@ func TestFakeNoneModelRuns(t *testing.T) {
 			r.RunID, r.QuestionSet.Name, r.QuestionSet.Questions, r.QuestionSet.Properties, *tot.Runnable, *tot.PropertiesPassed)
 	}
 
-	// The point of issue 9: runnable 100 %, above GPT-4o; task success 0, below it.
+	// The point of the fake model: runnable 100 %, above GPT-4o; task success 0, below it.
 	for _, protocol := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
 		var runnable, passed float64
 		for _, g := range gpt[protocol] {
@@ -331,7 +331,7 @@ func TestFakeModelLLMRAGRuns(t *testing.T) {
 	}
 }
 
-// TestFakeModelAdvancedRuns (issue 13): agentic RAG and both
+// TestFakeModelAdvancedRuns: agentic RAG and both
 // self-reflection variants, 3 rounds of the benchmark against the fake
 // model, scored under both protocols, each question's stages in its trace.
 // Agentic RAG makes 12 calls a question (9, plus one retry of each of the
@@ -418,7 +418,7 @@ func TestFakeModelAdvancedRuns(t *testing.T) {
 	}
 }
 
-// TestFakeModelGraphRAGRuns (issue 14): graph-rag (LightRAG 1.3.3's global
+// TestFakeModelGraphRAGRuns: graph-rag (LightRAG 1.3.3's global
 // mode) over an index of pymatgen/analysis/defects the fake model built, 3
 // rounds, both protocols: the runs record the graph method, LightRAG's
 // top_k, no temperature, the query mode and LightRAG's prompt files; each

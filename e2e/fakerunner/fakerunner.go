@@ -7,7 +7,7 @@
 // Such a model is "runnable" on every executable question (any returned
 // dict counts) but computes nothing, so it passes (almost) no property: a
 // leaderboard ranked by task success rate must put it below GPT-4o although
-// its function runnable rate is 100 (issue 9).
+// its function runnable rate is 100.
 //
 // The model is served by runner/llm/llmtest, a loopback OpenAI-compatible
 // server on 127.0.0.1; the runner asks it every question of the benchmark
@@ -43,12 +43,12 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/docgen"
+	"github.com/mattools-leaderboard/leaderboard/runner/graphrag/graphragtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
-	lightragcheck "github.com/mattools-leaderboard/leaderboard/scripts/lightrag-check"
 )
 
 // The fake model as the runs record it. Model is not in results/models.csv:
@@ -125,7 +125,7 @@ type Result struct {
 	GraphRequests, GraphScored int
 	GraphElapsed               time.Duration
 	// GraphIndexRequests counts the first graph-rag run's requests by kind
-	// (lightragcheck.CountKinds), GraphAgainRequests those of the same plan
+	// (graphragtest.CountKinds), GraphAgainRequests those of the same plan
 	// run again into another folder (the index reused).
 	GraphIndexRequests, GraphAgainRequests map[string]int
 }
@@ -253,11 +253,11 @@ func run(dataRoot string) (Result, string, error) {
 			return llmtest.Reply{Content: fmt.Sprintf("# %[1]s\n\n%[1]s is the %[2]s of pymatgen's defects analysis in %[3]s. "+
 				"It is documented here for retrieval. Use it as its code shows! Does it return anything? See its code.", m[2], m[1], m[3])}
 		}
-		switch lightragcheck.Kind(r) {
-		case lightragcheck.KindExtract, lightragcheck.KindGlean, lightragcheck.KindIfLoop, lightragcheck.KindSummary, lightragcheck.KindKeywords:
+		switch graphragtest.Kind(r) {
+		case graphragtest.KindExtract, graphragtest.KindGlean, graphragtest.KindIfLoop, graphragtest.KindSummary, graphragtest.KindKeywords:
 			// graph-rag's index and keywords: LightRAG's record format, from the prompt.
-			return lightragcheck.Responder(r)
-		case lightragcheck.KindAnswerKG, lightragcheck.KindAnswerNaive, lightragcheck.KindAnswerMix:
+			return graphragtest.Responder(r)
+		case graphragtest.KindAnswerKG, graphragtest.KindAnswerNaive, graphragtest.KindAnswerMix:
 			if a, ok := answers.For(r.Prompt()); ok { // the user message is the question in the answer format
 				return llmtest.Reply{Content: a}
 			}
@@ -295,7 +295,7 @@ max_retries = 0
 	}
 	ms := &memoScorer{sc: sc, reuse: !ExecuteEveryRound, calls: map[memoKey]*memoCall{}}
 	if err := runPlan(ctx, runner.Options{Plan: p, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: out, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner"}, Rounds*len(scoring.Protocols), "single-llm", &unmatched, dataRoot); err != nil {
+		OutDir: out, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner"}, Rounds*len(scoring.Protocols), "single-llm", &unmatched, dataRoot); err != nil {
 		return Result{}, "", err
 	}
 	requests, executions, reused := len(srv.Requests()), ms.executions, ms.reused
@@ -350,7 +350,7 @@ max_retries = 0
 	}
 	ragOut := filepath.Join(dir, "rag")
 	if err := runPlan(ctx, runner.Options{Plan: rp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: ragOut, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner",
+		OutDir: ragOut, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner",
 		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")}, 4*2*len(scoring.Protocols), "llm-rag", &unmatched, dataRoot); err != nil {
 		return Result{}, "", err
 	}
@@ -385,7 +385,7 @@ max_retries = 0
 	advOut := filepath.Join(dir, "advanced")
 	before := ms.executions
 	if err := runPlan(ctx, runner.Options{Plan: ap, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: advOut, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner",
+		OutDir: advOut, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner",
 		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")}, Rounds*3*len(scoring.Protocols), "advanced systems", &unmatched, dataRoot); err != nil {
 		return Result{}, "", err
 	}
@@ -429,23 +429,23 @@ max_retries = 0
 	before, reqBefore := ms.executions, len(srv.Requests())
 	indexStart := time.Now()
 	if err := runPlan(ctx, runner.Options{Plan: gp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: res.GraphDir, Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner", LightRAGDir: lightrag,
+		OutDir: res.GraphDir, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner", LightRAGDir: lightrag,
 		GraphCache: filepath.Join(dir, "graphrag")}, Rounds*len(scoring.Protocols), "graph-rag", &unmatched, dataRoot); err != nil {
 		return Result{}, "", err
 	}
 	res.GraphScored, res.GraphRequests, res.GraphElapsed = ms.executions-before, len(srv.Requests())-reqBefore, time.Since(indexStart)
 	res.GraphIndex = filepath.Join(dir, "graphrag")
-	res.GraphIndexRequests = lightragcheck.CountKinds(srv.Requests()[reqBefore:])
+	res.GraphIndexRequests = graphragtest.CountKinds(srv.Requests()[reqBefore:])
 
 	// A second run of the plan into another folder reuses the index: no
 	// extraction, gleaning or summary request.
 	again := len(srv.Requests())
 	if _, err := runner.Run(ctx, runner.Options{Plan: gp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: filepath.Join(dir, "graph-again"), Scorer: ms, Benchmark: bench, Generator: "sitetest/fakerunner", LightRAGDir: lightrag,
+		OutDir: filepath.Join(dir, "graph-again"), Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner", LightRAGDir: lightrag,
 		GraphCache: res.GraphIndex}); err != nil {
 		return Result{}, "", fmt.Errorf("runner (graph-rag, again): %w", err)
 	}
-	res.GraphAgainRequests = lightragcheck.CountKinds(srv.Requests()[again:])
+	res.GraphAgainRequests = graphragtest.CountKinds(srv.Requests()[again:])
 	return res, "", nil
 }
 
