@@ -81,6 +81,10 @@ var allowed = map[string][]string{
 	"runner/docgen": []string{"datasets/corpus", "runner/llm"},
 	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version"},
 
+	// Task synthesis from unit tests (MatTools' pipeline): splitter, triplet generation, checks.
+	"synth":            []string{"datasets/corpus", "runner/llm", "runner/sandbox"},
+	"cmd/synthesize":   []string{"datasets", "internal/version", "runner/llm", "runner/sandbox", "synth"},
+
 	// make test's reporter of `go test -json` (issue 8).
 	"scripts/testreport": []string{},
 	// issue 17: the shards' merge, the runner benchmark's programs, the Kubernetes manifests' module.
