@@ -39,9 +39,9 @@ var splitScript string
 type File struct {
 	// Path is the file's path as given to Split; Rel its path relative
 	// to the tests folder, slash-separated (e.g. "core/test_composition.py").
-	Path, Rel                               string
+	Path, Rel                              string
 	Imports, Functions, Classes, Variables []string
-	Tests                                   []Test
+	Tests                                  []Test
 }
 
 // Test is one test function of a file, or a test method of a test class
