@@ -77,6 +77,10 @@ type Test struct {
 	// its attributes, set-up, fixtures and this method. It is the
 	// {unit_test_code} of MatTools' question prompt.
 	UnitTest string
+	// Asserts are its assert statements and assert calls (self.assert…,
+	// np.testing.assert_…), in order; Asserts counts them.
+	AssertList []Assert
+	Asserts    int
 	// FileReading is the conftest fixtures it uses (with the conftest
 	// imports and the module-level names they use), "" when none: the
 	// {file_reading_functions} of the question prompt. (Upstream passed
@@ -113,6 +117,31 @@ type splitTest struct {
 	Bases       []string  `json:"bases"`
 	UnitTest    string    `json:"unit_test"`
 	FileReading string    `json:"file_reading"`
+	Asserts     []Assert  `json:"asserts"`
+}
+
+// Assert is one assert of a test, as split.py reads it (AST, never run).
+type Assert struct {
+	// Line is its 1-based line in the test's file (in the function's own
+	// text for CheckProperties); Code its source.
+	Line int    `json:"line"`
+	Code string `json:"code"`
+	// Kind is "equal" (== or an assert_equal-like call against a value),
+	// "close" (pytest.approx, np.allclose, assert_allclose…), "truth"
+	// (assert x, assert not x, a comparison of two computed values,
+	// assertTrue/False) or "opaque" (an assert call whose expected value is
+	// not a literal).
+	Kind string `json:"kind"`
+	// Value is the expected value as canonical JSON (kinds equal and
+	// close; literals, names bound to literals earlier in the test,
+	// Element("X") as "X", sets and dicts sorted), Truth the truth value
+	// of kind truth.
+	Value *string `json:"value"`
+	Truth *bool   `json:"truth"`
+	// InRaises says it sits in a with pytest.raises / assertRaises block.
+	InRaises bool `json:"in_raises"`
+	// Covered says a property maps to it (CheckProperties only).
+	Covered bool `json:"covered"`
 }
 
 type splitOutput struct {
@@ -212,7 +241,8 @@ func Split(dir string, rels []string, python string) ([]File, error) {
 				id = rels[i] + "::" + t.Class + "::" + t.Name
 			}
 			f.Tests = append(f.Tests, Test{ID: id, Name: t.Name, Class: t.Class, Line: t.Lineno, Code: t.Code,
-				Fixtures: t.Fixtures, SetUp: t.Setup, Builtin: t.Builtin, Bases: t.Bases, UnitTest: t.UnitTest, FileReading: t.FileReading})
+				Fixtures: t.Fixtures, SetUp: t.Setup, Builtin: t.Builtin, Bases: t.Bases, UnitTest: t.UnitTest, FileReading: t.FileReading,
+				AssertList: t.Asserts, Asserts: len(t.Asserts)})
 		}
 		files[i] = f
 	}

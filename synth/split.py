@@ -69,8 +69,14 @@ def params(node):
     return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg not in ("self", "cls")]
 
 
+_names = {}
+
+
 def names_used(node):
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    k = id(node)
+    if k not in _names:
+        _names[k] = (node, {n.id for n in ast.walk(node) if isinstance(n, ast.Name)})
+    return _names[k][1]
 
 
 def indented(mod, node):
@@ -116,9 +122,18 @@ class Module:
         return segment(self.lines, node)
 
 
+_conftests = {}
+
+
+def conftest(path):
+    if path not in _conftests:
+        _conftests[path] = Module(path)
+    return _conftests[path]
+
+
 def split(item):
     mod = Module(item["path"])
-    confs = [Module(p) for p in item.get("conftests") or []]
+    confs = [conftest(p) for p in item.get("conftests") or []]
     out = {"imports": [], "functions": [], "classes": [], "variables": [], "tests": []}
     for n in mod.tree.body:
         if isinstance(n, (ast.Import, ast.ImportFrom)):
@@ -274,6 +289,7 @@ def split(item):
             "name": node.name, "class": cls.name if cls is not None else "", "lineno": node.lineno,
             "code": mod.seg(node), "fixtures": fixtures, "setup": setup, "globals": glob,
             "builtin_fixtures": builtin, "bases": bases,
+            "asserts": asserts_of(node, mod.lines),
             "unit_test": "\n\n\n".join(parts) + "\n",
             "file_reading": "\n\n\n".join(reading) + "\n" if reading else "",
         })
@@ -291,10 +307,228 @@ def split(item):
     return out
 
 
-res = []
-for item in json.load(sys.stdin):
+ASSERT_CALLS_CLOSE = {"assert_allclose", "assert_array_almost_equal", "assert_almost_equal", "assertAlmostEqual",
+                      "assert_array_almost_equal_nulp", "allclose", "isclose"}
+ASSERT_CALLS_EQUAL = {"assert_array_equal", "assert_equal", "assertEqual", "assertListEqual", "assertDictEqual",
+                      "assertSetEqual", "assertTupleEqual", "assertCountEqual", "array_equal", "assertIs"}
+NUMPY_WRAP = {"array", "asarray", "approx", "tuple", "list", "set", "float", "int", "str", "frozenset"}
+SPECIES = {"Element", "Specie", "Species", "DummySpecies", "DummySpecie", "Composition"}
+
+
+def call_name(f):
+    return f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+
+
+class Opaque(Exception):
+    pass
+
+
+def value_of(node, env):
+    """A comparable Python value of an expected-value expression: literals,
+    names bound to literals earlier in the test (env), pytest.approx /
+    np.array / list / tuple wrappers, Element("X") as "X"; Opaque if none."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in env:
+            return value_of(env[node.id], {k: v for k, v in env.items() if k != node.id})
+        if node.id in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[node.id]
+        raise Opaque()
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [value_of(e, env) for e in node.elts]
+    if isinstance(node, ast.Set):
+        return {"__set__": sorted((canon(value_of(e, env)) for e in node.elts), key=repr)}
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise Opaque()
+        return {"__dict__": sorted(([canon(value_of(k, env)), value_of(v, env)] for k, v in zip(node.keys, node.values)), key=lambda kv: repr(kv[0]))}
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = value_of(node.operand, env)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return -v if isinstance(node.op, ast.USub) else v
+        raise Opaque()
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Add, ast.Sub, ast.Div)):
+        a, b = value_of(node.left, env), value_of(node.right, env)
+        if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b)):
+            return {ast.Mult: a * b, ast.Add: a + b, ast.Sub: a - b, ast.Div: a / b if b else float("nan")}[type(node.op)]
+        raise Opaque()
+    if isinstance(node, ast.Call):
+        n = call_name(node.func)
+        if n in SPECIES and len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
+            return str(node.args[0].value)
+        if n in NUMPY_WRAP and node.args:
+            v = value_of(node.args[0], env)
+            if n == "set" or n == "frozenset":
+                return {"__set__": sorted((canon(x) for x in v), key=repr)} if isinstance(v, list) else v
+            return v
+    raise Opaque()
+
+
+def canon(v):
+    return json.dumps(v, sort_keys=True, default=repr)
+
+
+def expected_of(node, env):
+    """(kind, value or None) of one assert statement or assert call."""
+    if isinstance(node, ast.Assert):
+        t = node.test
+        if isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not):
+            return "truth", False
+        if isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], (ast.Eq, ast.Is)):
+            a, b = t.left, t.comparators[0]
+            close = any(isinstance(x, ast.Call) and call_name(x.func) == "approx" for x in (a, b))
+            for side in (b, a):
+                try:
+                    return ("close" if close else "equal"), value_of(side, env)
+                except Opaque:
+                    pass
+            return "truth", True
+        if isinstance(t, ast.Call):
+            n = call_name(t.func)
+            if n in ASSERT_CALLS_CLOSE | ASSERT_CALLS_EQUAL and len(t.args) >= 2:
+                for side in (t.args[1], t.args[0]):
+                    try:
+                        return ("close" if n in ASSERT_CALLS_CLOSE else "equal"), value_of(side, env)
+                    except Opaque:
+                        pass
+        return "truth", True
+    n = call_name(node.func)
+    if n in ("assertTrue",):
+        return "truth", True
+    if n in ("assertFalse",):
+        return "truth", False
+    if (n in ASSERT_CALLS_CLOSE or n in ASSERT_CALLS_EQUAL) and len(node.args) >= 2:
+        for side in (node.args[1], node.args[0]):
+            try:
+                return ("close" if n in ASSERT_CALLS_CLOSE else "equal"), value_of(side, env)
+            except Opaque:
+                pass
+        return "opaque", None
+    return "opaque", None
+
+
+def asserts_of(fn, lines):
+    """The assert statements and assert calls of a test function, in
+    order, with the value each expects (None when it is not a literal)."""
+    out = []
+    env = {}
+
+    def visit(node, raises):
+        for ch in ast.iter_child_nodes(node):
+            if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            r = raises
+            if isinstance(ch, (ast.With, ast.AsyncWith)):
+                for it in ch.items:
+                    e = it.context_expr
+                    if isinstance(e, ast.Call) and call_name(e.func) in ("raises", "assertRaises", "assertRaisesRegex", "warns", "assertWarns"):
+                        r = True
+            if isinstance(ch, ast.Assign) and len(ch.targets) == 1 and isinstance(ch.targets[0], ast.Name):
+                env[ch.targets[0].id] = ch.value
+            is_call = isinstance(ch, ast.Expr) and isinstance(ch.value, ast.Call) and (
+                call_name(ch.value.func).startswith("assert") and call_name(ch.value.func) != "assert_msonable")
+            if isinstance(ch, ast.Assert) or is_call:
+                kind, val = expected_of(ch if isinstance(ch, ast.Assert) else ch.value, dict(env))
+                out.append({"line": ch.lineno, "code": segment(lines, ch),
+                            "kind": kind, "value": canon(val) if kind in ("equal", "close") else None,
+                            "truth": val if kind == "truth" else None, "in_raises": r})
+                continue
+            visit(ch, r)
+
+    visit(fn, False)
+    return out
+
+
+def parse_value(text):
+    """A property's value (a string in the properties JSON, or any JSON
+    value) as value_of sees it; Opaque if it is not a literal."""
+    if not isinstance(text, str):
+        return normalize(text)
     try:
-        res.append(split(item))
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError) as e:
-        res.append({"error": "%s: %s" % (type(e).__name__, e)})
-json.dump(res, sys.stdout)
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return text
+    try:
+        return value_of(node, {})
+    except Opaque:
+        return text
+
+
+def normalize(v):
+    """A JSON value in value_of's form (dicts as sorted key-value pairs;
+    string items parsed as Python literals where they are)."""
+    if isinstance(v, list):
+        return [normalize(x) for x in v]
+    if isinstance(v, dict):
+        return {"__dict__": sorted(([canon(parse_value(k)), normalize(x)] for k, x in v.items()), key=lambda kv: repr(kv[0]))}
+    return v
+
+
+def close(a, b, rtol=1e-5, atol=1e-8):
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(a - b) <= atol + rtol * abs(b)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(close(x, y, rtol, atol) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return canon(a) == canon(b) or (a.keys() == b.keys() and all(close(a[k], b[k], rtol, atol) for k in a))
+    return canon(a) == canon(b)
+
+
+def check(item):
+    """Check (a): each property maps to an assert of the test, each
+    asserted literal value to a property."""
+    src = textwrap.dedent(item["code"]) if item["code"][:1].isspace() else item["code"]
+    lines = src.splitlines(keepends=True)
+    if lines and lines[0].startswith("def ") is False and not lines[0].startswith("@") and not lines[0].startswith("async"):
+        pass
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        # A method's continuation lines keep their class indentation.
+        first, rest = src.split("\n", 1) if "\n" in src else (src, "")
+        src = first + "\n" + textwrap.dedent(rest)
+        tree = ast.parse(src)
+        lines = src.splitlines(keepends=True)
+    fn = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))][0]
+    asserts = asserts_of(fn, lines)
+    props = []
+    for p in item["properties"]:
+        v = parse_value(p["value"])
+        matched = []
+        for i, a in enumerate(asserts):
+            if a["in_raises"]:
+                continue
+            if a["kind"] in ("equal", "close"):
+                if close(v, json.loads(a["value"])):
+                    matched.append(i)
+            elif a["kind"] == "truth" and isinstance(v, bool) and v == a["truth"]:
+                matched.append(i)
+        props.append({"name": p["name"], "value": canon(v), "asserts": matched})
+    covered = {i for p in props for i in p["asserts"]}
+    for i, a in enumerate(asserts):
+        a["covered"] = i in covered
+    return {"asserts": asserts, "properties": props}
+
+
+def main():
+    data = json.load(sys.stdin)
+    res = []
+    if isinstance(data, dict) and "check" in data:
+        for item in data["check"]:
+            try:
+                res.append(check(item))
+            except (SyntaxError, ValueError, IndexError, RecursionError) as e:
+                res.append({"error": "%s: %s" % (type(e).__name__, e)})
+    else:
+        for item in data:
+            try:
+                res.append(split(item))
+            except (OSError, SyntaxError, UnicodeDecodeError, ValueError) as e:
+                res.append({"error": "%s: %s" % (type(e).__name__, e)})
+    json.dump(res, sys.stdout)
+
+
+main()

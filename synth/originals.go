@@ -1,0 +1,270 @@
+package synth
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Upstream's pipeline files, relative to the data root.
+const (
+	// OriginalsFile holds MatTools' 55 triplets before review.
+	OriginalsFile = QuestionGenerationDir + "/defect_questions_original.json"
+	// PublishedDir holds the 49 reviewed tasks, one folder per test.
+	PublishedDir = "src/question_segments/pymatgen_analysis_defects"
+	// DefectsTestsDir holds the unit tests they were made from.
+	DefectsTestsDir = "src/tool_source_code/pymatgen-analysis-defects/tests"
+)
+
+// Original is one of MatTools' triplets before review, with the test it
+// was made from.
+type Original struct {
+	// Index is its 0-based position in OriginalsFile.
+	Index int
+	// Triplet holds its three fields (ID and Test: the matched test's).
+	Triplet Triplet
+	// Test is the test function it was made from; How says how it was
+	// matched: "name" (its JSON_File_Name is the test's name) or "order"
+	// (the test following the previous entry's in its file: the entry's
+	// properties JSON is null or invalid, or names a file).
+	Test Test
+	How  string
+}
+
+var unitTestDef = regexp.MustCompile(`(?m)^def (\w+)\(`)
+
+// LoadOriginals reads OriginalsFile and matches each entry to its test
+// function among tests (Split of DefectsTestsDir): by JSON_File_Name when
+// it names a test, else to the test after the previous entry's in the same
+// file (upstream generated them in file order). An entry matching no test
+// is an error naming it.
+func LoadOriginals(root string, tests []Test) ([]Original, error) {
+	p := filepath.Join(root, filepath.FromSlash(OriginalsFile))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	var raw []struct {
+		Props    *string `json:"properties_json_str"`
+		Question *string `json:"question"`
+		UnitTest *string `json:"new_unit_test"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("synth: %s: %w", p, err)
+	}
+	byName := map[string]int{}
+	for i, t := range tests {
+		if _, dup := byName[t.Name]; !dup {
+			byName[t.Name] = i
+		}
+	}
+	var out []Original
+	prev := -1
+	for i, r := range raw {
+		o := Original{Index: i, Triplet: Triplet{PropertiesJSON: r.Props, Question: r.Question, NewUnitTest: r.UnitTest}}
+		k := -1
+		if r.Props != nil {
+			if name, _, err := ParsePropertiesJSON(*r.Props); err == nil {
+				if j, ok := byName[name]; ok {
+					k, o.How = j, "name"
+				}
+			}
+		}
+		if k < 0 && prev >= 0 && prev+1 < len(tests) && fileOf(tests[prev+1].ID) == fileOf(tests[prev].ID) {
+			k, o.How = prev+1, "order"
+		}
+		if k < 0 {
+			return nil, fmt.Errorf("synth: %s: entry %d matches no test function", p, i)
+		}
+		o.Test = tests[k]
+		o.Triplet.ID, o.Triplet.Test = tests[k].ID, tests[k].Name
+		out = append(out, o)
+		prev = k
+	}
+	return out, nil
+}
+
+func fileOf(id string) string {
+	f, _, _ := strings.Cut(id, "::")
+	return f
+}
+
+// Review outcomes: what MatTools' reviewers did to an original triplet,
+// judged from the published folder of its test.
+const (
+	ReviewDropped   = "dropped"   // no published folder
+	ReviewChanged   = "changed"   // its properties (names, formats or values) changed
+	ReviewUnchanged = "unchanged" // the same properties (the question was edited in every folder)
+)
+
+// Review is what the review did to one original.
+type Review struct {
+	Outcome string
+	// Changes lists the property changes ("added p", "removed p", "p:
+	// value V → W", "p: format F → G", "properties JSON did not parse").
+	Changes []string
+}
+
+// ReviewOf compares an original's properties with its published folder
+// (root/PublishedDir/<test name>/properties.json), if any.
+func ReviewOf(root string, o Original) (Review, error) {
+	p := filepath.Join(root, filepath.FromSlash(PublishedDir), o.Test.Name, "properties.json")
+	b, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		return Review{Outcome: ReviewDropped}, nil
+	}
+	if err != nil {
+		return Review{}, fmt.Errorf("synth: %w", err)
+	}
+	_, pub, err := ParsePropertiesJSON(string(b))
+	if err != nil {
+		return Review{}, fmt.Errorf("synth: %s: %w", p, err)
+	}
+	if o.Triplet.PropertiesJSON == nil {
+		return Review{ReviewChanged, []string{"properties JSON was null"}}, nil
+	}
+	_, orig, err := ParsePropertiesJSON(*o.Triplet.PropertiesJSON)
+	if err != nil {
+		return Review{ReviewChanged, []string{"properties JSON did not parse"}}, nil
+	}
+	om, pm := map[string]Property{}, map[string]Property{}
+	for _, x := range orig {
+		om[x.Name] = x
+	}
+	for _, x := range pub {
+		pm[x.Name] = x
+	}
+	var ch []string
+	for _, x := range orig {
+		y, ok := pm[x.Name]
+		switch {
+		case !ok:
+			ch = append(ch, "removed "+x.Name)
+		case !sameJSON(x.Value, y.Value):
+			ch = append(ch, fmt.Sprintf("%s: value %s → %s", x.Name, short(x.Value), short(y.Value)))
+		case x.Format != y.Format:
+			ch = append(ch, fmt.Sprintf("%s: format %s → %s", x.Name, x.Format, y.Format))
+		}
+	}
+	for _, y := range pub {
+		if _, ok := om[y.Name]; !ok {
+			ch = append(ch, "added "+y.Name)
+		}
+	}
+	if len(ch) == 0 {
+		return Review{Outcome: ReviewUnchanged}, nil
+	}
+	return Review{ReviewChanged, ch}, nil
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return string(a) == string(b)
+	}
+	xs, _ := json.Marshal(x)
+	ys, _ := json.Marshal(y)
+	return string(xs) == string(ys)
+}
+
+func short(v json.RawMessage) string {
+	s := oneLine(string(v))
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// OriginalsReport is check (a) on MatTools' original triplets next to
+// what the review did.
+type OriginalsReport struct {
+	Rows []OriginalRow
+	// Counts[flagged][review outcome] counts the originals.
+	Counts map[bool]map[string]int
+}
+
+// OriginalRow is one original in the report.
+type OriginalRow struct {
+	Original Original
+	Check    CheckResult
+	Review   Review
+}
+
+// Flagged says check (a) flags it.
+func (r OriginalRow) Flagged() bool { return len(r.Check.Problems) > 0 }
+
+// CheckOriginals splits the defects tests, loads the originals, runs
+// check (a) on each and compares with the review.
+func CheckOriginals(root, python string) (*OriginalsReport, error) {
+	files, err := SplitDir(filepath.Join(root, filepath.FromSlash(DefectsTestsDir)), python)
+	if err != nil {
+		return nil, err
+	}
+	var tests []Test
+	for _, f := range files {
+		tests = append(tests, f.Tests...)
+	}
+	origs, err := LoadOriginals(root, tests)
+	if err != nil {
+		return nil, err
+	}
+	in := make([]CheckInput, len(origs))
+	for i, o := range origs {
+		in[i] = CheckInput{Code: o.Test.Code, PropertiesJSON: o.Triplet.PropertiesJSON}
+	}
+	checks, err := CheckProperties(python, in)
+	if err != nil {
+		return nil, err
+	}
+	rep := &OriginalsReport{Counts: map[bool]map[string]int{true: {}, false: {}}}
+	for i, o := range origs {
+		rv, err := ReviewOf(root, o)
+		if err != nil {
+			return nil, err
+		}
+		row := OriginalRow{o, checks[i], rv}
+		rep.Rows = append(rep.Rows, row)
+		rep.Counts[row.Flagged()][rv.Outcome]++
+	}
+	return rep, nil
+}
+
+// Summary prints the report's table: flagged / not flagged by review
+// outcome, then one line per original that is flagged or was dropped or
+// changed.
+func (r *OriginalsReport) Summary() string {
+	var b strings.Builder
+	outs := []string{ReviewDropped, ReviewChanged, ReviewUnchanged}
+	fmt.Fprintf(&b, "%-16s %8s %8s %10s %6s\n", "check (a)", outs[0], outs[1], outs[2], "total")
+	for _, f := range []bool{true, false} {
+		label := "flagged"
+		if !f {
+			label = "passed"
+		}
+		t := 0
+		for _, o := range outs {
+			t += r.Counts[f][o]
+		}
+		fmt.Fprintf(&b, "%-16s %8d %8d %10d %6d\n", label, r.Counts[f][outs[0]], r.Counts[f][outs[1]], r.Counts[f][outs[2]], t)
+	}
+	rows := append([]OriginalRow(nil), r.Rows...)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Original.Index < rows[j].Original.Index })
+	for _, row := range rows {
+		if !row.Flagged() && row.Review.Outcome == ReviewUnchanged {
+			continue
+		}
+		fmt.Fprintf(&b, "\n#%d %s (matched by %s): review %s", row.Original.Index, row.Original.Test.ID, row.Original.How, row.Review.Outcome)
+		for _, c := range row.Review.Changes {
+			fmt.Fprintf(&b, "\n    review: %s", c)
+		}
+		for _, p := range row.Check.Problems {
+			fmt.Fprintf(&b, "\n    check (a): %s", p)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
