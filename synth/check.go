@@ -173,3 +173,36 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// MinLeakLen is the shortest assert subject CheckLeak looks for.
+const MinLeakLen = 6
+
+// CheckLeak is check (c): the question must not contain verbatim the
+// expression that computes an asserted value (an Assert.Subject of at
+// least MinLeakLen bytes, outside pytest.raises blocks, whitespace runs
+// compared as one space), which would hand the answer's key API call to
+// the model. MatTools' question prompt asks for the set-up code before
+// each assert, not for the asserted expression itself. It returns one
+// problem per leaked subject.
+func CheckLeak(question *string, t Test) []string {
+	if question == nil {
+		return nil
+	}
+	q := strings.Join(strings.Fields(*question), " ")
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range t.AssertList {
+		if a.InRaises {
+			continue
+		}
+		for _, s := range a.Subjects {
+			s = strings.Join(strings.Fields(s), " ")
+			if len(s) < MinLeakLen || seen[s] || !strings.Contains(q, s) {
+				continue
+			}
+			seen[s] = true
+			out = append(out, fmt.Sprintf("the question contains `%s` verbatim, which computes the value of `%s` (line %d)", oneLine(s), oneLine(a.Code), a.Line))
+		}
+	}
+	return out
+}

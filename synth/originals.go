@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 )
 
 // Upstream's pipeline files, relative to the data root.
@@ -104,6 +108,9 @@ const (
 // Review is what the review did to one original.
 type Review struct {
 	Outcome string
+	// VerificationEdited says the published new_unit_test.py differs from
+	// the original's beyond the function's name (dropped: false).
+	VerificationEdited bool
 	// Changes lists the property changes ("added p", "removed p", "p:
 	// value V → W", "p: format F → G", "properties JSON did not parse").
 	Changes []string
@@ -124,12 +131,20 @@ func ReviewOf(root string, o Original) (Review, error) {
 	if err != nil {
 		return Review{}, fmt.Errorf("synth: %s: %w", p, err)
 	}
+	edited := true
+	if ut, err := os.ReadFile(filepath.Join(filepath.Dir(p), "new_unit_test.py")); err == nil && o.Triplet.NewUnitTest != nil {
+		orig := *o.Triplet.NewUnitTest
+		if n := FunctionName(orig); n != "" {
+			orig = strings.Replace(orig, "def "+n+"(", "def "+o.Test.Name+"(", 1)
+		}
+		edited = strings.TrimSpace(orig) != strings.TrimSpace(string(ut))
+	}
 	if o.Triplet.PropertiesJSON == nil {
-		return Review{ReviewChanged, []string{"properties JSON was null"}}, nil
+		return Review{ReviewChanged, edited, []string{"properties JSON was null"}}, nil
 	}
 	_, orig, err := ParsePropertiesJSON(*o.Triplet.PropertiesJSON)
 	if err != nil {
-		return Review{ReviewChanged, []string{"properties JSON did not parse"}}, nil
+		return Review{ReviewChanged, edited, []string{"properties JSON did not parse"}}, nil
 	}
 	om, pm := map[string]Property{}, map[string]Property{}
 	for _, x := range orig {
@@ -156,9 +171,9 @@ func ReviewOf(root string, o Original) (Review, error) {
 		}
 	}
 	if len(ch) == 0 {
-		return Review{Outcome: ReviewUnchanged}, nil
+		return Review{Outcome: ReviewUnchanged, VerificationEdited: edited}, nil
 	}
-	return Review{ReviewChanged, ch}, nil
+	return Review{ReviewChanged, edited, ch}, nil
 }
 
 func sameJSON(a, b json.RawMessage) bool {
@@ -183,8 +198,11 @@ func short(v json.RawMessage) string {
 // what the review did.
 type OriginalsReport struct {
 	Rows []OriginalRow
-	// Counts[flagged][review outcome] counts the originals.
-	Counts map[bool]map[string]int
+	// Counts[flagged][review outcome] counts the originals by check (a);
+	// ExecCounts those check (b) ran on (nil before RunExecution).
+	Counts, ExecCounts map[bool]map[string]int
+	// LeakCounts counts them by check (c).
+	LeakCounts map[bool]map[string]int
 }
 
 // OriginalRow is one original in the report.
@@ -192,10 +210,75 @@ type OriginalRow struct {
 	Original Original
 	Check    CheckResult
 	Review   Review
+	// Exec is check (b) (RunExecution), nil before it ran; MissingData the
+	// test-data files of its test this data root lacks (the test itself is
+	// then not run).
+	Exec        *ExecResult
+	MissingData []string
+	// Leak is check (c) (CheckLeak).
+	Leak []string
 }
 
 // Flagged says check (a) flags it.
 func (r OriginalRow) Flagged() bool { return len(r.Check.Problems) > 0 }
+
+// FlaggedExec says check (b) ran and flags it.
+func (r OriginalRow) FlaggedExec() bool { return r.Exec != nil && len(r.Exec.Problems) > 0 }
+
+// RunExecution runs check (b) on every original with a verification and
+// a parsable properties JSON (MatTools kept no reference solutions, so
+// only the dict of None and the test itself run; the test only when its
+// data files are here). It fills Rows[i].Exec and ExecCounts.
+func (r *OriginalsReport) RunExecution(ctx context.Context, sb sandbox.Sandbox, root string, wall time.Duration) error {
+	return r.RunExecutionOf(ctx, sb, root, wall, nil)
+}
+
+// RunExecutionOf is RunExecution on the rows whose Original.Index only
+// lists (all when nil).
+func (r *OriginalsReport) RunExecutionOf(ctx context.Context, sb sandbox.Sandbox, root string, wall time.Duration, only []int) error {
+	testsDir := filepath.Join(root, filepath.FromSlash(DefectsTestsDir))
+	var in []ExecInput
+	var idx []int
+	keep := map[int]bool{}
+	for _, i := range only {
+		keep[i] = true
+	}
+	for i := range r.Rows {
+		if only != nil && !keep[r.Rows[i].Original.Index] {
+			continue
+		}
+		row := &r.Rows[i]
+		o := row.Original
+		if o.Triplet.NewUnitTest == nil || o.Triplet.PropertiesJSON == nil {
+			continue
+		}
+		_, props, err := ParsePropertiesJSON(*o.Triplet.PropertiesJSON)
+		if err != nil {
+			continue
+		}
+		e := ExecInput{UnitTest: *o.Triplet.NewUnitTest}
+		for _, p := range props {
+			e.Properties = append(e.Properties, p.Name)
+		}
+		_, row.MissingData, _ = DataFiles(o.Test, testsDir)
+		if len(row.MissingData) == 0 {
+			e.Test = o.Test
+		}
+		in = append(in, e)
+		idx = append(idx, i)
+	}
+	res, err := CheckExecution(ctx, sb, root, in, wall)
+	if err != nil {
+		return err
+	}
+	r.ExecCounts = map[bool]map[string]int{true: {}, false: {}}
+	for k, i := range idx {
+		x := res[k]
+		r.Rows[i].Exec = &x
+		r.ExecCounts[len(x.Problems) > 0][r.Rows[i].Review.Outcome]++
+	}
+	return nil
+}
 
 // CheckOriginals splits the defects tests, loads the originals, runs
 // check (a) on each and compares with the review.
@@ -220,15 +303,16 @@ func CheckOriginals(root, python string) (*OriginalsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &OriginalsReport{Counts: map[bool]map[string]int{true: {}, false: {}}}
+	rep := &OriginalsReport{Counts: map[bool]map[string]int{true: {}, false: {}}, LeakCounts: map[bool]map[string]int{true: {}, false: {}}}
 	for i, o := range origs {
 		rv, err := ReviewOf(root, o)
 		if err != nil {
 			return nil, err
 		}
-		row := OriginalRow{o, checks[i], rv}
+		row := OriginalRow{Original: o, Check: checks[i], Review: rv, Leak: CheckLeak(o.Triplet.Question, o.Test)}
 		rep.Rows = append(rep.Rows, row)
 		rep.Counts[row.Flagged()][rv.Outcome]++
+		rep.LeakCounts[len(row.Leak) > 0][rv.Outcome]++
 	}
 	return rep, nil
 }
@@ -239,30 +323,89 @@ func CheckOriginals(root, python string) (*OriginalsReport, error) {
 func (r *OriginalsReport) Summary() string {
 	var b strings.Builder
 	outs := []string{ReviewDropped, ReviewChanged, ReviewUnchanged}
-	fmt.Fprintf(&b, "%-16s %8s %8s %10s %6s\n", "check (a)", outs[0], outs[1], outs[2], "total")
-	for _, f := range []bool{true, false} {
-		label := "flagged"
-		if !f {
-			label = "passed"
+	table := func(name string, counts map[bool]map[string]int) {
+		if counts == nil {
+			return
 		}
-		t := 0
-		for _, o := range outs {
-			t += r.Counts[f][o]
+		fmt.Fprintf(&b, "%-16s %8s %8s %10s %6s\n", name, outs[0], outs[1], outs[2], "total")
+		for _, f := range []bool{true, false} {
+			label := "flagged"
+			if !f {
+				label = "passed"
+			}
+			t := 0
+			for _, o := range outs {
+				t += counts[f][o]
+			}
+			fmt.Fprintf(&b, "%-16s %8d %8d %10d %6d\n", label, counts[f][outs[0]], counts[f][outs[1]], counts[f][outs[2]], t)
 		}
-		fmt.Fprintf(&b, "%-16s %8d %8d %10d %6d\n", label, r.Counts[f][outs[0]], r.Counts[f][outs[1]], r.Counts[f][outs[2]], t)
+	}
+	table("check (a)", r.Counts)
+	table("check (b)", r.ExecCounts)
+	table("check (c)", r.LeakCounts)
+	any := map[bool]map[string]int{true: {}, false: {}}
+	for _, row := range r.Rows {
+		any[row.Flagged() || row.FlaggedExec() || len(row.Leak) > 0][row.Review.Outcome]++
+	}
+	table("any check", any)
+	edited := map[bool]map[string]int{true: {}, false: {}}
+	for _, row := range r.Rows {
+		if row.Review.Outcome != ReviewDropped {
+			edited[row.Flagged() || row.FlaggedExec() || len(row.Leak) > 0][fmt.Sprint(row.Review.VerificationEdited)]++
+		}
+	}
+	fmt.Fprintf(&b, "of the published: verification edited by the review %d (%d flagged by a check), not edited %d (%d flagged)\n",
+		edited[true]["true"]+edited[false]["true"], edited[true]["true"], edited[true]["false"]+edited[false]["false"], edited[true]["false"])
+	if r.ExecCounts != nil {
+		st := map[string]int{}
+		for _, row := range r.Rows {
+			switch {
+			case row.Exec == nil:
+			case len(row.MissingData) > 0:
+				st["not run (data files missing)"]++
+			case row.Exec.Test.Status == "skipped" && strings.HasPrefix(row.Exec.Test.Detail, "data missing"):
+				st["skipped (a data file missing)"]++
+			case row.Exec.Test.Status == "skipped":
+				st["skipped (a package the sandbox lacks)"]++
+			default:
+				st[row.Exec.Test.Status]++
+			}
+		}
+		fmt.Fprintf(&b, "the test itself:")
+		for _, k := range []string{"passed", "failed", "error", "skipped (a data file missing)", "skipped (a package the sandbox lacks)", "not run (data files missing)"} {
+			fmt.Fprintf(&b, " %s %d;", k, st[k])
+		}
+		b.WriteString("\n")
 	}
 	rows := append([]OriginalRow(nil), r.Rows...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Original.Index < rows[j].Original.Index })
 	for _, row := range rows {
-		if !row.Flagged() && row.Review.Outcome == ReviewUnchanged {
+		if !row.Flagged() && !row.FlaggedExec() && len(row.Leak) == 0 && row.Review.Outcome == ReviewUnchanged {
 			continue
 		}
-		fmt.Fprintf(&b, "\n#%d %s (matched by %s): review %s", row.Original.Index, row.Original.Test.ID, row.Original.How, row.Review.Outcome)
+		ed := ""
+		if row.Review.VerificationEdited {
+			ed = ", verification edited"
+		}
+		fmt.Fprintf(&b, "\n#%d %s (matched by %s): review %s%s", row.Original.Index, row.Original.Test.ID, row.Original.How, row.Review.Outcome, ed)
 		for _, c := range row.Review.Changes {
 			fmt.Fprintf(&b, "\n    review: %s", c)
 		}
 		for _, p := range row.Check.Problems {
 			fmt.Fprintf(&b, "\n    check (a): %s", p)
+		}
+		for _, p := range row.Leak {
+			fmt.Fprintf(&b, "\n    check (c): %s", p)
+		}
+		if row.Exec != nil {
+			for _, p := range row.Exec.Problems {
+				fmt.Fprintf(&b, "\n    check (b): %s", p)
+			}
+			if len(row.MissingData) > 0 {
+				fmt.Fprintf(&b, "\n    check (b): test not run, data missing: %s", strings.Join(row.MissingData, ", "))
+			} else if row.Exec.Test.Status == "skipped" {
+				fmt.Fprintf(&b, "\n    check (b): test skipped: %s", oneLine(row.Exec.Test.Detail))
+			}
 		}
 	}
 	b.WriteString("\n")

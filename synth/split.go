@@ -54,6 +54,8 @@ type Test struct {
 	// level), Line the 1-based line of its def.
 	Name, Class string
 	Line        int
+	// CodeLine is the 1-based line where Code starts (its first decorator).
+	CodeLine int
 	// Code is the function's source, decorators included, as code_segments
 	// lists it (a method's continuation lines keep their indentation).
 	Code string
@@ -109,6 +111,7 @@ type splitTest struct {
 	Name        string    `json:"name"`
 	Class       string    `json:"class"`
 	Lineno      int       `json:"lineno"`
+	CodeLine    int       `json:"code_line"`
 	Code        string    `json:"code"`
 	Fixtures    []Fixture `json:"fixtures"`
 	Setup       []Fixture `json:"setup"`
@@ -138,6 +141,16 @@ type Assert struct {
 	// of kind truth.
 	Value *string `json:"value"`
 	Truth *bool   `json:"truth"`
+	// Subjects are the sources of its computed operands that call or read
+	// an attribute (e.g. "vac.get_multiplicity()"): what computes the
+	// asserted value (check (c) looks for them in the question).
+	Subjects []string `json:"subjects"`
+	// EndLine is its last line; Expr the source of what an assert
+	// statement tests (of assert not X: X; "" for a call); ExpectedSrc the
+	// source of its literal expected side ("" if none).
+	EndLine     int    `json:"end_line"`
+	Expr        string `json:"expr"`
+	ExpectedSrc string `json:"expected_src"`
 	// InRaises says it sits in a with pytest.raises / assertRaises block.
 	InRaises bool `json:"in_raises"`
 	// Covered says a property maps to it (CheckProperties only).
@@ -240,7 +253,7 @@ func Split(dir string, rels []string, python string) ([]File, error) {
 			if t.Class != "" {
 				id = rels[i] + "::" + t.Class + "::" + t.Name
 			}
-			f.Tests = append(f.Tests, Test{ID: id, Name: t.Name, Class: t.Class, Line: t.Lineno, Code: t.Code,
+			f.Tests = append(f.Tests, Test{ID: id, Name: t.Name, Class: t.Class, Line: t.Lineno, CodeLine: t.CodeLine, Code: t.Code,
 				Fixtures: t.Fixtures, SetUp: t.Setup, Builtin: t.Builtin, Bases: t.Bases, UnitTest: t.UnitTest, FileReading: t.FileReading,
 				AssertList: t.Asserts, Asserts: len(t.Asserts)})
 		}

@@ -36,7 +36,7 @@ def segment(lines, node):
     # A comment closing the last line belongs to the segment, as in the
     # tree-sitter parse MatTools' code_segments come from.
     rest = lines[l1 - 1].encode()[c1:].decode()
-    if rest.strip().startswith("#"):
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and rest.strip().startswith("#"):
         c1 += len(rest.rstrip("\r\n").rstrip().encode())
     if l0 == l1:
         return lines[l0 - 1].encode()[c0:c1].decode()
@@ -287,7 +287,7 @@ def split(item):
             reading = (["\n".join(imps)] if imps else []) + reading + [f["code"] for f in remote]
         out["tests"].append({
             "name": node.name, "class": cls.name if cls is not None else "", "lineno": node.lineno,
-            "code": mod.seg(node), "fixtures": fixtures, "setup": setup, "globals": glob,
+            "code": mod.seg(node), "code_line": (node.decorator_list[0].lineno if node.decorator_list else node.lineno), "fixtures": fixtures, "setup": setup, "globals": glob,
             "builtin_fixtures": builtin, "bases": bases,
             "asserts": asserts_of(node, mod.lines),
             "unit_test": "\n\n\n".join(parts) + "\n",
@@ -408,6 +408,62 @@ def expected_of(node, env):
     return "opaque", None
 
 
+def truth_expr(node, lines):
+    """Source of what an assert statement tests (for assert not X: X)."""
+    if not isinstance(node, ast.Assert):
+        return None
+    t = node.test
+    if isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not):
+        t = t.operand
+    return segment(lines, t)
+
+
+def expected_src(node, lines, env):
+    """Source of the literal side of an equality or closeness assert."""
+    if isinstance(node, ast.Assert):
+        t = node.test
+        if isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], (ast.Eq, ast.Is)):
+            sides = (t.comparators[0], t.left)
+        elif isinstance(t, ast.Call) and len(t.args) >= 2:
+            sides = (t.args[1], t.args[0])
+        else:
+            return None
+    elif len(node.value.args) >= 2:
+        sides = (node.value.args[1], node.value.args[0])
+    else:
+        return None
+    for side in sides:
+        try:
+            value_of(side, env)
+            return segment(lines, side)
+        except Opaque:
+            pass
+    return None
+
+
+def subjects_of(node, lines, env):
+    """Source of the computed (non-literal) operands of an assert that
+    call or read an attribute: what the property's value is computed by."""
+    if isinstance(node, ast.Assert):
+        t = node.test
+        if isinstance(t, ast.UnaryOp):
+            t = t.operand
+        ops = [t.left] + list(t.comparators) if isinstance(t, ast.Compare) else (
+            list(t.args) if isinstance(t, ast.Call) and call_name(t.func) in ASSERT_CALLS_CLOSE | ASSERT_CALLS_EQUAL else [t])
+    else:
+        ops = list(node.value.args)
+    out = []
+    for o in ops:
+        try:
+            value_of(o, env)
+            continue  # a literal
+        except Opaque:
+            pass
+        if any(isinstance(x, (ast.Call, ast.Attribute)) for x in ast.walk(o)):
+            out.append(segment(lines, o))
+    return out
+
+
 def asserts_of(fn, lines):
     """The assert statements and assert calls of a test function, in
     order, with the value each expects (None when it is not a literal)."""
@@ -432,7 +488,9 @@ def asserts_of(fn, lines):
                 kind, val = expected_of(ch if isinstance(ch, ast.Assert) else ch.value, dict(env))
                 out.append({"line": ch.lineno, "code": segment(lines, ch),
                             "kind": kind, "value": canon(val) if kind in ("equal", "close") else None,
-                            "truth": val if kind == "truth" else None, "in_raises": r})
+                            "truth": val if kind == "truth" else None, "in_raises": r,
+                            "subjects": subjects_of(ch, lines, env), "end_line": ch.end_lineno,
+                            "expr": truth_expr(ch, lines), "expected_src": expected_src(ch, lines, env)})
                 continue
             visit(ch, r)
 

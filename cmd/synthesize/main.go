@@ -7,7 +7,7 @@
 //	           [-concurrency 4] [-rpm 0] [-out build/synth/<name>.json]
 //	           [-journal <out>.journal.jsonl]
 //	           [-dry-run [-price-in $/Mtok -price-out $/Mtok]] [-python P]
-//	synthesize [-data DIR] -check-originals
+//	synthesize [-data DIR] -check-originals [-sandbox auto|local|docker|none]
 //
 // It splits the test files (synth.SplitDir), keeps the tests whose ID
 // matches -only and, with -with-data, those whose test-data files the data
@@ -18,7 +18,8 @@
 // prints the test files, tests, triplets to generate, calls, estimated
 // tokens (and cost, with prices) without any request.
 //
-// -check-originals runs check (a) on MatTools' 55 original triplets
+// -check-originals runs checks (a), (b) (in the sandbox) and (c) on
+// MatTools' 55 original triplets
 // (src/question_generation/defect_questions_original.json) and prints how
 // many it flags next to what the review did (dropped, changed, unchanged
 // in the 49 published folders).
@@ -39,6 +40,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/synth"
 )
 
@@ -67,7 +69,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	priceIn := fs.Float64("price-in", 0, "price per million prompt tokens (dry run)")
 	priceOut := fs.Float64("price-out", 0, "price per million completion tokens (dry run)")
 	python := fs.String("python", synth.DefaultPython, "Python interpreter for parsing (run with -I)")
-	originals := fs.Bool("check-originals", false, "run check (a) on MatTools' 55 original triplets and compare with the review")
+	originals := fs.Bool("check-originals", false, "run checks (a), (b) and (c) on MatTools' 55 original triplets and compare with the review")
+	sbName := fs.String("sandbox", sandbox.Auto, "sandbox backend for check (b) (local, docker, auto; none: skip check (b))")
+	sbPython := fs.String("sandbox-python", "/opt/mattools-sandbox", "the sandbox's Python environment")
+	wall := fs.Duration("check-timeout", 5*time.Minute, "wall-clock limit of one check (b) execution")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return 2
 	}
@@ -80,6 +85,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintln(stderr, "synthesize:", err)
 			return 1
+		}
+		if *sbName != "none" {
+			abs, err := filepath.Abs(*data)
+			if err != nil {
+				fmt.Fprintln(stderr, "synthesize:", err)
+				return 1
+			}
+			sb, err := sandbox.Open(ctx, *sbName, sandbox.Options{Python: *sbPython, DataDirs: []string{filepath.Join(abs, "src", "tool_source_code")}})
+			if err != nil {
+				fmt.Fprintln(stderr, "synthesize: check (b):", err)
+				return 1
+			}
+			defer sb.Close()
+			if err := rep.RunExecution(ctx, sb, *data, *wall); err != nil {
+				fmt.Fprintln(stderr, "synthesize:", err)
+				return 1
+			}
 		}
 		fmt.Fprintf(stdout, "MatTools' %d original triplets: check (a) by review outcome\n", len(rep.Rows))
 		fmt.Fprint(stdout, rep.Summary())
