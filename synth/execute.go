@@ -26,7 +26,8 @@ type ExecInput struct {
 	UnitTest   string
 	Properties []string
 	// Reference is the reference solution ("" for none: not run); its
-	// function is the first top-level def.
+	// function is the last top-level def (LastFunctionName), called with
+	// no argument.
 	Reference string
 	// Test is the test the triplet came from (its Name "" for none: not
 	// run); it runs as FileReading + UnitTest, fixtures resolved by name
@@ -109,10 +110,10 @@ func checkOne(ctx context.Context, sb sandbox.Sandbox, dataDir string, in ExecIn
 	var r ExecResult
 	spec := map[string]any{"unit_test": in.UnitTest, "unit_test_name": FunctionName(in.UnitTest), "properties": in.Properties}
 	if in.Reference != "" {
-		spec["reference"], spec["reference_name"] = in.Reference, FunctionName(in.Reference)
+		spec["reference"], spec["reference_name"] = in.Reference, LastFunctionName(in.Reference)
 	}
 	if in.Test.Name != "" {
-		spec["test_module"] = in.Test.FileReading + "\n\n" + in.Test.UnitTest
+		spec["test_module"] = HoistFuture(in.Test.FileReading + "\n\n" + in.Test.UnitTest)
 		spec["test_name"], spec["test_class"] = in.Test.Name, in.Test.Class
 	}
 	b, err := json.Marshal(spec)
@@ -169,6 +170,20 @@ func checkOne(ctx context.Context, sb sandbox.Sandbox, dataDir string, in ExecIn
 		r.Problems = append(r.Problems, fmt.Sprintf("the test itself %s: %s", r.Test.Status, strings.Join(strings.Fields(r.Test.Detail), " ")))
 	}
 	return r, nil
+}
+
+// HoistFuture moves the "from __future__ import …" lines of code (joined
+// from several files' texts) to its top, where Python requires them.
+func HoistFuture(code string) string {
+	var fut, rest []string
+	for _, l := range strings.SplitAfter(code, "\n") {
+		if strings.HasPrefix(l, "from __future__ import ") {
+			fut = append(fut, strings.TrimSuffix(l, "\n")+"\n")
+		} else {
+			rest = append(rest, l)
+		}
+	}
+	return strings.Join(fut, "") + strings.Join(rest, "")
 }
 
 func tail(b []byte, n int) string {

@@ -69,7 +69,20 @@ func (c SegmentComparison) Count(outcome string, testsOnly bool) int {
 	return n
 }
 
-var defName = regexp.MustCompile(`(?m)^\s*(?:async\s+)?def\s+(\w+)`)
+var (
+	defName    = regexp.MustCompile(`(?m)^\s*(?:async\s+)?def\s+(\w+)`)
+	topDefName = regexp.MustCompile(`(?m)^(?:async\s+)?def\s+(\w+)`)
+)
+
+// LastFunctionName returns the name of the last top-level function
+// defined in code (a reference solution's: helpers come first), "" if none.
+func LastFunctionName(code string) string {
+	m := topDefName.FindAllStringSubmatch(code, -1)
+	if m == nil {
+		return ""
+	}
+	return m[len(m)-1][1]
+}
 
 // FunctionName returns the name of the function defined in a segment (its
 // first def), "" if none.
