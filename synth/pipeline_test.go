@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -211,12 +212,7 @@ var pipelineTests = []struct{ dir, id string }{
 	{"src/tool_source_code/pymatgen/tests", "core/test_periodic_table.py::TestElement::test_radii"},
 }
 
-type checked struct {
-	id       string
-	problems []string
-}
-
-func runPipeline(t *testing.T, root string, tests []Test, set *answerSet) []checked {
+func runPipeline(t *testing.T, root string, tests []Test, set *answerSet) ([]Triplet, []TaskReview) {
 	t.Helper()
 	srv := llmtest.New(t, llmtest.Options{Responder: set.respond})
 	c, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "scripted", MaxRetries: llm.NoRetries})
@@ -230,40 +226,17 @@ func runPipeline(t *testing.T, root string, tests []Test, set *answerSet) []chec
 	if len(res.Triplets) != len(tests) || res.Completions != 4*len(tests) {
 		t.Fatalf("generated %+v", res)
 	}
-	in := make([]CheckInput, len(tests))
-	ex := make([]ExecInput, len(tests))
-	for i, tr := range res.Triplets {
-		in[i] = CheckInput{Code: tests[i].Code, PropertiesJSON: tr.PropertiesJSON}
-		_, props, err := ParsePropertiesJSON(*tr.PropertiesJSON)
-		if err != nil {
-			t.Fatalf("%s: %v", tr.ID, err)
-		}
-		ex[i] = ExecInput{UnitTest: *tr.NewUnitTest, Reference: *tr.Reference, Test: tests[i]}
-		for _, p := range props {
-			ex[i].Properties = append(ex[i].Properties, p.Name)
-		}
-	}
-	ca, err := CheckProperties(DefaultPython, in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sb := openSandbox(t, filepath.Join(root, "src", "tool_source_code"))
-	cb, err := CheckExecution(context.Background(), sb, root, ex, 5*time.Minute)
+	revs, err := RunChecks(context.Background(), sb, root, DefaultPython, tests, res.Triplets, "scripted", set.p.Files, 5*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []checked
-	for i, tr := range res.Triplets {
-		c := checked{id: tr.ID}
-		c.problems = append(c.problems, ca[i].Problems...)
-		c.problems = append(c.problems, cb[i].Problems...)
-		c.problems = append(c.problems, CheckLeak(tr.Question, tests[i])...)
-		if cb[i].Test.Status != "passed" {
-			c.problems = append(c.problems, "test itself "+cb[i].Test.Status+": "+cb[i].Test.Detail)
+	for i, r := range revs {
+		if r.B == nil || r.B.Test.Status != "passed" {
+			t.Errorf("%s: the test itself did not pass: %+v", tests[i].ID, r.B)
 		}
-		out = append(out, c)
 	}
-	return out
+	return res.Triplets, revs
 }
 
 // TestPipelineScripted: a scripted model drives split → four calls →
@@ -294,18 +267,47 @@ func TestPipelineScripted(t *testing.T) {
 			t.Fatalf("no test %s", pt.id)
 		}
 	}
-	for _, c := range runPipeline(t, root, tests, &answerSet{p: p, tests: tests}) {
-		if len(c.problems) > 0 {
-			t.Errorf("%s: %q", c.id, c.problems)
+	ts, revs := runPipeline(t, root, tests, &answerSet{p: p, tests: tests})
+	for _, r := range revs {
+		if !r.Passed() {
+			t.Errorf("%s: %q", r.Test, r.Problems)
 		}
 	}
-	bad := runPipeline(t, root, tests[:2], &answerSet{p: p, tests: tests[:2], wrongValue: true, leak: true})
-	for _, c := range bad {
-		all := strings.Join(c.problems, "\n")
+	// The layout: MatTools' three files, the reference and the review.
+	dir := filepath.Join(t.TempDir(), "bench")
+	if err := WriteLayout(dir, Manifest{Name: "scripted", Version: "0.1", Model: "scripted", Prompts: p.Files}, tests, ts, revs); err != nil {
+		t.Fatal(err)
+	}
+	q := filepath.Join(dir, "src", "question_segments", "scripted", "test_hill_formula")
+	for _, f := range []string{"question.txt", "properties.json", "new_unit_test.py", "reference_solution.py", "review.json"} {
+		if _, err := os.Stat(filepath.Join(q, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(q, "new_unit_test.py")); !strings.HasPrefix(string(b), "def test_hill_formula(properties):") {
+		t.Errorf("new_unit_test.py starts %.60q", b)
+	}
+	var m Manifest
+	if b, err := os.ReadFile(filepath.Join(dir, "benchmark.json")); err != nil || json.Unmarshal(b, &m) != nil || len(m.Questions) != 6 || len(m.Excluded) != 0 {
+		t.Errorf("manifest %+v (%v)", m, err)
+	}
+
+	bts, bad := runPipeline(t, root, tests[:2], &answerSet{p: p, tests: tests[:2], wrongValue: true, leak: true})
+	for _, r := range bad {
+		all := strings.Join(r.Problems, "\n")
 		for _, want := range []string{"property p0 (value \"a wrong value\") maps to no assert of the test", "the reference solution fails property p0", "the question contains `"} {
 			if !strings.Contains(all, want) {
-				t.Errorf("%s: the spoilt answers are not caught by %q:\n%s", c.id, want, all)
+				t.Errorf("%s: the spoilt answers are not caught by %q:\n%s", r.Test, want, all)
 			}
 		}
+	}
+	if err := WriteLayout(dir, Manifest{Name: "scripted", Version: "0.2"}, tests[:2], bts, bad); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "benchmark.json")); err != nil || json.Unmarshal(b, &m) != nil || len(m.Questions) != 0 || len(m.Excluded) != 2 {
+		t.Errorf("spoilt manifest %+v (%v)", m, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "excluded", "test_vacancy", "review.json")); err != nil {
+		t.Error(err)
 	}
 }

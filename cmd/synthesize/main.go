@@ -7,6 +7,7 @@
 //	           [-concurrency 4] [-rpm 0] [-out build/synth/<name>.json]
 //	           [-journal <out>.journal.jsonl]
 //	           [-dry-run [-price-in $/Mtok -price-out $/Mtok]] [-python P]
+//	           [-layout DIR [-benchmark NAME] [-version 0.1] [-sandbox auto]]
 //	synthesize [-data DIR] -check-originals [-sandbox auto|local|docker|none]
 //
 // It splits the test files (synth.SplitDir), keeps the tests whose ID
@@ -16,7 +17,11 @@
 // stderr) and writes the triplets to -out. The API key is read from the
 // environment variable named by -api-key-env, never from a flag. -dry-run
 // prints the test files, tests, triplets to generate, calls, estimated
-// tokens (and cost, with prices) without any request.
+// tokens (and cost, with prices) without any request. With -layout, the
+// triplets are then checked (synth.RunChecks: (a), (b) in the sandbox,
+// (c)) and written in MatTools' layout with their reference solutions and
+// review files (synth.WriteLayout); those failing a check are listed with
+// their reasons and kept out.
 //
 // -check-originals runs checks (a), (b) (in the sandbox) and (c) on
 // MatTools' 55 original triplets
@@ -73,6 +78,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sbName := fs.String("sandbox", sandbox.Auto, "sandbox backend for check (b) (local, docker, auto; none: skip check (b))")
 	sbPython := fs.String("sandbox-python", "/opt/mattools-sandbox", "the sandbox's Python environment")
 	wall := fs.Duration("check-timeout", 5*time.Minute, "wall-clock limit of one check (b) execution")
+	layout := fs.String("layout", "", "after generation, run the checks and write the benchmark in MatTools' layout to this folder")
+	bench := fs.String("benchmark", "", "the synthesised benchmark's name (default the tests folder's package)")
+	bversion := fs.String("version", "0.1", "the synthesised benchmark's version")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return 2
 	}
@@ -212,5 +220,51 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d triplets\n", *out, len(res.Triplets))
+	if *layout == "" {
+		return 0
+	}
+	// The checks, then the layout: tests and triplets in the same order.
+	byID := map[string]synth.Test{}
+	for _, t := range tests {
+		byID[t.ID] = t
+	}
+	var done []synth.Test
+	for _, tr := range res.Triplets {
+		done = append(done, byID[tr.ID])
+	}
+	abs, err := filepath.Abs(*data)
+	if err != nil {
+		fmt.Fprintln(stderr, "synthesize:", err)
+		return 1
+	}
+	sb, err := sandbox.Open(ctx, *sbName, sandbox.Options{Python: *sbPython, DataDirs: []string{filepath.Join(abs, "src", "tool_source_code")}})
+	if err != nil {
+		fmt.Fprintln(stderr, "synthesize: check (b):", err)
+		return 1
+	}
+	defer sb.Close()
+	revs, err := synth.RunChecks(ctx, sb, *data, *python, done, res.Triplets, *model, prompts.Files, *wall)
+	if err != nil {
+		fmt.Fprintln(stderr, "synthesize:", err)
+		return 1
+	}
+	name := *bench
+	if name == "" {
+		name = strings.ReplaceAll(filepath.Base(filepath.Dir(filepath.Clean(testsDir))), "-", "_")
+	}
+	m := synth.Manifest{Name: name, Version: *bversion, Tests: *testsRel, Model: *model, Prompts: prompts.Files}
+	if err := synth.WriteLayout(*layout, m, done, res.Triplets, revs); err != nil {
+		fmt.Fprintln(stderr, "synthesize:", err)
+		return 1
+	}
+	passed := 0
+	for _, r := range revs {
+		if r.Passed() {
+			passed++
+		} else {
+			fmt.Fprintf(stdout, "excluded %s: %s\n", r.Test, strings.Join(r.Problems, "; "))
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %s: benchmark %s %s, %d of %d tasks passed the checks\n", *layout, name, *bversion, passed, len(revs))
 	return 0
 }
