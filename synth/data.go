@@ -8,11 +8,13 @@ import (
 )
 
 // Test-data references a test's text can make (DataFiles): pymatgen's
-// f"{TEST_FILES_DIR}/<path>" (tests/files) and the defects tests'
-// test_dir / "<path>" (tests/test_files).
+// f"{TEST_FILES_DIR}/<path>" (tests/files), its VASP_IN_DIR and
+// VASP_OUT_DIR (tests/files/io/vasp/inputs, outputs), and the defects
+// tests' test_dir / "<path>" (tests/test_files).
 var (
 	testFilesRef = regexp.MustCompile(`\{TEST_FILES_DIR\}(/[^"'{}\s]*)?(\{)?`)
 	testFilesUse = regexp.MustCompile(`\bTEST_FILES_DIR\b`)
+	vaspDirRef   = regexp.MustCompile(`\b(VASP_IN_DIR|VASP_OUT_DIR)\b\}?(/[^"'{}\s]*)?`)
 	testDirRef   = regexp.MustCompile(`\btest_dir\s*/\s*["']([^"'{}]+)["']`)
 	importParen  = regexp.MustCompile(`(?s)\bfrom\s+[\w.]+\s+import\s*\([^)]*\)`)
 	importStmt   = regexp.MustCompile(`(?m)^\s*(from\s+[\w.]+\s+)?import\s.*$`)
@@ -51,6 +53,13 @@ func DataFiles(t Test, testsDir string) (refs, missing []string, unresolved bool
 	code := importStmt.ReplaceAllString(importParen.ReplaceAllString(text, ""), "")
 	if len(testFilesUse.FindAllString(code, -1)) > n {
 		unresolved = true
+	}
+	for _, m := range vaspDirRef.FindAllStringSubmatch(code, -1) {
+		sub := "inputs"
+		if m[1] == "VASP_OUT_DIR" {
+			sub = "outputs"
+		}
+		add("files/io/vasp/" + sub + "/" + strings.TrimPrefix(m[2], "/"))
 	}
 	for _, m := range testDirRef.FindAllStringSubmatch(text, -1) {
 		add("test_files/" + m[1])

@@ -17,6 +17,7 @@ func TestDataFiles(t *testing.T) {
 		{"p = os.path.join(TEST_FILES_DIR, name)", nil, nil, true},
 		{"s = Structure.from_file(test_dir / \"GaN.vasp\")\nc = test_dir / 'CHGCAR.Fe3O4.vasp'", []string{"test_files/GaN.vasp", "test_files/CHGCAR.Fe3O4.vasp"}, []string{"test_files/CHGCAR.Fe3O4.vasp"}, false},
 		{"assert Composition('Fe2O3').weight > 0", nil, nil, false},
+		{"from pymatgen.util.testing import VASP_IN_DIR\np = Poscar.from_file(f\"{VASP_IN_DIR}/POSCAR\")", []string{"files/io/vasp/inputs/POSCAR"}, []string{"files/io/vasp/inputs/POSCAR"}, false},
 	} {
 		refs, missing, unres := DataFiles(Test{UnitTest: c.text}, dir)
 		if !reflect.DeepEqual(refs, c.refs) || !reflect.DeepEqual(missing, c.missing) || unres != c.unresolved {

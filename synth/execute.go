@@ -19,6 +19,11 @@ var checkBScript string
 //go:embed pytest_standin.py
 var pytestStandin string
 
+// PymatgenTestFiles is where pymatgen's tests/files of the data root
+// appear in the sandbox (PMG_TEST_FILES_DIR, which sets
+// pymatgen.util.testing.TEST_FILES_DIR).
+const PymatgenTestFiles = "/app/tool_source_code/pymatgen/tests/files"
+
 // ExecInput is what check (b) runs of one triplet.
 type ExecInput struct {
 	// UnitTest is the verification code (MatTools' new_unit_test), whose
@@ -121,8 +126,11 @@ func checkOne(ctx context.Context, sb sandbox.Sandbox, dataDir string, in ExecIn
 		return r, err
 	}
 	res, err := sb.Run(ctx, sandbox.Spec{
-		Files:   map[string][]byte{"check_b.py": []byte(checkBScript), "pytest.py": []byte(pytestStandin), "triplet.json": b},
-		Argv:    []string{"python3", "-I", "/sbx/check_b.py"},
+		Files: map[string][]byte{"check_b.py": []byte(checkBScript), "pytest.py": []byte(pytestStandin), "triplet.json": b},
+		Argv:  []string{"python3", "-I", "/sbx/check_b.py"},
+		// pymatgen's tests read TEST_FILES_DIR, which pymatgen takes from
+		// this setting: the data root's copy of tests/files.
+		Env:     []string{"PMG_TEST_FILES_DIR=" + PymatgenTestFiles},
 		DataDir: dataDir,
 		Limits:  sandbox.Limits{Wall: wall},
 	})

@@ -167,8 +167,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if *withData {
 			fmt.Fprintf(stdout, "left out: %d whose test-data files the data root lacks, %d whose data paths cannot be resolved\n", noData, unresolved)
 		}
-		fmt.Fprintf(stdout, "triplets to generate: %d (asserts: %d)\ncalls: %d\nestimated prompt tokens: %d\nestimated completion tokens: %d\n",
-			e.Tests, e.Asserts, e.Calls, e.PromptTokens, e.CompletionTokens)
+		none := 0
+		for _, t := range tests {
+			if t.Asserts == 0 {
+				none++
+			}
+		}
+		fmt.Fprintf(stdout, "triplets to generate: %d (asserts: %d; tests without an assert: %d)\ncalls: %d\nestimated prompt tokens: %d\nestimated completion tokens: %d\n",
+			e.Tests, e.Asserts, none, e.Calls, e.PromptTokens, e.CompletionTokens)
 		for _, p := range prompts.Files {
 			fmt.Fprintf(stdout, "prompt %s %s\n", p.Path, p.SHA256)
 		}

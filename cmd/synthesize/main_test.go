@@ -27,7 +27,7 @@ func TestDryRunDefects(t *testing.T) {
 	if code := run(context.Background(), []string{"-data", root, "-dry-run", "-price-in", "2.5", "-price-out", "10"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	for _, s := range []string{"test files: 10\n", "tests found: 55\n", "triplets to generate: 55 (asserts: 147)\n", "calls: 220\n",
+	for _, s := range []string{"test files: 10\n", "tests found: 55\n", "triplets to generate: 55 (asserts: 147; tests without an assert: 6)\n", "calls: 220\n",
 		"prompt src/question_generation/build_question_from_test_user.txt sha256:2c3a2171", "prompt synth/reference_prompt.txt " + synth.ReferencePromptSHA256, "estimated cost: $"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("dry run lacks %q:\n%s", s, out.String())
