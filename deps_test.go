@@ -82,8 +82,9 @@ var allowed = map[string][]string{
 	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version"},
 
 	// Task synthesis from unit tests (MatTools' pipeline): splitter, triplet generation, checks.
-	"synth":          []string{"datasets/corpus", "runner/llm", "runner/sandbox"},
-	"cmd/synthesize": []string{"datasets", "internal/version", "runner/llm", "runner/sandbox", "synth"},
+	"synth":           []string{"datasets/corpus", "runner/llm", "runner/sandbox"},
+	"cmd/synthesize":  []string{"datasets", "internal/version", "runner/llm", "runner/sandbox", "synth"},
+	"synth/synthtest": []string{"runner/llm/llmtest", "synth"}, // a scripted model, imported only by tests
 
 	// make test's reporter of `go test -json` (issue 8).
 	"scripts/testreport": []string{},

@@ -1,9 +1,9 @@
-package synth
+package synth_test
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,200 +13,38 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/synth"
+	"github.com/mattools-leaderboard/leaderboard/synth/synthtest"
 )
 
-// answerSet is a scripted model for real tests: it answers the four
-// steps as a careful model would, from the test's own asserts (read by
-// split.py): one property per assert (its literal expected side, or
-// True/False for an assert x / assert not x), a question naming them, a
-// verification comparing each, and a reference solution that is the
-// test's own code with each assert replaced by recording the value it
-// checks. wrongValue and leak spoil it: the first property's value
-// changed, the question quoting the expression of the first assert.
-type answerSet struct {
-	p                *Prompts
-	tests            []Test
-	wrongValue, leak bool
-}
-
-type recorded struct {
-	value, format, record string
-	a                     Assert
-}
-
-func recordable(t Test) []recorded {
-	var out []recorded
-	for _, a := range t.AssertList {
-		if a.InRaises || a.Kind == "opaque" {
-			continue
-		}
-		switch {
-		case (a.Kind == "equal" || a.Kind == "close") && a.ExpectedSrc != "" && len(a.Subjects) == 1:
-			f := "any"
-			if a.Kind == "close" {
-				f = "np.allclose"
-			}
-			out = append(out, recorded{a.ExpectedSrc, f, a.Subjects[0], a})
-		case a.Kind == "truth" && a.Expr != "":
-			v := "True"
-			if a.Truth != nil && !*a.Truth {
-				v = "False"
-			}
-			out = append(out, recorded{v, "bool", "bool(" + a.Expr + ")", a})
-		}
+func needPython(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(synth.DefaultPython); err != nil {
+		t.Skipf("no %s (scripts/setup.sh installs it): %v", synth.DefaultPython, err)
 	}
-	return out
+	return synth.DefaultPython
 }
 
-func (s *answerSet) propsJSON(t Test) string {
-	type prop struct {
-		Description string `json:"description"`
-		Format      string `json:"format"`
-		Value       string `json:"value"`
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "{\n  \"JSON_File_Name\": %q,\n  \"properties\": {", t.Name)
-	for i, r := range recordable(t) {
-		v := r.value
-		if s.wrongValue && i == 0 {
-			v = `"a wrong value"`
-		}
-		pj, _ := json.Marshal(prop{"the value asserted at line " + fmt.Sprint(r.a.Line), r.format, v})
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, "\n    \"p%d\": %s", i, pj)
-	}
-	b.WriteString("\n  }\n}")
-	return b.String()
-}
-
-func verification(name, propsJSON string) string {
-	_, props, err := ParsePropertiesJSON(propsJSON)
+func openSandbox(t *testing.T, dataDirs ...string) sandbox.Sandbox {
+	t.Helper()
+	sb, err := sandbox.Open(context.Background(), "auto", sandbox.Options{Slots: 2, Python: "/opt/mattools-sandbox", DataDirs: dataDirs})
 	if err != nil {
-		return "not json: " + err.Error()
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "def %s(properties):\n    import numpy as np\n    import pytest\n    from pytest import approx\n", name)
-	b.WriteString("    try:\n        from pymatgen.core import Element, Species\n    except ImportError:\n        pass\n    expected = {\n")
-	for _, p := range props {
-		var v string
-		json.Unmarshal(p.Value, &v)
-		fmt.Fprintf(&b, "        %q: (lambda: %s, %q),\n", p.Name, v, p.Format)
-	}
-	b.WriteString(`    }
-    errors = []
-    for name, (value, fmt) in expected.items():
-        if name not in properties:
-            errors.append(f"{name} not found in input properties")
-            continue
-        actual, want = properties[name], None
-        try:
-            want = value()
-            if fmt == "np.allclose" and not isinstance(want, approx):
-                ok = bool(np.allclose(actual, want, rtol=1e-3))
-            else:
-                ok = bool(actual == want)
-        except Exception:
-            ok = False
-        if not ok:
-            errors.append(f"{name}: Expected {want!r} but got {actual!r}")
-    return "ok" if not errors else errors + [len(errors), len(expected)]
-`)
-	return b.String()
-}
-
-// reference rewrites the test: each recorded assert becomes
-// _r["pN"] = (<what it checks>), and solve() runs the test function (its
-// fixtures resolved by name, a method on an instance after setUp) and
-// returns _r.
-func reference(t Test) string {
-	lines := strings.SplitAfter(t.Code, "\n")
-	for i, r := range recordable(t) {
-		from, to := r.a.Line-t.CodeLine, r.a.EndLine-t.CodeLine
-		indent := lines[from][:len(lines[from])-len(strings.TrimLeft(lines[from], " \t"))]
-		if from == 0 {
-			continue
+		if os.Getenv("CI") == "" && errors.Is(err, sandbox.ErrUnavailable) {
+			t.Skipf("no sandbox with the pinned Python environment (scripts/setup.sh): %v", err)
 		}
-		end := ""
-		if strings.HasSuffix(lines[to], "\n") {
-			end = "\n"
-		}
-		lines[from] = fmt.Sprintf("%s_r[\"p%d\"] = (%s)%s", indent, i, r.record, end)
-		for k := from + 1; k <= to; k++ {
-			lines[k] = ""
-		}
+		t.Fatal(err)
 	}
-	code := strings.Join(lines, "")
-	body := strings.Replace(t.UnitTest, t.Code, code, 1)
-	return HoistFuture("import sys\nsys.path.insert(0, \"/sbx\")\n_r = {}\n\n"+t.FileReading+"\n\n"+body) + fmt.Sprintf(`
-
-def solve():
-    import inspect
-    import unittest
-    g = globals()
-    fx = {v._synth_fixture: v for v in list(g.values()) if getattr(v, "_synth_fixture", None)}
-    cache = {}
-
-    def val(n):
-        if n not in cache:
-            f = fx[n]
-            cache[n] = f(*[val(a) for a in inspect.signature(f).parameters])
-        return cache[n]
-
-    if %q:
-        cls = g[%q]
-        obj = cls(%q) if issubclass(cls, unittest.TestCase) else cls()
-        if hasattr(obj, "setUp"):
-            obj.setUp()
-        m = getattr(obj, %q)
-    else:
-        m = g[%q]
-    m(*[val(a) for a in inspect.signature(m).parameters])
-    return dict(_r)
-`, t.Class, t.Class, t.Name, t.Name, t.Name)
-}
-
-func (s *answerSet) respond(r llmtest.Request) llmtest.Reply {
-	first := r.Messages[0].Content
-	user := r.Messages[len(r.Messages)-1].Content
-	var t *Test
-	for i := range s.tests {
-		if strings.Contains(user, s.tests[i].Code) || (first == s.p.UnitTest && strings.Contains(user, fmt.Sprintf("%q", s.tests[i].Name))) {
-			t = &s.tests[i]
-			break
-		}
-	}
-	if t == nil {
-		return llmtest.Reply{Content: "no test recognised"}
-	}
-	switch {
-	case first == s.p.Extract:
-		return llmtest.Reply{Content: "```json\n" + s.propsJSON(*t) + "\n```"}
-	case first == s.p.QuestionSystem:
-		q := "As a materials scientist, compute the properties of " + t.Name + "."
-		if s.leak {
-			for _, r := range recordable(*t) {
-				if len(r.a.Subjects) > 0 {
-					q += " Use `" + r.a.Subjects[0] + "`."
-					break
-				}
-			}
-		}
-		return llmtest.Reply{Content: "<question>\n" + q + "\n</question>"}
-	case first == s.p.UnitTest:
-		return llmtest.Reply{Content: "```python\n" + verification(t.Name, user) + "```"}
-	default:
-		return llmtest.Reply{Content: "```python\n" + reference(*t) + "```"}
-	}
+	t.Cleanup(func() { sb.Close() })
+	return sb
 }
 
 // pipelineTests are three defects tests and four pymatgen tests whose
 // data the data root has.
 var pipelineTests = []struct{ dir, id string }{
-	{DefectsTestsDir, "test_core.py::test_vacancy"},
-	{DefectsTestsDir, "test_core.py::test_adsorbate"},
-	{DefectsTestsDir, "test_utils.py::test_group_docs"},
+	{synth.DefectsTestsDir, "test_core.py::test_vacancy"},
+	{synth.DefectsTestsDir, "test_core.py::test_adsorbate"},
+	{synth.DefectsTestsDir, "test_utils.py::test_group_docs"},
 	{"src/tool_source_code/pymatgen/tests", "core/test_composition.py::TestComposition::test_hill_formula"},
 	{"src/tool_source_code/pymatgen/tests", "symmetry/test_groups.py::TestSpaceGroup::test_attr"},
 	{"src/tool_source_code/pymatgen/tests", "core/test_periodic_table.py::TestElement::test_radii"},
@@ -214,14 +52,14 @@ var pipelineTests = []struct{ dir, id string }{
 	{"src/tool_source_code/pymatgen/tests", "analysis/test_energy_models.py::TestEwaldElectrostaticModel::test_get_energy"},
 }
 
-func runPipeline(t *testing.T, root string, tests []Test, set *answerSet) ([]Triplet, []TaskReview) {
+func runPipeline(t *testing.T, root string, tests []synth.Test, set *synthtest.AnswerSet) ([]synth.Triplet, []synth.TaskReview) {
 	t.Helper()
-	srv := llmtest.New(t, llmtest.Options{Responder: set.respond})
+	srv := llmtest.New(t, llmtest.Options{Responder: set.Respond})
 	c, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "scripted", MaxRetries: llm.NoRetries})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Generate(context.Background(), tests, set.p, c, Options{Journal: filepath.Join(t.TempDir(), "j.jsonl"), Concurrency: 3})
+	res, err := synth.Generate(context.Background(), tests, set.Prompts, c, synth.Options{Journal: filepath.Join(t.TempDir(), "j.jsonl"), Concurrency: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +67,7 @@ func runPipeline(t *testing.T, root string, tests []Test, set *answerSet) ([]Tri
 		t.Fatalf("generated %+v", res)
 	}
 	sb := openSandbox(t, filepath.Join(root, "src", "tool_source_code"))
-	revs, err := RunChecks(context.Background(), sb, root, DefaultPython, tests, res.Triplets, "scripted", set.p.Files, 5*time.Minute)
+	revs, err := synth.RunChecks(context.Background(), sb, root, synth.DefaultPython, tests, res.Triplets, "scripted", set.Prompts.Files, 5*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,14 +86,14 @@ func runPipeline(t *testing.T, root string, tests []Test, set *answerSet) ([]Tri
 func TestPipelineScripted(t *testing.T) {
 	py := needPython(t)
 	root := mattoolstest.DataRoot(t, "to synthesise from real unit tests")
-	p, err := LoadPrompts(root)
+	p, err := synth.LoadPrompts(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tests []Test
+	var tests []synth.Test
 	for _, pt := range pipelineTests {
 		file, _, _ := strings.Cut(pt.id, "::")
-		files, err := Split(filepath.Join(root, pt.dir), []string{file}, py)
+		files, err := synth.Split(filepath.Join(root, pt.dir), []string{file}, py)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +107,7 @@ func TestPipelineScripted(t *testing.T) {
 			t.Fatalf("no test %s", pt.id)
 		}
 	}
-	ts, revs := runPipeline(t, root, tests, &answerSet{p: p, tests: tests})
+	ts, revs := runPipeline(t, root, tests, &synthtest.AnswerSet{Prompts: p, Tests: tests})
 	for _, r := range revs {
 		if !r.Passed() {
 			t.Errorf("%s: %q", r.Test, r.Problems)
@@ -277,7 +115,7 @@ func TestPipelineScripted(t *testing.T) {
 	}
 	// The layout: MatTools' three files, the reference and the review.
 	dir := filepath.Join(t.TempDir(), "bench")
-	if err := WriteLayout(dir, Manifest{Name: "scripted", Version: "0.1", Model: "scripted", Prompts: p.Files}, tests, ts, revs); err != nil {
+	if err := synth.WriteLayout(dir, synth.Manifest{Name: "scripted", Version: "0.1", Model: "scripted", Prompts: p.Files}, tests, ts, revs); err != nil {
 		t.Fatal(err)
 	}
 	q := filepath.Join(dir, "src", "question_segments", "scripted", "test_hill_formula")
@@ -289,12 +127,12 @@ func TestPipelineScripted(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(q, "new_unit_test.py")); !strings.HasPrefix(string(b), "def test_hill_formula(properties):") {
 		t.Errorf("new_unit_test.py starts %.60q", b)
 	}
-	var m Manifest
+	var m synth.Manifest
 	if b, err := os.ReadFile(filepath.Join(dir, "benchmark.json")); err != nil || json.Unmarshal(b, &m) != nil || len(m.Questions) != 7 || len(m.Excluded) != 0 {
 		t.Errorf("manifest %+v (%v)", m, err)
 	}
 
-	bts, bad := runPipeline(t, root, tests[:2], &answerSet{p: p, tests: tests[:2], wrongValue: true, leak: true})
+	bts, bad := runPipeline(t, root, tests[:2], &synthtest.AnswerSet{Prompts: p, Tests: tests[:2], WrongValue: true, Leak: true})
 	for _, r := range bad {
 		all := strings.Join(r.Problems, "\n")
 		for _, want := range []string{"property p0 (value \"a wrong value\") maps to no assert of the test", "the reference solution fails property p0", "the question contains `"} {
@@ -303,7 +141,7 @@ func TestPipelineScripted(t *testing.T) {
 			}
 		}
 	}
-	if err := WriteLayout(dir, Manifest{Name: "scripted", Version: "0.2"}, tests[:2], bts, bad); err != nil {
+	if err := synth.WriteLayout(dir, synth.Manifest{Name: "scripted", Version: "0.2"}, tests[:2], bts, bad); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "benchmark.json")); err != nil || json.Unmarshal(b, &m) != nil || len(m.Questions) != 0 || len(m.Excluded) != 2 {

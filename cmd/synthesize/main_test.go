@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/synth"
+	"github.com/mattools-leaderboard/leaderboard/synth/synthtest"
 )
 
 func needPython(t *testing.T) {
@@ -39,5 +42,50 @@ func TestNoModelNoDataRoot(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"-data", ""}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "MATTOOLS_DATA") {
 		t.Errorf("no data root: exit %d, %q", code, errb.String())
+	}
+}
+
+// TestSynthesizeLayout: the command end to end with a scripted model
+// (synthtest) on two defects tests: four calls each, the checks in the
+// sandbox, MatTools' layout written; a second run resumes from the
+// journal without a call.
+func TestSynthesizeLayout(t *testing.T) {
+	needPython(t)
+	root := mattoolstest.DataRoot(t, "to synthesise from the defects tests")
+	p, err := synth.LoadPrompts(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := synth.Split(filepath.Join(root, synth.DefectsTestsDir), []string{"test_core.py"}, synth.DefaultPython)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &synthtest.AnswerSet{Prompts: p, Tests: files[0].Tests}
+	srv := llmtest.New(t, llmtest.Options{Responder: set.Respond})
+	dir := t.TempDir()
+	args := []string{"-data", root, "-only", `^test_core\.py::test_(vacancy|adsorbate)$`, "-model", "scripted", "-base-url", srv.URL,
+		"-api-key-env", "", "-out", filepath.Join(dir, "t.json"), "-layout", filepath.Join(dir, "bench"), "-benchmark", "defects-synth"}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	if code == 1 && strings.Contains(errb.String(), "sandbox") && os.Getenv("CI") == "" {
+		t.Skipf("no sandbox: %s", errb.String())
+	}
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
+	}
+	for _, s := range []string{"tests: 2 (2 triplets finished)\n", "calls: 8 (0 from the journal, 8 made: 8 answered, 0 failed)\n",
+		"benchmark defects-synth 0.1, 2 of 2 tasks passed the checks\n"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("output lacks %q:\n%s", s, out.String())
+		}
+	}
+	for _, f := range []string{"benchmark.json", "src/question_segments/defects-synth/test_vacancy/question.txt", "src/question_segments/defects-synth/test_adsorbate/reference_solution.py"} {
+		if _, err := os.Stat(filepath.Join(dir, "bench", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	out.Reset()
+	if code := run(context.Background(), args, &out, &errb); code != 0 || !strings.Contains(out.String(), "calls: 8 (8 from the journal, 0 made") {
+		t.Errorf("second run: exit %d\n%s", code, out.String())
 	}
 }
