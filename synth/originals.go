@@ -411,3 +411,64 @@ func (r *OriginalsReport) Summary() string {
 	b.WriteString("\n")
 	return b.String()
 }
+
+// PublishedRow is one of MatTools' 49 published tasks under check (a)
+// and (c): the reviewed properties and question against the test.
+type PublishedRow struct {
+	Test  Test
+	Check CheckResult
+	Leak  []string
+}
+
+// CheckPublished runs checks (a) and (c) on the published tasks (root's
+// PublishedDir, each folder matched to the test of its name): what the
+// checks flag in tasks two reviewers approved (their false alarms, or
+// what the review left). A folder without a test of its name is an
+// error naming it.
+func CheckPublished(root, python string) ([]PublishedRow, error) {
+	files, err := SplitDir(filepath.Join(root, filepath.FromSlash(DefectsTestsDir)), python)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]Test{}
+	for _, f := range files {
+		for _, t := range f.Tests {
+			byName[t.Name] = t
+		}
+	}
+	dir := filepath.Join(root, filepath.FromSlash(PublishedDir))
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("synth: %w", err)
+	}
+	var rows []PublishedRow
+	var in []CheckInput
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		t, ok := byName[e.Name()]
+		if !ok {
+			return nil, fmt.Errorf("synth: %s: no test function %s in %s", filepath.Join(dir, e.Name()), e.Name(), DefectsTestsDir)
+		}
+		pj, err := os.ReadFile(filepath.Join(dir, e.Name(), "properties.json"))
+		if err != nil {
+			return nil, fmt.Errorf("synth: %w", err)
+		}
+		q, err := os.ReadFile(filepath.Join(dir, e.Name(), "question.txt"))
+		if err != nil {
+			return nil, fmt.Errorf("synth: %w", err)
+		}
+		s, qs := string(pj), string(q)
+		in = append(in, CheckInput{Code: t.Code, PropertiesJSON: &s})
+		rows = append(rows, PublishedRow{Test: t, Leak: CheckLeak(&qs, t)})
+	}
+	res, err := CheckProperties(python, in)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		rows[i].Check = res[i]
+	}
+	return rows, nil
+}
