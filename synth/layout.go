@@ -170,7 +170,8 @@ type Manifest struct {
 // dir/benchmark.json is the manifest. The verification function is
 // renamed to the folder's name, as MatTools' reviewers did. The whole
 // folder is written under a temporary name and renamed into place, so an
-// earlier one is replaced only by a complete one.
+// earlier one is replaced only by a complete one; an existing dir that is
+// not a synthesised benchmark (no benchmark.json) is an error, untouched.
 func WriteLayout(dir string, m Manifest, tests []Test, ts []Triplet, revs []TaskReview) error {
 	if len(tests) != len(ts) || len(ts) != len(revs) {
 		return fmt.Errorf("synth: %d tests, %d triplets, %d reviews", len(tests), len(ts), len(revs))
@@ -232,8 +233,14 @@ func WriteLayout(dir string, m Manifest, tests []Test, ts []Triplet, revs []Task
 	if err := os.WriteFile(filepath.Join(tmp, "benchmark.json"), append(mb, '\n'), 0o644); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
+	// Only an earlier synthesised benchmark is replaced, never another folder.
+	if _, err := os.Stat(dir); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, "benchmark.json")); err != nil {
+			return fmt.Errorf("synth: %s exists and holds no benchmark.json: refusing to replace it", dir)
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
 	}
 	return os.Rename(tmp, dir)
 }

@@ -113,7 +113,12 @@ func TestPipelineScripted(t *testing.T) {
 			t.Errorf("%s: %q", r.Test, r.Problems)
 		}
 	}
-	// The layout: MatTools' three files, the reference and the review.
+	// The layout: MatTools' three files, the reference and the review. A
+	// folder that is not a synthesised benchmark is never replaced.
+	other := t.TempDir()
+	if err := synth.WriteLayout(other, synth.Manifest{Name: "scripted"}, tests, ts, revs); err == nil || !strings.Contains(err.Error(), "refusing to replace") {
+		t.Errorf("writing over a folder without benchmark.json: %v", err)
+	}
 	dir := filepath.Join(t.TempDir(), "bench")
 	if err := synth.WriteLayout(dir, synth.Manifest{Name: "scripted", Version: "0.1", Model: "scripted", Prompts: p.Files}, tests, ts, revs); err != nil {
 		t.Fatal(err)

@@ -540,8 +540,6 @@ def check(item):
     asserted literal value to a property."""
     src = textwrap.dedent(item["code"]) if item["code"][:1].isspace() else item["code"]
     lines = src.splitlines(keepends=True)
-    if lines and lines[0].startswith("def ") is False and not lines[0].startswith("@") and not lines[0].startswith("async"):
-        pass
     try:
         tree = ast.parse(src)
     except SyntaxError:
