@@ -111,7 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 1
 			}
 		}
-		fmt.Fprintf(stdout, "MatTools' %d original triplets: check (a) by review outcome\n", len(rep.Rows))
+		fmt.Fprintf(stdout, "MatTools' %d original triplets: the checks by review outcome\n", len(rep.Rows))
 		fmt.Fprint(stdout, rep.Summary())
 		return 0
 	}
