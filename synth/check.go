@@ -94,8 +94,9 @@ type checkProperty struct {
 // CheckProperties runs check (a) on each input, by AST (split.py under
 // python, never running the test): each extracted property must equal the
 // expected value of an assert of the test (numbers within rtol 1e-5 and
-// atol 1e-8, np.allclose's defaults; Element("X") as "X"; a bool property
-// matching an assert x / assert not x), and each assert outside a
+// atol 1e-8, np.allclose's defaults; Element("X") as "X"; np.ones,
+// np.zeros, np.full and elementwise arithmetic on them evaluated; a bool
+// property matching an assert x / assert not x), and each assert outside a
 // pytest.raises block must be matched by a property (opaque asserts, whose
 // expected value is no literal, are not required). Problems name the
 // property or the assert's line and code.

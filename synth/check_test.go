@@ -20,6 +20,7 @@ func TestCheckPropertiesRules(t *testing.T) {
     with pytest.raises(ValueError):
         assert s.bad == 3
     assert s.count == 7
+    assert np.allclose(s.m, np.ones((2, 2)) * 3)
 `
 	props := `{"JSON_File_Name": "test_x", "properties": {
   "name": {"description": "", "format": "str", "value": "v_Ga"},
@@ -28,7 +29,8 @@ func TestCheckPropertiesRules(t *testing.T) {
   "changes": {"description": "", "format": "dict", "value": "{Element('Ga'): -1}"},
   "broken": {"description": "", "format": "bool", "value": "False"},
   "equal": {"description": "", "format": "bool", "value": "True"},
-  "made_up": {"description": "", "format": "int", "value": "8"}}}`
+  "made_up": {"description": "", "format": "int", "value": "8"},
+  "ones": {"description": "", "format": "np.allclose", "value": "[[3.0, 3.0], [3, 3]]"}}}`
 	res, err := CheckProperties(py, []CheckInput{{Code: code, PropertiesJSON: &props}, {Code: code}})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +40,7 @@ func TestCheckPropertiesRules(t *testing.T) {
 	for _, p := range r.Properties {
 		got[p.Name] = p.Asserts
 	}
-	want := map[string][]int{"name": {0}, "energy": {1}, "coords": {2}, "changes": {3}, "broken": {4}, "equal": {5}, "made_up": nil}
+	want := map[string][]int{"name": {0}, "energy": {1}, "coords": {2}, "changes": {3}, "broken": {4}, "equal": {5}, "made_up": nil, "ones": {8}}
 	for k, v := range want {
 		if !reflect.DeepEqual(got[k], v) && !(len(v) == 0 && len(got[k]) == 0) {
 			t.Errorf("property %s maps to asserts %v, want %v", k, got[k], v)

@@ -323,6 +323,33 @@ class Opaque(Exception):
     pass
 
 
+class NdList(list):
+    """A list built by numpy (np.ones, np.array, …): arithmetic is elementwise."""
+
+
+def elementwise(op, a, b):
+    num = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool)
+    if num(a) and num(b):
+        return {ast.Mult: a * b, ast.Add: a + b, ast.Sub: a - b, ast.Div: a / b if b else float("nan")}[op]
+    if isinstance(a, list) and num(b):
+        return NdList(elementwise(op, x, b) for x in a)
+    if num(a) and isinstance(b, list):
+        return NdList(elementwise(op, a, y) for y in b)
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return NdList(elementwise(op, x, y) for x, y in zip(a, b))
+    raise Opaque()
+
+
+def filled(shape, v):
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = [shape]
+    if not isinstance(shape, list) or not all(isinstance(n, int) and 0 <= n <= 10000 for n in shape) or len(shape) > 4:
+        raise Opaque()
+    if len(shape) == 1:
+        return NdList([v] * shape[0])
+    return NdList(filled(shape[1:], v) for _ in range(shape[0]))
+
+
 def value_of(node, env):
     """A comparable Python value of an expected-value expression: literals,
     names bound to literals earlier in the test (env), pytest.approx /
@@ -350,13 +377,20 @@ def value_of(node, env):
         raise Opaque()
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Add, ast.Sub, ast.Div)):
         a, b = value_of(node.left, env), value_of(node.right, env)
-        if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b)):
-            return {ast.Mult: a * b, ast.Add: a + b, ast.Sub: a - b, ast.Div: a / b if b else float("nan")}[type(node.op)]
+        if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b)) or isinstance(a, NdList) or isinstance(b, NdList):
+            return elementwise(type(node.op), a, b)
         raise Opaque()
     if isinstance(node, ast.Call):
         n = call_name(node.func)
         if n in SPECIES and len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
             return str(node.args[0].value)
+        if n in ("ones", "zeros") and len(node.args) == 1:
+            return filled(value_of(node.args[0], env), 1.0 if n == "ones" else 0.0)
+        if n == "full" and len(node.args) == 2:
+            return filled(value_of(node.args[0], env), value_of(node.args[1], env))
+        if n in ("array", "asarray") and node.args:
+            v = value_of(node.args[0], env)
+            return NdList(v) if isinstance(v, list) else v
         if n in NUMPY_WRAP and node.args:
             v = value_of(node.args[0], env)
             if n == "set" or n == "frozenset":
