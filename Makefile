@@ -19,7 +19,7 @@ PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale
+.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen
 
 all: site ## the default: make site
 
@@ -87,6 +87,17 @@ site-scale: ## benchmark the site build at 100 / 1,000 / 5,000 runs against Duck
 selfcheck: sandbox-env ## per-property self-consistency of the 138 properties (heavy; not part of make test)
 	MATTOOLS_SELFCHECK=full MATTOOLS_SELFCHECK_OUT=$(CURDIR)/build/selfcheck.txt \
 	  $(GO) test -count=1 -timeout 90m -run 'TestSelfConsistency' -v ./runner/scoring/
+
+# synth-pymatgen synthesises the second benchmark from pymatgen's own tests (the tests whose data files the
+# data root has; docs/synthesis.md): MODEL and BASE_URL name the model (key in $$OPENAI_API_KEY), resumable
+# from build/synth/pymatgen-core.journal.jsonl; DRY=1 prints the calls, tokens and cost only.
+SYNTH_FLAGS = -data "$(MATTOOLS_DATA)" -tests src/tool_source_code/pymatgen/tests -with-data
+synth-pymatgen: sandbox-env ## synthesise the pymatgen-core benchmark into build/synth/pymatgen-core (MODEL=, BASE_URL=; DRY=1: dry run)
+	@test -n "$(MATTOOLS_DATA)" || { echo "make synth-pymatgen: set MATTOOLS_DATA" >&2; exit 2; }
+	$(GO) build -o build/bin/synthesize ./cmd/synthesize
+	@if [ -n "$(DRY)" ]; then build/bin/synthesize $(SYNTH_FLAGS) -dry-run -price-in "$${PRICE_IN:-0}" -price-out "$${PRICE_OUT:-0}"; \
+	else build/bin/synthesize $(SYNTH_FLAGS) -model "$(MODEL)" -base-url "$${BASE_URL:-https://api.openai.com/v1}" \
+	  -out build/synth/pymatgen-core.json -layout build/synth/pymatgen-core -benchmark pymatgen_core; fi
 
 # import converts every published MatTools artefact under MATTOOLS_DATA into results files.
 import: ## import the published MatTools results of MATTOOLS_DATA into build/results/imported

@@ -91,6 +91,11 @@ var allowed = map[string][]string{
 	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version"},
 
 	// make test's reporter of `go test -json`.
+	// Task synthesis from unit tests (MatTools' pipeline): splitter, triplet generation, checks.
+	"synth":           []string{"datasets/corpus", "runner/llm", "runner/sandbox"},
+	"cmd/synthesize":  []string{"datasets", "internal/version", "runner/llm", "runner/sandbox", "synth"},
+	"synth/synthtest": []string{"runner/llm/llmtest", "synth"}, // a scripted model, imported only by tests
+
 	"scripts/testreport": []string{},
 	// The shards' merge, the runner benchmark's programs, the Kubernetes manifests' module.
 	"cmd/merge":                       []string{"datasets", "runner", "runner/plan", "runner/systems"},

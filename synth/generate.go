@@ -1,0 +1,438 @@
+package synth
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+)
+
+// JournalVersion is the "journal" value of a synthesis journal's header.
+const JournalVersion = "synth-journal/1"
+
+// Triplet is one synthesised task: MatTools' triplet (the fields of
+// src/question_generation/defect_questions_original.json, null where the
+// answer held no block to cut out) and this project's reference solution.
+type Triplet struct {
+	// ID is the test's ID (Test.ID); Test the test function's name.
+	ID   string `json:"id"`
+	Test string `json:"test"`
+	// PropertiesJSON is step 1's properties_json_str (ParseProperties).
+	PropertiesJSON *string `json:"properties_json_str"`
+	// Question is step 2's question (ParseQuestion).
+	Question *string `json:"question"`
+	// NewUnitTest is step 3's verification code (ParseCode).
+	NewUnitTest *string `json:"new_unit_test"`
+	// Reference is step 4's reference solution (ParseCode).
+	Reference *string `json:"reference_solution"`
+}
+
+// JournalLine is one finished step of one test.
+type JournalLine struct {
+	ID   string `json:"id"`
+	Step string `json:"step"`
+	// Fingerprint is the hex SHA-256 of the model and the step's messages:
+	// a line counts only while it matches (a changed test or earlier answer
+	// asks the step again).
+	Fingerprint      string `json:"fingerprint"`
+	Answer           string `json:"answer"`
+	PromptTokens     int64  `json:"prompt_tokens"`
+	CompletionTokens int64  `json:"completion_tokens"`
+	LatencyMS        int64  `json:"latency_ms"`
+}
+
+type journalHeader struct {
+	Journal  string       `json:"journal"`
+	Model    string       `json:"model"`
+	Endpoint string       `json:"endpoint"`
+	Prompts  []PromptFile `json:"prompts"`
+}
+
+// Options configures Generate.
+type Options struct {
+	// Concurrency is the number of tests worked on at once (default 4;
+	// a test's four steps are sequential). The client's
+	// RequestsPerMinute limits the rate.
+	Concurrency int
+	// Journal is the JSON Lines journal (required): a header line
+	// {"journal", "model", "endpoint", "prompts"} and one JournalLine per
+	// finished step, fsynced as it arrives, so a run killed half-way is
+	// resumed by the next, which asks only the missing steps.
+	Journal string
+	// Endpoint is the model's base URL without credentials (recorded).
+	Endpoint string
+	// Progress, if not nil, shows a progress bar of the calls with ETA.
+	Progress io.Writer
+}
+
+// Result summarises a Generate call.
+type Result struct {
+	// Triplets are those of the tests whose four steps finished, in test order.
+	Triplets []Triplet
+	// Tests is len(tests); Calls the steps to make in all (4 per test);
+	// Resumed the steps finished by an earlier run; Requested the calls of
+	// this run (Completions answered, Failed not).
+	Tests, Calls, Resumed, Requested, Completions, Failed int
+	PromptTokens, CompletionTokens                        int64
+	Wall                                                  time.Duration
+}
+
+// Fingerprint is the hex SHA-256 of the model and the messages (role and
+// content, NUL separated).
+func Fingerprint(model string, msgs []Message) string {
+	h := sha256.New()
+	h.Write([]byte(model))
+	for _, m := range msgs {
+		h.Write([]byte{0})
+		h.Write([]byte(m.Role))
+		h.Write([]byte{0})
+		h.Write([]byte(m.Content))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Generate synthesises the triplet and reference solution of each test
+// with client's model (upstream used GPT-4o at temperature 0: set the
+// client's Params): four calls per test (Steps), each fed the parsed
+// answers of the earlier ones (Prompts.Messages), opts.Concurrency tests at
+// a time. Every answer is appended to opts.Journal at once; a step whose
+// journal line matches its fingerprint is not asked again. A journal of
+// another model, endpoint or prompt set is refused. A request that fails
+// after the client's retries stops its test (counted in Failed; the others
+// go on) and Generate returns the Result with an error. When ctx ends it
+// returns ctx's error once the calls in flight end.
+func Generate(ctx context.Context, tests []Test, p *Prompts, client *llm.Client, opts Options) (*Result, error) {
+	start := time.Now()
+	if opts.Journal == "" {
+		return nil, errors.New("synth: no journal file given")
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 4
+	}
+	seen := map[string]bool{}
+	for _, t := range tests {
+		if seen[t.ID] {
+			return nil, fmt.Errorf("synth: test %s occurs twice", t.ID)
+		}
+		seen[t.ID] = true
+	}
+	model := client.Model()
+	done, jf, err := openJournal(opts.Journal, journalHeader{JournalVersion, model, opts.Endpoint, p.Files})
+	if err != nil {
+		return nil, err
+	}
+	defer jf.Close()
+	res := &Result{Tests: len(tests), Calls: len(Steps) * len(tests)}
+	var bar *progressbar.ProgressBar
+	if opts.Progress != nil && len(tests) > 0 {
+		bar = progressbar.NewOptions(res.Calls, progressbar.OptionSetWriter(opts.Progress),
+			progressbar.OptionSetDescription("calls"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30),
+			progressbar.OptionShowElapsedTimeOnFinish())
+	}
+	var (
+		mu      sync.Mutex
+		jerr    error
+		lastErr error
+		wg      sync.WaitGroup
+	)
+	triplets := make([]*Triplet, len(tests))
+	jobs := make(chan int)
+	for w := 0; w < opts.Concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				t := tests[i]
+				tr := &Triplet{ID: t.ID, Test: t.Name}
+				ok := true
+				for _, step := range Steps {
+					msgs := p.Messages(step, t, tr.PropertiesJSON, tr.Question)
+					fp := Fingerprint(model, msgs)
+					mu.Lock()
+					l, have := done[t.ID+"\x00"+step]
+					mu.Unlock()
+					if have && l.Fingerprint == fp {
+						mu.Lock()
+						res.Resumed++
+						if bar != nil {
+							bar.Add(1)
+						}
+						mu.Unlock()
+					} else {
+						lm := make([]llm.Message, len(msgs))
+						for k, m := range msgs {
+							lm[k] = llm.Message{Role: m.Role, Content: m.Content}
+						}
+						comp, err := client.Complete(ctx, lm)
+						mu.Lock()
+						res.Requested++
+						if err != nil {
+							if ctx.Err() == nil {
+								res.Failed++
+								lastErr = fmt.Errorf("%s, step %s: %w", t.ID, step, err)
+							}
+							mu.Unlock()
+							ok = false
+							break
+						}
+						res.Completions++
+						res.PromptTokens += comp.PromptTokens
+						res.CompletionTokens += comp.CompletionTokens
+						l = JournalLine{ID: t.ID, Step: step, Fingerprint: fp, Answer: comp.Content,
+							PromptTokens: comp.PromptTokens, CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
+						if jerr == nil {
+							if jerr = appendLine(jf, l); jerr == nil {
+								done[t.ID+"\x00"+step] = l
+							}
+						}
+						if bar != nil {
+							bar.Add(1)
+						}
+						stop := jerr != nil
+						mu.Unlock()
+						if stop {
+							ok = false
+							break
+						}
+					}
+					switch step {
+					case StepProperties:
+						tr.PropertiesJSON = ParseProperties(l.Answer)
+					case StepQuestion:
+						tr.Question = ParseQuestion(l.Answer)
+					case StepUnitTest:
+						tr.NewUnitTest = ParseCode(l.Answer)
+					case StepReference:
+						tr.Reference = ParseCode(l.Answer)
+					}
+				}
+				if ok {
+					mu.Lock()
+					triplets[i] = tr
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for i := range tests {
+		mu.Lock()
+		stop := jerr != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
+	for _, tr := range triplets {
+		if tr != nil {
+			res.Triplets = append(res.Triplets, *tr)
+		}
+	}
+	res.Wall = time.Since(start)
+	if jerr != nil {
+		return res, fmt.Errorf("synth: journal %s: %w", opts.Journal, jerr)
+	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("synth: stopped with %d of %d tests finished (journal %s; run again to resume): %w", len(res.Triplets), len(tests), opts.Journal, err)
+	}
+	if res.Failed > 0 {
+		return res, fmt.Errorf("synth: %d of %d calls failed (last: %v); run again to ask them again", res.Failed, res.Requested, lastErr)
+	}
+	return res, nil
+}
+
+// openJournal reads (or creates) the journal, returns its finished steps
+// by id NUL step, and the file open for appending. A torn last line (a
+// crash while writing) is dropped; any other bad line is an error naming
+// the line.
+func openJournal(p string, want journalHeader) (map[string]JournalLine, *os.File, error) {
+	done := map[string]JournalLine{}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("synth: journal: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("synth: journal: %w", err)
+	}
+	fail := func(format string, a ...any) (map[string]JournalLine, *os.File, error) {
+		f.Close()
+		return nil, nil, fmt.Errorf("synth: journal %s: "+format, append([]any{p}, a...)...)
+	}
+	if err := lockFile(f); err != nil {
+		return fail("in use by another process (%v): one synthesis per journal", err)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return fail("%v", err)
+	}
+	wantJSON, _ := json.Marshal(want)
+	good := 0
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<28)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		complete := good+len(line) < len(b)
+		if n == 1 {
+			var h journalHeader
+			if err := json.Unmarshal(line, &h); err != nil || !complete || h.Journal == "" {
+				return fail("the first line is not a synthesis journal header")
+			}
+			if h.Journal != JournalVersion {
+				return fail("version %q, want %q", h.Journal, JournalVersion)
+			}
+			if got, _ := json.Marshal(h); !bytes.Equal(got, wantJSON) {
+				return fail("was written for model %q at %q with prompts %v; this run uses model %q at %q with prompts %v: refusing to mix them (use another -journal, or delete it to start over)",
+					h.Model, h.Endpoint, h.Prompts, want.Model, want.Endpoint, want.Prompts)
+			}
+			good += len(line) + 1
+			continue
+		}
+		var l JournalLine
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil || l.ID == "" || l.Step == "" || !complete {
+			if !complete {
+				break
+			}
+			return fail("line %d is not a journal line", n)
+		}
+		done[l.ID+"\x00"+l.Step] = l
+		good += len(line) + 1
+	}
+	if err := sc.Err(); err != nil {
+		return fail("%v", err)
+	}
+	if err := f.Truncate(int64(good)); err == nil {
+		_, err = f.Seek(int64(good), io.SeekStart)
+	}
+	if err == nil && good == 0 {
+		if _, err = f.Write(append(wantJSON, '\n')); err == nil {
+			err = f.Sync()
+		}
+	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	return done, f, nil
+}
+
+func appendLine(f *os.File, l JournalLine) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(l); err != nil {
+		return err
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// WriteTriplets writes the triplets as an indented JSON list (Triplet's
+// fields: upstream's three plus id, test and reference_solution) to path,
+// atomically (temp file and rename).
+func WriteTriplets(path string, ts []Triplet) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if ts == nil {
+		ts = []Triplet{}
+	}
+	if err := enc.Encode(ts); err != nil {
+		return err
+	}
+	return writeAtomic(path, buf.Bytes())
+}
+
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
+}
+
+// Estimate is a dry run's forecast of a synthesis.
+type Estimate struct {
+	// Tests and Calls (len(Steps) per test).
+	Tests, Calls int
+	// Asserts counts the assert statements and assert calls of the tests
+	// (Test.Asserts).
+	Asserts int
+	// PromptTokens counts each call's messages at 4 bytes a token, the
+	// earlier answers they include at their estimated size.
+	// CompletionTokens assumes, per test with a asserts and a unit test
+	// of u tokens: properties JSON 45 + 50a, question 500 + 45a, unit test
+	// 330 + 28a, reference 150 + u/2 tokens. The first three fit MatTools'
+	// 55 original triplets (147 asserts; answers of 9,679, 34,350 and
+	// 22,372 tokens at 4 bytes a token; these constants give 9,825, 34,115
+	// and 22,266); the reference's is a guess (no original has one).
+	PromptTokens, CompletionTokens int64
+}
+
+// EstimateCalls forecasts a Generate over tests with an empty journal.
+func EstimateCalls(tests []Test, p *Prompts) Estimate {
+	e := Estimate{Tests: len(tests), Calls: len(Steps) * len(tests)}
+	for _, t := range tests {
+		a := int64(t.Asserts)
+		e.Asserts += t.Asserts
+		u := int64(len(t.UnitTest)) / 4
+		props, question, unit, ref := 45+50*a, 500+45*a, 330+28*a, 150+u/2
+		e.CompletionTokens += props + question + unit + ref
+		fr := int64(len(t.FileReading)) / 4
+		e.PromptTokens += int64(len(p.Extract))/4 + u
+		e.PromptTokens += int64(len(p.QuestionSystem)+len(p.QuestionUser))/4 + u + props + fr
+		e.PromptTokens += int64(len(p.UnitTest))/4 + props
+		e.PromptTokens += int64(len(p.Reference))/4 + question + props + u + fr
+	}
+	return e
+}
+
+// Cost returns the cost of e in dollars at the given prices per million
+// prompt and completion tokens.
+func (e Estimate) Cost(pricePerMIn, pricePerMOut float64) float64 {
+	return float64(e.PromptTokens)/1e6*pricePerMIn + float64(e.CompletionTokens)/1e6*pricePerMOut
+}

@@ -1,0 +1,158 @@
+package synth_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/synth"
+	"github.com/mattools-leaderboard/leaderboard/synth/synthtest"
+)
+
+func needPython(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(synth.DefaultPython); err != nil {
+		t.Skipf("no %s (scripts/setup.sh installs it): %v", synth.DefaultPython, err)
+	}
+	return synth.DefaultPython
+}
+
+func openSandbox(t *testing.T, dataDirs ...string) sandbox.Sandbox {
+	t.Helper()
+	sb, err := sandbox.Open(context.Background(), "auto", sandbox.Options{Slots: 2, Python: "/opt/mattools-sandbox", DataDirs: dataDirs})
+	if err != nil {
+		if os.Getenv("CI") == "" && errors.Is(err, sandbox.ErrUnavailable) {
+			t.Skipf("no sandbox with the pinned Python environment (scripts/setup.sh): %v", err)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	return sb
+}
+
+// pipelineTests are three defects tests and four pymatgen tests whose
+// data the data root has.
+var pipelineTests = []struct{ dir, id string }{
+	{synth.DefectsTestsDir, "test_core.py::test_vacancy"},
+	{synth.DefectsTestsDir, "test_core.py::test_adsorbate"},
+	{synth.DefectsTestsDir, "test_utils.py::test_group_docs"},
+	{"src/tool_source_code/pymatgen/tests", "core/test_composition.py::TestComposition::test_hill_formula"},
+	{"src/tool_source_code/pymatgen/tests", "symmetry/test_groups.py::TestSpaceGroup::test_attr"},
+	{"src/tool_source_code/pymatgen/tests", "core/test_periodic_table.py::TestElement::test_radii"},
+	// reads tests/files/cif/Li2O.cif through TEST_FILES_DIR
+	{"src/tool_source_code/pymatgen/tests", "analysis/test_energy_models.py::TestEwaldElectrostaticModel::test_get_energy"},
+}
+
+func runPipeline(t *testing.T, root string, tests []synth.Test, set *synthtest.AnswerSet) ([]synth.Triplet, []synth.TaskReview) {
+	t.Helper()
+	srv := llmtest.New(t, llmtest.Options{Responder: set.Respond})
+	c, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "scripted", MaxRetries: llm.NoRetries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := synth.Generate(context.Background(), tests, set.Prompts, c, synth.Options{Journal: filepath.Join(t.TempDir(), "j.jsonl"), Concurrency: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Triplets) != len(tests) || res.Completions != 4*len(tests) {
+		t.Fatalf("generated %+v", res)
+	}
+	sb := openSandbox(t, filepath.Join(root, "src", "tool_source_code"))
+	revs, err := synth.RunChecks(context.Background(), sb, root, synth.DefaultPython, tests, res.Triplets, "scripted", set.Prompts.Files, 5*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range revs {
+		if r.B == nil || r.B.Test.Status != "passed" {
+			t.Errorf("%s: the test itself did not pass: %+v", tests[i].ID, r.B)
+		}
+	}
+	return res.Triplets, revs
+}
+
+// TestPipelineScripted: a scripted model drives split → four calls →
+// checks (a), (b), (c) for three defects tests and three pymatgen tests:
+// every triplet passes; a second answer set with a wrong expected value
+// and a leaking question is caught, each by its named reason.
+func TestPipelineScripted(t *testing.T) {
+	py := needPython(t)
+	root := mattoolstest.DataRoot(t, "to synthesise from real unit tests")
+	p, err := synth.LoadPrompts(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tests []synth.Test
+	for _, pt := range pipelineTests {
+		file, _, _ := strings.Cut(pt.id, "::")
+		files, err := synth.Split(filepath.Join(root, pt.dir), []string{file}, py)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, x := range files[0].Tests {
+			if x.ID == pt.id {
+				tests, found = append(tests, x), true
+			}
+		}
+		if !found {
+			t.Fatalf("no test %s", pt.id)
+		}
+	}
+	ts, revs := runPipeline(t, root, tests, &synthtest.AnswerSet{Prompts: p, Tests: tests})
+	for _, r := range revs {
+		if !r.Passed() {
+			t.Errorf("%s: %q", r.Test, r.Problems)
+		}
+	}
+	// The layout: MatTools' three files, the reference and the review. A
+	// folder that is not a synthesised benchmark is never replaced.
+	other := t.TempDir()
+	if err := synth.WriteLayout(other, synth.Manifest{Name: "scripted"}, tests, ts, revs); err == nil || !strings.Contains(err.Error(), "refusing to replace") {
+		t.Errorf("writing over a folder without benchmark.json: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "bench")
+	if err := synth.WriteLayout(dir, synth.Manifest{Name: "scripted", Version: "0.1", Model: "scripted", Prompts: p.Files}, tests, ts, revs); err != nil {
+		t.Fatal(err)
+	}
+	q := filepath.Join(dir, "src", "question_segments", "scripted", "test_hill_formula")
+	for _, f := range []string{"question.txt", "properties.json", "new_unit_test.py", "reference_solution.py", "review.json"} {
+		if _, err := os.Stat(filepath.Join(q, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(q, "new_unit_test.py")); !strings.HasPrefix(string(b), "def test_hill_formula(properties):") {
+		t.Errorf("new_unit_test.py starts %.60q", b)
+	}
+	var m synth.Manifest
+	if b, err := os.ReadFile(filepath.Join(dir, "benchmark.json")); err != nil || json.Unmarshal(b, &m) != nil || len(m.Questions) != 7 || len(m.Excluded) != 0 {
+		t.Errorf("manifest %+v (%v)", m, err)
+	}
+
+	bts, bad := runPipeline(t, root, tests[:2], &synthtest.AnswerSet{Prompts: p, Tests: tests[:2], WrongValue: true, Leak: true})
+	for _, r := range bad {
+		all := strings.Join(r.Problems, "\n")
+		for _, want := range []string{"property p0 (value \"a wrong value\") maps to no assert of the test", "the reference solution fails property p0", "the question contains `"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("%s: the spoilt answers are not caught by %q:\n%s", r.Test, want, all)
+			}
+		}
+	}
+	if err := synth.WriteLayout(dir, synth.Manifest{Name: "scripted", Version: "0.2"}, tests[:2], bts, bad); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "benchmark.json")); err != nil || json.Unmarshal(b, &m) != nil || len(m.Questions) != 0 || len(m.Excluded) != 2 {
+		t.Errorf("spoilt manifest %+v (%v)", m, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "excluded", "test_vacancy", "review.json")); err != nil {
+		t.Error(err)
+	}
+}
