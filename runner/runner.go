@@ -109,7 +109,7 @@ type Options struct {
 	// never executing it); "" means corpus.DefaultPython.
 	CorpusCache, RetrievalCache, CorpusPython string
 	// LightRAGDir holds LightRAG 1.3.3's prompt texts (graph-rag;
-	// LIGHTRAG_DATA, e.g. ../shared/lightrag); GraphCache graph-rag's
+	// LIGHTRAG_DATA; see docs/graphrag.md); GraphCache graph-rag's
 	// indexes ("" means DefaultGraphCache).
 	LightRAGDir, GraphCache string
 	// Shard, when its Count is above 1, runs only the shard's part of the

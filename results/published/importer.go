@@ -12,7 +12,7 @@
 // QA results come from the cumulative CSVs of qa_benchmark/test_results (§4).
 // Every imported run has provenance "imported" with a citation and scoring
 // protocol "mattools-original". Nothing here depends on which runs a copy
-// holds: an upstream checkout has more than ../shared/mattools.
+// holds: an upstream checkout has more than a copy without its large files.
 package published
 
 import (

@@ -16,7 +16,7 @@ import (
 )
 
 // EnvData names the environment variable from which the runner takes the
-// prompt directory (this project's copy: ../shared/lightrag).
+// prompt directory (LightRAG 1.3.3's prompt texts; see docs/graphrag.md).
 const EnvData = "LIGHTRAG_DATA"
 
 // promptFiles lists the files LoadPrompts reads, one per PROMPTS key of

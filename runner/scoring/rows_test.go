@@ -16,7 +16,7 @@ import (
 )
 
 // TestQuestionSetOfTheDataRoot: the question set of a scored run is the
-// questions whose data files the root holds (on ../shared/mattools 28 of the
+// questions whose data files the root holds (on a copy without the large files, 28 of the
 // 49, with 93 of the 138 properties; on a full checkout "all"). The
 // expectation comes from the committed manifest and os.Stat of each data
 // file, the name from its documented rule (docs/runner.md: "executable-"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the real LightRAG (lightrag-hku 1.3.3) against an OpenAI-compatible server and dump what it built.
 
-The reference side of the Go re-implementation (runner/graphrag; /work/shared/reference/graphrag.md): both
+The reference side of the Go re-implementation (runner/graphrag; docs/graphrag.md): both
 systems are driven by the same fake server (runner/llm/llmtest) and their outputs are compared.
 
 What it does, in order:

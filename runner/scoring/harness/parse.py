@@ -30,7 +30,7 @@ from pymatgen.core import Element  # noqa: E402
 
 
 class ComplexDictParser:
-    """MatTools' parser, as mattools-reference.md §2.4 B specifies it.
+    """MatTools' parser, as docs/mattools.md §2.4 B specifies it.
 
     Two array passes ("array(", then "np.array("), each scanning left to right
     and finding the closing parenthesis by counting, blind to quotes; then two

@@ -8,7 +8,7 @@ loaded with a restricted unpickler that only builds builtin containers,
 numpy arrays and scalars and pymatgen Elements, so a crafted pickle cannot run
 code here.
 
-mattools-v1 (mattools-reference.md §2.4 C–D): MatTools' wrapper loads the
+mattools-v1 (docs/mattools.md §2.4 C–D): MatTools' wrapper loads the
 dict, finds the function (missing -> a message, exit status 1), calls it and
 prints json.dumps(result, default=repr) (exception -> a message with its text,
 exit status 1); the container's log (stdout and stderr together, stripped) is
