@@ -75,6 +75,7 @@ var allowed = map[string][]string{
 	// Submissions by pull request (issue 10): the validator re-executes
 	// submitted code through scoring and the sandbox.
 	// issue 17: both take -shard i/n and merge the shards' outcome journals through runner.
+	"cmd/make-submission":     []string{"results", "results/submission"},
 	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner", "runner/sandbox", "runner/scoring"},
 
 	// LLM-written documentation (issue 12): the generator of sources 3/4's text.
