@@ -26,7 +26,7 @@ fi
 if [ "$(id -u)" -eq 0 ]; then
   scripts/sandbox-env.sh
 elif [ ! -f "${MATTOOLS_SANDBOX_PYTHON:-/opt/mattools-sandbox}/.mattools-lock.sha256" ]; then
-  echo "setup: the sandbox's Python environment is not installed; run 'make sandbox-env' as root" >&2
+  echo "setup: the sandbox's Python environment is not installed; run 'make setup' as root" >&2
 fi
 
 if [ ! -d tools/duckdb/node_modules/@duckdb/node-api ]; then

@@ -397,7 +397,7 @@ func envAnswer(r llmtest.Request) llmtest.Reply {
 func TestScoredRunKeepsTheKeyOutOfTheSandbox(t *testing.T) {
 	python := envOr(os.Getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
 	}
 	root := sandboxReadableRoot(t)
 	srv := llmtest.New(t, llmtest.Options{Responder: envAnswer})
