@@ -1,7 +1,8 @@
 // Command make-submission turns the results files of run-benchmark (one
 // configuration: rounds 1–3 under each scoring protocol it scored) and the
 // author's metadata into a submission folder that validate-submission
-// accepts (SUBMITTING.md, "From a run-benchmark run").
+// accepts (SUBMITTING.md, "From a run-benchmark run to a submission";
+// results/submission.FromRuns).
 //
 //	make-submission -metadata author.toml [-out submissions] RUNS...
 //

@@ -36,7 +36,8 @@ import (
 // totals stay the runner's. The folder is built in a temporary directory
 // under out, checked by Load, and renamed into place only when Load finds no
 // problem (the error then lists them), so out never holds a partial or
-// invalid folder; an existing folder is never replaced.
+// invalid folder; an existing folder is never replaced. The run records of
+// runs are modified (provenance, run id).
 func FromRuns(metaPath string, runs []*results.File, out string, now time.Time) (string, int, error) {
 	m, err := readAuthorMetadata(metaPath)
 	if err != nil {
