@@ -27,15 +27,15 @@ help: ## list the targets
 	@awk -F ':.*## ' 'BEGIN { n = 0; w = 0 } /^[a-zA-Z_-]+:.*## / { name[n] = $$1; text[n] = $$2; n++; if (length($$1) > w) w = length($$1) } \
 	  END { for (i = 0; i < n; i++) printf "  make %-" w "s  %s\n", name[i], text[i] }' $(MAKEFILE_LIST)
 
-setup: ## install what the tests need (scripts/setup.sh)
-	@scripts/setup.sh
+setup: ## install what the tests need (scripts/setup.sh; skips what is there, prints each step's time)
+	@scripts/phase.sh setup scripts/setup.sh
 
 vet: ## go vet ./...
-	$(GO) vet ./...
+	@echo "$(GO) vet ./..."; scripts/phase.sh vet $(GO) vet ./...
 
 test: setup vet ## install what the tests need, vet, run every test; the last line counts the tests skipped for lack of data
 	$(GO) build -o build/bin/testreport ./scripts/testreport
-	@build/bin/testreport -go $(GO) $(PKGS)
+	@scripts/phase.sh -q test build/bin/testreport -go $(GO) $(PKGS)
 
 sandbox-env: ## install the sandbox's pinned Python environment (sandbox-env/requirements.lock; as root)
 	@MATTOOLS_SANDBOX_PYTHON=$(SANDBOX_PYTHON) scripts/sandbox-env.sh

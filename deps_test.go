@@ -84,6 +84,7 @@ var allowed = map[string][]string{
 	// Submissions by pull request: the validator re-executes
 	// submitted code through scoring and the sandbox.
 	// Both take -shard i/n and merge the shards' outcome journals through runner.
+	"cmd/make-submission":     []string{"results", "results/submission"},
 	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "runner/sandbox", "runner/scoring"},
 
 	// LLM-written documentation: the generator of sources 3/4's text.

@@ -44,8 +44,8 @@ func TestDecodeSurvivesMutations(t *testing.T) {
 			if p != nil {
 				t.Fatalf("mutation %d: decode panicked: %v", i, p)
 			}
-		case <-time.After(2 * time.Second):
-			t.Fatalf("mutation %d: decode still running after 2 s", i)
+		case <-time.After(30 * time.Second): // a hang, not a slow machine
+			t.Fatalf("mutation %d: decode still running after 30 s", i)
 		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)

@@ -3,10 +3,12 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
@@ -20,11 +22,14 @@ import (
 )
 
 // loopModel drafts, in order, the functions of drafts (one per
-// generation), echoes them through the format check and critiques.
+// generation), echoes them through the format check and critiques; it
+// keeps the runtime output each critic prompt showed. Asked for a draft
+// beyond drafts, it returns an error (the test fails with it).
 type loopModel struct {
-	mu     sync.Mutex
-	drafts []string
-	n      int
+	mu      sync.Mutex
+	drafts  []string
+	n       int
+	critics []string
 }
 
 func (m *loopModel) CompleteWith(ctx context.Context, msgs []llm.Message, _ llm.CallOptions) (*llm.Completion, error) {
@@ -38,11 +43,15 @@ func (m *loopModel) Complete(_ context.Context, msgs []llm.Message) (*llm.Comple
 	var text string
 	switch {
 	case strings.HasPrefix(msgs[0].Content, "You are an assistant for code generation tasks"):
+		if m.n >= len(m.drafts) {
+			return nil, fmt.Errorf("loopModel: asked for draft %d, but the test scripted %d", m.n+1, len(m.drafts))
+		}
 		text = "<answer><code>```python\n" + m.drafts[m.n] + "\n```</code><name>f</name></answer>"
 		m.n++
 	case strings.Contains(last, "Please check if the generated code"):
 		text = last[strings.LastIndex(last, "<answer>"):]
 	case strings.HasPrefix(last, "You're a critical feedback agent"):
+		m.critics = append(m.critics, last)
 		text = "<think>t</think><feedback>it hangs</feedback><next_rag_retrieval>- a faster way</next_rag_retrieval>"
 	default:
 		text = last[strings.Index(last, "**Content:**\n")+len("**Content:**\n"):]
@@ -51,9 +60,13 @@ func (m *loopModel) Complete(_ context.Context, msgs []llm.Message) (*llm.Comple
 }
 
 // TestLoopExecutionHangsThenGoesOn: the self-reflection loop's first draft
-// hangs in the real sandbox; the time limit stops it, the critic sees the
-// time-out, and the second draft, a complete dict, ends the loop. The loop's
-// executions never see the unit test (it would fail the dict).
+// hangs (a busy loop) in the real sandbox; the 2 s CPU-time limit kills it
+// (SIGXCPU), the critic sees its empty output, and the second draft, a
+// complete dict, ends the loop. The loop's executions never see the unit test
+// (it would fail the dict). The wall-clock limit is only a net, generous
+// enough that no execution reaches it on a loaded machine: what stops the
+// hang is CPU time, which does not grow with the load, so the second draft
+// is never judged by how fast the machine is.
 func TestLoopExecutionHangsThenGoesOn(t *testing.T) {
 	root := mattoolstest.DataRoot(t, "for the prompts")
 	python := os.Getenv("MATTOOLS_SANDBOX_PYTHON")
@@ -75,7 +88,7 @@ func TestLoopExecutionHangsThenGoesOn(t *testing.T) {
 	defer os.RemoveAll(dataDir)
 	os.Chmod(dataDir, 0o755)
 	os.MkdirAll(dataDir+"/src/tool_source_code", 0o755)
-	sc := &scoring.Scorer{Sandbox: sb, Root: dataDir, Limits: sandbox.Limits{Wall: 2e9}}
+	sc := &scoring.Scorer{Sandbox: sb, Root: dataDir, Limits: sandbox.Limits{Wall: 10 * time.Minute, CPU: 2 * time.Second}}
 	prompts, err := systems.ObtainPrompts(context.Background(), root, "", systems.ExtractOptions{CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -101,8 +114,14 @@ func TestLoopExecutionHangsThenGoesOn(t *testing.T) {
 			execs = append(execs, st)
 		}
 	}
-	if len(execs) != 2 || execs[0].StopReason != "" || execs[0].LatencyMS < 2000 || execs[1].StopReason != "complete-dict" ||
-		g.Code != "def f():\n    return {'a': 1}" || g.Calls != 6 {
+	// A process's CPU time never exceeds its wall time, so the killed draft
+	// ran at least its 2 s of CPU; it printed nothing, and that is what the
+	// one critic prompt shows.
+	if len(execs) != 2 || execs[0].StopReason != "" || execs[0].Verdict != string(results.VerdictNotRunnable) || execs[0].LatencyMS < 2000 ||
+		execs[1].StopReason != "complete-dict" || g.Code != "def f():\n    return {'a': 1}" || g.Calls != 6 {
 		t.Errorf("executions %+v, final code %q, %d calls", execs, g.Code, g.Calls)
+	}
+	if len(m.critics) != 1 || !strings.Contains(m.critics[0], "{\n  \"stdout\": \"\",\n  \"stderr\": \"\"\n}") {
+		t.Errorf("critic prompts %q; want one, showing the hang's empty output", m.critics)
 	}
 }

@@ -68,9 +68,9 @@ concurrency = 4
 name = "fake-model"
 base_url = %q
 api_key_env = "FAKE_API_KEY"
-timeout = "1s"
+timeout = "5s"
 price = { input_per_million = 2.5, output_per_million = 10.0 }
-%s`, rounds, baseURL, extra)
+%s`, rounds, baseURL, extra) // 5 s: a loopback answer beats it on a loaded machine; a hang fault waits it out
 }
 
 const testKey = "sk-fake-THIS-MUST-NEVER-BE-WRITTEN-0042"
@@ -208,7 +208,7 @@ func assertNoKey(t *testing.T, dir, logText string) {
 
 // TestFaultInjectionAnswersEveryQuestionExactlyOnce is the fault-injection
 // acceptance check: 20% of requests fail (429 with Retry-After,
-// 500, a hang past the 1 s timeout, malformed JSON); the run completes with
+// 500, a hang past the 5 s timeout, malformed JSON); the run completes with
 // every question answered exactly once, no row lost or duplicated.
 func TestFaultInjectionAnswersEveryQuestionExactlyOnce(t *testing.T) {
 	if testing.Short() {

@@ -62,9 +62,9 @@ name = "sample-20"
 name = "fake-model"
 base_url = %q
 api_key_env = "FAKE_API_KEY"
-timeout = "1s"
+timeout = "5s"
 price = { input_per_million = 2.5, output_per_million = 10.0 }
-`, abs, baseURL)
+`, abs, baseURL) // 5 s: a loopback answer beats it on a loaded machine
 }
 
 // lockScorer is fakeScorer in another sandbox environment.

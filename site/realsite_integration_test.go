@@ -661,6 +661,12 @@ func TestBrowserQuestionPage(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#statement`))); err != nil {
 		t.Fatal(err)
 	}
+	// #statement is visible before the rest of the (large) page is parsed:
+	// wait for the whole document, however long a loaded machine takes
+	// (within the context's 90 s), before counting or clicking its rounds.
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete"`, chromedp.WithPollingTimeout(0))); err != nil {
+		t.Fatal(err)
+	}
 	// Read by script rather than by DOM node ids, which a page still
 	// settling after the navigation can invalidate ("No node with given id"
 	// on a loaded machine).

@@ -87,7 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.backend, "sandbox", "auto", "sandbox backend: auto, local or docker")
 	fs.BoolVar(&c.noCgroup, "sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
 	fs.BoolVar(&c.cold, "cold", false, "run every execution in a fresh interpreter (the reference mode) instead of the sandbox's warm workers")
-	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make sandbox-env)")
+	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make setup)")
 	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
 	fs.DurationVar(&c.timeout, "timeout", sandbox.DefaultLimits.Wall, "wall-clock limit per execution")
 	fs.BoolVar(&c.force, "force", false, "rescore runs whose results files exist")

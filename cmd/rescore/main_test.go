@@ -23,7 +23,7 @@ func TestRescoreJSONLThenParquet(t *testing.T) {
 	root := mattoolstest.DataRoot(t, "to rescore the MatTools runs")
 	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
 	}
 	in := filepath.Join(root, "src", "pure_agent_test", "round1", "gpt-4o-2024-08-06")
 	out1, out2 := t.TempDir(), t.TempDir()
@@ -231,7 +231,7 @@ func TestRescoreKeepsRetrievedContext(t *testing.T) {
 	root := mattoolstest.DataRoot(t, "to rescore a stored run")
 	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
 	}
 	in := filepath.Join(root, "src", "pure_agent_test", "round1", "gpt-4o-2024-08-06")
 	out1, out2 := t.TempDir(), t.TempDir()

@@ -74,7 +74,7 @@ func TestRescorePublishedIsIncremental(t *testing.T) {
 	root := mattoolstest.DataRoot(t, "to re-execute the published runs")
 	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
 	}
 	mini := miniRoot(t, root)
 	store := filepath.Join(t.TempDir(), "reexecuted.json")

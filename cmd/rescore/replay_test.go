@@ -46,7 +46,7 @@ func TestReplayedRunsScoreAsRescore(t *testing.T) {
 	}
 	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
 	}
 	const model = "gpt-4o-2024-08-06"
 	questions := []string{"test_vacancy", "test_pchip_eval", "test_boltzmann"}

@@ -44,7 +44,7 @@ func TestShardedRescoreMergesIntoTheUnshardedOutputs(t *testing.T) {
 	root := mattoolstest.DataRoot(t, "to rescore the MatTools runs")
 	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
 	}
 	var ins []string
 	for _, round := range []string{"round1", "round2"} {
@@ -121,7 +121,7 @@ func TestShardedAllPublishedMergesIntoTheUnshardedStore(t *testing.T) {
 	root := mattoolstest.DataRoot(t, "to re-execute the published runs")
 	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
 	}
 	mini := miniRoot(t, root)
 	args := func(store string, more ...string) []string {

@@ -88,7 +88,7 @@ func openScorer(ctx context.Context, p *plan.Plan, data, backend, python string,
 		Limits: sandbox.Limits{Wall: p.Sandbox.Timeout.Duration}, AllowNoCgroup: noCgroup, Cold: cold})
 	if err != nil {
 		return nil, fmt.Errorf("opening the sandbox to score tool-usage answers: %w\n"+
-			"(install the sandbox with `make sandbox-env` as root, choose a backend with -sandbox, or write the runs unscored with -unscored)", err)
+			"(install the sandbox, bubblewrap and its Python environment, with `make setup` as root, choose a backend with -sandbox, or write the runs unscored with -unscored)", err)
 	}
 	return sc, nil
 }
@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	verbose := fs.Bool("v", false, "log debug details")
 	backend := fs.String("sandbox", "", "sandbox backend for scoring: auto, local or docker (default: the plan's sandbox.backend, auto)")
 	python := fs.String("sandbox-python", envOr(env.getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"),
-		"the sandbox's Python environment (make sandbox-env; default $MATTOOLS_SANDBOX_PYTHON or /opt/mattools-sandbox)")
+		"the sandbox's Python environment (make setup; default $MATTOOLS_SANDBOX_PYTHON or /opt/mattools-sandbox)")
 	noCgroup := fs.Bool("sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
 	cold := fs.Bool("cold", false, "run every execution in a fresh interpreter (the reference mode) instead of the sandbox's warm workers")
 	unscored := fs.Bool("unscored", false, "write tool-usage runs unscored (generated code only; score them later with cmd/rescore)")

@@ -70,8 +70,8 @@ concurrency = 4
 name = "fake-model"
 base_url = %q
 api_key_env = %q
-timeout = "2s"
-`, baseURL, keyVar)), 0o644)
+timeout = "5s"
+`, baseURL, keyVar)), 0o644) // 5 s: a loopback answer beats it on a loaded machine
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func envAnswer(r llmtest.Request) llmtest.Reply {
 func TestScoredRunKeepsTheKeyOutOfTheSandbox(t *testing.T) {
 	python := envOr(os.Getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
 	}
 	root := sandboxReadableRoot(t)
 	srv := llmtest.New(t, llmtest.Options{Responder: envAnswer})

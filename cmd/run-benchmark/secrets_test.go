@@ -25,7 +25,7 @@ import (
 func TestSecretsAbsentEverywhere(t *testing.T) {
 	python := envOr(os.Getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
-		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
 	}
 	const (
 		envSecret   = "ENV-SECRET-d41d8cd98f"

@@ -206,7 +206,7 @@ func run(dataRoot string) (Result, string, error) {
 	python := sandboxPython()
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil {
 		if !ci {
-			return Result{}, fmt.Sprintf("the sandbox's Python environment is not installed (make sandbox-env): %v", err), nil
+			return Result{}, fmt.Sprintf("the sandbox's Python environment is not installed (make setup): %v", err), nil
 		}
 		return Result{}, "", fmt.Errorf("the sandbox's Python environment: %w", err)
 	}
@@ -238,7 +238,7 @@ func run(dataRoot string) (Result, string, error) {
 	sc, err := scoring.Open(ctx, "auto", dataRoot, sandbox.Options{Slots: Slots, Python: python})
 	if err != nil {
 		if !ci && errors.Is(err, sandbox.ErrUnavailable) {
-			return Result{}, fmt.Sprintf("no sandbox with the pinned Python environment (run `make sandbox-env` as root): %v", err), nil
+			return Result{}, fmt.Sprintf("no sandbox with the pinned Python environment (run `make setup` as root): %v", err), nil
 		}
 		return Result{}, "", fmt.Errorf("opening the sandbox: %w", err)
 	}

@@ -26,7 +26,7 @@ func FuzzFindCredential(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		start := time.Now()
 		k := FindCredential(s)
-		if d := time.Since(start); d > 2*time.Second {
+		if d := time.Since(start); d > 10*time.Second { // a blow-up, not a slow machine
 			t.Fatalf("FindCredential took %v for %d bytes", d, len(s))
 		}
 		if k == "" {

@@ -15,7 +15,7 @@ import (
 )
 
 func TestExamplePlansParse(t *testing.T) {
-	for _, name := range []string{"paper.toml", "paper-rag.toml", "paper-advanced.toml", "replay.toml", "qa-sample.toml", "qa-real-sample-balanced.toml", "qa-real-sample-clean.toml"} {
+	for _, name := range []string{"paper.toml", "paper-rag.toml", "paper-advanced.toml", "replay.toml", "qa-sample.toml", "qa-real-sample-balanced.toml", "qa-real-sample-clean.toml", "local-vllm.toml", "local-ollama.toml", "local-llamacpp.toml"} {
 		t.Run(name, func(t *testing.T) {
 			p, err := Load(filepath.Join("..", "..", "plans", name))
 			if err != nil {

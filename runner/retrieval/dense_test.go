@@ -263,10 +263,10 @@ func TestDenseRejectsBadResponsesNamingTheBatch(t *testing.T) {
 }
 
 func TestDenseRetriesTransientFailuresAndTheQueryIsEmbeddedPerSearch(t *testing.T) {
-	srv := llmtest.New(t, llmtest.Options{EmbeddingDims: 16, SlowDelay: 3 * time.Second,
+	srv := llmtest.New(t, llmtest.Options{EmbeddingDims: 16, SlowDelay: time.Minute, // past the timeout by far; the other answers arrive well within it
 		FaultSequence: []llmtest.Fault{llmtest.FaultRateLimit, "", llmtest.FaultServerError, llmtest.FaultSlow}})
 	c := denseCorpus()
-	d, err := NewDense(context.Background(), c, client(t, srv, llm.Config{Timeout: 200 * time.Millisecond}), DenseOptions{Model: "emb", BatchSize: 10})
+	d, err := NewDense(context.Background(), c, client(t, srv, llm.Config{Timeout: 2 * time.Second}), DenseOptions{Model: "emb", BatchSize: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func openLocal(ctx context.Context, o Options) (Sandbox, error) {
 	}
 	bw, err := exec.LookPath("bwrap")
 	if err != nil {
-		return nil, fmt.Errorf("%w: bubblewrap not installed (apt-get install bubblewrap): %v", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: bubblewrap not installed (run `make setup` as root: it installs bubblewrap and the sandbox's Python environment): %v", ErrUnavailable, err)
 	}
 	for _, tool := range []string{"/usr/bin/prlimit", "/usr/bin/setpriv", "/bin/sh"} {
 		if _, err := os.Stat(tool); err != nil {
@@ -90,7 +90,7 @@ func openLocal(ctx context.Context, o Options) (Sandbox, error) {
 	}
 	if o.Python != "" {
 		if err := readableBySandbox(filepath.Join(o.Python, "bin", "python3")); err != nil {
-			return nil, fmt.Errorf("%w: the sandbox's Python environment %s: %v (install it with `make sandbox-env`)", ErrUnavailable, o.Python, err)
+			return nil, fmt.Errorf("%w: the sandbox's Python environment %s: %v (install it with `make setup` as root, which also installs bubblewrap)", ErrUnavailable, o.Python, err)
 		}
 		if err := readableBySandbox(filepath.Join(o.Python, "pyvenv.cfg")); err != nil {
 			return nil, fmt.Errorf("%w: the sandbox's Python environment %s: %v", ErrUnavailable, o.Python, err)

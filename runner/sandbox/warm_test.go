@@ -110,9 +110,13 @@ if __name__ == "__main__":
     for method in ("fork", "spawn"):
         with mp.get_context(method).Pool(1) as p:
             print(method, p.map(sq, range(5)), flush=True)`},
-	{name: "timeout", lim: sandbox.Limits{Wall: 2 * time.Second}, program: `print("spinning", flush=True)
+	// An explicit hang the wall limit kills: it sleeps, so it never finishes
+	// however fast the machine is, and the 8 s leave a loaded machine's cold
+	// start time to print first.
+	{name: "timeout", lim: sandbox.Limits{Wall: 8 * time.Second}, program: `import time
+print("hanging", flush=True)
 while True:
-    pass`},
+    time.sleep(1)`},
 	{name: "tmpfs-sizes", lim: sandbox.Limits{TmpBytes: 8 << 20, WorkBytes: 8 << 20}, program: `for d in ("/tmp", "/app", "/dev/shm"):
     try:
         with open(d + "/big", "wb") as f:
@@ -323,7 +327,7 @@ func TestWarmWorkerSurvivesItsExecutions(t *testing.T) {
 		}
 		return res, time.Since(start)
 	}
-	if res, took := run("import os, signal\nos.kill(0, signal.SIGSTOP)\nprint('resumed')", 2*time.Second); !res.TimedOut || took > 2*time.Second+10*time.Second {
+	if res, took := run("import os, signal\nos.kill(0, signal.SIGSTOP)\nprint('resumed')", 2*time.Second); !res.TimedOut || took > 2*time.Second+30*time.Second {
 		t.Errorf("SIGSTOP to its own group: timed out %v after %v; want a timeout within the limit and the grace period", res.TimedOut, took)
 	}
 	for _, prog := range []string{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
@@ -16,7 +17,10 @@ import (
 // here would fail every dict).
 func TestExecute(t *testing.T) {
 	sb := openSandbox(t)
-	s := &scoring.Scorer{Sandbox: sb, Root: fixtureRoot(t), Limits: sandbox.Limits{Wall: 3e9}}
+	// Only the hang meets the wall limit, and it never finishes: the other
+	// drafts get a wall limit no loaded machine reaches.
+	s := &scoring.Scorer{Sandbox: sb, Root: fixtureRoot(t), Limits: sandbox.Limits{Wall: 5 * time.Minute}}
+	hang := &scoring.Scorer{Sandbox: sb, Root: fixtureRoot(t), Limits: sandbox.Limits{Wall: 3 * time.Second}}
 	q := fixtureQuestion()
 	q.UnitTest = "raise SystemExit('the unit test must not run')"
 	cases := []struct {
@@ -37,7 +41,11 @@ func TestExecute(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ex, err := s.Execute(context.Background(), q, scoring.Submission{Code: c.code, FunctionName: "f"})
+			sc := s
+			if c.timedOut {
+				sc = hang
+			}
+			ex, err := sc.Execute(context.Background(), q, scoring.Submission{Code: c.code, FunctionName: "f"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,10 +62,13 @@ func TestExecute(t *testing.T) {
 // that also prints a noise mattools-v1's parser takes quadratic time over
 // ("array(" without a closing parenthesis, many thousand times) makes the
 // shared parse reach the time limit: v1 is not-runnable with cause timeout,
-// and strict, which parses the returned value on its own, is correct.
+// and strict, which parses the returned value on its own, is correct. The
+// 20 s wall limit separates the two by far on a loaded machine: the function,
+// the strict parse and the verification take 1–3 s, the quadratic parse of
+// the 1 MiB kept more than 3 minutes of CPU time.
 func TestNoisyStdoutDoesNotSinkStrict(t *testing.T) {
 	sb := openSandbox(t)
-	s := &scoring.Scorer{Sandbox: sb, Root: fixtureRoot(t), Limits: sandbox.Limits{Wall: 4e9}}
+	s := &scoring.Scorer{Sandbox: sb, Root: fixtureRoot(t), Limits: sandbox.Limits{Wall: 20 * time.Second}}
 	code := `def f():
     from pymatgen.core.periodic_table import Element
     print("array(" * 9_000_000)  # 54 MB, of which the sandbox keeps 1 MiB

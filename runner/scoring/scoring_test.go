@@ -29,7 +29,7 @@ func openSandbox(t testing.TB, dataDirs ...string) sandbox.Sandbox {
 	sb, err := sandbox.Open(context.Background(), "auto", sandbox.Options{Slots: 2, Python: sandboxPython(), DataDirs: dataDirs})
 	if err != nil {
 		if os.Getenv("CI") == "" && errors.Is(err, sandbox.ErrUnavailable) {
-			t.Skipf("no sandbox with the pinned Python environment (run `make sandbox-env` as root): %v", err)
+			t.Skipf("no sandbox with the pinned Python environment (run `make setup` as root): %v", err)
 		}
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func FuzzExtractCode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, response string) {
 		start := time.Now()
 		code, name, ok := ExtractCode(response)
-		if d := time.Since(start); d > 2*time.Second {
+		if d := time.Since(start); d > 10*time.Second { // a blow-up, not a slow machine
 			t.Fatalf("ExtractCode took %v for %d bytes", d, len(response))
 		}
 		if !ok {

@@ -224,7 +224,7 @@ func runExtract(ctx context.Context, pythons []string, files map[string][]byte) 
 		}
 	}
 	if python == "" {
-		return nil, fmt.Errorf("prompt extraction needs a Python 3 interpreter: none of %s found (install the sandbox with `make sandbox-env`, or python3)", strings.Join(pythons, ", "))
+		return nil, fmt.Errorf("prompt extraction needs a Python 3 interpreter: none of %s found (install the sandbox with `make setup` as root, or python3)", strings.Join(pythons, ", "))
 	}
 	req := struct {
 		Files map[string]string `json:"files"`

@@ -24,7 +24,7 @@ func sandboxPython(t *testing.T) string {
 	}
 	py := filepath.Join(root, "bin", "python")
 	if _, err := os.Stat(py); err != nil {
-		msg := "no sandbox Python environment at " + root + " (make sandbox-env; MATTOOLS_SANDBOX_PYTHON names another): " + err.Error()
+		msg := "no sandbox Python environment at " + root + " (make setup; MATTOOLS_SANDBOX_PYTHON names another): " + err.Error()
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg)
 		}

@@ -30,7 +30,7 @@ func main() {
 		return llmtest.Reply{Content: *qaAnswer, PromptTokens: 150, CompletionTokens: 5}
 	}})
 	defer srv.Close()
-	fmt.Println(srv.URL + "/v1")
+	fmt.Println(srv.URL) // llmtest.Server.URL is the base URL, /v1 included
 	os.Stdout.Sync()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
