@@ -126,7 +126,8 @@ func htmlFiles(t *testing.T, dir string) []string {
 }
 
 // TestFixtureSiteHasReleasesAndLatest: /v1.0/ and /v1.1/ exist, /latest/
-// equals the newest (v1.1) byte for byte, and the root lists both (issue 3).
+// equals the newest (v1.1) byte for byte, the release list (releases/)
+// lists both (issue 3) and the root shows v1.1's headline (issue 34).
 func TestFixtureSiteHasReleasesAndLatest(t *testing.T) {
 	fx := builtFixture(t)
 	if fx.report.Latest != "v1.1" || strings.Join(fx.report.Editions, ",") != "v1.1,v1.0" {
@@ -153,8 +154,16 @@ func TestFixtureSiteHasReleasesAndLatest(t *testing.T) {
 	if len(htmlFiles(t, latest)) != len(htmlFiles(t, newest)) {
 		t.Error("latest has other pages than v1.1")
 	}
+	list := readFile(t, filepath.Join(fx.dir, "releases", "index.html"))
+	for _, want := range []string{`href="../v1.0/"`, `href="../v1.1/"`, `href="../latest/"`, "2026-12-01", "1111111111111111111111111111111111111111"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("release list lacks %q", want)
+		}
+	}
+	// The root shows the newest release's headline tables, linking into
+	// latest/, and links the release list.
 	root := readFile(t, filepath.Join(fx.dir, "index.html"))
-	for _, want := range []string{`href="v1.0/"`, `href="v1.1/"`, `href="latest/"`, "2026-12-01", "1111111111111111111111111111111111111111"} {
+	for _, want := range []string{`href="releases/"`, `href="latest/"`, `<table class="sortable ranked"`, `href="latest/models/`, "v1.1", "2026-12-15"} {
 		if !strings.Contains(root, want) {
 			t.Errorf("root page lacks %q", want)
 		}

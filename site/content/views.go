@@ -15,7 +15,8 @@ import (
 )
 
 // StdConvention is stated on every page that shows a "±".
-const StdConvention = "± is the population standard deviation (divisor n) over rounds, as in the MatTools paper's error bars; n is the number of rounds averaged."
+const StdConvention = "± is the population standard deviation (divisor n) over rounds, as in the MatTools paper's error bars. " +
+	"A value's tooltip gives n (the number of rounds averaged), its 95 % Student t interval and each round; the CSV downloads have them too."
 
 type views struct {
 	e         *Edition
