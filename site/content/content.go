@@ -218,6 +218,9 @@ type writer struct {
 	e    *Edition
 	ev   editionView
 	err  error
+	// sizes maps each static file written (rel, as static's) to its size in
+	// bytes, for the downloads page.
+	sizes map[string]int
 }
 
 // rootFor returns the relative URL from a page at rel (inside the edition,
@@ -274,6 +277,24 @@ func (w *writer) static(rel string, data []byte) {
 		return
 	}
 	w.err = writeFile(filepath.Join(w.dirs.Static, w.e.Path, filepath.FromSlash(rel)), data)
+	if w.sizes == nil {
+		w.sizes = map[string]int{}
+	}
+	w.sizes[rel] = len(data)
+}
+
+// byteSize writes a file size in decimal units as a download list shows
+// it: "812 B", "34.1 kB", "2.3 MB".
+func byteSize(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
 }
 
 // Write writes every page and static file of the edition e into dirs. The
