@@ -209,3 +209,30 @@ func TestBrowserFixturePagesFitTheViewport(t *testing.T) {
 	}
 	t.Logf("%d page types fit 400 and 1366 px; at 1366 the first table shows %q in a %g px box; at 400 in view: %q", n, texts, at1366.ClientWidth, shown400)
 }
+
+// TestBrowserRealPagesFitTheViewport (issue 34): on the site built from the
+// published MatTools results (MATTOOLS_DATA) no page type scrolls sideways
+// at 400 × 800 or 1366 × 900, and at 1366 the root's first table (all 49
+// questions, 29 rows and more) needs no horizontal scrolling.
+func TestBrowserRealPagesFitTheViewport(t *testing.T) {
+	rs := builtReal(t)
+	ctx, base, stop := layoutBrowser(t, rs.dir)
+	defer stop()
+	n := checkPagesFit(t, ctx, base, rs.dir, filepath.Join(filepath.Dir(rs.dir), "work"))
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1366, 900), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("table.ranked"))); err != nil {
+		t.Fatal(err)
+	}
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[inView](columnsInView))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range v.Heads {
+		if !h.InView {
+			t.Errorf("at 1366 px the first table's column %q is not in view", h.Text)
+		}
+	}
+	if len(v.Heads) != 7 || v.ScrollWidth > v.ClientWidth {
+		t.Errorf("at 1366 px the first table shows %d columns in a box %g px wide that scrolls to %g px; want 7 and no scrolling", len(v.Heads), v.ClientWidth, v.ScrollWidth)
+	}
+	t.Logf("%d page types fit 400 and 1366 px; the first table's %d columns fit its %g px box", n, len(v.Heads), v.ClientWidth)
+}
