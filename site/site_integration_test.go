@@ -15,6 +15,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/content"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -166,6 +167,17 @@ func TestFixtureSiteHasReleasesAndLatest(t *testing.T) {
 	for _, want := range []string{`href="releases/"`, `href="latest/"`, `<table class="sortable ranked"`, `href="latest/models/`, "v1.1", "2026-12-15"} {
 		if !strings.Contains(root, want) {
 			t.Errorf("root page lacks %q", want)
+		}
+	}
+	// An icon for every page: each links assets/favicon.svg (its link is
+	// checked by TestFixtureLinksResolve), and /favicon.ico answers pages
+	// of older releases, which link none.
+	if ico, err := os.ReadFile(filepath.Join(fx.dir, "favicon.ico")); err != nil || !bytes.Equal(ico, content.FaviconICO()) {
+		t.Errorf("favicon.ico at the root: %v (%d bytes, want content.FaviconICO())", err, len(ico))
+	}
+	for _, rel := range htmlFiles(t, fx.dir) {
+		if !regexp.MustCompile(`<link rel="icon" href="[./]*assets/favicon.svg" type="image/svg\+xml">`).MatchString(readFile(t, filepath.Join(fx.dir, rel))) {
+			t.Errorf("%s links no favicon", rel)
 		}
 	}
 	v10 := readFile(t, filepath.Join(fx.dir, "v1.0", "index.html"))

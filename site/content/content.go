@@ -122,8 +122,9 @@ type Root struct {
 // tables, Root.Home, linking into its pages), the release list
 // (releases/: every release, newest first, with a link to /latest/ and to
 // the preview) and releases.js, which every edition's version switcher reads
-// to list releases newer than itself. The root is not part of any release
-// and changes with each new one; it writes no file into an edition.
+// to list releases newer than itself, and favicon.ico (FaviconICO). The
+// root is not part of any release and changes with each new one; it writes
+// no file into an edition.
 func WriteRoot(dirs Dirs, r Root) error {
 	releases := r.Releases
 	if releases == nil {
@@ -172,6 +173,9 @@ func WriteRoot(dirs Dirs, r Root) error {
 	}
 	js := "// Generated: every edition of the leaderboard, newest release first (read by assets/switcher.js).\n" +
 		"window.MATTOOLS_RELEASES = " + strings.TrimSpace(buf.String()) + ";\n"
+	if err := writeFile(filepath.Join(dirs.Static, "favicon.ico"), FaviconICO()); err != nil {
+		return err
+	}
 	return writeFile(filepath.Join(dirs.Static, "releases.js"), []byte(js))
 }
 
