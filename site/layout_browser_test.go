@@ -125,6 +125,7 @@ const columnsInView = `(() => {
 	const extra = Array.from(tab.tHead.rows[0].cells).filter(th => th.classList.contains("extra"));
 	return {heads: heads, scrollWidth: box.scrollWidth, clientWidth: box.clientWidth,
 		extra: extra.length, extraShown: extra.filter(th => th.getBoundingClientRect().width > 0).length,
+		details: tab.querySelectorAll("td .detail").length, detailsShown: Array.from(tab.querySelectorAll("td .detail")).filter(d => d.offsetHeight > 0).length,
 		toggle: !!tab.closest("section").querySelector("input.show-extra")};
 })()`
 
@@ -137,7 +138,10 @@ type inView struct {
 	ClientWidth float64 `json:"clientWidth"`
 	Extra       int     `json:"extra"`
 	ExtraShown  int     `json:"extraShown"`
-	Toggle      bool    `json:"toggle"`
+	// Details are the cells' interval-and-n lines (span.detail).
+	Details      int  `json:"details"`
+	DetailsShown int  `json:"detailsShown"`
+	Toggle       bool `json:"toggle"`
 }
 
 // TestBrowserFixturePagesFitTheViewport (issue 34): on the fixture site no
@@ -145,7 +149,8 @@ type inView struct {
 // scrolls sideways at 400 × 800 or 1366 × 900; at 1366 the root's first
 // table shows rank, model, system, retrieval source, the headline task
 // success and runnable rates and provenance without scrolling, the other
-// protocols' columns hidden until their checkbox is ticked; at 400 the
+// protocols' columns and each value's interval and n hidden until the
+// table's checkbox is ticked; at 400 the
 // model and the headline task success rate are in view.
 func TestBrowserFixturePagesFitTheViewport(t *testing.T) {
 	fx := builtFixture(t)
@@ -183,8 +188,9 @@ func TestBrowserFixturePagesFitTheViewport(t *testing.T) {
 	if at1366.ScrollWidth > at1366.ClientWidth {
 		t.Errorf("at 1366 px the first table scrolls: %g px in a %g px box", at1366.ScrollWidth, at1366.ClientWidth)
 	}
-	if !at1366.Toggle || at1366.Extra != 2 || at1366.ExtraShown != 0 {
-		t.Errorf("first table: toggle %v, %d other-protocol columns, %d shown; want a toggle and the 2 mattools-v1 columns hidden", at1366.Toggle, at1366.Extra, at1366.ExtraShown)
+	if !at1366.Toggle || at1366.Extra != 2 || at1366.ExtraShown != 0 || at1366.Details == 0 || at1366.DetailsShown != 0 {
+		t.Errorf("first table: toggle %v, %d other-protocol columns, %d shown, %d interval lines, %d shown; want a toggle, the 2 mattools-v1 columns and every interval line hidden",
+			at1366.Toggle, at1366.Extra, at1366.ExtraShown, at1366.Details, at1366.DetailsShown)
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("section.ranked-table label.show-extra"))); err != nil {
 		t.Fatal(err)
@@ -193,8 +199,9 @@ func TestBrowserFixturePagesFitTheViewport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if toggled.ExtraShown != toggled.Extra {
-		t.Errorf("after a click on the toggle %d of the %d other-protocol columns are shown", toggled.ExtraShown, toggled.Extra)
+	if toggled.ExtraShown != toggled.Extra || toggled.DetailsShown != toggled.Details {
+		t.Errorf("after a click on the toggle %d of the %d other-protocol columns and %d of the %d interval lines are shown",
+			toggled.ExtraShown, toggled.Extra, toggled.DetailsShown, toggled.Details)
 	}
 
 	at400 := open(400, 800)
