@@ -48,6 +48,47 @@ func TestFixtureDownloadsListEveryTableAndTheFormatVersion(t *testing.T) {
 	}
 }
 
+var downloadRE = regexp.MustCompile(`<li><a href="\.\./([^"]+)">[^<]*</a> — [^<]*?\(([0-9.]+) (B|kB|MB|GB)\)</li>`)
+
+// TestFixtureDownloadsShowSizes (issue 34): every download the downloads
+// page lists (results files, table CSVs, ranked tables, figures and their
+// data) shows its size, and the size read back is the file's size in the
+// built site to the digit shown.
+func TestFixtureDownloadsShowSizes(t *testing.T) {
+	fx := builtFixture(t)
+	ed := filepath.Join(fx.dir, "v1.1")
+	page := readFile(t, filepath.Join(ed, "downloads", "index.html"))
+	items := strings.Count(page, "<li><a href=")
+	ms := downloadRE.FindAllStringSubmatch(page, -1)
+	if len(ms) != items || items < 20 {
+		t.Fatalf("downloads page: %d list items, %d with a size; want every one with a size (and the fixture's 20 or more)", items, len(ms))
+	}
+	unit := map[string]float64{"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}
+	kinds := map[string]bool{}
+	for _, m := range ms {
+		fi, err := os.Stat(filepath.Join(ed, filepath.FromSlash(m[1])))
+		if err != nil {
+			t.Errorf("download %s: %v", m[1], err)
+			continue
+		}
+		var shown float64
+		fmt.Sscan(m[2], &shown)
+		half := 0.5 // the last digit shown: a unit for bytes, a tenth above
+		if m[3] != "B" {
+			half = 0.05
+		}
+		if got := float64(fi.Size()) / unit[m[3]]; got < shown-half || got > shown+half {
+			t.Errorf("download %s shows %s %s; the file has %d bytes", m[1], m[2], m[3], fi.Size())
+		}
+		kinds[filepath.Ext(m[1])] = true
+	}
+	for _, ext := range []string{".parquet", ".csv", ".svg"} {
+		if !kinds[ext] {
+			t.Errorf("no %s download with a size among %d", ext, len(ms))
+		}
+	}
+}
+
 // TestFixtureProvenanceShowsBadges: every "Provenance" column and row of
 // every page (QA table, model, system and configuration pages, the
 // configuration pages' rounds) shows the badge the boards use ("as

@@ -293,15 +293,48 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	// The root page shows the headline tables of the newest release (its
+	// pages are copied to /latest/), or of the preview when there is no
+	// release, computed by the running code from the same runs.
+	dataHint := ""
+	if len(files) == 0 {
+		dataHint = o.DataHint
+	}
+	root := content.Root{Releases: links, Preview: needPreview(o.Releases, files), DataHint: dataHint}
+	if len(o.Releases) > 0 {
+		root.Latest = o.Releases[len(o.Releases)-1].Version
+	}
+	var home *content.Edition
+	if len(editions) > 0 && len(editions[0].Files) > 0 {
+		home = editions[0] // newest release first, else the preview
+		root.HomePath = LatestPath
+		if !home.Frozen {
+			root.HomePath = PreviewPath
+		}
+	}
 	for _, e := range editions {
 		if _, ok := fromCommit[e.Path]; ok {
 			rep.Editions = append(rep.Editions, e.Path)
+			if e == home { // its pages come from its own commit; the root's tables from the running code
+				e.Leaderboard, e.Catalog = aggregate.BuildRows(e.Files, rows, o.Catalog), o.Catalog
+				root.Home = e
+				if err := content.WriteRoot(dirs, root); err != nil {
+					return nil, err
+				}
+				e.Leaderboard = nil
+			}
 			continue
 		}
 		lb := aggregate.BuildRows(e.Files, rows, o.Catalog)
 		e.Leaderboard = lb
 		e.Catalog = o.Catalog
 		e.Figures = plots.All(lb, paper)
+		if e == home {
+			root.Home = e
+			if err := content.WriteRoot(dirs, root); err != nil {
+				return nil, err
+			}
+		}
 		if err := content.Write(dirs, e); err != nil {
 			return nil, fmt.Errorf("edition %s: %w", e.Path, err)
 		}
@@ -317,15 +350,11 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			words.Count(len(e.Figures), "figure", "figures"))
 		e.Leaderboard, e.Figures = nil, nil // written: the next edition's need not share memory with them
 	}
-	if len(o.Releases) > 0 {
-		rep.Latest = o.Releases[len(o.Releases)-1].Version
-	}
-	dataHint := ""
-	if len(files) == 0 {
-		dataHint = o.DataHint
-	}
-	if err := content.WriteRoot(dirs, links, rep.Latest, needPreview(o.Releases, files), dataHint); err != nil {
-		return nil, err
+	rep.Latest = root.Latest
+	if home == nil {
+		if err := content.WriteRoot(dirs, root); err != nil {
+			return nil, err
+		}
 	}
 	if err := copyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, "assets")); err != nil {
 		return nil, err

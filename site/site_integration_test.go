@@ -14,6 +14,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/content"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -124,7 +125,8 @@ func htmlFiles(t *testing.T, dir string) []string {
 }
 
 // TestFixtureSiteHasReleasesAndLatest: /v1.0/ and /v1.1/ exist, /latest/
-// equals the newest (v1.1) byte for byte, and the root lists both.
+// equals the newest (v1.1) byte for byte, the release list (releases/)
+// lists both and the root shows v1.1's headline.
 func TestFixtureSiteHasReleasesAndLatest(t *testing.T) {
 	fx := builtFixture(t)
 	if fx.report.Latest != "v1.1" || strings.Join(fx.report.Editions, ",") != "v1.1,v1.0" {
@@ -151,10 +153,29 @@ func TestFixtureSiteHasReleasesAndLatest(t *testing.T) {
 	if len(htmlFiles(t, latest)) != len(htmlFiles(t, newest)) {
 		t.Error("latest has other pages than v1.1")
 	}
+	list := readFile(t, filepath.Join(fx.dir, "releases", "index.html"))
+	for _, want := range []string{`href="../v1.0/"`, `href="../v1.1/"`, `href="../latest/"`, "2026-12-01", "1111111111111111111111111111111111111111"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("release list lacks %q", want)
+		}
+	}
+	// The root shows the newest release's headline tables, linking into
+	// latest/, and links the release list.
 	root := readFile(t, filepath.Join(fx.dir, "index.html"))
-	for _, want := range []string{`href="v1.0/"`, `href="v1.1/"`, `href="latest/"`, "2026-12-01", "1111111111111111111111111111111111111111"} {
+	for _, want := range []string{`href="releases/"`, `href="latest/"`, `<table class="sortable ranked"`, `href="latest/models/`, "v1.1", "2026-12-15"} {
 		if !strings.Contains(root, want) {
 			t.Errorf("root page lacks %q", want)
+		}
+	}
+	// An icon for every page: each links assets/favicon.svg (its link is
+	// checked by TestFixtureLinksResolve), and /favicon.ico answers pages
+	// of older releases, which link none.
+	if ico, err := os.ReadFile(filepath.Join(fx.dir, "favicon.ico")); err != nil || !bytes.Equal(ico, content.FaviconICO()) {
+		t.Errorf("favicon.ico at the root: %v (%d bytes, want content.FaviconICO())", err, len(ico))
+	}
+	for _, rel := range htmlFiles(t, fx.dir) {
+		if !regexp.MustCompile(`<link rel="icon" href="[./]*assets/favicon.svg" type="image/svg\+xml">`).MatchString(readFile(t, filepath.Join(fx.dir, rel))) {
+			t.Errorf("%s links no favicon", rel)
 		}
 	}
 	v10 := readFile(t, filepath.Join(fx.dir, "v1.0", "index.html"))

@@ -101,21 +101,71 @@ type Link struct {
 	Title   string `json:"title,omitempty"`
 }
 
-// WriteRoot writes the site's root page (the list of releases, newest
-// first, with a link to /latest/ and to the preview) and releases.js, which
-// every edition's version switcher reads to list releases newer than itself.
-// The root is not part of any release and changes with each new one.
-func WriteRoot(dirs Dirs, releases []Link, latest string, preview bool, dataHint string) error {
+// Root is what the site's root page shows: the headline tables of the
+// newest edition (Home: the newest release, or the preview when there is no
+// release), linking into its pages at HomePath ("latest" or "preview"), and
+// the release list, which is on its own page (releases/).
+type Root struct {
+	// Releases are every release, newest first.
+	Releases []Link
+	// Latest is the version /latest/ copies ("" when there is no release).
+	Latest string
+	// Preview: a preview edition is built (it has a link).
+	Preview bool
+	// DataHint says how to get the data when there are no runs.
+	DataHint string
+	// Home is the edition whose headline tables the root shows, with its
+	// Leaderboard built; nil shows none. HomePath is the URL path of its
+	// pages, which the tables' links point into.
+	Home     *Edition
+	HomePath string
+}
+
+// WriteRoot writes the site's root page (the newest edition's headline
+// tables, Root.Home, linking into its pages), the release list
+// (releases/: every release, newest first, with a link to /latest/ and to
+// the preview) and releases.js, which every edition's version switcher reads
+// to list releases newer than itself, and favicon.ico (FaviconICO). The
+// root is not part of any release and changes with each new one; it writes
+// no file into an edition.
+func WriteRoot(dirs Dirs, r Root) error {
+	releases := r.Releases
 	if releases == nil {
 		releases = []Link{}
 	}
-	err := writeJSONPage(filepath.Join(dirs.Content, "_index.md"), page{Title: "MatTools leaderboard", URL: "/", Layout: "home",
-		Params: map[string]any{"releases": releases, "latest": latest, "preview": preview, "data_hint": dataHint}})
+	params := map[string]any{"releases": releases, "latest": r.Latest, "preview": r.Preview, "data_hint": r.DataHint,
+		"headline": []*rankedView{}, "std": StdConvention, "runnable_note": RunnableNote, "paper_url": PaperURL, "upstream_url": UpstreamURL}
+	if e := r.Home; e != nil && e.Leaderboard != nil {
+		if e.Catalog == nil {
+			e.Catalog = aggregate.DefaultCatalog()
+		}
+		v := newViews(e)
+		headline := []*rankedView{}
+		for _, t := range v.lb.Headline {
+			tv := v.ranked(t, v.lb.Headline)
+			if n := len(tv.Rows); n > ListRows { // the edition's own home page writes the pages of every row (boundRanked)
+				tv = sliceRanked(tv, 0, ListRows)
+				tv.Cut = newCut(ListRows, n, ListRows, "the top", "rows (the table's filters apply to the rows shown)", "tables/"+tv.ID, tv.CSV)
+			}
+			headline = append(headline, tv)
+		}
+		params["headline"] = headline
+		params["root"] = r.HomePath + "/" // the tables' links; the page's own assets are the site root's ("assets")
+		params["assets"] = "./"
+		params["home"] = map[string]any{"path": r.HomePath, "version": e.Version, "date": e.Date, "frozen": e.Frozen,
+			"runs": len(e.Files), "configs": len(e.Leaderboard.Configurations)}
+	}
+	err := writeJSONPage(filepath.Join(dirs.Content, "_index.md"), page{Title: "MatTools leaderboard", URL: "/", Layout: "home", Params: params})
+	if err != nil {
+		return err
+	}
+	err = writeJSONPage(filepath.Join(dirs.Content, "releases.md"), page{Title: "Releases", URL: "/releases/", Layout: "releases",
+		Params: map[string]any{"releases": releases, "latest": r.Latest, "preview": r.Preview, "data_hint": r.DataHint, "root": "../"}})
 	if err != nil {
 		return err
 	}
 	all := append([]Link(nil), releases...)
-	if preview {
+	if r.Preview {
 		all = append(all, Link{Version: "preview", Path: "preview"})
 	}
 	var buf bytes.Buffer
@@ -126,6 +176,9 @@ func WriteRoot(dirs Dirs, releases []Link, latest string, preview bool, dataHint
 	}
 	js := "// Generated: every edition of the leaderboard, newest release first (read by assets/switcher.js).\n" +
 		"window.MATTOOLS_RELEASES = " + strings.TrimSpace(buf.String()) + ";\n"
+	if err := writeFile(filepath.Join(dirs.Static, "favicon.ico"), FaviconICO()); err != nil {
+		return err
+	}
 	return writeFile(filepath.Join(dirs.Static, "releases.js"), []byte(js))
 }
 
@@ -166,6 +219,9 @@ type writer struct {
 	e    *Edition
 	ev   editionView
 	err  error
+	// sizes maps each static file written (rel, as static's) to its size in
+	// bytes, for the downloads page.
+	sizes map[string]int
 }
 
 // rootFor returns the relative URL from a page at rel (inside the edition,
@@ -222,6 +278,24 @@ func (w *writer) static(rel string, data []byte) {
 		return
 	}
 	w.err = writeFile(filepath.Join(w.dirs.Static, w.e.Path, filepath.FromSlash(rel)), data)
+	if w.sizes == nil {
+		w.sizes = map[string]int{}
+	}
+	w.sizes[rel] = len(data)
+}
+
+// byteSize writes a file size in decimal units as a download list shows
+// it: "812 B", "34.1 kB", "2.3 MB".
+func byteSize(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
 }
 
 // Write writes every page and static file of the edition e into dirs. The

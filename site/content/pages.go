@@ -617,6 +617,7 @@ func (w *writer) writeDownloads(v *views) {
 		Name  string `json:"name"`
 		Href  string `json:"href"`
 		About string `json:"about"`
+		Size  string `json:"size"` // byteSize of the file, "" when unknown
 	}
 	var runs, tables, figures []dl
 	for _, c := range v.lb.Configurations {
@@ -632,7 +633,7 @@ func (w *writer) writeDownloads(v *views) {
 			}
 			w.static("downloads/runs/"+r.ID()+results.Extension, data)
 			runs = append(runs, dl{Name: r.ID() + results.Extension, Href: "downloads/runs/" + r.ID() + results.Extension,
-				About: c.Key.String() + fmt.Sprintf(" round %d", r.Round())})
+				About: c.Key.String() + fmt.Sprintf(" round %d", r.Round()), Size: byteSize(len(data))})
 		}
 	}
 	for _, b := range aggregate.Boards {
@@ -656,8 +657,12 @@ func (w *writer) writeDownloads(v *views) {
 			if len(protos) > 1 {
 				scoring = "scoring protocols " + strings.Join(protos, ", ") + " side by side"
 			}
+			n, ok := w.sizes[rankedCSVPath(t)]
+			if !ok { // the home page's, written after this page
+				n = len(RankedCSV(t))
+			}
 			ranked = append(ranked, dl{Name: path.Base(rankedCSVPath(t)), Href: rankedCSVPath(t),
-				About: fmt.Sprintf("%s: benchmark version %s, question set %s, %s", where, t.BenchmarkVersion, t.QuestionSet, scoring)})
+				About: fmt.Sprintf("%s: benchmark version %s, question set %s, %s", where, t.BenchmarkVersion, t.QuestionSet, scoring), Size: byteSize(n)})
 		}
 	}
 	addRanked("Home page (every tool-usage system)", v.lb.Headline)
@@ -678,6 +683,13 @@ func (w *writer) writeDownloads(v *views) {
 	for _, m := range v.systemMatrices {
 		matrices = append(matrices, dl{Name: path.Base(m.Href), Href: m.Href, About: "per-question verdicts of every " + m.Text + " configuration (one line per question and configuration)"})
 	}
+	for _, list := range [][]dl{tables, figures, matrices} { // written by the pages before this one
+		for i := range list {
+			if n, ok := w.sizes[list[i].Href]; ok {
+				list[i].Size = byteSize(n)
+			}
+		}
+	}
 	runs, runsCut := boundList(w, runs, RunsPerPage, "downloads/results", "Results files",
 		fmt.Sprintf("Every results file of this edition, %d to a page, in the order of the configurations.", RunsPerPage), "dllist.html",
 		"the first", "results files", "", linkView{Text: "Back to the downloads", Href: "downloads/"},
@@ -685,7 +697,8 @@ func (w *writer) writeDownloads(v *views) {
 	data := map[string]any{"runs": runs, "tables": tables, "ranked": ranked, "figures": figures, "matrices": matrices,
 		"table_columns": strings.Join(TableCSVHeader, ", "), "ranked_columns": strings.Join(RankedCSVHeader, ", "),
 		"format_version": results.FormatVersion,
-		"paper_csv":      "downloads/paper-only-values.csv", "paper_mark": paperonly.Mark}
+		"paper_csv":      "downloads/paper-only-values.csv", "paper_mark": paperonly.Mark,
+		"paper_size": byteSize(w.sizes["downloads/paper-only-values.csv"])}
 	if runsCut != nil {
 		data["runs_cut"] = runsCut
 	}

@@ -43,7 +43,10 @@ type rankedColumnView struct {
 	Metric   string `json:"metric"`
 	Protocol string `json:"protocol"`
 	Headline bool   `json:"headline"`
-	Help     string `json:"help"`
+	// Extra: a column of another protocol than the headline's, hidden
+	// until the reader asks for the other protocols (layouts/_partials/ranked.html).
+	Extra bool   `json:"extra"`
+	Help  string `json:"help"`
 }
 
 type rankedRowView struct {
@@ -94,16 +97,19 @@ type rankedView struct {
 	// (advanced-systems tables; "" elsewhere).
 	References string             `json:"references,omitempty"`
 	Columns    []rankedColumnView `json:"columns"`
-	NCols      int                `json:"ncols"`
-	ShowSystem bool               `json:"show_system"`
-	ShowSource bool               `json:"show_source"`
-	Rows       []*rankedRowView   `json:"rows"`
-	CSV        string             `json:"csv"`
-	Parts      []linkView         `json:"parts"` // per-protocol CSV downloads
-	Figures    []*figureView      `json:"figures"`
-	Footnotes  []*paperCell       `json:"footnotes"`
-	Shared     []string           `json:"shared"`
-	Twice      []twiceNote        `json:"twice"` // rows that appear twice, numbered
+	// Extra names the other protocols' columns (Columns' Extra), "" when
+	// the table has only the headline protocol's.
+	Extra      string           `json:"extra"`
+	NCols      int              `json:"ncols"`
+	ShowSystem bool             `json:"show_system"`
+	ShowSource bool             `json:"show_source"`
+	Rows       []*rankedRowView `json:"rows"`
+	CSV        string           `json:"csv"`
+	Parts      []linkView       `json:"parts"` // per-protocol CSV downloads
+	Figures    []*figureView    `json:"figures"`
+	Footnotes  []*paperCell     `json:"footnotes"`
+	Shared     []string         `json:"shared"`
+	Twice      []twiceNote      `json:"twice"` // rows that appear twice, numbered
 	// Cut says which rows the page leaves out (boundRanked); nil when none.
 	Cut *cutView `json:"cut,omitempty"`
 }
@@ -223,15 +229,20 @@ func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *
 	if tv.Shared == nil {
 		tv.Shared = []string{}
 	}
-	var protos []string
+	var protos, extra []string
 	for _, c := range t.Columns {
+		other := c.Protocol != t.HeadlineProtocol
 		tv.Columns = append(tv.Columns, rankedColumnView{Title: c.Title(), Metric: string(c.Metric), Protocol: c.Protocol,
-			Headline: c.Protocol == t.HeadlineProtocol && c.Metric == aggregate.TaskSuccessRate, Help: metricHelp(c)})
-		if len(protos) == 0 || protos[len(protos)-1] != aggregate.ProtocolTitle(c.Protocol) {
-			protos = append(protos, aggregate.ProtocolTitle(c.Protocol))
+			Headline: !other && c.Metric == aggregate.TaskSuccessRate, Extra: other, Help: metricHelp(c)})
+		if p := aggregate.ProtocolTitle(c.Protocol); len(protos) == 0 || protos[len(protos)-1] != p {
+			protos = append(protos, p)
+			if other {
+				extra = append(extra, p)
+			}
 		}
 	}
-	tv.Caption = fmt.Sprintf("Benchmark version %s · question set %s (%s, %s) · scoring protocols side by side: %s",
+	tv.Extra = strings.Join(extra, ", ")
+	tv.Caption = fmt.Sprintf("Benchmark version %s · question set %s (%s, %s) · scoring protocols: %s",
 		t.BenchmarkVersion, t.QuestionSet, count(t.Questions, "question", "questions"), count(t.Properties, "property", "properties"), strings.Join(protos, ", "))
 	tv.NCols = 3 + len(tv.Columns)
 	for _, show := range []bool{tv.ShowSystem, tv.ShowSource} {

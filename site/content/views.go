@@ -15,7 +15,9 @@ import (
 )
 
 // StdConvention is stated on every page that shows a "±".
-const StdConvention = "± is the population standard deviation (divisor n) over rounds, as in the MatTools paper's error bars; n is the number of rounds averaged."
+const StdConvention = "± is the population standard deviation (divisor n) over rounds, as in the MatTools paper's error bars. " +
+	"A value's tooltip gives n (the number of rounds averaged), its 95 % Student t interval and each round; a ranked table's checkbox shows n and " +
+	"the interval under each value, and the CSV downloads have them too."
 
 type views struct {
 	e         *Edition
