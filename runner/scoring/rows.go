@@ -69,7 +69,8 @@ func Restrict(b *datasets.Benchmark, ids []string) error {
 
 // FillRow writes s's outcome under protocol p into row: verdict and cause;
 // for a scored question also runnable, properties passed, the failed
-// properties, the error (the function's exception for a question that is not
+// properties and the per-property outcomes (Outcome.Properties, each
+// message capped at ExcerptBytes; format v3), the error (the function's exception for a question that is not
 // runnable, then the check's errors or the crash text), the excerpts of what
 // the function printed, the check's output and the sandbox time. A
 // data-missing question gets only its verdict (runnable and properties
@@ -88,6 +89,14 @@ func (s *Scored) FillRow(row *results.QuestionRow, p string) {
 	rn, pp := o.Runnable, int32(o.PropertiesPassed)
 	row.Runnable, row.PropertiesPassed = &rn, &pp
 	row.FailedProperties = append([]string(nil), o.FailedProperties...)
+	row.PropertyOutcomes = nil
+	for _, po := range o.Properties {
+		if len(po.Message) > ExcerptBytes {
+			po.Message = po.Message[:ExcerptBytes]
+		}
+		po.Message = strings.ToValidUTF8(po.Message, "\uFFFD")
+		row.PropertyOutcomes = append(row.PropertyOutcomes, po)
+	}
 	detail := o.Detail
 	if len(o.Errors) > 0 {
 		detail = strings.Join(o.Errors, "\n")

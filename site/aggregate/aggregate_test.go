@@ -1,6 +1,7 @@
 package aggregate_test
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -182,18 +183,28 @@ func TestCatalogCoversQAModelsInTable1Order(t *testing.T) {
 }
 
 // TestV1FilesRender: the committed format-v1 files (results/testdata/v1)
-// still read and give one configuration each, with the values of their totals.
+// and the format-v2 file (results/testdata/v2, without per-property
+// outcomes) still read and give one configuration each, with the values of
+// their totals.
 func TestV1FilesRender(t *testing.T) {
-	files, err := results.ReadDir("../../results/testdata/v1")
+	for _, c := range []struct {
+		version, files int
+	}{{1, 2}, {2, 1}} {
+		t.Run(fmt.Sprintf("v%d", c.version), func(t *testing.T) { testOldFilesRender(t, c.version, c.files) })
+	}
+}
+
+func testOldFilesRender(t *testing.T, version, n int) {
+	files, err := results.ReadDir(fmt.Sprintf("../../results/testdata/v%d", version))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 2 {
-		t.Fatalf("%d v1 files, want 2", len(files))
+	if len(files) != n {
+		t.Fatalf("%d v%d files, want %d", len(files), version, n)
 	}
 	lb := aggregate.Build(files, aggregate.DefaultCatalog())
-	if len(lb.Configurations) != 2 {
-		t.Fatalf("%d configurations, want 2", len(lb.Configurations))
+	if len(lb.Configurations) != n {
+		t.Fatalf("%d configurations, want %d", len(lb.Configurations), n)
 	}
 	for _, f := range files {
 		var c *aggregate.Configuration
@@ -202,8 +213,8 @@ func TestV1FilesRender(t *testing.T) {
 				c = x
 			}
 		}
-		if c == nil || f.Run.FormatVersion != 1 {
-			t.Fatalf("%s: no configuration, or not a v1 file", f.Path)
+		if c == nil || f.Run.FormatVersion != version {
+			t.Fatalf("%s: no configuration, or not a v%d file", f.Path, version)
 		}
 		if c.Key.SystemParams != "" || c.Key.Configuration != f.Run.Configuration() {
 			t.Errorf("%s: key %+v", f.Path, c.Key)
