@@ -140,6 +140,10 @@ type Scored struct {
 	// verify); TotalDuration adds the scorer's own work.
 	ExecDuration  time.Duration
 	TotalDuration time.Duration
+	// RunCPU is the CPU time of the function's run (its processes, user and
+	// system), and ExecCPU of all executions; 0 when the sandbox does not
+	// measure it (sandbox.Result CPU).
+	RunCPU, ExecCPU time.Duration
 }
 
 // Outcome returns the outcome under protocol p.
@@ -231,6 +235,7 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 	}
 	out.Stdout, out.Stderr, out.StdoutDropped, out.StderrDropped = run.Stdout, run.Stderr, run.StdoutDropped, run.StderrDropped
 	out.RunDuration, out.ExecDuration = run.Duration, run.Duration
+	out.RunCPU, out.ExecCPU = run.CPU, run.CPU
 	if runCause != "" && st.Status != "" {
 		out.RunError = st.Type + ": " + st.Message
 	}
@@ -252,6 +257,7 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 		return nil, fmt.Errorf("question %s: parsing the output: %w", q.ID, err)
 	}
 	out.ExecDuration += pr.Duration
+	out.ExecCPU += pr.CPU
 	var ps struct{ V1, Strict parsed }
 	if err := json.Unmarshal(pr.Side, &ps); err != nil {
 		// The shared parse gave no answer (typically mattools-v1's parse of a
@@ -272,6 +278,7 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 				return nil, fmt.Errorf("question %s: parsing the returned value: %w", q.ID, err)
 			}
 			out.ExecDuration += sr.Duration
+			out.ExecCPU += sr.CPU
 			var alone struct{ Strict parsed }
 			if json.Unmarshal(sr.Side, &alone) == nil && alone.Strict.Status != "" {
 				ps.Strict = alone.Strict
@@ -308,6 +315,7 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 		return nil, fmt.Errorf("question %s: verifying: %w", q.ID, err)
 	}
 	out.ExecDuration += vr.Duration
+	out.ExecCPU += vr.CPU
 	var v verified
 	vErr := json.Unmarshal(vr.Side, &v)
 	crash := func(p, cause, detail string, runnable bool) Outcome {
