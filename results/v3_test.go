@@ -176,3 +176,31 @@ func TestStreamWriterChecksPropertyOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRuns: the audit's systems go with provenance kind audit and only
+// with it, from format v3, as tool-usage runs of model none.
+func TestAuditRuns(t *testing.T) {
+	audit := func(edit func(r *Run)) error {
+		f := outcomesFile()
+		f.Run.System, f.Run.Model, f.Run.Provenance = SystemReferenceSolution, ModelNone, Provenance{Kind: ProvenanceAudit}
+		edit(&f.Run)
+		f.Run.RunID = MakeRunID(&f.Run)
+		return Validate(f)
+	}
+	if err := audit(func(r *Run) {}); err != nil {
+		t.Errorf("an audit run: %v", err)
+	}
+	for _, c := range []struct {
+		edit func(r *Run)
+		want string
+	}{
+		{func(r *Run) { r.Provenance.Kind = ProvenanceRunner }, `metadata: system: is "reference-solution" with provenance kind "runner"`},
+		{func(r *Run) { r.System = SystemSingleLLM }, `metadata: system: is "single-llm" with provenance kind "audit"`},
+		{func(r *Run) { r.Model = "gpt-4o" }, `metadata: system: an audit run is a tool-usage run with retrieval source 0 and model "none"`},
+		{func(r *Run) { r.FormatVersion = 2 }, "metadata: provenance.kind: audit runs exist from format version 3; this file is version 2"},
+	} {
+		if err := audit(c.edit); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate = %v\nwant %s", err, c.want)
+		}
+	}
+}

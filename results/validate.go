@@ -102,6 +102,13 @@ func validateRecord(r *Run) []error {
 		}
 	}
 	errs = append(errs, validateProvenance(r)...)
+	if audit := r.Provenance.Kind == ProvenanceAudit; audit != r.System.IsAudit() {
+		add(metaErr("system", "is %q with provenance kind %q; the audit's systems (%s) go with provenance kind %q and only with it", r.System, r.Provenance.Kind, joinSystems(AuditSystems), ProvenanceAudit))
+	} else if audit && r.FormatVersion < 3 {
+		add(metaErr("provenance.kind", "audit runs exist from format version 3; this file is version %d", r.FormatVersion))
+	} else if audit && (r.Benchmark != BenchmarkToolUsage || r.RetrievalSource != 0 || r.Model != ModelNone) {
+		add(metaErr("system", "an audit run is a tool-usage run with retrieval source 0 and model %q", ModelNone))
+	}
 	errs = append(errs, validateSystemParams(r)...)
 	if r.Round < 0 {
 		add(metaErr("round", "is %d; want ≥ 0", r.Round))
@@ -540,6 +547,14 @@ func validateQuestionText(row int, q *QuestionRow) []error {
 		}
 	}
 	return errs
+}
+
+func joinSystems(ss []System) string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, string(s))
+	}
+	return strings.Join(out, ", ")
 }
 
 // checkPropertyOutcomes checks a row's per-property outcomes (format v3):

@@ -45,8 +45,10 @@ package scoring
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -502,4 +504,17 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// HarnessSHA256 returns the SHA-256 (hex) of the embedded harnesses
+// (harness/*.py, in name order, each name and content): what a cache of
+// scored outcomes must be keyed on besides the code and the environment.
+func HarnessSHA256() string {
+	h := sha256.New()
+	entries, _ := harness.ReadDir("harness")
+	for _, e := range entries {
+		fmt.Fprintf(h, "%s\n%d\n", e.Name(), len(harnessFile(e.Name())))
+		h.Write(harnessFile(e.Name()))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
