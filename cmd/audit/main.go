@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
 	// Generous limits: the audit measures how long a correct solution takes.
 	fs.DurationVar(&c.wall, "timeout", 20*time.Minute, "wall-clock limit per execution (generous: the audit measures the references' times)")
-	fs.DurationVar(&c.cpu, "cpu", 0, "CPU-time limit per process (0: none)")
+	fs.DurationVar(&c.cpu, "cpu", 20*time.Minute, "CPU-time limit per process (generous, as -timeout)")
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to audit (default: all 49)")
 	fs.BoolVar(&c.force, "force", false, "execute every item again instead of reading the cache")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar")
@@ -187,7 +187,7 @@ type Report struct {
 // ReportLimits are the limits the audit's executions ran under.
 type ReportLimits struct {
 	WallSeconds float64 `json:"wall_seconds"`
-	CPUSeconds  float64 `json:"cpu_seconds"` // 0: none
+	CPUSeconds  float64 `json:"cpu_seconds"` // per process
 }
 
 // Timing is one reference's run: wall and CPU time of the function's
@@ -626,18 +626,22 @@ func printReport(w io.Writer, rep *Report, diagnoses map[string]string) {
 		}
 	}
 	if s := rep.Slowest; s != nil {
-		fmt.Fprintf(w, "\nslowest reference: %s, %.1f s wall, %.1f s CPU (limits: wall %.0f s, CPU %s)\n", s.Question, s.WallSeconds, s.CPUSeconds,
-			rep.Limits.WallSeconds, cpuLimit(rep.Limits.CPUSeconds))
+		fmt.Fprintf(w, "\nslowest reference: %s, %.1f s wall, %.1f s CPU (the audit's limits: wall %.0f s, CPU %.0f s per process)\n", s.Question, s.WallSeconds, s.CPUSeconds,
+			rep.Limits.WallSeconds, rep.Limits.CPUSeconds)
+		def := scoring.DefaultLimits
+		fmt.Fprintf(w, "default limits of tool-usage scoring: CPU %s per process, wall %s per execution", def.CPU, def.Wall)
+		if s.CPUSeconds > 0 {
+			fmt.Fprintf(w, " (%.1f times the slowest reference's CPU time)", def.CPU.Seconds()/s.CPUSeconds)
+		}
+		fmt.Fprintln(w)
+		for _, q := range rep.Questions {
+			if t := q.Timing; t != nil && t.CPUSeconds > def.CPU.Seconds()/3 {
+				fmt.Fprintf(w, "  %s: %.1f s of CPU time, more than a third of the default limit\n", q.ID, t.CPUSeconds)
+			}
+		}
 	}
 	fmt.Fprintln(w)
 	for _, t := range rep.Totals {
 		fmt.Fprintf(w, "reference: %d of %d properties passed under %s (%d of %d questions executed)\n", t.Passed, t.Properties, t.Protocol, t.Executed, t.Questions)
 	}
-}
-
-func cpuLimit(s float64) string {
-	if s == 0 {
-		return "none"
-	}
-	return fmt.Sprintf("%.0f s", s)
 }

@@ -171,13 +171,18 @@ func Tally(rows []results.QuestionRow, qs results.QuestionSet) (results.Totals, 
 	return results.Tally(rows, qs)
 }
 
-// Warnings returns the warnings every scored run records: the wall-clock
-// limit per execution (MatTools had none) and, when questions were left out
+// Warnings returns the warnings every scored run records: the CPU-time
+// limit per process (when the sandbox records one) and the wall-clock limit
+// per execution (MatTools had neither) and, when questions were left out
 // because their data files are absent (missing, from Tally), how many, which,
 // and that the run must not be compared with full-set runs.
 func Warnings(sb *results.Sandbox, b *datasets.Benchmark, qs results.QuestionSet, missing []string) []string {
 	w := []string{fmt.Sprintf("wall-clock limit %s per execution (MatTools had none); resource limits in environment.sandbox",
 		time.Duration(sb.TimeoutSeconds*float64(time.Second)))}
+	if cpu := sb.Limits["cpu"]; cpu != "" {
+		w[0] = fmt.Sprintf("CPU-time limit %s per process and wall-clock limit %s per execution (MatTools had none); resource limits in environment.sandbox",
+			cpu, time.Duration(sb.TimeoutSeconds*float64(time.Second)))
+	}
 	if len(missing) > 0 {
 		w = append(w, fmt.Sprintf("scored on %d of %d questions (%d of %d properties): data files absent for %d questions (%s); never compare with full-set runs",
 			qs.Questions, len(b.Questions), qs.Properties, b.Properties(), len(missing), strings.Join(missing, ", ")))
