@@ -204,7 +204,7 @@ type Sandbox struct {
 	// Backend is "auto" (the default: local, else docker, else an error;
 	// never unsandboxed), "local" (bubblewrap) or "docker".
 	Backend string `toml:"backend"`
-	// Timeout is the wall-clock limit of each execution; default 600s,
+	// Timeout is the wall-clock limit of each execution; default 1200s,
 	// a safety net beside the CPU-time limit of tool-usage scoring
 	// (scoring.DefaultLimits, docs/benchmark-audit.md; MatTools had none).
 	Timeout Duration `toml:"timeout"`
@@ -217,7 +217,7 @@ var SandboxBackends = []string{"auto", "local", "docker"}
 
 // DefaultSandboxTimeout is the default wall-clock limit of one execution:
 // scoring.DefaultLimits' (runner tests check that they agree).
-const DefaultSandboxTimeout = 600 * time.Second
+const DefaultSandboxTimeout = 1200 * time.Second
 
 // QA is one QA question set.
 type QA struct {
