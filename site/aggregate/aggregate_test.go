@@ -273,3 +273,33 @@ func TestSystemParamsSplitRows(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRunsAreNeverRanked: the benchmark audit's runs (provenance
+// audit: the reference solution and the trivial baselines) give no
+// configuration, so no table ranks them among the systems under test.
+func TestAuditRunsAreNeverRanked(t *testing.T) {
+	runs := sitetest.Runs()
+	var audit *results.File
+	for _, f := range runs {
+		if f.Run.Provenance.Kind == results.ProvenanceRunner {
+			g := *f
+			g.Run.System, g.Run.Model, g.Run.Provenance = results.SystemReferenceSolution, results.ModelNone, results.Provenance{Kind: results.ProvenanceAudit}
+			g.Run.RunID = results.MakeRunID(&g.Run)
+			audit = &g
+			break
+		}
+	}
+	if err := results.Validate(audit); err != nil {
+		t.Fatal(err)
+	}
+	want := len(aggregate.Build(runs, aggregate.DefaultCatalog()).Configurations)
+	lb := aggregate.Build(append(runs, audit), aggregate.DefaultCatalog())
+	if len(lb.Configurations) != want {
+		t.Errorf("%d configurations with an audit run, %d without", len(lb.Configurations), want)
+	}
+	for _, c := range lb.Configurations {
+		if c.Key.System.IsAudit() {
+			t.Errorf("configuration %s is an audit run's", c.Key)
+		}
+	}
+}
