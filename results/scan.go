@@ -232,7 +232,8 @@ func (sh *sharedStrings) share(v reflect.Value) {
 type Summary struct {
 	// File holds the run record and, for tool usage, one QuestionRow per
 	// row with only the summary columns set (identity, question,
-	// property count, outcome, verdict and cause, tokens, latency); its
+	// property count, outcome, verdict and cause, tokens, latency, and the
+	// per-property outcomes of format v3, checked against the outcome); its
 	// texts, retrieved context and trace are empty: ReadDetails reads them.
 	// QA files keep no rows (QAItems is nil): their counts were checked
 	// against the totals and dropped.

@@ -579,7 +579,7 @@ func printReport(w io.Writer, rep *Report, diagnoses map[string]string) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\ncontrols: properties passed by the None, wrong-type and True controls (each must be 0)\n")
-	fmt.Fprintf(w, "\nstatic probe flags (%d):\n", len(rep.Flags))
+	fmt.Fprintf(w, "\nflags of the static probe and the controls (%d):\n", len(rep.Flags))
 	for _, f := range rep.Flags {
 		prop := f.Property
 		if prop == "" {
