@@ -54,9 +54,11 @@ rescore-published: sandbox-env ## re-execute every published answer into results
 # question, and the static probe of all 49 verifications; it prints the per-question table, the probe's flags and
 # the diagnoses, and writes build/audit (audit.json, results files of the reference and the trivial baselines).
 # Cached in build/audit/.cache: a rerun executes only what changed. Heavy (minutes); not part of make test.
+# AUDIT_FLAGS: more flags of cmd/audit, e.g. -reference DIR -diagnoses FILE or -questions a,b.
+AUDIT_FLAGS ?=
 audit: sandbox-env ## the benchmark audit: reference solutions, negative controls, static probe of every verification (build/audit; heavy)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make audit: MATTOOLS_DATA is not set" >&2; exit 1; fi
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/audit -python $(SANDBOX_PYTHON) -out build/audit
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/audit -python $(SANDBOX_PYTHON) -out build/audit $(AUDIT_FLAGS)
 
 # compare-verdicts re-executes the generated code of every published tool-usage run (both protocols) into
 # build/verdicts/$(MODE).json, from scratch, in the sandbox's warm workers (MODE=warm, the default) or with a
