@@ -204,3 +204,33 @@ func TestAuditRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestTallyPropertiesFromStoredRows: a set defined by properties is scored
+// from the rows' per-property outcomes; a question whose row has none is an
+// error naming it.
+func TestTallyPropertiesFromStoredRows(t *testing.T) {
+	rows := outcomesFile().Questions
+	set := PropertySet{"q_a": {"a1", "a3"}, "q_b": {"b", "a"}, "q_c": {"c"}}
+	if q, p := set.Size(); q != 3 || p != 5 {
+		t.Errorf("size %d questions, %d properties", q, p)
+	}
+	// q_a: a1, a3 passed; q_b: a passed, b failed; q_c: c failed.
+	if passed, total, err := TallyProperties(rows, set); err != nil || passed != 3 || total != 5 {
+		t.Errorf("TallyProperties = %d of %d, %v; want 3 of 5", passed, total, err)
+	}
+	for _, c := range []struct {
+		set  PropertySet
+		edit func(rows []QuestionRow)
+		want string
+	}{
+		{PropertySet{"q_x": {"x"}}, func([]QuestionRow) {}, "question q_x: no row"},
+		{PropertySet{"q_a": {"zz"}}, func([]QuestionRow) {}, `question q_a: the row has no outcome for property "zz"`},
+		{PropertySet{"q_b": {"a"}}, func(r []QuestionRow) { r[1].PropertyOutcomes = nil }, "question q_b: the row (verdict partial) has no per-property outcomes"},
+	} {
+		rows := outcomesFile().Questions
+		c.edit(rows)
+		if _, _, err := TallyProperties(rows, c.set); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("TallyProperties = %v, want %s", err, c.want)
+		}
+	}
+}

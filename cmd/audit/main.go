@@ -182,6 +182,14 @@ type Report struct {
 	// Slowest is the reference that took the most CPU time (wall time when
 	// CPU time was not measured).
 	Slowest *Timing `json:"slowest,omitempty"`
+	// Verified is the verified question set: the properties the reference
+	// passes under mattools-v1-strict whose diagnosis is not "expected
+	// value wrong", by question (questions whose data files are present).
+	Verified results.PropertySet `json:"verified_properties"`
+	// VerifiedScores are the audit's own results files scored on Verified
+	// from their stored per-property outcomes (results.TallyProperties), by
+	// system, under mattools-v1-strict.
+	VerifiedScores map[string][2]int `json:"verified_scores"`
 }
 
 // ReportLimits are the limits the audit's executions ran under.
@@ -371,9 +379,13 @@ func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	for _, p := range scoring.Protocols {
 		rep.Totals = append(rep.Totals, *totals[p])
 	}
+	rep.Verified = verifiedSet(rep.Questions, diagnoses)
 
 	written, err := writeResults(c.out, bench, audited, refs, byQuestion, env, c.reference)
 	if err != nil {
+		return err
+	}
+	if rep.VerifiedScores, err = scoreVerified(written, rep.Verified); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(rep, "", "  ")
@@ -389,6 +401,45 @@ func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "audit: wrote %s\n", filepath.Join(c.out, "audit.json"))
 	printReport(stdout, rep, diagnoses)
 	return nil
+}
+
+// verifiedSet is the verified question set of the executed questions: the
+// properties the reference passes under mattools-v1-strict, less those
+// whose diagnosis is "expected value wrong".
+func verifiedSet(qs []*QuestionReport, diagnoses map[string]string) results.PropertySet {
+	set := results.PropertySet{}
+	for _, q := range qs {
+		if q.Outcomes == nil {
+			continue
+		}
+		for _, po := range q.Outcomes[results.ProtocolMatToolsV1Strict].Properties {
+			if po.Passed && !strings.EqualFold(diagnoses[q.ID+"/"+po.Property], "expected value wrong") {
+				set[q.ID] = append(set[q.ID], po.Property)
+			}
+		}
+	}
+	return set
+}
+
+// scoreVerified scores the strict results files among paths on set from
+// their stored rows: system → [passed, properties].
+func scoreVerified(paths []string, set results.PropertySet) (map[string][2]int, error) {
+	out := map[string][2]int{}
+	for _, path := range paths {
+		f, err := results.Read(path)
+		if err != nil {
+			return nil, err
+		}
+		if f.Run.ScoringProtocol != results.ProtocolMatToolsV1Strict {
+			continue
+		}
+		passed, total, err := results.TallyProperties(f.Questions, set)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out[string(f.Run.System)] = [2]int{passed, total}
+	}
+	return out, nil
 }
 
 func contains(list []string, s string) bool {
@@ -638,6 +689,14 @@ func printReport(w io.Writer, rep *Report, diagnoses map[string]string) {
 			if t := q.Timing; t != nil && t.CPUSeconds > def.CPU.Seconds()/3 {
 				fmt.Fprintf(w, "  %s: %.1f s of CPU time, more than a third of the default limit\n", q.ID, t.CPUSeconds)
 			}
+		}
+	}
+	vq, vp := rep.Verified.Size()
+	fmt.Fprintf(w, "\nverified question set: %d properties of %d questions (the reference passes them under %s; no diagnosis says expected value wrong)\n",
+		vp, vq, results.ProtocolMatToolsV1Strict)
+	for _, sys := range results.AuditSystems {
+		if s, ok := rep.VerifiedScores[string(sys)]; ok {
+			fmt.Fprintf(w, "  %s: %d of %d, scored from its stored per-property outcomes\n", sys, s[0], s[1])
 		}
 	}
 	fmt.Fprintln(w)
