@@ -242,7 +242,8 @@ type Total struct {
 }
 
 // Flag is a check of a question's verification that misbehaves: a
-// property that its own expected value fails ("never-passes"), that passes
+// property that its own expected value fails ("never-passes"; when the
+// reference passes it nonetheless, "expected-fails"), that passes
 // a probe or control that must fail ("passes-wrong", "passes-zero",
 // "passes-none", "passes-wrong-type", "passes-true"), or a probe the
 // verification could not score property by property ("unscorable").
@@ -501,8 +502,20 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 		}
 	}
 	if scorable {
+		refPassed := map[string]bool{}
+		if o := qr.Outcomes[results.ProtocolMatToolsV1Strict]; o != nil {
+			for _, po := range o.Properties {
+				refPassed[po.Property] = po.Passed
+			}
+		}
 		for _, po := range its[kindExpected].scored.Strict.Properties {
-			if !expectedPassed[po.Property] {
+			switch {
+			case expectedPassed[po.Property]:
+			case refPassed[po.Property]:
+				// Passable (the reference passes it), but not with the value
+				// the benchmark states.
+				flag(po.Property, "expected-fails", "its own expected value fails, as written and as parsed, but the reference passes it: "+firstLine(expectedMsg[po.Property]))
+			default:
 				flag(po.Property, "never-passes", "its own expected value fails, as written and as parsed: "+firstLine(expectedMsg[po.Property]))
 			}
 		}
