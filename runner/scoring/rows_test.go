@@ -12,6 +12,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -135,4 +136,13 @@ func rowText(r results.QuestionRow) string {
 	}
 	return fmt.Sprintf("%s %s %s out=%d %s err=%d %s v=%s failed=%q", r.Verdict, r.VerdictCause, s(r.ErrorExcerpt), len(*r.StdoutExcerpt),
 		fmt.Sprint(*r.StdoutDroppedBytes), len(*r.StderrExcerpt), fmt.Sprint(*r.StderrDroppedBytes), s(r.VerificationOutput), r.FailedProperties)
+}
+
+// TestDefaultLimitsAgree: the plan's default wall-clock limit is tool-usage
+// scoring's, and the CPU-time limit, which decides verdicts, is below the
+// wall-clock limit, the safety net.
+func TestDefaultLimitsAgree(t *testing.T) {
+	if plan.DefaultSandboxTimeout != scoring.DefaultLimits.Wall || scoring.DefaultLimits.CPU <= 0 || scoring.DefaultLimits.CPU >= scoring.DefaultLimits.Wall {
+		t.Errorf("plan.DefaultSandboxTimeout %v, scoring.DefaultLimits %+v", plan.DefaultSandboxTimeout, scoring.DefaultLimits)
+	}
 }
