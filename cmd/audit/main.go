@@ -81,6 +81,7 @@ type config struct {
 	wall, cpu                                        time.Duration
 	only                                             []string
 	force, quiet, noCgroup, cold                     bool
+	publish                                          string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -92,6 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.reference, "reference", DefaultReference, "folder of the reference solutions, one <question>.py each")
 	fs.StringVar(&c.diagnoses, "diagnoses", "benchmarks/mattools-tool-usage/diagnoses.csv", "the diagnoses of the properties the reference fails (question,property,category,evidence); absent: none")
 	fs.StringVar(&c.out, "out", "build/audit", "output folder: audit.json, results/, .cache/")
+	fs.StringVar(&c.publish, "publish", "", "also copy the results files into this folder, replacing the results files there (the committed copy the site reads: benchmarks/mattools-tool-usage/audit)")
 	fs.StringVar(&c.backend, "sandbox", "auto", "sandbox backend: auto, local or docker")
 	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make sandbox-env)")
 	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
@@ -385,6 +387,12 @@ func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	written, err := writeResults(c.out, bench, audited, refs, byQuestion, env, c.reference)
 	if err != nil {
 		return err
+	}
+	if c.publish != "" {
+		if err := publishResults(written, c.publish); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "audit: copied %d results files into %s\n", len(written), c.publish)
 	}
 	if rep.VerifiedScores, err = scoreVerified(written, rep.Verified); err != nil {
 		return err

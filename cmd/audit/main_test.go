@@ -41,8 +41,13 @@ func TestAuditThreeQuestions(t *testing.T) {
 	write("test_defect_band_raises.py", "def my_answer():\n    return {}\n")
 	diag := filepath.Join(ref, "diagnoses.csv")
 	write("diagnoses.csv", "question,property,category,evidence\n")
+	// -publish replaces the results files of the folder it copies into.
+	pub := filepath.Join(t.TempDir(), "published")
+	os.MkdirAll(pub, 0o755)
+	os.WriteFile(filepath.Join(pub, "stale"+results.Extension), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(pub, "README.md"), []byte("kept"), 0o644)
 	args := []string{"-quiet", "-slots", "2", "-python", python, "-data", root, "-reference", ref, "-diagnoses", diag, "-out", out,
-		"-questions", "test_pchip_eval,test_vacancy,test_defect_band_raises"}
+		"-questions", "test_pchip_eval,test_vacancy,test_defect_band_raises", "-publish", pub}
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -91,6 +96,15 @@ func TestAuditThreeQuestions(t *testing.T) {
 	files, err := results.ReadDir(filepath.Join(out, "results"))
 	if err != nil || len(files) != 6 {
 		t.Fatalf("%d results files (%v); want 3 systems × 2 protocols", len(files), err)
+	}
+	published, _ := filepath.Glob(filepath.Join(pub, "*"))
+	if len(published) != 7 {
+		t.Errorf("-publish folder holds %v; want the 6 results files and README.md", published)
+	}
+	for _, f := range files {
+		if a, b := readOrEmpty(f.Path), readOrEmpty(filepath.Join(pub, filepath.Base(f.Path))); a == "" || a != b {
+			t.Errorf("-publish: %s not copied as written", filepath.Base(f.Path))
+		}
 	}
 	for _, f := range files {
 		if f.Run.Provenance.Kind != results.ProvenanceAudit || f.Run.QuestionSet.Questions != 2 || f.Run.QuestionSet.Properties != 11 {
@@ -153,4 +167,9 @@ func TestReadReferenceNamesTheFile(t *testing.T) {
 	if _, _, ok, err := readReference(dir, "absent"); ok || err != nil {
 		t.Errorf("absent: %v %v", ok, err)
 	}
+}
+
+func readOrEmpty(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -101,4 +102,38 @@ func emptyAnswer(q *datasets.Question) *scoring.Scored {
 		panic(err) // empty code never reaches the sandbox
 	}
 	return sc
+}
+
+// publishResults copies the results files at paths into dir (created if
+// needed), each atomically, and removes the other results files there
+// (*.parquet): dir then holds exactly this audit's files, the copy that
+// build-site reads (-audit; docs/benchmark-audit.md).
+func publishResults(paths []string, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name := filepath.Base(p)
+		keep[name] = true
+		if err := results.WriteFileAtomic(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	old, err := filepath.Glob(filepath.Join(dir, "*"+results.Extension))
+	if err != nil {
+		return err
+	}
+	for _, p := range old {
+		if !keep[filepath.Base(p)] {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
