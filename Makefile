@@ -54,7 +54,9 @@ rescore-published: sandbox-env ## re-execute every published answer into results
 # question, and the static probe of all 49 verifications; it prints the per-question table, the probe's flags and
 # the diagnoses, and writes build/audit (audit.json, results files of the reference and the trivial baselines).
 # Cached in build/audit/.cache: a rerun executes only what changed. Heavy (minutes); not part of make test.
-# AUDIT_FLAGS: more flags of cmd/audit, e.g. -reference DIR -diagnoses FILE or -questions a,b.
+# AUDIT_FLAGS: more flags of cmd/audit, e.g. -reference DIR -diagnoses FILE or -questions a,b; with
+# -publish benchmarks/mattools-tool-usage/audit it also copies the results files there, the committed copy
+# the site's unranked reference-solution and baseline rows are read from (make site never executes).
 AUDIT_FLAGS ?=
 audit: sandbox-env ## the benchmark audit: reference solutions, negative controls, static probe of every verification (build/audit; heavy)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make audit: MATTOOLS_DATA is not set" >&2; exit 1; fi

@@ -164,3 +164,19 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 		t.Error("a system page of the reference solution")
 	}
 }
+
+// TestAuditDirHoldsOnlyAuditRuns: a results file in the audit folder that is
+// not an audit run is an error naming the file, before anything is built.
+func TestAuditDirHoldsOnlyAuditRuns(t *testing.T) {
+	base := t.TempDir()
+	auditDir := filepath.Join(base, "audit")
+	files, err := sitetest.WriteRuns(auditDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = site.Build(context.Background(), site.Options{ResultsDir: filepath.Join(base, "results"), AuditDir: auditDir, RepoRoot: repoRoot(t),
+		OutDir: filepath.Join(base, "public"), WorkDir: filepath.Join(base, "work"), Releases: []site.Release{}})
+	if err == nil || !strings.Contains(err.Error(), files[0].Path) || !strings.Contains(err.Error(), `has provenance kind "imported"`) {
+		t.Errorf("error %v; want one naming %s and its provenance", err, files[0].Path)
+	}
+}

@@ -273,8 +273,9 @@ func BuildRows(files []*results.File, rows map[string][]results.SummaryRow, cat 
 		if f.Run.Provenance.Kind == results.ProvenanceAudit {
 			// The benchmark audit's bounds (reference solution, trivial
 			// baselines; cmd/audit) are never configurations: ranked, they
-			// would stand among the systems under test. The tables do not
-			// show them yet (docs/benchmark-audit.md).
+			// would stand among the systems under test. The ranked tables
+			// show them as unranked rows instead (AuditRows,
+			// docs/benchmark-audit.md).
 			continue
 		}
 		k := Key{Configuration: f.Run.Configuration()}
