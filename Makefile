@@ -19,7 +19,7 @@ PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen
+.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen audit
 
 all: site ## the default: make site
 
@@ -48,6 +48,19 @@ sandbox-env: ## install the sandbox's pinned Python environment (sandbox-env/req
 rescore-published: sandbox-env ## re-execute every published answer into results/published/reexecuted.json (heavy, incremental; not part of make test)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make rescore-published: MATTOOLS_DATA is not set" >&2; exit 1; fi
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -all-published -store results/published/reexecuted.json
+
+# audit runs the benchmark audit (cmd/audit, docs/benchmark-audit.md): every reference solution of
+# benchmarks/mattools-tool-usage/reference in the sandbox under both protocols, three negative controls per
+# question, and the static probe of all 49 verifications; it prints the per-question table, the probe's flags and
+# the diagnoses, and writes build/audit (audit.json, results files of the reference and the trivial baselines).
+# Cached in build/audit/.cache: a rerun executes only what changed. Heavy (minutes); not part of make test.
+# AUDIT_FLAGS: more flags of cmd/audit, e.g. -reference DIR -diagnoses FILE or -questions a,b; with
+# -publish benchmarks/mattools-tool-usage/audit it also copies the results files there, the committed copy
+# the site's unranked reference-solution and baseline rows are read from (make site never executes).
+AUDIT_FLAGS ?=
+audit: sandbox-env ## the benchmark audit: reference solutions, negative controls, static probe of every verification (build/audit; heavy)
+	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make audit: MATTOOLS_DATA is not set" >&2; exit 1; fi
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/audit -python $(SANDBOX_PYTHON) -out build/audit $(AUDIT_FLAGS)
 
 # compare-verdicts re-executes the generated code of every published tool-usage run (both protocols) into
 # build/verdicts/$(MODE).json, from scratch, in the sandbox's warm workers (MODE=warm, the default) or with a

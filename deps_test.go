@@ -79,7 +79,9 @@ var allowed = map[string][]string{
 	// The sandbox is a leaf; scoring runs code only through it.
 	"runner/sandbox":             []string{},
 	"runner/sandbox/sandboxtest": []string{"runner/sandbox"},
-	"cmd/rescore":                []string{"results/published", "results", "datasets", "runner/journal", "runner/sandbox", "runner/scoring", "internal/version", "internal/words"},
+	// The benchmark audit: references, controls and probes scored through scoring.
+	"cmd/audit":   []string{"datasets", "internal/version", "results", "runner/sandbox", "runner/scoring"},
+	"cmd/rescore": []string{"results/published", "results", "datasets", "runner/journal", "runner/sandbox", "runner/scoring", "internal/version", "internal/words"},
 
 	// Submissions by pull request: the validator re-executes
 	// submitted code through scoring and the sandbox.

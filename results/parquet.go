@@ -301,6 +301,9 @@ func decode(data []byte) (f *File, err error) {
 		if len(q.Trace) == 0 {
 			q.Trace = nil
 		}
+		if len(q.PropertyOutcomes) == 0 {
+			q.PropertyOutcomes = nil
+		}
 		for j := range q.Trace {
 			if len(q.Trace[j].RetrievedIDs) == 0 {
 				q.Trace[j].RetrievedIDs = nil

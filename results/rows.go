@@ -72,6 +72,29 @@ type QuestionRow struct {
 	// Trace is the question's stage trace, one entry per stage and
 	// iteration, in execution order (format v2; empty when not recorded).
 	Trace []TraceStage `parquet:"trace,list"`
+
+	// PropertyOutcomes is the outcome of each of the question's properties
+	// under the run's scoring protocol, in the unit test's order (format
+	// v3; empty when the protocol cannot attribute its credit to
+	// properties, e.g. a mattools-v1 partial question, and for v1 and v2
+	// files). When set it has property_count entries, and the entries that
+	// passed are exactly properties_passed (and the failed ones are
+	// failed_properties, when that is set).
+	PropertyOutcomes []PropertyOutcome `parquet:"property_outcomes,list"`
+}
+
+// PropertyOutcome is the outcome of one property of a tool-usage question
+// (column property_outcomes, format v3).
+type PropertyOutcome struct {
+	// Property is the property's name as the question's unit test checks
+	// it (properties.json's key), non-empty and unique within the row.
+	Property string `parquet:"property"`
+	// Passed reports whether the property's check passed.
+	Passed bool `parquet:"passed"`
+	// Message is what the verification said about the property: its error
+	// strings joined by line feeds, or why no check ran (the question's
+	// verdict and cause), capped like the other texts; "" when it passed.
+	Message string `parquet:"message"`
 }
 
 // RetrievedChunk is one retrieved item of a question's context (column

@@ -19,8 +19,9 @@ import (
 // CorpusID, EmbeddingModel), submitted runs (Provenance.Submission), the
 // system parameters in the configuration and the run id, and per question
 // the retrieved context, the stage trace and the original byte lengths of
-// capped texts.
-const FormatVersion = 2
+// capped texts. Version 3 added the per-property outcomes of a tool-usage
+// question (QuestionRow.PropertyOutcomes).
+const FormatVersion = 3
 
 // Run describes one run: one configuration (benchmark × system × retrieval
 // source × model × scoring protocol) in one round. It is stored as JSON in

@@ -232,7 +232,8 @@ func (sh *sharedStrings) share(v reflect.Value) {
 type Summary struct {
 	// File holds the run record and, for tool usage, one QuestionRow per
 	// row with only the summary columns set (identity, question,
-	// property count, outcome, verdict and cause, tokens, latency); its
+	// property count, outcome, verdict and cause, tokens, latency, and the
+	// per-property outcomes of format v3, checked against the outcome); its
 	// texts, retrieved context and trace are empty: ReadDetails reads them.
 	// QA files keep no rows (QAItems is nil): their counts were checked
 	// against the totals and dropped.
@@ -317,6 +318,9 @@ func decodeSummary(data []byte, o SummaryOptions) (s *Summary, err error) {
 		}
 	} else {
 		if f.Questions, err = summaryQuestions(pf, data); err != nil {
+			return nil, err
+		}
+		if err := readPropertyOutcomes(pf, data, f.Questions); err != nil {
 			return nil, err
 		}
 		if o.CodeKey != nil && len(f.Questions) > 0 {
@@ -444,6 +448,35 @@ func decodeDetails(data []byte) (out []QuestionRow, err error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// outcomesRow is the projection of QuestionRow on its per-property
+// outcomes (format v3), which the summary reads to check them against
+// properties_passed.
+type outcomesRow struct {
+	PropertyOutcomes []PropertyOutcome `parquet:"property_outcomes,list"`
+}
+
+// readPropertyOutcomes sets the per-property outcomes of rows from pf, when
+// some row has one (the column is absent from v1 and v2 files).
+func readPropertyOutcomes(pf *parquet.File, data []byte, rows []QuestionRow) error {
+	has, err := hasElements(pf, data, "property_outcomes")
+	if err != nil || !has {
+		return err
+	}
+	got, err := readColumns[outcomesRow](pf, data)
+	if err != nil {
+		return err
+	}
+	if len(got) != len(rows) {
+		return &FormatError{Field: "property_outcomes", Err: fmt.Errorf("holds %d rows for the file's %d", len(got), len(rows))}
+	}
+	for i := range got {
+		if len(got[i].PropertyOutcomes) > 0 {
+			rows[i].PropertyOutcomes = got[i].PropertyOutcomes
+		}
+	}
+	return nil
 }
 
 // hasElements reports whether any row of pf has an element in the list

@@ -97,8 +97,9 @@ func (w *StreamWriter) WriteQuestion(q *QuestionRow) error {
 	q.Model, q.Round, q.ScoringProtocol = r.Model, int32(r.Round), r.ScoringProtocol
 	w.rows++
 	w.rowErr = append(w.rowErr, validateQuestionText(w.rows, q)...)
+	w.rowErr = append(w.rowErr, checkPropertyOutcomes(w.rows, w.id.FormatVersion, q)...)
 	slim := *q
-	slim.Code, slim.FunctionName, slim.FailedProperties, slim.Retrieved, slim.Trace = "", "", nil, nil, nil
+	slim.Code, slim.FunctionName, slim.FailedProperties, slim.Retrieved, slim.Trace, slim.PropertyOutcomes = "", "", nil, nil, nil, nil
 	slim.ErrorExcerpt, slim.StdoutExcerpt, slim.StderrExcerpt, slim.VerificationOutput, slim.Response = nil, nil, nil, nil, nil
 	slim.ErrorExcerptBytes, slim.StdoutBytes, slim.StderrBytes, slim.VerificationOutputBytes, slim.ResponseBytes = nil, nil, nil, nil, nil
 	w.slim = append(w.slim, slim)

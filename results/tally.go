@@ -3,6 +3,8 @@ package results
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -52,4 +54,67 @@ func Tally(rows []QuestionRow, qs QuestionSet) (Totals, []string) {
 	}
 	return Totals{Scored: true, Questions: qs.Questions, Properties: qs.Properties,
 		Runnable: &runnable, QuestionsCorrect: &correct, QuestionsPartial: &partial, PropertiesPassed: &passed}, missing
+}
+
+// PropertySet is a question set defined by properties: question id → the
+// names of the properties it counts (e.g. the verified set of
+// docs/benchmark-audit.md).
+type PropertySet map[string][]string
+
+// Size returns the set's questions and properties.
+func (s PropertySet) Size() (questions, properties int) {
+	for _, props := range s {
+		if len(props) > 0 {
+			questions++
+			properties += len(props)
+		}
+	}
+	return questions, properties
+}
+
+// TallyProperties scores a run's stored rows on set without re-executing
+// anything: the properties of set that passed, by the rows' per-property
+// outcomes (format v3), and set's properties in all. It is an error, naming
+// the question, when a question of set has no row, or a row without
+// per-property outcomes (a file of format v1 or v2, a mattools-v1 partial
+// question, a data-missing question: those must be re-executed, or are
+// outside the run), or without one of set's properties.
+func TallyProperties(rows []QuestionRow, set PropertySet) (passed, total int, err error) {
+	byID := map[string]*QuestionRow{}
+	for i := range rows {
+		byID[rows[i].QuestionID] = &rows[i]
+	}
+	ids := make([]string, 0, len(set))
+	for id := range set {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		props := set[id]
+		if len(props) == 0 {
+			continue
+		}
+		q := byID[id]
+		switch {
+		case q == nil:
+			return 0, 0, fmt.Errorf("question %s: no row", id)
+		case len(q.PropertyOutcomes) == 0:
+			return 0, 0, fmt.Errorf("question %s: the row (verdict %s) has no per-property outcomes; re-execute it to score it by property", id, q.Verdict)
+		}
+		outcome := map[string]bool{}
+		for _, o := range q.PropertyOutcomes {
+			outcome[o.Property] = o.Passed
+		}
+		for _, p := range props {
+			ok, found := outcome[p]
+			if !found {
+				return 0, 0, fmt.Errorf("question %s: the row has no outcome for property %q", id, p)
+			}
+			total++
+			if ok {
+				passed++
+			}
+		}
+	}
+	return passed, total, nil
 }

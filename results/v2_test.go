@@ -187,7 +187,7 @@ func TestV1FilesStillReadAndUpgrade(t *testing.T) {
 				}
 			}
 			path := filepath.Join(t.TempDir(), name+Extension)
-			if err := Write(path, f); err == nil || !strings.Contains(err.Error(), "format_version: is 1; this writer writes version 2 only") {
+			if err := Write(path, f); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("format_version: is 1; this writer writes version %d only", FormatVersion)) {
 				t.Errorf("writing a v1 run: %v", err)
 			}
 			f.Run.FormatVersion = FormatVersion

@@ -102,6 +102,13 @@ func validateRecord(r *Run) []error {
 		}
 	}
 	errs = append(errs, validateProvenance(r)...)
+	if audit := r.Provenance.Kind == ProvenanceAudit; audit != r.System.IsAudit() {
+		add(metaErr("system", "is %q with provenance kind %q; the audit's systems (%s) go with provenance kind %q and only with it", r.System, r.Provenance.Kind, joinSystems(AuditSystems), ProvenanceAudit))
+	} else if audit && r.FormatVersion < 3 {
+		add(metaErr("provenance.kind", "audit runs exist from format version 3; this file is version %d", r.FormatVersion))
+	} else if audit && (r.Benchmark != BenchmarkToolUsage || r.RetrievalSource != 0 || r.Model != ModelNone) {
+		add(metaErr("system", "an audit run is a tool-usage run with retrieval source 0 and model %q", ModelNone))
+	}
 	errs = append(errs, validateSystemParams(r)...)
 	if r.Round < 0 {
 		add(metaErr("round", "is %d; want ≥ 0", r.Round))
@@ -331,6 +338,7 @@ func validateToolUsage(f *File) []error {
 		}
 		seenIdx[q.QuestionIndex], seenID[q.QuestionID] = true, true
 		errs = append(errs, validateQuestionText(row, &q)...)
+		errs = append(errs, checkPropertyOutcomes(row, r.FormatVersion, &q)...)
 		v := Verdict(q.Verdict)
 		if !v.Valid() {
 			errs = append(errs, rowErr(row, "verdict", "unknown value %q", q.Verdict))
@@ -537,6 +545,64 @@ func validateQuestionText(row int, q *QuestionRow) []error {
 		case slices.Contains(st.RetrievedIDs, ""):
 			add(rowErr(row, field+".retrieved_ids", "holds an empty chunk id"))
 		}
+	}
+	return errs
+}
+
+func joinSystems(ss []System) string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, string(s))
+	}
+	return strings.Join(out, ", ")
+}
+
+// checkPropertyOutcomes checks a row's per-property outcomes (format v3):
+// none in files of earlier versions and none for a question without an
+// outcome; otherwise one per property of the question, named, each name
+// once, valid UTF-8, as many passed as properties_passed says and the
+// failed ones, in order, failed_properties when that is set.
+func checkPropertyOutcomes(row, version int, q *QuestionRow) []error {
+	po := q.PropertyOutcomes
+	if len(po) == 0 {
+		return nil
+	}
+	const field = "property_outcomes"
+	if version < 3 {
+		return []error{rowErr(row, field, "is a column of format version 3; this file is version %d", version)}
+	}
+	if v := Verdict(q.Verdict); v == VerdictDataMissing || v == VerdictUnknown || q.PropertiesPassed == nil {
+		return []error{rowErr(row, field, "lists %d outcomes but the question has none (verdict %s, properties_passed null); leave it empty", len(po), q.Verdict)}
+	}
+	var errs []error
+	if len(po) != int(q.PropertyCount) {
+		errs = append(errs, rowErr(row, field, "lists %d properties but property_count is %d", len(po), q.PropertyCount))
+	}
+	seen := map[string]bool{}
+	passed := 0
+	var failed []string
+	for i, o := range po {
+		switch {
+		case o.Property == "":
+			errs = append(errs, rowErr(row, fmt.Sprintf("%s[%d].property", field, i), "required field missing (empty)"))
+		case seen[o.Property]:
+			errs = append(errs, rowErr(row, fmt.Sprintf("%s[%d].property", field, i), "%q appears twice", o.Property))
+		}
+		if !utf8.ValidString(o.Message) {
+			errs = append(errs, rowErr(row, fmt.Sprintf("%s[%d].message", field, i), "is not valid UTF-8"))
+		}
+		seen[o.Property] = true
+		if o.Passed {
+			passed++
+		} else {
+			failed = append(failed, o.Property)
+		}
+	}
+	if passed != int(*q.PropertiesPassed) {
+		errs = append(errs, rowErr(row, field, "%d of its %d properties passed but properties_passed is %d", passed, len(po), *q.PropertiesPassed))
+	}
+	if len(q.FailedProperties) > 0 && !slices.Equal(q.FailedProperties, failed) {
+		errs = append(errs, rowErr(row, "failed_properties", "is %q but the failed properties of property_outcomes are %q", q.FailedProperties, failed))
 	}
 	return errs
 }

@@ -61,6 +61,25 @@ const (
 // Systems lists every system in the paper's order.
 var Systems = []System{SystemSingleLLM, SystemLLMRAG, SystemAgenticRAG, SystemGraphRAG, SystemSelfReflectionRAG}
 
+// The benchmark audit's systems (format v3; provenance kind audit only):
+// not systems under test but the bounds a table is read against, never
+// ranked. They call no model (Run.Model is ModelNone).
+const (
+	// SystemReferenceSolution answers each question with this project's
+	// reference solution (benchmarks/mattools-tool-usage/reference).
+	SystemReferenceSolution System = "reference-solution"
+	// SystemBaselineAllTrue answers every property with True.
+	SystemBaselineAllTrue System = "baseline-all-true"
+	// SystemBaselineAllNone answers every property with None.
+	SystemBaselineAllNone System = "baseline-all-none"
+)
+
+// AuditSystems lists the benchmark audit's systems in display order.
+var AuditSystems = []System{SystemReferenceSolution, SystemBaselineAllTrue, SystemBaselineAllNone}
+
+// ModelNone is the model of a run that calls no model (the audit's systems).
+const ModelNone = "none"
+
 // ProvenanceKind says where a run's outcomes come from.
 type ProvenanceKind string
 
@@ -78,6 +97,11 @@ const (
 	// submitted to the leaderboard as results files (format v2);
 	// Provenance.Submission names the submission.
 	ProvenanceSubmitted ProvenanceKind = "submitted"
+	// ProvenanceAudit: answers written by this project to bound the
+	// benchmark (the reference solution and the trivial baselines of
+	// cmd/audit, format v3), scored in the sandbox; their system is one of
+	// AuditSystems.
+	ProvenanceAudit ProvenanceKind = "audit"
 )
 
 // Scoring protocols. A configuration includes its scoring protocol, so runs
@@ -126,8 +150,15 @@ var verdicts = map[Verdict]bool{
 func (v Verdict) Valid() bool { return verdicts[v] }
 
 var benchmarks = map[Benchmark]bool{BenchmarkToolUsage: true, BenchmarkQACode: true, BenchmarkQADoc: true}
-var systems = map[System]bool{SystemSingleLLM: true, SystemLLMRAG: true, SystemAgenticRAG: true, SystemGraphRAG: true, SystemSelfReflectionRAG: true}
-var provenances = map[ProvenanceKind]bool{ProvenanceImported: true, ProvenanceRunner: true, ProvenanceRescored: true, ProvenanceSubmitted: true}
+var systems = map[System]bool{SystemSingleLLM: true, SystemLLMRAG: true, SystemAgenticRAG: true, SystemGraphRAG: true, SystemSelfReflectionRAG: true,
+	SystemReferenceSolution: true, SystemBaselineAllTrue: true, SystemBaselineAllNone: true}
+var provenances = map[ProvenanceKind]bool{ProvenanceImported: true, ProvenanceRunner: true, ProvenanceRescored: true, ProvenanceSubmitted: true,
+	ProvenanceAudit: true}
+
+// IsAudit reports whether s is one of the benchmark audit's systems.
+func (s System) IsAudit() bool {
+	return s == SystemReferenceSolution || s == SystemBaselineAllTrue || s == SystemBaselineAllNone
+}
 
 // RetrievalMethods are the values of Run.RetrievalMethod (format v2).
 var RetrievalMethods = []string{"bm25", "embedding", "graph"}

@@ -96,6 +96,17 @@ type Options struct {
 	// (hugo.Options.PassBytes): 0 means hugo.DefaultPassBytes, negative one
 	// pass. The output is the same bytes whatever the number of passes.
 	HugoPassBytes int64
+	// AuditDir holds the benchmark audit's results files (cmd/audit
+	// -publish; provenance audit: the reference solution and the trivial
+	// baselines), committed with the benchmark
+	// (benchmarks/mattools-tool-usage/audit) so that a build never executes
+	// anything; empty or absent: none. They are read like ResultsDir's
+	// (LoadResults) but never become configurations: the preview shows
+	// them all, a release those of its runs it lists, as unranked rows of
+	// the ranked tool-usage tables of their question set
+	// (content.Edition.Audit). A file there that is invalid or not an
+	// audit run is an error naming it; so is a run id also in ResultsDir.
+	AuditDir string
 	// Strict makes an invalid results file an error even when no release
 	// lists its run; by default such a file is skipped and reported
 	// (Report.Skipped). An invalid file of a run a release lists is always an error.
@@ -163,6 +174,17 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if len(subs) > 0 {
 		logf("site: %d submissions in %s (%d runs and verified records)", len(subs), o.SubmissionsDir, len(subFiles))
 	}
+	audit, err := loadAudit(o.AuditDir, paths)
+	if err != nil {
+		return nil, err
+	}
+	if len(audit) > 0 {
+		logf("site: %d benchmark audit results files in %s", len(audit), o.AuditDir)
+	}
+	auditByID := map[string]*results.File{}
+	for _, f := range audit {
+		auditByID[f.Run.RunID] = f
+	}
 	rep := &Report{Runs: len(files), Warnings: read.Warnings}
 	listed := map[string]string{} // run id → the newest release listing it
 	for _, r := range o.Releases {
@@ -229,6 +251,10 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			e.Previous, e.PreviousRuns = o.Releases[i-1].Version, o.Releases[i-1].Runs
 		}
 		for _, id := range r.Runs {
+			if f := auditByID[id]; f != nil {
+				e.Audit = append(e.Audit, f)
+				continue
+			}
 			if f := byID[id]; f != nil {
 				e.Files = append(e.Files, f)
 				e.ResultsPaths[id] = paths[id]
@@ -273,9 +299,9 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 		editions = append(editions, e)
 	}
-	if needPreview(o.Releases, files) {
+	if needPreview(o.Releases, files, audit) {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
-			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
+			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Audit: audit, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
 			CodeKeys: codeKeys, Submissions: subs}
 		if n := len(o.Releases); n > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[n-1].Version, o.Releases[n-1].Runs
@@ -300,7 +326,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if len(files) == 0 {
 		dataHint = o.DataHint
 	}
-	root := content.Root{Releases: links, Preview: needPreview(o.Releases, files), DataHint: dataHint}
+	root := content.Root{Releases: links, Preview: needPreview(o.Releases, files, audit), DataHint: dataHint}
 	if len(o.Releases) > 0 {
 		root.Latest = o.Releases[len(o.Releases)-1].Version
 	}
@@ -366,7 +392,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	complete := map[string]bool{} // editions with all their runs present
 	for _, e := range editions {
 		complete[e.Path] = len(e.Files) > 0 && len(e.Missing) == 0
-		e.Files, e.Leaderboard, e.Figures, e.ResultsPaths, e.CodeKeys = nil, nil, nil, nil, nil
+		e.Files, e.Audit, e.Leaderboard, e.Figures, e.ResultsPaths, e.CodeKeys = nil, nil, nil, nil, nil, nil
 	}
 	files, byID, codeKeys, rows = nil, nil, nil, nil
 	runtime.GC()
@@ -428,15 +454,16 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// needPreview reports whether the runs present differ from the newest
-// release's runs (or there is no release): then a preview edition is built.
-func needPreview(rs []Release, files []*results.File) bool {
+// needPreview reports whether the runs present (results files and the
+// benchmark audit's) differ from the newest release's runs (or there is no
+// release): then a preview edition is built.
+func needPreview(rs []Release, files, audit []*results.File) bool {
 	if len(rs) == 0 {
 		return true
 	}
 	want := slices.Clone(rs[len(rs)-1].Runs)
 	var have []string
-	for _, f := range files {
+	for _, f := range append(slices.Clone(files), audit...) {
 		have = append(have, f.Run.RunID)
 	}
 	slices.Sort(want)
@@ -493,6 +520,41 @@ func LoadResults(dir string) (*Loaded, error) {
 		l.Files = append(l.Files, f)
 	}
 	return l, nil
+}
+
+// loadAudit reads the benchmark audit's results files under dir (Options.
+// AuditDir) as LoadResults does; "" or an absent dir gives none. A file that
+// cannot be read or fails validation, a run that is not an audit run
+// (provenance audit), and a run id also among present (the results files'
+// run ids → paths) are errors naming the file.
+func loadAudit(dir string, present map[string]string) ([]*results.File, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	l, err := LoadResults(dir)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, iv := range l.Invalid {
+		errs = append(errs, fmt.Errorf("benchmark audit results file %v", iv.Err))
+	}
+	for _, f := range l.Files {
+		switch {
+		case f.Run.Provenance.Kind != results.ProvenanceAudit:
+			errs = append(errs, fmt.Errorf("%s: run %s has provenance kind %q; %s holds only the benchmark audit's runs (provenance %q, cmd/audit -publish)",
+				l.Paths[f.Run.RunID], f.Run.RunID, f.Run.Provenance.Kind, dir, results.ProvenanceAudit))
+		case present[f.Run.RunID] != "":
+			errs = append(errs, fmt.Errorf("run %s: in %s and in %s", f.Run.RunID, present[f.Run.RunID], l.Paths[f.Run.RunID]))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return l.Files, nil
 }
 
 // staleGenerator warns, for a build that is not Frozen, when the site

@@ -63,6 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fl.String("out", "public", "output directory (replaced as a whole)")
 	subs := fl.String("submissions", "submissions", "directory of submission folders (SUBMITTING.md); absent: none")
 	verified := fl.String("verified", "verified", "directory of the verified records of submissions (validate-submission -record); absent: none")
+	auditDir := fl.String("audit", "benchmarks/mattools-tool-usage/audit", "directory of the benchmark audit's committed results files (make audit AUDIT_FLAGS=-publish …): the unranked reference-solution and baseline rows; absent: none")
 	work := fl.String("work", "build/site", "directory for the generated Hugo sources (rewritten)")
 	data := fl.String("data", os.Getenv(datasets.EnvVar), "MatTools data root for the question pages (default $"+datasets.EnvVar+")")
 	repo := fl.String("repo", "", "repository root (default: found from the working directory)")
@@ -118,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
-	opts := site.Options{ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
+	opts := site.Options{ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
 		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr}
 	if *cut != "" {
 		if err := cutRelease(ctx, opts, cutOptions{version: *cut, date: *date, title: *title, exclude: exclude}, stdout, stderr); err != nil {
@@ -293,6 +294,22 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	}
 	for _, s := range subs {
 		r.Runs = append(append(r.Runs, s.Runs...), s.Verified...)
+	}
+	// The benchmark audit's committed runs (o.AuditDir) are listed too, so
+	// that the release shows its reference-solution and baseline rows.
+	if o.AuditDir != "" {
+		if _, err := os.Stat(o.AuditDir); err == nil {
+			audit, invalid, err := results.ReadDirReport(o.AuditDir)
+			if err != nil {
+				return err
+			}
+			if len(invalid) > 0 {
+				return fmt.Errorf("%d invalid results files in %s, e.g. %v: fix them (make audit AUDIT_FLAGS=-publish …)", len(invalid), o.AuditDir, invalid[0].Err)
+			}
+			for _, f := range audit {
+				r.Runs = append(r.Runs, f.Run.RunID)
+			}
+		}
 	}
 	if _, err := os.Stat(filepath.Join(root, site.ManifestDir, version+".sha256")); err == nil {
 		return fmt.Errorf("%s/%s.sha256 exists already: a release is cut once", site.ManifestDir, version)

@@ -65,7 +65,7 @@ type config struct {
 	data, out, backend, python, verdicts, published string
 	noCgroup, cold                                  bool
 	slots                                           int
-	timeout                                         time.Duration
+	timeout, cpu                                    time.Duration
 	force, quiet                                    bool
 	allPublished                                    bool
 	store, compare, runs                            string
@@ -89,7 +89,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.cold, "cold", false, "run every execution in a fresh interpreter (the reference mode) instead of the sandbox's warm workers")
 	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make setup)")
 	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
-	fs.DurationVar(&c.timeout, "timeout", sandbox.DefaultLimits.Wall, "wall-clock limit per execution")
+	fs.DurationVar(&c.timeout, "timeout", scoring.DefaultLimits.Wall, "wall-clock limit per execution (a safety net; the CPU-time limit decides)")
+	fs.DurationVar(&c.cpu, "cpu", scoring.DefaultLimits.CPU, "CPU-time limit per process")
 	fs.BoolVar(&c.force, "force", false, "rescore runs whose results files exist")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&c.verdicts, "verdicts", "", "also write every question's verdicts to this CSV file")
@@ -171,7 +172,7 @@ func (c config) benchmark() (root string, bench *datasets.Benchmark, err error) 
 
 // openScorer opens the sandbox scorer with c's backend, slots, Python and limits.
 func (c config) openScorer(ctx context.Context, root string) (*scoring.Scorer, error) {
-	return scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python, Limits: sandbox.Limits{Wall: c.timeout},
+	return scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python, Limits: sandbox.Limits{Wall: c.timeout, CPU: c.cpu},
 		AllowNoCgroup: c.noCgroup, Cold: c.cold})
 }
 

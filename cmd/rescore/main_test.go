@@ -14,6 +14,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
 // TestRescoreJSONLThenParquet rescores three real questions of MatTools'
@@ -58,14 +59,18 @@ func TestRescoreJSONLThenParquet(t *testing.T) {
 		if r.QuestionSet.Questions != 3 || r.QuestionSet.Properties != 12 || r.QuestionSet.Name == results.QuestionSetAll {
 			t.Errorf("%s: question set %+v; want the 3-question subset with 10+1+1 properties", path, r.QuestionSet)
 		}
-		if r.Environment.Libraries["pymatgen"] != "2024.8.9" || r.Environment.Sandbox == nil || r.Environment.Sandbox.TimeoutSeconds != 60 ||
-			r.Environment.Sandbox.LockSHA256 != lockSHA256(t) {
+		if r.Environment.Libraries["pymatgen"] != "2024.8.9" || r.Environment.Sandbox == nil || r.Environment.Sandbox.TimeoutSeconds != scoring.DefaultLimits.Wall.Seconds() ||
+			r.Environment.Sandbox.Limits["cpu"] != scoring.DefaultLimits.CPU.String() || r.Environment.Sandbox.LockSHA256 != lockSHA256(t) {
 			t.Errorf("%s: environment %+v; want the lock stamp %s", path, r.Environment, lockSHA256(t))
 		}
 		if *r.Totals.Runnable != 2 || *r.Totals.PropertiesPassed != 5 {
 			t.Errorf("%s: runnable %d, passed %d; want 2 (vacancy, boltzmann) and 5 (4 + 1)", path, *r.Totals.Runnable, *r.Totals.PropertiesPassed)
 		}
 		for _, q := range f.Questions {
+			// Every scored strict row has its per-property outcomes (format v3).
+			if q.Verdict != string(results.VerdictDataMissing) && r.ScoringProtocol == results.ProtocolMatToolsV1Strict && len(q.PropertyOutcomes) != int(q.PropertyCount) {
+				t.Errorf("%s: %s has %d property outcomes for %d properties", path, q.QuestionID, len(q.PropertyOutcomes), q.PropertyCount)
+			}
 			if q.Verdict == string(results.VerdictDataMissing) {
 				continue
 			}

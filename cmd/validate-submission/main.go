@@ -71,7 +71,7 @@ type config struct {
 	cold                          bool
 	quiet                         bool
 	slots                         int
-	timeout                       time.Duration
+	timeout, cpu                  time.Duration
 	only                          []string
 	limits                        submission.Limits
 	// shard is this invocation's part of a sharded re-execution (-shard
@@ -96,7 +96,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.cold, "cold", false, "re-execute in a fresh interpreter per execution (the reference mode) instead of the sandbox's warm workers")
 	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make setup)")
 	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
-	fs.DurationVar(&c.timeout, "timeout", sandbox.DefaultLimits.Wall, "wall-clock limit per execution")
+	fs.DurationVar(&c.timeout, "timeout", scoring.DefaultLimits.Wall, "wall-clock limit per execution (a safety net; the CPU-time limit decides)")
+	fs.DurationVar(&c.cpu, "cpu", scoring.DefaultLimits.CPU, "CPU-time limit per process")
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to re-execute (the others are reported as not re-executed; for tests)")
 	shardFlag := fs.String("shard", "", "with -reexecute: re-execute only shard `i/n` of the answers (0 ≤ i < n), journaled into -out/.journal, and compare nothing; merge the shards with -merge")
 	fs.StringVar(&c.out, "out", "build/validate-submission", "with -shard: the shard's output directory")
@@ -372,7 +373,7 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 		}
 	} else {
 		scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python,
-			Limits: sandbox.Limits{Wall: c.timeout}, AllowNoCgroup: c.noCgroup, Cold: c.cold})
+			Limits: sandbox.Limits{Wall: c.timeout, CPU: c.cpu}, AllowNoCgroup: c.noCgroup, Cold: c.cold})
 		if err != nil {
 			return nil, err
 		}

@@ -204,8 +204,9 @@ type Sandbox struct {
 	// Backend is "auto" (the default: local, else docker, else an error;
 	// never unsandboxed), "local" (bubblewrap) or "docker".
 	Backend string `toml:"backend"`
-	// Timeout is the wall-clock limit of each execution; default 60s
-	// (sandbox.DefaultLimits; MatTools had none).
+	// Timeout is the wall-clock limit of each execution; default 1200s,
+	// a safety net beside the CPU-time limit of tool-usage scoring
+	// (scoring.DefaultLimits, docs/benchmark-audit.md; MatTools had none).
 	Timeout Duration `toml:"timeout"`
 	// Slots is the number of executions at once; 0 = the number of CPUs.
 	Slots int `toml:"slots"`
@@ -214,8 +215,9 @@ type Sandbox struct {
 // Sandbox backends a plan may name (runner/sandbox).
 var SandboxBackends = []string{"auto", "local", "docker"}
 
-// DefaultSandboxTimeout is the default wall-clock limit of one execution.
-const DefaultSandboxTimeout = 60 * time.Second
+// DefaultSandboxTimeout is the default wall-clock limit of one execution:
+// scoring.DefaultLimits' (runner tests check that they agree).
+const DefaultSandboxTimeout = 1200 * time.Second
 
 // QA is one QA question set.
 type QA struct {

@@ -107,7 +107,7 @@ base_url = "http://127.0.0.1:8000/v1"
 	if p.Rounds != 3 || p.Concurrency != 4 || *p.Models[0].Temperature != 0.7 || p.Models[0].TopP != nil ||
 		p.Benchmarks[0] != results.BenchmarkToolUsage || p.Systems[0] != results.SystemSingleLLM ||
 		strings.Join(p.ToolUsage.ScoringProtocols, " ") != "mattools-v1 mattools-v1-strict" || p.Estimate.BytesPerToken != 4 ||
-		p.Sandbox.Backend != "auto" || p.Sandbox.Timeout.Seconds() != 60 || p.Sandbox.Slots != 0 {
+		p.Sandbox.Backend != "auto" || p.Sandbox.Timeout.Seconds() != 1200 || p.Sandbox.Slots != 0 {
 		t.Errorf("defaults: %+v", p)
 	}
 	if got := p.Models[0].BaseURLFor(2); got != "http://127.0.0.1:8000/v1" {

@@ -34,7 +34,7 @@ func openOrSkip(t *testing.T, name string, o sandbox.Options) sandbox.Sandbox {
 func TestLocalConformance(t *testing.T) {
 	dir := dataDir(t)
 	sb := openOrSkip(t, "local", sandbox.Options{Slots: 2, DataDirs: []string{dir}})
-	sandboxtest.Run(t, sb, sandboxtest.Options{DataDir: dir})
+	sandboxtest.Run(t, sb, sandboxtest.Options{DataDir: dir, MeasuresCPU: true})
 	if warm, cold := sandbox.Executions(sb); cold != 0 || warm < 12 {
 		t.Errorf("the suite ran %d executions warm and %d cold; want every one warm", warm, cold)
 	}

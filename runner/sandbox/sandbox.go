@@ -149,6 +149,12 @@ type Result struct {
 	TimedOut  bool   // the wall-clock limit expired and the task was killed
 	OOMKilled bool   // the task's memory cgroup (or container) hit its limit
 	Duration  time.Duration
+	// CPU is the user and system CPU time of the task's processes: every
+	// process the execution's pid 1 reaped, as the local backend's warm
+	// workers count it (getrusage of its children); 0 when unknown (cold
+	// executions, whose bubblewrap does not pass its children's time on,
+	// the docker backend, and an execution killed at its wall-clock limit).
+	CPU time.Duration
 	// Stdout and Stderr are the first Limits.StdoutBytes/StderrBytes bytes;
 	// the Dropped counts are the bytes beyond them, read and discarded.
 	Stdout, Stderr               []byte

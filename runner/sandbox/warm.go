@@ -823,6 +823,9 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		Running    bool   `json:"running"`
 		SetupError string `json:"setup_error"`
 		Exit       *int   `json:"exit"`
+		// CPUSeconds is the user and system CPU time of every process of
+		// the execution (G's reaped children), seconds.
+		CPUSeconds float64 `json:"cpu_seconds"`
 	}
 	readStatus := func() (status, error) {
 		var st status
@@ -851,6 +854,7 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	// (the time limit, the memory cgroup) the zygote's report gives the
 	// signal.
 	exited := make(chan *int, 1)
+	var cpuTime time.Duration // set before exited receives a status
 	go func() {
 		sp.xconn.SetReadDeadline(time.Time{})
 		st, err := readStatus()
@@ -858,6 +862,7 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			exited <- nil
 			return
 		}
+		cpuTime = time.Duration(st.CPUSeconds * float64(time.Second))
 		exited <- st.Exit
 	}()
 	timer := time.NewTimer(lim.Wall)
@@ -965,6 +970,7 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	}
 	if exit != nil {
 		r.Exit = exit
+		res.CPU = cpuTime
 	}
 	switch {
 	case timedOut:

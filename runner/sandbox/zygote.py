@@ -50,6 +50,7 @@ from one execution to the next.
 import ctypes
 import json
 import os
+import resource
 import signal
 import socket
 import struct
@@ -605,8 +606,11 @@ def setup_and_reap(xsock):
     purge_namespaces()
     # H's status, as bubblewrap reports its child: 128 + n for a signal n.
     code = 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    # The CPU time (user + system) of every process G reaped: the code's,
+    # its children's included.
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
-        send_line(xs, {"exit": code})
+        send_line(xs, {"exit": code, "cpu_seconds": ru.ru_utime + ru.ru_stime})
     except BaseException:  # noqa: BLE001
         pass
     os._exit(code)

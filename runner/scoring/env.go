@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
@@ -70,11 +71,26 @@ func Describe(ctx context.Context, sb sandbox.Sandbox) (Environment, error) {
 	}, nil
 }
 
+// DefaultLimits are the limits of tool-usage scoring where a caller sets
+// none (each zero field of sandbox.Options.Limits that Open is given): a
+// CPU-time limit of 240 s per process, five times the slowest reference
+// solution's CPU time with ASE installed (test_ase_supercells, 47 s) and
+// twenty times the slowest in the pinned environment (test_closest_sc_mat,
+// 11.9 s, which took 77 s of wall time on a machine at load 20), so that a
+// verdict does not depend on how loaded the machine is; and a wall-clock
+// limit of 1,200 s as a safety net for code that waits rather than
+// computes, five times the CPU limit. MatTools had neither. The
+// measurements and the reasoning: docs/benchmark-audit.md ("Limits").
+// Every scored run records both in environment.sandbox (timeout_seconds
+// and limits.cpu).
+var DefaultLimits = sandbox.Limits{CPU: 240 * time.Second, Wall: 1200 * time.Second}
+
 // Open opens the sandbox backend ("auto", "local" or "docker"; see
 // sandbox.Open: never an unsandboxed fallback) for scoring questions of the
 // MatTools data at root, whose src/tool_source_code it must be able to
 // read, and returns a Scorer with the sandbox's Environment. o gives the
-// slots, the Python environment, the limits and the mode (o.Cold: a fresh
+// slots, the Python environment, the limits (zero CPU and Wall: those of
+// DefaultLimits) and the mode (o.Cold: a fresh
 // interpreter per execution; by default warm workers, which import Preload
 // (what of it is installed) when o.Preload is nil); its DataDirs
 // are set here. Close the Scorer to release the sandbox.
@@ -84,6 +100,12 @@ func Open(ctx context.Context, backend, root string, o sandbox.Options) (*Scorer
 		return nil, err
 	}
 	o.DataDirs = []string{filepath.Join(root, "src", "tool_source_code")}
+	if o.Limits.CPU == 0 {
+		o.Limits.CPU = DefaultLimits.CPU
+	}
+	if o.Limits.Wall == 0 {
+		o.Limits.Wall = DefaultLimits.Wall
+	}
 	if o.Preload == nil && !o.Cold {
 		o.Preload = Preload
 	}

@@ -69,7 +69,8 @@ func Restrict(b *datasets.Benchmark, ids []string) error {
 
 // FillRow writes s's outcome under protocol p into row: verdict and cause;
 // for a scored question also runnable, properties passed, the failed
-// properties, the error (the function's exception for a question that is not
+// properties and the per-property outcomes (Outcome.Properties, each
+// message capped at ExcerptBytes; format v3), the error (the function's exception for a question that is not
 // runnable, then the check's errors or the crash text), the excerpts of what
 // the function printed, the check's output and the sandbox time. A
 // data-missing question gets only its verdict (runnable and properties
@@ -92,6 +93,14 @@ func (s *Scored) FillRow(row *results.QuestionRow, p string) error {
 	rn, pp := o.Runnable, int32(o.PropertiesPassed)
 	row.Runnable, row.PropertiesPassed = &rn, &pp
 	row.FailedProperties = append([]string(nil), o.FailedProperties...)
+	row.PropertyOutcomes = nil
+	for _, po := range o.Properties {
+		if len(po.Message) > ExcerptBytes {
+			po.Message = po.Message[:ExcerptBytes]
+		}
+		po.Message = strings.ToValidUTF8(po.Message, "\uFFFD")
+		row.PropertyOutcomes = append(row.PropertyOutcomes, po)
+	}
 	detail := o.Detail
 	if len(o.Errors) > 0 {
 		detail = strings.Join(o.Errors, "\n")
@@ -167,13 +176,18 @@ func Tally(rows []results.QuestionRow, qs results.QuestionSet) (results.Totals, 
 	return results.Tally(rows, qs)
 }
 
-// Warnings returns the warnings every scored run records: the wall-clock
-// limit per execution (MatTools had none) and, when questions were left out
+// Warnings returns the warnings every scored run records: the CPU-time
+// limit per process (when the sandbox records one) and the wall-clock limit
+// per execution (MatTools had neither) and, when questions were left out
 // because their data files are absent (missing, from Tally), how many, which,
 // and that the run must not be compared with full-set runs.
 func Warnings(sb *results.Sandbox, b *datasets.Benchmark, qs results.QuestionSet, missing []string) []string {
 	w := []string{fmt.Sprintf("wall-clock limit %s per execution (MatTools had none); resource limits in environment.sandbox",
 		time.Duration(sb.TimeoutSeconds*float64(time.Second)))}
+	if cpu := sb.Limits["cpu"]; cpu != "" {
+		w[0] = fmt.Sprintf("CPU-time limit %s per process and wall-clock limit %s per execution (MatTools had none); resource limits in environment.sandbox",
+			cpu, time.Duration(sb.TimeoutSeconds*float64(time.Second)))
+	}
 	if len(missing) > 0 {
 		w = append(w, fmt.Sprintf("scored on %d of %d questions (%d of %d properties): data files absent for %d questions (%s); never compare with full-set runs",
 			qs.Questions, len(b.Questions), qs.Properties, b.Properties(), len(missing), strings.Join(missing, ", ")))

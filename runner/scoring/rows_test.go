@@ -12,6 +12,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -162,5 +163,14 @@ func TestEveryProtocolHasAnOutcome(t *testing.T) {
 		if err := s.FillRow(&row, p); err == nil || row.Verdict != "untouched" || row.Runnable != nil {
 			t.Errorf("FillRow(%q) = %v, row %+v; want an error and the row left as it was", p, err, row)
 		}
+	}
+}
+
+// TestDefaultLimitsAgree: the plan's default wall-clock limit is tool-usage
+// scoring's, and the CPU-time limit, which decides verdicts, is below the
+// wall-clock limit, the safety net.
+func TestDefaultLimitsAgree(t *testing.T) {
+	if plan.DefaultSandboxTimeout != scoring.DefaultLimits.Wall || scoring.DefaultLimits.CPU <= 0 || scoring.DefaultLimits.CPU >= scoring.DefaultLimits.Wall {
+		t.Errorf("plan.DefaultSandboxTimeout %v, scoring.DefaultLimits %+v", plan.DefaultSandboxTimeout, scoring.DefaultLimits)
 	}
 }

@@ -45,8 +45,10 @@ package scoring
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -110,6 +112,14 @@ type Outcome struct {
 	// only: mattools-v1 cannot attribute errors to properties), in the
 	// unit test's order.
 	FailedProperties []string
+	// Properties is the outcome of each property, in the unit test's order
+	// (results.QuestionRow.PropertyOutcomes): set under strict whenever the
+	// check ran; under mattools-v1 only for a correct question (every
+	// property passed), since MatTools' credit for a partial question is a
+	// count of error strings that cannot be attributed to properties. A
+	// question that is not runnable, or whose check crashed, gets its
+	// properties from FillRow (each failed, with the verdict as message).
+	Properties []results.PropertyOutcome
 	// VerificationOutput is what MatTools' check printed (v1: "ok", a JSON
 	// list of errors and counts, or an error text); "" when no check ran
 	// and under strict, whose per-property calls print nothing.
@@ -132,6 +142,10 @@ type Scored struct {
 	// verify); TotalDuration adds the scorer's own work.
 	ExecDuration  time.Duration
 	TotalDuration time.Duration
+	// RunCPU is the CPU time of the function's run (its processes, user and
+	// system), and ExecCPU of all executions; 0 when the sandbox does not
+	// measure it (sandbox.Result CPU).
+	RunCPU, ExecCPU time.Duration
 }
 
 // Outcome returns the outcome under protocol p, one of Protocols; any
@@ -185,10 +199,11 @@ type verified struct {
 		Exit     int               `json:"exit"`
 	} `json:"v1"`
 	Strict *struct {
-		Names  []string `json:"names"`
-		Passed []bool   `json:"passed"`
-		Errors []string `json:"errors"`
-		Crash  string   `json:"crash"`
+		Names    []string `json:"names"`
+		Passed   []bool   `json:"passed"`
+		Errors   []string `json:"errors"`
+		Messages []string `json:"messages"`
+		Crash    string   `json:"crash"`
 	} `json:"strict"`
 }
 
@@ -204,7 +219,11 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 	start := time.Now()
 	k := len(q.Properties)
 	out := &Scored{QuestionID: q.ID, PropertyCount: k}
-	defer func() { out.TotalDuration = time.Since(start) }()
+	defer func() {
+		out.TotalDuration = time.Since(start)
+		failAll(&out.V1, q)
+		failAll(&out.Strict, q)
+	}()
 	if !q.Executable() {
 		out.V1 = Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictDataMissing}
 		out.Strict = Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictDataMissing}
@@ -223,6 +242,7 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 	}
 	out.Stdout, out.Stderr, out.StdoutDropped, out.StderrDropped = run.Stdout, run.Stderr, run.StdoutDropped, run.StderrDropped
 	out.RunDuration, out.ExecDuration = run.Duration, run.Duration
+	out.RunCPU, out.ExecCPU = run.CPU, run.CPU
 	if runCause != "" && st.Status != "" {
 		out.RunError = st.Type + ": " + st.Message
 	}
@@ -244,6 +264,7 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 		return nil, fmt.Errorf("question %s: parsing the output: %w", q.ID, err)
 	}
 	out.ExecDuration += pr.Duration
+	out.ExecCPU += pr.CPU
 	var ps struct{ V1, Strict parsed }
 	if err := json.Unmarshal(pr.Side, &ps); err != nil {
 		// The shared parse gave no answer (typically mattools-v1's parse of a
@@ -264,6 +285,7 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 				return nil, fmt.Errorf("question %s: parsing the returned value: %w", q.ID, err)
 			}
 			out.ExecDuration += sr.Duration
+			out.ExecCPU += sr.CPU
 			var alone struct{ Strict parsed }
 			if json.Unmarshal(sr.Side, &alone) == nil && alone.Strict.Status != "" {
 				ps.Strict = alone.Strict
@@ -300,6 +322,7 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 		return nil, fmt.Errorf("question %s: verifying: %w", q.ID, err)
 	}
 	out.ExecDuration += vr.Duration
+	out.ExecCPU += vr.CPU
 	var v verified
 	vErr := json.Unmarshal(vr.Side, &v)
 	crash := func(p, cause, detail string, runnable bool) Outcome {
@@ -314,17 +337,23 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 			out.V1 = crash(results.ProtocolMatToolsV1, harnessCause, tail(vr.Stderr, 2000), false)
 		} else {
 			out.V1 = tallyV1(k, v.V1.Decision, v.V1.List, v.V1.Text)
+			if out.V1.Verdict == results.VerdictCorrect {
+				for _, p := range q.Properties {
+					out.V1.Properties = append(out.V1.Properties, results.PropertyOutcome{Property: p.Name, Passed: true})
+				}
+			}
 		}
 	}
 	if strictPickle != nil {
 		switch {
 		case vErr != nil || v.Strict == nil:
 			out.Strict = crash(results.ProtocolMatToolsV1Strict, harnessCause, tail(vr.Stderr, 2000), true)
-		case v.Strict.Crash != "" || len(v.Strict.Passed) != len(v.Strict.Names):
+		case v.Strict.Crash != "" || len(v.Strict.Passed) != len(v.Strict.Names) || len(v.Strict.Messages) != len(v.Strict.Names):
 			out.Strict = crash(results.ProtocolMatToolsV1Strict, CauseVerifyException, v.Strict.Crash, true)
 		default:
 			o := Outcome{Protocol: results.ProtocolMatToolsV1Strict, Runnable: true, Errors: v.Strict.Errors}
 			for i, p := range v.Strict.Passed {
+				o.Properties = append(o.Properties, results.PropertyOutcome{Property: v.Strict.Names[i], Passed: p, Message: v.Strict.Messages[i]})
 				if p {
 					o.PropertiesPassed++
 				} else {
@@ -344,6 +373,22 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 		}
 	}
 	return out, nil
+}
+
+// failAll gives an outcome whose checks did not run (not-runnable) or
+// crashed (verification-crash) its per-property outcomes: every property of
+// q failed, with the verdict and its cause as message.
+func failAll(o *Outcome, q *datasets.Question) {
+	if o.Properties != nil || (o.Verdict != results.VerdictNotRunnable && o.Verdict != results.VerdictVerificationCrash) {
+		return
+	}
+	msg := string(o.Verdict)
+	if o.Cause != "" {
+		msg += ": " + o.Cause
+	}
+	for _, p := range q.Properties {
+		o.Properties = append(o.Properties, results.PropertyOutcome{Property: p.Name, Message: msg})
+	}
 }
 
 // run executes sub's function for question q (step A): the function code
@@ -464,4 +509,17 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// HarnessSHA256 returns the SHA-256 (hex) of the embedded harnesses
+// (harness/*.py, in name order, each name and content): what a cache of
+// scored outcomes must be keyed on besides the code and the environment.
+func HarnessSHA256() string {
+	h := sha256.New()
+	entries, _ := harness.ReadDir("harness")
+	for _, e := range entries {
+		fmt.Fprintf(h, "%s\n%d\n", e.Name(), len(harnessFile(e.Name())))
+		h.Write(harnessFile(e.Name()))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -3,8 +3,10 @@ package scoring_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -252,4 +254,64 @@ func tailString(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// TestPropertyOutcomes: the per-property outcomes each protocol gives
+// (Outcome.Properties, the rows' property_outcomes) agree with its credit:
+// strict names every property of the unit test with its own error, v1 gives
+// them only when it credits all (a partial v1 credit is a count of error
+// strings), and a question that did not run fails every property with its
+// verdict as message. The rows FillRow fills pass results.Validate.
+func TestPropertyOutcomes(t *testing.T) {
+	s := &scoring.Scorer{Sandbox: openSandbox(t), Root: fixtureRoot(t)}
+	q := fixtureQuestion()
+	score := func(code string) *scoring.Scored {
+		t.Helper()
+		out, err := s.Score(context.Background(), q, scoring.Submission{Code: code, FunctionName: "f"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	type po = results.PropertyOutcome
+	// b is wrong, and "…but got broken" holds "ok": v1 credits all 4.
+	out := score("def f():\n    return {'a': 7, 'b': 'broken', 'd': [1.0, 2.0]}\n")
+	wantStrict := []po{{Property: "a", Passed: true}, {Property: "b", Message: "b: Expected Ga site but got broken"},
+		{Property: "c", Message: "c not found in input properties"}, {Property: "d", Passed: true}}
+	if !slices.Equal(out.Strict.Properties, wantStrict) {
+		t.Errorf("strict outcomes %+v\nwant %+v", out.Strict.Properties, wantStrict)
+	}
+	allPassed := []po{{Property: "a", Passed: true}, {Property: "b", Passed: true}, {Property: "c", Passed: true}, {Property: "d", Passed: true}}
+	if out.V1.Verdict != results.VerdictCorrect || !slices.Equal(out.V1.Properties, allPassed) {
+		t.Errorf("v1 %s, outcomes %+v; want correct with all passed", out.V1.Verdict, out.V1.Properties)
+	}
+	// c's Element in a tuple: v1 fails c (one error string), partial 3.
+	out2 := score("from pymatgen.core import Element\ndef f():\n    return {'a': 7, 'b': 'Ga site', 'c': (Element('Mg'), 2), 'd': [1.0, 2.0]}\n")
+	if out2.V1.Verdict != results.VerdictPartial || out2.V1.Properties != nil || !slices.Equal(out2.Strict.Properties, allPassed) {
+		t.Errorf("v1 %s with outcomes %+v (want partial, none); strict %+v", out2.V1.Verdict, out2.V1.Properties, out2.Strict.Properties)
+	}
+	out3 := score("def f():\n    raise ValueError('no')\n")
+	for _, o := range []scoring.Outcome{out3.V1, out3.Strict} {
+		if o.Verdict != results.VerdictNotRunnable || len(o.Properties) != 4 || o.Properties[2] != (po{Property: "c", Message: "not-runnable: exception:ValueError"}) {
+			t.Errorf("%s: %s, outcomes %+v", o.Protocol, o.Verdict, o.Properties)
+		}
+	}
+	for _, p := range scoring.Protocols {
+		f := &results.File{Run: results.Run{FormatVersion: results.FormatVersion, RunID: "t", Benchmark: results.BenchmarkToolUsage,
+			BenchmarkVersion: results.BenchmarkVersion2025_05, System: results.SystemSingleLLM, Model: "m", Round: 1, ScoringProtocol: p,
+			QuestionSet: results.QuestionSet{Name: "fixture", Questions: 3, Properties: 12, IDs: []string{"q0", "q1", "q2"}},
+			Provenance:  results.Provenance{Kind: results.ProvenanceRunner}, Environment: results.Environment{Generator: "t"}}}
+		for i, sc := range []*scoring.Scored{out, out2, out3} {
+			row := results.QuestionRow{QuestionIndex: int32(i), QuestionID: fmt.Sprintf("q%d", i), PropertyCount: 4}
+			sc.FillRow(&row, p)
+			f.Questions = append(f.Questions, row)
+		}
+		f.Run.Totals, _ = results.Tally(f.Questions, f.Run.QuestionSet)
+		if err := results.Validate(f); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+		if got := f.Questions[0].PropertyOutcomes; p == results.ProtocolMatToolsV1Strict && !slices.Equal(got, wantStrict) {
+			t.Errorf("row outcomes %+v", got)
+		}
+	}
 }

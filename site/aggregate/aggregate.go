@@ -270,6 +270,14 @@ func BuildRows(files []*results.File, rows map[string][]results.SummaryRow, cat 
 	byKey := map[Key]*Configuration{}
 	var confs []*Configuration
 	for _, f := range files {
+		if f.Run.Provenance.Kind == results.ProvenanceAudit {
+			// The benchmark audit's bounds (reference solution, trivial
+			// baselines; cmd/audit) are never configurations: ranked, they
+			// would stand among the systems under test. The ranked tables
+			// show them as unranked rows instead (AuditRows,
+			// docs/benchmark-audit.md).
+			continue
+		}
 		k := Key{Configuration: f.Run.Configuration()}
 		c := byKey[k]
 		if c == nil {

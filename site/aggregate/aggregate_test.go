@@ -1,6 +1,7 @@
 package aggregate_test
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -182,18 +183,28 @@ func TestCatalogCoversQAModelsInTable1Order(t *testing.T) {
 }
 
 // TestV1FilesRender: the committed format-v1 files (results/testdata/v1)
-// still read and give one configuration each, with the values of their totals.
+// and the format-v2 file (results/testdata/v2, without per-property
+// outcomes) still read and give one configuration each, with the values of
+// their totals.
 func TestV1FilesRender(t *testing.T) {
-	files, err := results.ReadDir("../../results/testdata/v1")
+	for _, c := range []struct {
+		version, files int
+	}{{1, 2}, {2, 1}} {
+		t.Run(fmt.Sprintf("v%d", c.version), func(t *testing.T) { testOldFilesRender(t, c.version, c.files) })
+	}
+}
+
+func testOldFilesRender(t *testing.T, version, n int) {
+	files, err := results.ReadDir(fmt.Sprintf("../../results/testdata/v%d", version))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 2 {
-		t.Fatalf("%d v1 files, want 2", len(files))
+	if len(files) != n {
+		t.Fatalf("%d v%d files, want %d", len(files), version, n)
 	}
 	lb := aggregate.Build(files, aggregate.DefaultCatalog())
-	if len(lb.Configurations) != 2 {
-		t.Fatalf("%d configurations, want 2", len(lb.Configurations))
+	if len(lb.Configurations) != n {
+		t.Fatalf("%d configurations, want %d", len(lb.Configurations), n)
 	}
 	for _, f := range files {
 		var c *aggregate.Configuration
@@ -202,8 +213,8 @@ func TestV1FilesRender(t *testing.T) {
 				c = x
 			}
 		}
-		if c == nil || f.Run.FormatVersion != 1 {
-			t.Fatalf("%s: no configuration, or not a v1 file", f.Path)
+		if c == nil || f.Run.FormatVersion != version {
+			t.Fatalf("%s: no configuration, or not a v%d file", f.Path, version)
 		}
 		if c.Key.SystemParams != "" || c.Key.Configuration != f.Run.Configuration() {
 			t.Errorf("%s: key %+v", f.Path, c.Key)
@@ -259,6 +270,36 @@ func TestSystemParamsSplitRows(t *testing.T) {
 	for _, row := range tables[0].Rows {
 		if s := row.Cells[0].Summary; s.N != 3 {
 			t.Errorf("row %s averages %d runs, want 3", row.Configurations[0].Key, s.N)
+		}
+	}
+}
+
+// TestAuditRunsAreNeverRanked: the benchmark audit's runs (provenance
+// audit: the reference solution and the trivial baselines) give no
+// configuration, so no table ranks them among the systems under test.
+func TestAuditRunsAreNeverRanked(t *testing.T) {
+	runs := sitetest.Runs()
+	var audit *results.File
+	for _, f := range runs {
+		if f.Run.Provenance.Kind == results.ProvenanceRunner {
+			g := *f
+			g.Run.System, g.Run.Model, g.Run.Provenance = results.SystemReferenceSolution, results.ModelNone, results.Provenance{Kind: results.ProvenanceAudit}
+			g.Run.RunID = results.MakeRunID(&g.Run)
+			audit = &g
+			break
+		}
+	}
+	if err := results.Validate(audit); err != nil {
+		t.Fatal(err)
+	}
+	want := len(aggregate.Build(runs, aggregate.DefaultCatalog()).Configurations)
+	lb := aggregate.Build(append(runs, audit), aggregate.DefaultCatalog())
+	if len(lb.Configurations) != want {
+		t.Errorf("%d configurations with an audit run, %d without", len(lb.Configurations), want)
+	}
+	for _, c := range lb.Configurations {
+		if c.Key.System.IsAudit() {
+			t.Errorf("configuration %s is an audit run's", c.Key)
 		}
 	}
 }

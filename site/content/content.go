@@ -55,9 +55,16 @@ type Edition struct {
 
 	Leaderboard *aggregate.Leaderboard
 	Files       []*results.File
-	Figures     []*plots.Figure
-	Benchmark   *datasets.Benchmark // nil: no question pages
-	Paper       []paperonly.Value
+	// Audit are the benchmark audit's runs this edition shows (provenance
+	// audit: the reference solution and the trivial baselines; cmd/audit,
+	// docs/benchmark-audit.md): unranked rows of the ranked tool-usage
+	// tables of their question set, never configurations, never among
+	// Files. The preview shows every audit run of the build; a release only
+	// those it lists.
+	Audit     []*results.File
+	Figures   []*plots.Figure
+	Benchmark *datasets.Benchmark // nil: no question pages
+	Paper     []paperonly.Value
 	// Catalog names models that have no run (paper-only rows); nil means aggregate.DefaultCatalog().
 	Catalog *aggregate.Catalog
 	// ResultsPaths maps run ids to their results files, copied as downloads.

@@ -112,6 +112,11 @@ type rankedView struct {
 	Twice      []twiceNote      `json:"twice"` // rows that appear twice, numbered
 	// Cut says which rows the page leaves out (boundRanked); nil when none.
 	Cut *cutView `json:"cut,omitempty"`
+	// Audit are the benchmark audit's unranked rows (auditRows) and
+	// AuditNote what they are; empty when the edition has no audit run of
+	// the table's question set.
+	Audit     []*auditRowView `json:"audit,omitempty"`
+	AuditNote string          `json:"audit_note,omitempty"`
 }
 
 type twiceNote struct {
@@ -280,6 +285,7 @@ func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *
 		}
 		tv.Rows = append(tv.Rows, rv)
 	}
+	tv.AuditNote = v.auditRows(t, tv)
 	if paperHere {
 		v.appendPaperRows(t, tv)
 	}

@@ -82,6 +82,10 @@ type cellView struct {
 	// CI is the 95 % t-interval of the mean over rounds, "[lo, hi]"
 	// (percent, 2 decimals); "" when n = 1.
 	CI string `json:"ci"`
+	// OfRef is a task success rate as a share of the reference solution's
+	// under the same protocol on the same question set, "69.51 % of what a
+	// correct solution reaches" (auditRows); "" without an audit run.
+	OfRef string `json:"of_ref,omitempty"`
 }
 
 func newCell(c *aggregate.Cell) *cellView {

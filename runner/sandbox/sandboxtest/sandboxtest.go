@@ -34,6 +34,9 @@ type Options struct {
 	// DataDir is a host directory to mount read-only at /app/tool_source_code;
 	// "" makes one with a single file.
 	DataDir string
+	// MeasuresCPU says that the backend reports Result.CPU (the local
+	// backend's warm workers); the CPU-time check is skipped otherwise.
+	MeasuresCPU bool
 }
 
 // Run runs every check against sb, each as a subtest.
@@ -68,6 +71,7 @@ func Run(t *testing.T, sb sandbox.Sandbox, o Options) {
 		{"StdoutFlood100MB", s.flood},
 		{"SetsidSleepingGrandchild", s.setsidGrandchild},
 		{"SIGTERMIgnored", s.sigtermIgnored},
+		{"CPUTimeOfEveryProcess", s.cpuTime},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -560,5 +564,35 @@ while True:
 `, sandbox.Limits{Wall: 2 * time.Second})
 	if !res.TimedOut {
 		t.Errorf("SIGTERM-ignoring process: TimedOut false, exit %d", res.ExitCode)
+	}
+}
+
+// cpuTime: Result.CPU counts the CPU time of the task's processes, its
+// children's included, and not the time it sleeps. The program measures
+// its own and its reaped child's CPU time (getrusage) and reports it; the
+// sandbox's count must be at least that, whatever the machine's speed, and
+// below the wall time of a task that mostly sleeps (Options.MeasuresCPU).
+func (s *suite) cpuTime(t *testing.T) {
+	if !s.o.MeasuresCPU {
+		t.Skip("this backend does not measure CPU time (Result.CPU is 0)")
+	}
+	res := s.run(t, `import os, resource, subprocess, sys, time
+subprocess.run([sys.executable, "-c", "x = 0\nfor i in range(3_000_000): x += i"], check=True)
+x = 0
+for i in range(1_000_000):
+    x += i
+time.sleep(1)
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+os.write(3, repr(me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime).encode())
+`, sandbox.Limits{Wall: 2 * time.Minute})
+	measured, err := strconv.ParseFloat(string(res.Side), 64)
+	if res.ExitCode != 0 || err != nil {
+		t.Fatalf("exit %d, side %q, stderr %q", res.ExitCode, res.Side, res.Stderr)
+	}
+	if got := res.CPU.Seconds(); got < measured || got <= 0 {
+		t.Errorf("Result.CPU = %.3f s; the program itself measured %.3f s of CPU time for it and its child", got, measured)
+	}
+	if res.CPU >= res.Duration {
+		t.Errorf("Result.CPU = %v for a task that slept 1 s of its %v (one process at a time)", res.CPU, res.Duration)
 	}
 }

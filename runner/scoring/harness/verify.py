@@ -26,7 +26,8 @@ errors naming no property count against the property being checked.
 
 Writes one JSON object to fd 3:
 {"v1": {"decision": "ok"|"list"|"error", "list": [...], "text": output text, "exit": status},
- "strict": {"names": [...], "passed": [bool...], "errors": [...], "crash": text}}.
+ "strict": {"names": [...], "passed": [bool...], "errors": [...], "messages": [...], "crash": text}},
+where messages[i] is the errors of names[i] joined by line feeds ("" when it passed).
 """
 import base64
 import builtins
@@ -201,7 +202,7 @@ if strict_params is not None or strict_load_error is not None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    st = {"names": [], "passed": [], "errors": []}
+    st = {"names": [], "passed": [], "errors": [], "messages": []}
     try:
         if strict_load_error is not None:
             raise pickle.UnpicklingError(strict_load_error)
@@ -226,23 +227,28 @@ if strict_params is not None or strict_load_error is not None:
             if n in strict_params and empty(strict_params[n]):
                 st["passed"].append(False)
                 st["errors"].append(f"{n}: empty value")
+                st["messages"].append(f"{n}: empty value")
                 continue
             if n not in strict_params:
                 st["passed"].append(False)
                 st["errors"].append(f"{n} not found in input properties")
+                st["messages"].append(f"{n} not found in input properties")
                 continue
             try:
                 r = fn({n: strict_params[n]})
             except BaseException as e:  # noqa: BLE001
                 st["passed"].append(False)
                 st["errors"].append(f"{n}: verification raised {type(e).__name__}: {e}"[:2000])
+                st["messages"].append(st["errors"][-1])
                 continue
             if r == "ok":
                 st["passed"].append(True)
+                st["messages"].append("")
                 continue
             mine = [e for e in (r[:-2] if isinstance(r, list) else [r]) if isinstance(e, str) and owner(e, n) == n]
             st["passed"].append(not mine)
             st["errors"].extend(x[:2000] for x in mine)
+            st["messages"].append("\n".join(x[:2000] for x in mine))
     except BaseException as e:  # noqa: BLE001
         st["crash"] = (f"{type(e).__name__}: {e}\n" + traceback.format_exc())[-4000:]
     out["strict"] = st

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/results"
+)
+
+// TestAuditThreeQuestions audits three real questions with references made
+// here (not the benchmark's): test_pchip_eval answered with its expected
+// number as a literal (a runnable answer that passes its one property),
+// test_vacancy without a reference (not executed; not runnable in the
+// results files) and test_defect_band_raises, whose data files are absent
+// (data-missing; its verification is still probed). It checks the table's
+// totals, the controls, the probe's flags (test_defect_band_raises' type
+// check is inverted: its own expected strings fail; test_pchip_eval's
+// expected value is text its check converts, so only the parsed value
+// passes), the results files, the verified set scored from their stored
+// rows, and that a second run, with a diagnosis that takes the property out
+// of the verified set, executes nothing (the cache).
+func TestAuditThreeQuestions(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to audit real questions")
+	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
+	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+	}
+	ref, out := t.TempDir(), t.TempDir()
+	write := func(name, code string) {
+		if err := os.WriteFile(filepath.Join(ref, name), []byte(code), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("test_pchip_eval.py", "def my_answer():\n    return {\"pchip_interpolation_integral\": 8.2277}\n")
+	write("test_defect_band_raises.py", "def my_answer():\n    return {}\n")
+	diag := filepath.Join(ref, "diagnoses.csv")
+	write("diagnoses.csv", "question,property,category,evidence\n")
+	// -publish replaces the results files of the folder it copies into.
+	pub := filepath.Join(t.TempDir(), "published")
+	os.MkdirAll(pub, 0o755)
+	os.WriteFile(filepath.Join(pub, "stale"+results.Extension), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(pub, "README.md"), []byte("kept"), 0o644)
+	args := []string{"-quiet", "-slots", "2", "-python", python, "-data", root, "-reference", ref, "-diagnoses", diag, "-out", out,
+		"-questions", "test_pchip_eval,test_vacancy,test_defect_band_raises", "-publish", pub}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	got := stdout.String()
+	for _, want := range []string{
+		"reference: 1 of 11 properties passed under mattools-v1 (1 of 3 questions executed)\nreference: 1 of 11 properties passed under mattools-v1-strict (1 of 3 questions executed)\n",
+		"test_defect_band_raises defect_band_index_mismatch: never-passes: its own expected value fails",
+		"verified question set: 1 properties of 1 questions",
+		"  reference-solution: 1 of 1, scored from its stored per-property outcomes\n  baseline-all-true: 0 of 1,",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.HasSuffix(strings.TrimSpace(got), "executed)") {
+		t.Errorf("the output does not end with the totals:\n%s", got)
+	}
+	var rep Report
+	data, err := os.ReadFile(filepath.Join(out, "audit.json"))
+	if err != nil || json.Unmarshal(data, &rep) != nil {
+		t.Fatalf("audit.json: %v", err)
+	}
+	status := map[string]string{}
+	for _, q := range rep.Questions {
+		status[q.ID] = q.Reference
+		for kind, byProto := range q.Controls {
+			for p, n := range byProto {
+				if n != 0 && !(kind == kindTrue && q.ID == "test_vacancy") {
+					t.Errorf("%s: the %s control passes %d properties under %s", q.ID, kind, n, p)
+				}
+			}
+		}
+	}
+	if status["test_pchip_eval"] != "executed" || status["test_vacancy"] != "absent" || status["test_defect_band_raises"] != "data-missing" {
+		t.Errorf("reference statuses %v", status)
+	}
+	for _, f := range rep.Flags {
+		if f.Question == "test_pchip_eval" && f.Check == "never-passes" {
+			t.Errorf("test_pchip_eval flagged never-passes, but its parsed expected value passes: %+v", f)
+		}
+	}
+	if rep.Slowest == nil || rep.Slowest.Question != "test_pchip_eval" || rep.Slowest.WallSeconds <= 0 {
+		t.Errorf("slowest %+v", rep.Slowest)
+	}
+	files, err := results.ReadDir(filepath.Join(out, "results"))
+	if err != nil || len(files) != 6 {
+		t.Fatalf("%d results files (%v); want 3 systems × 2 protocols", len(files), err)
+	}
+	published, _ := filepath.Glob(filepath.Join(pub, "*"))
+	if len(published) != 7 {
+		t.Errorf("-publish folder holds %v; want the 6 results files and README.md", published)
+	}
+	for _, f := range files {
+		if a, b := readOrEmpty(f.Path), readOrEmpty(filepath.Join(pub, filepath.Base(f.Path))); a == "" || a != b {
+			t.Errorf("-publish: %s not copied as written", filepath.Base(f.Path))
+		}
+	}
+	for _, f := range files {
+		if f.Run.Provenance.Kind != results.ProvenanceAudit || f.Run.QuestionSet.Questions != 2 || f.Run.QuestionSet.Properties != 11 {
+			t.Errorf("%s: provenance %s, question set %+v", f.Run.RunID, f.Run.Provenance.Kind, f.Run.QuestionSet)
+		}
+		if f.Run.System == results.SystemBaselineAllTrue && f.Run.ScoringProtocol == results.ProtocolMatToolsV1Strict {
+			// test_vacancy's two boolean properties expect True.
+			if *f.Run.Totals.PropertiesPassed != 2 {
+				t.Errorf("all-True baseline, strict: %d properties passed, want 2", *f.Run.Totals.PropertiesPassed)
+			}
+		}
+		for _, q := range f.Questions {
+			if q.QuestionID == "test_pchip_eval" && f.Run.ScoringProtocol == results.ProtocolMatToolsV1Strict && len(q.PropertyOutcomes) != 1 {
+				t.Errorf("%s: test_pchip_eval has %d property outcomes", f.Run.RunID, len(q.PropertyOutcomes))
+			}
+		}
+	}
+	write("diagnoses.csv", "question,property,category,evidence\ntest_pchip_eval,pchip_interpolation_integral,expected value wrong,a test\n")
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK || !strings.Contains(stderr.String(), ", 0 to execute") ||
+		!strings.Contains(stdout.String(), "verified question set: 0 properties of 0 questions") {
+		t.Errorf("second run: exit %d, %s\n%s", code, stderr.String(), stdout.String())
+	}
+}
+
+// TestFailedPropertiesNameTheirDiagnoses: the list of the properties the
+// reference fails gives each its diagnosis, or "undiagnosed"; a mattools-v1
+// partial credit is said to be not attributable.
+func TestFailedPropertiesNameTheirDiagnoses(t *testing.T) {
+	po := []results.PropertyOutcome{{Property: "a", Passed: true}, {Property: "b", Message: "b: wrong"}, {Property: "c", Message: "c: wrong"}}
+	rep := &Report{Questions: []*QuestionReport{{ID: "q", Properties: 3, DataFiles: true, Reference: "executed",
+		Outcomes: map[string]*Outcome{
+			results.ProtocolMatToolsV1:       {Verdict: "partial", Passed: 1},
+			results.ProtocolMatToolsV1Strict: {Verdict: "partial", Passed: 1, Properties: po},
+		}, Timing: &Timing{Question: "q", WallSeconds: 1, CPUSeconds: 0.5}}},
+		Totals: []Total{{Protocol: results.ProtocolMatToolsV1Strict, Passed: 1, Properties: 3, Executed: 1, Questions: 1}}}
+	var b bytes.Buffer
+	printReport(&b, rep, map[string]string{"q/b": "verification bug"})
+	for _, want := range []string{"  q (mattools-v1: 1 of 3, not attributable to properties)\n", "  q b (mattools-v1-strict): verification bug\n",
+		"  q c (mattools-v1-strict): undiagnosed\n", "reference: 1 of 3 properties passed under mattools-v1-strict (1 of 1 questions executed)\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestReadReferenceNamesTheFile: a reference that defines no function, or
+// two, is refused naming its file; a missing one is absent.
+func TestReadReferenceNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "q.py"), []byte("def a():\n    pass\ndef b():\n    pass\n"), 0o644)
+	if _, _, _, err := readReference(dir, "q"); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "q.py")+": defines 2 top-level functions") {
+		t.Errorf("two functions: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "r.py"), []byte("import os\n\ndef  solve ():\n    def inner():\n        pass\n    return {}\n"), 0o644)
+	if _, fn, ok, err := readReference(dir, "r"); err != nil || !ok || fn != "solve" {
+		t.Errorf("one function: %q %v %v", fn, ok, err)
+	}
+	if _, _, ok, err := readReference(dir, "absent"); ok || err != nil {
+		t.Errorf("absent: %v %v", ok, err)
+	}
+}
+
+func readOrEmpty(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}

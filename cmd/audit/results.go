@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/version"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+)
+
+// Generator is the generator recorded on the audit's results files.
+const Generator = "audit"
+
+// auditRuns are the results files the audit writes: each audit system with
+// the item kind whose outcomes are its rows.
+var auditRuns = []struct {
+	system results.System
+	kind   string
+}{
+	{results.SystemReferenceSolution, kindReference},
+	{results.SystemBaselineAllTrue, kindTrue},
+	{results.SystemBaselineAllNone, kindNone},
+}
+
+// writeResults writes, into out/results, one results file per audit system
+// and protocol (format v3, provenance audit, model none, round 1) over the
+// questions whose data files are present among audited: the reference's
+// outcomes (a question without a reference file answers with empty code:
+// not runnable) and the True and None controls'. It returns the paths.
+func writeResults(out string, bench *datasets.Benchmark, audited []*datasets.Question, refs map[string]*item,
+	byQuestion map[string]map[string]*item, env scoring.Environment, refDir string) ([]string, error) {
+	commit := bench.Commit
+	if commit == "" {
+		commit = results.UpstreamCommit
+	}
+	qs := scoring.QuestionSet(bench)
+	renv := results.Environment{Generator: Generator, GeneratorVersion: version.String(), GoVersion: runtime.Version(),
+		Libraries: env.Libraries, Sandbox: &env.Sandbox}
+	now := time.Now().UTC().Truncate(time.Second)
+	auditedIDs := map[string]bool{}
+	for _, q := range audited {
+		auditedIDs[q.ID] = true
+	}
+	var paths []string
+	for _, ar := range auditRuns {
+		for _, p := range scoring.Protocols {
+			run := results.Run{FormatVersion: results.FormatVersion, Benchmark: results.BenchmarkToolUsage,
+				BenchmarkVersion: results.BenchmarkVersion2025_05, UpstreamCommit: commit, System: ar.system,
+				Model: results.ModelNone, Round: 1, ScoringProtocol: p, QuestionSet: qs,
+				Provenance: results.Provenance{Kind: results.ProvenanceAudit}, Environment: renv, FinishedAt: &now}
+			run.RunID = results.MakeRunID(&run)
+			f := &results.File{Run: run}
+			for i := range bench.Questions {
+				q := &bench.Questions[i]
+				row := results.QuestionRow{QuestionIndex: int32(q.Index), QuestionID: q.ID, PropertyCount: int32(len(q.Properties))}
+				var sc *scoring.Scored
+				switch it := byQuestion[q.ID][ar.kind]; {
+				case !q.Executable() || !auditedIDs[q.ID]:
+					row.Verdict = string(results.VerdictDataMissing)
+				case ar.kind == kindReference && refs[q.ID] == nil:
+					sc = emptyAnswer(q)
+				default:
+					row.Code, row.FunctionName = it.code, it.function
+					sc = it.scored
+				}
+				if sc != nil {
+					sc.FillRow(&row, p)
+				}
+				if ar.kind == kindReference && refs[q.ID] != nil {
+					sum := sha256.Sum256([]byte(refs[q.ID].code))
+					f.Run.Provenance.Source = append(f.Run.Provenance.Source, results.SourceFile{
+						Path: filepath.ToSlash(filepath.Join(refDir, q.ID+".py")), SHA256: hex.EncodeToString(sum[:])})
+				}
+				f.Questions = append(f.Questions, row)
+			}
+			var missing []string
+			f.Run.Totals, missing = scoring.Tally(f.Questions, qs)
+			f.Run.Warnings = append(f.Run.Warnings, scoring.Warnings(&env.Sandbox, bench, qs, missing)...)
+			path := filepath.Join(out, "results", run.RunID+results.Extension)
+			if err := results.Write(path, f); err != nil {
+				return nil, err
+			}
+			paths = append(paths, path)
+		}
+	}
+	return paths, nil
+}
+
+// emptyAnswer is the outcome of a question without a reference: empty
+// code, not runnable (scoring.Scorer.Score decides it without executing).
+func emptyAnswer(q *datasets.Question) *scoring.Scored {
+	s := &scoring.Scorer{}
+	sc, err := s.Score(context.Background(), q, scoring.Submission{})
+	if err != nil {
+		panic(err) // empty code never reaches the sandbox
+	}
+	return sc
+}
+
+// publishResults copies the results files at paths into dir (created if
+// needed), each atomically, and removes the other results files there
+// (*.parquet): dir then holds exactly this audit's files, the copy that
+// build-site reads (-audit; docs/benchmark-audit.md).
+func publishResults(paths []string, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name := filepath.Base(p)
+		keep[name] = true
+		if err := results.WriteFileAtomic(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	old, err := filepath.Glob(filepath.Join(dir, "*"+results.Extension))
+	if err != nil {
+		return err
+	}
+	for _, p := range old {
+		if !keep[filepath.Base(p)] {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

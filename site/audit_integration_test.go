@@ -1,0 +1,182 @@
+package site_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
+)
+
+// TestToolUsageTablesShowAuditRows builds a site from the benchmark audit's
+// committed results files (benchmarks/mattools-tool-usage/audit: the
+// reference solution and the all-True and all-None baselines on the
+// 28-question set, under mattools-v1 and mattools-v1-strict) beside a model
+// run on that set (the all-True answers relabelled as a runner run of GPT-4o,
+// so that its rows are real scored rows) and the fixture's runs of another
+// set. Every ranked table of the 28-question set gets the three unranked
+// rows with their badges and the audit files' values; each task success
+// rate of the model says what share of the reference's it is; the fixture's
+// set gets none; a release that lists none of the audit's runs shows none.
+func TestToolUsageTablesShowAuditRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a site with Hugo; skipped with -short")
+	}
+	auditDir := filepath.Join(repoRoot(t), "benchmarks", "mattools-tool-usage", "audit")
+	audit, err := results.ReadDir(auditDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(audit) != 6 {
+		t.Fatalf("%d audit results files in %s; want 3 systems × 2 protocols", len(audit), auditDir)
+	}
+	type key struct {
+		sys      results.System
+		protocol string
+	}
+	byKey := map[key]*results.File{}
+	for _, f := range audit {
+		byKey[key{f.Run.System, f.Run.ScoringProtocol}] = f
+	}
+	base := t.TempDir()
+	resultsDir := filepath.Join(base, "results")
+	fixture, err := sitetest.WriteRuns(resultsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The model run: the all-True answers, relabelled.
+	model := map[string]*results.File{}
+	for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
+		g := *byKey[key{results.SystemBaselineAllTrue, p}]
+		g.Run.System, g.Run.Model, g.Run.Provenance = results.SystemSingleLLM, sitetest.GPT4o, results.Provenance{Kind: results.ProvenanceRunner}
+		g.Run.RunID = results.MakeRunID(&g.Run)
+		if err := results.Write(filepath.Join(resultsDir, g.Run.RunID+results.Extension), &g); err != nil {
+			t.Fatal(err)
+		}
+		model[p] = &g
+	}
+	var fixtureIDs []string
+	for _, f := range fixture {
+		fixtureIDs = append(fixtureIDs, f.Run.RunID)
+	}
+	out := filepath.Join(base, "public")
+	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: auditDir, RepoRoot: repoRoot(t), OutDir: out,
+		WorkDir: filepath.Join(base, "work"), Releases: []site.Release{{Version: "v1.0", Date: "2025-06-01", Title: "fixture", Runs: fixtureIDs}}}); err != nil {
+		t.Fatal(err)
+	}
+
+	pct := func(k, n int) string { return fmt.Sprintf("%.2f", 100*float64(k)/float64(n)) }
+	// The values each audit row must show, in the order of a ranked table's
+	// columns (mattools-v1 task success, runnable; mattools-v1-strict task
+	// success, runnable), computed from the audit files' totals.
+	wantCells := func(sys results.System) string {
+		var cells []string
+		for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
+			tot := byKey[key{sys, p}].Run.Totals
+			cells = append(cells, pct(*tot.PropertiesPassed, tot.Properties)+" "+fmt.Sprintf("%d/%d", *tot.PropertiesPassed, tot.Properties),
+				pct(*tot.Runnable, tot.Questions)+" "+fmt.Sprintf("%d/%d", *tot.Runnable, tot.Questions))
+		}
+		return strings.Join(cells, " | ")
+	}
+	rowRe := regexp.MustCompile(`(?s)<tr class="audit-row" data-system="([^"]*)".*?</tr>`)
+	cellRe := regexp.MustCompile(`<td class="num audit" data-sort="[^"]*"><span class="mean">([^<]*)</span> <span class="n">([^<]*)</span></td>`)
+	tableRe := regexp.MustCompile(`(?s)<section class="leaderboard-table ranked-table" id="([^"]*)">.*?</section>`)
+	checkPage := func(page string, wantTables int) {
+		t.Helper()
+		html := readFile(t, page)
+		with := 0
+		for _, m := range tableRe.FindAllStringSubmatch(html, -1) {
+			sec := m[0]
+			rows := rowRe.FindAllStringSubmatch(sec, -1)
+			if !strings.Contains(sec, "question set executable-85659656/28") {
+				if len(rows) > 0 || strings.Contains(sec, "of what a correct solution reaches") {
+					t.Errorf("%s: table %s of another question set has audit rows", page, m[1])
+				}
+				continue
+			}
+			with++
+			want := []struct {
+				sys   results.System
+				label string
+				badge string
+			}{
+				{results.SystemReferenceSolution, "Reference solution", `<span class="badge badge-reference-solution"`},
+				{results.SystemBaselineAllTrue, "Baseline: every property True", `<span class="badge badge-baseline-all-true"`},
+				{results.SystemBaselineAllNone, "Baseline: every property None", `<span class="badge badge-baseline-all-none"`},
+			}
+			t.Logf("%s, table %s:\n%s\n%s\n%s", page, m[1], regexp.MustCompile(`<p class="ranking-note".*</p>`).FindString(sec),
+				regexp.MustCompile(`(?s)<tr class="computed-row"[^>]*data-model="`+sitetest.GPT4o+`".*?</tr>`).FindString(sec),
+				regexp.MustCompile(`(?s)<tfoot class="audit-rows">.*?</tfoot>`).FindString(sec))
+			if len(rows) != len(want) {
+				t.Fatalf("%s: table %s has %d audit rows, want 3", page, m[1], len(rows))
+			}
+			for i, w := range want {
+				row := rows[i][0]
+				var got []string
+				for _, c := range cellRe.FindAllStringSubmatch(row, -1) {
+					got = append(got, c[1]+" "+c[2])
+				}
+				if rows[i][1] != string(w.sys) || !strings.Contains(row, `<th scope="row">`+w.label+`</th>`) || !strings.Contains(row, w.badge) ||
+					strings.Join(got, " | ") != wantCells(w.sys) {
+					t.Errorf("%s: table %s, audit row %d: %q; want %s, %s, cells %s", page, m[1], i, row, w.sys, w.label, wantCells(w.sys))
+				}
+			}
+			// The model's task success rates, each with its share of the
+			// reference's under the same protocol.
+			for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
+				mt, rt := model[p].Run.Totals, byKey[key{results.SystemReferenceSolution, p}].Run.Totals
+				share := fmt.Sprintf("%.2f", 100*(100*float64(*mt.PropertiesPassed)/float64(mt.Properties))/(100*float64(*rt.PropertiesPassed)/float64(rt.Properties)))
+				cell := `<span class="mean">` + pct(*mt.PropertiesPassed, mt.Properties) + `</span></a> <span class="n">n = 1</span> <span class="of-ref">` +
+					share + ` % of what a correct solution reaches</span></td>`
+				if !strings.Contains(sec, cell) {
+					t.Errorf("%s: table %s lacks the model's %s cell %q", page, m[1], p, cell)
+				}
+				note := fmt.Sprintf("%s %% (%d/%d) under %s", pct(*rt.PropertiesPassed, rt.Properties), *rt.PropertiesPassed, rt.Properties, p)
+				if !strings.Contains(sec, note) {
+					t.Errorf("%s: table %s's note lacks %q", page, m[1], note)
+				}
+			}
+		}
+		if with != wantTables {
+			t.Errorf("%s: %d ranked tables of the 28-question set, want %d", page, with, wantTables)
+		}
+	}
+	preview := filepath.Join(out, site.PreviewPath)
+	checkPage(filepath.Join(preview, "index.html"), 1)
+	checkPage(filepath.Join(preview, "single-llm", "index.html"), 1)
+	for _, page := range []string{filepath.Join(out, "v1.0", "index.html"), filepath.Join(out, "v1.0", "single-llm", "index.html")} {
+		if html := readFile(t, page); strings.Contains(html, "audit-row") || strings.Contains(html, "of what a correct solution reaches") {
+			t.Errorf("%s: a release that lists no audit run shows audit rows", page)
+		}
+	}
+	// The audit's runs are no configurations: no configuration page of the
+	// audit's systems.
+	if pages, _ := filepath.Glob(filepath.Join(preview, "configurations", "*reference-solution*")); len(pages) > 0 {
+		t.Errorf("configuration pages of the audit: %v", pages)
+	}
+	if _, err := os.Stat(filepath.Join(preview, "systems", "reference-solution")); err == nil {
+		t.Error("a system page of the reference solution")
+	}
+}
+
+// TestAuditDirHoldsOnlyAuditRuns: a results file in the audit folder that is
+// not an audit run is an error naming the file, before anything is built.
+func TestAuditDirHoldsOnlyAuditRuns(t *testing.T) {
+	base := t.TempDir()
+	auditDir := filepath.Join(base, "audit")
+	files, err := sitetest.WriteRuns(auditDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = site.Build(context.Background(), site.Options{ResultsDir: filepath.Join(base, "results"), AuditDir: auditDir, RepoRoot: repoRoot(t),
+		OutDir: filepath.Join(base, "public"), WorkDir: filepath.Join(base, "work"), Releases: []site.Release{}})
+	if err == nil || !strings.Contains(err.Error(), files[0].Path) || !strings.Contains(err.Error(), `has provenance kind "imported"`) {
+		t.Errorf("error %v; want one naming %s and its provenance", err, files[0].Path)
+	}
+}
