@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
 // pageTypes returns, for each layout of the generated Hugo pages under
@@ -57,7 +59,7 @@ func pageTypes(t *testing.T, work, dir string) map[string]string {
 // after the first navigation), the server's URL and a stop function.
 func layoutBrowser(t *testing.T, dir string) (context.Context, string, func()) {
 	t.Helper()
-	exe := chromiumPath(t)
+	exe := sitetest.ChromiumPath(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

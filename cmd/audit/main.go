@@ -473,7 +473,11 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 		qr.Reference = "executed"
 		qr.Outcomes = map[string]*Outcome{}
 		for _, p := range scoring.Protocols {
-			o := ref.scored.Outcome(p)
+			o, err := ref.scored.Outcome(p) // p is one of the scorer's own protocols: err is nil
+			if err != nil {
+				qr.Flags = append(qr.Flags, Flag{Question: q.ID, Check: "unscorable", Detail: err.Error()})
+				continue
+			}
 			qr.Outcomes[p] = &Outcome{Verdict: string(o.Verdict), Cause: o.Cause, Passed: o.PropertiesPassed, Properties: o.Properties}
 		}
 		qr.Timing = &Timing{Question: q.ID, WallSeconds: ref.scored.RunDuration.Seconds(), CPUSeconds: ref.scored.RunCPU.Seconds()}
@@ -532,7 +536,12 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 		sc := its[k].scored
 		qr.Controls[k] = map[string]int{}
 		for _, p := range scoring.Protocols {
-			qr.Controls[k][p] = sc.Outcome(p).PropertiesPassed
+			o, err := sc.Outcome(p) // p is one of the scorer's own protocols: err is nil
+			if err != nil {
+				flag("", "unscorable", err.Error())
+				continue
+			}
+			qr.Controls[k][p] = o.PropertiesPassed
 		}
 		for _, po := range sc.Strict.Properties {
 			if po.Passed {
