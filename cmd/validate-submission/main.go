@@ -500,6 +500,7 @@ func record(c config, sub *submission.Submission, rx *reexecution) (string, int,
 // rescored from the submitted file.
 func verifiedFile(f *results.File, sub *submission.Submission, rx *reexecution, env results.Environment) (*results.File, error) {
 	run := f.Run
+	run.FormatVersion = results.FormatVersion // a record is written in the current format, whatever version the submitted file has
 	run.Generation = f.Run.Generation.Rescored()
 	run.Provenance = results.Provenance{Kind: results.ProvenanceRescored, Origin: results.ProvenanceSubmitted, DerivedFrom: f.Run.RunID,
 		Source:     []results.SourceFile{{Path: filepath.ToSlash(filepath.Join(sub.Folder, filepath.Base(f.Path))), SHA256: sub.FileSHA256[f.Run.RunID]}},
