@@ -132,8 +132,8 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 			for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
 				mt, rt := model[p].Run.Totals, byKey[key{results.SystemReferenceSolution, p}].Run.Totals
 				share := fmt.Sprintf("%.2f", 100*(100*float64(*mt.PropertiesPassed)/float64(mt.Properties))/(100*float64(*rt.PropertiesPassed)/float64(rt.Properties)))
-				cell := `<span class="mean">` + pct(*mt.PropertiesPassed, mt.Properties) + `</span></a> <span class="n">n = 1</span> <span class="of-ref">` +
-					share + ` % of what a correct solution reaches</span></td>`
+				cell := `<span class="mean">` + pct(*mt.PropertiesPassed, mt.Properties) + `</span></a> <span class="of-ref">` +
+					share + ` % of what a correct solution reaches</span><span class="detail">n = 1</span></td>`
 				if !strings.Contains(sec, cell) {
 					t.Errorf("%s: table %s lacks the model's %s cell %q", page, m[1], p, cell)
 				}
