@@ -72,6 +72,7 @@ type importer struct {
 	order    []string
 	commit   string
 	warnings []string
+	qaSets   map[results.Benchmark]*qaSet // by benchmark, nil: the root has none (qaSetOf)
 }
 
 func (im *importer) warnf(format string, a ...any) {
