@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"internal/flock":        []string{},
 	"internal/mattoolstest": []string{"datasets"},
 	"results/check":         []string{"results", "datasets"},
-	"results/published":     []string{"results", "datasets"},
+	"results/published":     []string{"results", "datasets", "datasets/qaaudit"},
 	"results/submission":    []string{"results", "results/check"},
 	"cmd/import-mattools":   []string{"results", "results/published", "datasets"},
 

@@ -9,7 +9,9 @@
 // self-reflection-rag), its roundN folder the round. Totals come from
 // accuracy_summary.xlsx, checked with the consistency rules of
 // docs/mattools.md §3.2; a folder without one is imported as unscored.
-// QA results come from the cumulative CSVs of qa_benchmark/test_results (§4).
+// QA results come from the cumulative CSVs of qa_benchmark/test_results (§4);
+// when the root holds the question sets (qa_benchmark/generated_qa), the
+// runs of a whole set record its baselines (docs/qa-validity.md).
 // Every imported run has provenance "imported" with a citation and scoring
 // protocol "mattools-original". Nothing here depends on which runs a copy
 // holds: an upstream checkout has more than a copy without its large files.
@@ -72,6 +74,7 @@ type importer struct {
 	order    []string
 	commit   string
 	warnings []string
+	qaSets   map[results.Benchmark]*qaSet // by benchmark, nil: the root has none (qaSetOf)
 }
 
 func (im *importer) warnf(format string, a ...any) {

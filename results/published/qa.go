@@ -3,19 +3,75 @@ package published
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/datasets/qaaudit"
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
 // QAResultsDir is where MatTools keeps the QA results, relative to the root.
 const QAResultsDir = "qa_benchmark/test_results"
+
+// QAQuestionsDir is where MatTools keeps the QA question sets, relative to
+// the root (generation_results_{code,doc}.json.zip, docs/mattools.md §4).
+// A copy of the data may lack them (they are large files); an upstream
+// checkout has them.
+const QAQuestionsDir = "qa_benchmark/generated_qa"
+
+// QASetFiles returns the paths, relative to the root, at which the
+// question set of a QA benchmark (qa-code or qa-doc) is looked for, in
+// order: upstream's zip, then the JSON it holds, unzipped.
+func QASetFiles(bench results.Benchmark) []string {
+	base := QAQuestionsDir + "/generation_results_" + strings.TrimPrefix(string(bench), "qa-") + ".json"
+	return []string{base + ".zip", base}
+}
+
+// qaSet is what the importer takes from a benchmark's question set: the
+// file (relative to the root) and its SHA-256, and its baselines.
+type qaSet struct {
+	rel, sha256 string
+	baselines   qaaudit.Baselines
+}
+
+// qaSetOf returns the question set of bench (QASetFiles), loaded and
+// audited once per import; nil when the root holds none (a warning says
+// that the benchmark's imported QA runs then record no baselines). A set
+// that does not load is an error naming its file, document and field.
+func (im *importer) qaSetOf(bench results.Benchmark) (*qaSet, error) {
+	if s, ok := im.qaSets[bench]; ok {
+		return s, nil
+	}
+	if im.qaSets == nil {
+		im.qaSets = map[results.Benchmark]*qaSet{}
+	}
+	files := QASetFiles(bench)
+	for _, rel := range files {
+		path := filepath.Join(im.root, filepath.FromSlash(rel))
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		set, err := datasets.LoadQA(path)
+		if err != nil {
+			return nil, err
+		}
+		s := &qaSet{rel: rel, sha256: set.SHA256, baselines: qaaudit.Audit(string(bench), set).Baselines()}
+		im.qaSets[bench] = s
+		return s, nil
+	}
+	im.qaSets[bench] = nil
+	im.warnf("%s: no question set of %s: its imported QA runs record no baselines (docs/qa-validity.md)", files[0], bench)
+	return nil, nil
+}
 
 var qaFileName = regexp.MustCompile(`^evaluation_results_(code|doc)_(.+)\.csv$`)
 
@@ -158,12 +214,41 @@ func (im *importer) qaRun(dirName, fileName string, data []byte) (*results.File,
 		r.Warnings = append(r.Warnings, fmt.Sprintf("covers %d of the %d questions of %s", counts.questions, full, bench))
 		im.warnf("%s: %d questions, not the whole %s set (%d): imported as question set %q", rel, counts.questions, bench, full, r.QuestionSet.Name)
 	}
+	r.Provenance.Source = []results.SourceFile{{Path: rel, SHA256: sha256Bytes(data)}}
+	if r.QuestionSet.Name == results.QuestionSetAll {
+		if err := im.addBaselines(&r, rel); err != nil {
+			return nil, err
+		}
+	}
 	if mod, ok := results.LookupModel(dirName); ok {
 		r.ModelDisplayName, r.ModelGroup = mod.DisplayName, mod.Group
 	} else {
 		im.warnf("%s: model folder %q is not in results/models.csv: shown under its folder name, without a group", rel, dirName)
 	}
-	r.Provenance.Source = []results.SourceFile{{Path: rel, SHA256: sha256Bytes(data)}}
 	r.RunID = results.MakeRunID(&r)
 	return &results.File{Run: r, QAItems: counts.items}, nil
+}
+
+// addBaselines records on r, an imported QA run of its benchmark's whole
+// question set, the baselines of that set (extension
+// qaaudit.ExtensionBaselines, as the runner records them on its runs;
+// docs/qa-validity.md) when the root holds the set (qaSetOf), and lists the
+// set's file among the run's sources. A set of another size than the run's
+// (not the set MatTools tested) gives none and a warning naming both.
+func (im *importer) addBaselines(r *results.Run, rel string) error {
+	set, err := im.qaSetOf(r.Benchmark)
+	if err != nil || set == nil {
+		return err
+	}
+	if set.baselines.Questions != r.QuestionSet.Questions {
+		im.warnf("%s: %d questions, but %s has %d: no baselines recorded", rel, r.QuestionSet.Questions, set.rel, set.baselines.Questions)
+		return nil
+	}
+	raw, err := json.Marshal(set.baselines)
+	if err != nil {
+		return err
+	}
+	r.Extensions = map[string]json.RawMessage{qaaudit.ExtensionBaselines: raw}
+	r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: set.rel, SHA256: set.sha256})
+	return nil
 }

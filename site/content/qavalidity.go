@@ -5,8 +5,10 @@ package content
 // each QA configuration, read from what the runner records on a QA run
 // (results.Run.Extensions, keys qaaudit.ExtensionBaselines,
 // qaaudit.ExtensionVariant and qaaudit.ExtensionFormat; datasets/qaaudit,
-// docs/qa-validity.md). Runs without them (imported, older) add nothing; a
-// table without baselines gets a note saying why (qaNoBaselinesNote).
+// docs/qa-validity.md) and the importer on an imported run of a whole set
+// when the data root holds the set (qaaudit.ExtensionBaselines only). Runs
+// without them (imported without the sets, older) add nothing; a table
+// without baselines gets a note saying why (qaNoBaselinesNote).
 
 import (
 	"bytes"
@@ -125,13 +127,22 @@ type qaSetRecord struct {
 	run       string               // the first run recording them
 }
 
-// trustedQARun reports whether a run's QA extensions are taken as a
-// description of its question set: the run was made by this project's
-// runner (provenance runner, or a rescoring of a runner run), which
-// derives them from the very items it asked.
-func trustedQARun(r *results.Run) bool {
+// runnerQARun reports whether a run was made by this project's runner
+// (provenance runner, or a rescoring of a runner run), which derives its QA
+// extensions from the very items it asked.
+func runnerQARun(r *results.Run) bool {
 	return r.Provenance.Kind == results.ProvenanceRunner ||
 		r.Provenance.Kind == results.ProvenanceRescored && r.Provenance.Origin == results.ProvenanceRunner
+}
+
+// trustedQARun reports whether a run's QA extensions are taken as a
+// description of its question set: a runner run (runnerQARun), or a run
+// imported by import-mattools (provenance imported), which records the
+// baselines of the set MatTools tested when the data root holds that set's
+// file (results/published, docs/qa-validity.md). Submitted runs are never
+// trusted.
+func trustedQARun(r *results.Run) bool {
+	return runnerQARun(r) || r.Provenance.Kind == results.ProvenanceImported
 }
 
 // qaTableSets returns, by benchmark, what the aggregated runs of a QA
@@ -351,12 +362,14 @@ var SampleConstantC = map[results.Benchmark]float64{results.BenchmarkQACode: 48.
 
 // qaNoBaselinesNote says why a QA table has no baseline rows and what the
 // keys' bias is, measured elsewhere: runs imported from MatTools' CSVs
-// hold no questions, so their set's letters cannot be counted here.
+// hold no questions, so their set's letters cannot be counted here unless
+// the import read the question sets (then the table has baselines and no
+// note).
 func qaNoBaselinesNote(t *aggregate.Table) string {
 	imported := true
 	for _, c := range tableConfigurations(t) {
 		for _, r := range c.RunsWith(aggregate.StatusAggregated) {
-			if trustedQARun(&r.File.Run) {
+			if runnerQARun(&r.File.Run) {
 				imported = false
 			}
 		}
