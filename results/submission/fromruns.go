@@ -86,6 +86,7 @@ func FromRuns(metaPath string, runs []*results.File, out string, now time.Time) 
 	sum := sha256.Sum256(buf.Bytes())
 	for _, f := range files {
 		from := f.Path
+		f.Run.FormatVersion = results.FormatVersion // rewritten in the current format, whatever version the runner's file has
 		f.Run.Provenance = results.Provenance{Kind: results.ProvenanceSubmitted,
 			Submission: &results.Submission{Folder: folder, MetadataSHA256: hex.EncodeToString(sum[:])}}
 		f.Run.RunID = results.MakeRunID(&f.Run)

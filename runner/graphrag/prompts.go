@@ -42,7 +42,7 @@ var promptFiles = []string{
 }
 
 // Prompts are LightRAG 1.3.3's prompt texts (prompt.py; the files of
-// /work/shared/lightrag, described in its README), byte for byte, with the
+// directory LIGHTRAG_DATA names; see docs/graphrag.md), byte for byte, with the
 // placeholders of Python's str.format kept.
 type Prompts struct {
 	Language            string   // DEFAULT_LANGUAGE: "English"
@@ -70,8 +70,8 @@ type Prompts struct {
 	Dir string
 }
 
-// LoadPrompts reads the prompt files of dir (the layout of
-// /work/shared/lightrag). A missing or unreadable file is an error naming
+// LoadPrompts reads the prompt files of dir (the layout of the directory
+// LIGHTRAG_DATA names; see docs/graphrag.md). A missing or unreadable file is an error naming
 // it. When dir also holds prompts.json (the whole PROMPTS dictionary), every
 // text file is checked against it, lists as joined by "\n", and a
 // difference is an error naming the key.

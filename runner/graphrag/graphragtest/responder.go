@@ -35,7 +35,7 @@ const (
 // Unrecognised is the reply to a chat request Kind does not recognise.
 const Unrecognised = "UNRECOGNISED PROMPT (scripts/lightrag-check Responder)"
 
-// The fixed openings and markers of LightRAG 1.3.3's prompts (/work/shared/lightrag/*.txt).
+// The fixed openings and markers of LightRAG 1.3.3's prompts (the *.txt files of LIGHTRAG_DATA).
 const (
 	extractOpening  = "---Goal---\nGiven a text document"
 	gleanOpening    = "MANY entities and relationships were missed"

@@ -44,7 +44,7 @@ const failResponse = "Sorry, I'm not able to provide an answer to that question.
 func defaultCorpus() string {
 	root := os.Getenv("MATTOOLS_DATA")
 	if root == "" {
-		root = "/work/shared/mattools"
+		return "" // main refuses to run without -corpus
 	}
 	return filepath.Join(root, "src/tool_source_code/pymatgen/src/pymatgen/analysis/defects")
 }
@@ -60,6 +60,9 @@ func main() {
 	dims := flag.Int("dims", llmtest.DefaultEmbeddingDims, "embedding dimension")
 	verbose := flag.Bool("v", false, "LightRAG's INFO log")
 	flag.Parse()
+	if *corpus == "" {
+		fail("no corpus: set MATTOOLS_DATA to a MatTools checkout, or give -corpus")
+	}
 	if *python == "" {
 		fail("no venv: run scripts/setup.sh (it makes %s) or give -python", lightragcheck.DefaultVenv)
 	}
