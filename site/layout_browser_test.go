@@ -146,7 +146,7 @@ type inView struct {
 	Toggle       bool `json:"toggle"`
 }
 
-// TestBrowserFixturePagesFitTheViewport (issue 34): on the fixture site no
+// TestBrowserFixturePagesFitTheViewport on the fixture site no
 // page type (the root, the release list and every layout of an edition)
 // scrolls sideways at 400 × 800 or 1366 × 900; at 1366 the root's first
 // table shows rank, model, system, retrieval source, the headline task
@@ -219,7 +219,7 @@ func TestBrowserFixturePagesFitTheViewport(t *testing.T) {
 	t.Logf("%d page types fit 400 and 1366 px; at 1366 the first table shows %q in a %g px box; at 400 in view: %q", n, texts, at1366.ClientWidth, shown400)
 }
 
-// TestBrowserRealPagesFitTheViewport (issue 34): on the site built from the
+// TestBrowserRealPagesFitTheViewport on the site built from the
 // published MatTools results (MATTOOLS_DATA) no page type scrolls sideways
 // at 400 × 800 or 1366 × 900, and at 1366 the root's first table (all 49
 // questions, 29 rows and more) needs no horizontal scrolling.

@@ -50,7 +50,7 @@ func TestFixtureDownloadsListEveryTableAndTheFormatVersion(t *testing.T) {
 
 var downloadRE = regexp.MustCompile(`<li><a href="\.\./([^"]+)">[^<]*</a> — [^<]*?\(([0-9.]+) (B|kB|MB|GB)\)</li>`)
 
-// TestFixtureDownloadsShowSizes (issue 34): every download the downloads
+// TestFixtureDownloadsShowSizes every download the downloads
 // page lists (results files, table CSVs, ranked tables, figures and their
 // data) shows its size, and the size read back is the file's size in the
 // built site to the digit shown.
