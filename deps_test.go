@@ -95,8 +95,10 @@ var allowed = map[string][]string{
 
 	// make test's reporter of `go test -json`.
 	// Task synthesis from unit tests (MatTools' pipeline): splitter, triplet generation, checks.
-	"synth":           []string{"datasets/corpus", "runner/llm", "runner/sandbox"},
-	"cmd/synthesize":  []string{"datasets", "internal/version", "runner/llm", "runner/sandbox", "synth"},
+	"synth":          []string{"datasets/corpus", "runner/llm", "runner/sandbox"},
+	"cmd/synthesize": []string{"datasets", "datasets/corpus", "internal/version", "runner/docgen", "runner/llm", "runner/sandbox", "synth", "synth/qasynth"},
+	// QA synthesis from LLM documentation (MatTools' two QA prompts), the QA audit as its filters.
+	"synth/qasynth":   []string{"datasets", "datasets/corpus", "datasets/qaaudit", "internal/flock", "internal/pystr", "runner/llm"},
 	"synth/synthtest": []string{"runner/llm/llmtest", "synth"}, // a scripted model, imported only by tests
 
 	"scripts/testreport": []string{},

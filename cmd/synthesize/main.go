@@ -9,6 +9,10 @@
 //	           [-dry-run [-price-in $/Mtok -price-out $/Mtok]] [-python P]
 //	           [-layout DIR [-benchmark NAME] [-version 0.1] [-sandbox auto]]
 //	synthesize [-data DIR] -check-originals [-sandbox auto|local|docker|none]
+//	synthesize [-data DIR] -qa doc|code [-docs FILE | -under pymatgen] [-only REGEXP]
+//	           -model M [-base-url URL] [-temperature 0.7] [-concurrency 4]
+//	           [-rpm 0] [-out build/synth/generation_results_<set>-<model>.json]
+//	           [-journal <out>.journal.jsonl] [-dry-run [-price-in -price-out]]
 //
 // It splits the test files (synth.SplitDir), keeps the tests whose ID
 // matches -only and, with -with-data, those whose test-data files the data
@@ -22,6 +26,13 @@
 // (c)) and written in MatTools' layout with their reference solutions and
 // review files (synth.WriteLayout); those failing a check are listed with
 // their reasons and kept out.
+//
+// -qa makes a QA set with MatTools' doc or code prompt (synth/qasynth;
+// docs/synthesis.md §6): one call per document of -docs (an LLM
+// documentation file; without it, for the code set, the code objects under
+// -under), answers parsed by upstream's check_answer rules and asked again
+// up to three times, then the QA audit's filters and rebalanced letters;
+// it writes the set in upstream's format and a review file beside it.
 //
 // -check-originals runs checks (a), (b) (in the sandbox) and (c) on
 // MatTools' 55 original triplets
@@ -60,12 +71,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	data := fs.String("data", os.Getenv(datasets.EnvVar), "MatTools data root (default $"+datasets.EnvVar+")")
 	testsRel := fs.String("tests", synth.DefectsTestsDir, "folder of unit tests, relative to the data root")
-	only := fs.String("only", "", "keep the tests whose ID (file::[class::]name) matches this regular expression")
+	only := fs.String("only", "", "keep the tests whose ID (file::[class::]name) matches this regular expression (with -qa: the documents, file#name#k)")
 	withData := fs.Bool("with-data", false, "keep only the tests whose test-data files the data root has")
 	model := fs.String("model", "", "model id")
 	baseURL := fs.String("base-url", "https://api.openai.com/v1", "OpenAI-compatible base URL")
 	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "name of the environment variable holding the API key")
-	temp := fs.Float64("temperature", 0, "sampling temperature (MatTools used 0)")
+	temp := fs.Float64("temperature", -1, "sampling temperature (default MatTools': 0 for triplets, 0.7 for -qa)")
 	conc := fs.Int("concurrency", 4, "tests worked on at once")
 	rpm := fs.Float64("rpm", 0, "requests per minute (0 = unlimited)")
 	out := fs.String("out", "", "output JSON (default build/synth/<tests folder's package>-<model>.json)")
@@ -81,12 +92,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	layout := fs.String("layout", "", "after generation, run the checks and write the benchmark in MatTools' layout to this folder")
 	bench := fs.String("benchmark", "", "the synthesised benchmark's name (default the tests folder's package)")
 	bversion := fs.String("version", "0.1", "the synthesised benchmark's version")
+	qaSet := fs.String("qa", "", "make a QA set instead of tasks: doc or code (MatTools' two QA prompts)")
+	qaDocs := fs.String("docs", "", "with -qa: the LLM-documentation file (upstream's schema, .json or .zip)")
+	qaUnder := fs.String("under", "pymatgen", "with -qa and no -docs: the code objects to walk")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return 2
 	}
 	if *data == "" {
 		fmt.Fprintf(stderr, "synthesize: no data root: give -data or set %s\n", datasets.EnvVar)
 		return 2
+	}
+	if *qaSet != "" {
+		var re *regexp.Regexp
+		if *only != "" {
+			var err error
+			if re, err = regexp.Compile(*only); err != nil {
+				fmt.Fprintln(stderr, "synthesize: -only:", err)
+				return 2
+			}
+		}
+		return runQA(ctx, *data, qaFlags{only: re, set: *qaSet, docs: *qaDocs, under: *qaUnder, out: *out, journal: *journal, model: *model, baseURL: *baseURL,
+			keyEnv: *keyEnv, python: *python, conc: *conc, rpm: *rpm, temp: *temp, priceIn: *priceIn, priceOut: *priceOut, dry: *dry}, stdout, stderr)
+	}
+	if *temp < 0 {
+		*temp = 0
 	}
 	if *originals {
 		rep, err := synth.CheckOriginals(*data, *python)

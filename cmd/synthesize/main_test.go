@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/runner/docgen"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/synth"
 	"github.com/mattools-leaderboard/leaderboard/synth/synthtest"
@@ -87,5 +90,59 @@ func TestSynthesizeLayout(t *testing.T) {
 	out.Reset()
 	if code := run(context.Background(), args, &out, &errb); code != 0 || !strings.Contains(out.String(), "calls: 8 (8 from the journal, 0 made") {
 		t.Errorf("second run: exit %d\n%s", code, out.String())
+	}
+}
+
+// TestQADryRunAndScripted: -qa code dry-runs the code objects of the
+// defects package (one call each, tokens and cost), then makes a set with
+// a model that keys every question C and repeats one: the repeat is
+// dropped, the letters rebalanced, the set and its review written.
+func TestQADryRunAndScripted(t *testing.T) {
+	needPython(t)
+	root := mattoolstest.DataRoot(t, "to make questions from the defects code")
+	var out, errb bytes.Buffer
+	args := []string{"-data", root, "-qa", "code", "-under", "pymatgen/analysis/defects"}
+	if code := run(context.Background(), append(args, "-dry-run", "-price-in", "2.5", "-price-out", "10"), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	objs, err := docgen.Walk(root, "pymatgen/analysis/defects", synth.DefaultPython)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{fmt.Sprintf("documents: %d\ncalls: %d (up to %d", len(objs), len(objs), 3*len(objs)), "prompt qa_benchmark/pymatgen-qa-generation/src/files/prompt.py:question_code_generation_prompt sha256:", "estimated cost: $"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("dry run lacks %q:\n%s", s, out.String())
+		}
+	}
+	if code := run(context.Background(), []string{"-data", root, "-qa", "doc", "-model", "m"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "give -docs") {
+		t.Errorf("doc set without documents: exit %d, %q", code, errb.String())
+	}
+	n := 0
+	srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
+		var b strings.Builder
+		for q := 1; q <= 4; q++ {
+			text := fmt.Sprintf("Question %d about the masked name in %d", q, n)
+			if q == 4 {
+				text = "The same question every time"
+			}
+			fmt.Fprintf(&b, "<question%d>%s</question%d><answer_choices%d><choice>A. w%d</choice><choice>B. x%d</choice><choice>C. y%d</choice><choice>D. z%d</choice></answer_choices%d><correct_answer%d>C</correct_answer%d>",
+				q, text, q, q, q, q, q, q, q, q, q)
+		}
+		n++
+		return llmtest.Reply{Content: b.String()}
+	}})
+	dir := t.TempDir()
+	set := filepath.Join(dir, "generation_results_code.json")
+	out.Reset()
+	if code := run(context.Background(), append(args, "-only", "#(get_dQ|get_SRH_coef|_fit_parabola)#0$", "-model", "scripted", "-base-url", srv.URL, "-api-key-env", "", "-out", set), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, s := range []string{"documents: 3 (3 finished)\n", "questions: 12, kept 10, dropped 2 map[duplicate-question:2]\n", "correct letters A B C D: [0 0 10 0] as written, [3 3 2 2] rebalanced\n"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("output lacks %q:\n%s", s, out.String())
+		}
+	}
+	if qs, err := datasets.LoadQA(set); err != nil || len(qs.Questions) != 10 {
+		t.Errorf("the written set: %v", err)
 	}
 }

@@ -1,0 +1,348 @@
+package qasynth
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
+	"github.com/mattools-leaderboard/leaderboard/internal/flock"
+	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+)
+
+// JournalVersion is the "journal" value of a QA-synthesis journal's header.
+const JournalVersion = "qasynth-journal/1"
+
+// DocIDs gives each document an ID, stable across runs over the same file:
+// "<code_source_file>#<name>#<k>", k the 0-based rank among the documents
+// of the same file and name (as corpus.BuildLLMDocFull names its chunks).
+func DocIDs(docs []corpus.LLMDoc) []string {
+	seen := map[string]int{}
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		key := d.Metadata.CodeSourceFile + "#" + d.Metadata.Name
+		ids[i] = key + "#" + strconv.Itoa(seen[key])
+		seen[key]++
+	}
+	return ids
+}
+
+// JournalLine is one answered attempt of one document.
+type JournalLine struct {
+	ID      string `json:"id"`
+	Attempt int    `json:"attempt"` // 1..MaxAttempts
+	// Fingerprint is the hex SHA-256 of the model, the attempt and the
+	// message: a line counts only while it matches.
+	Fingerprint      string `json:"fingerprint"`
+	Answer           string `json:"answer"`
+	PromptTokens     int64  `json:"prompt_tokens"`
+	CompletionTokens int64  `json:"completion_tokens"`
+	LatencyMS        int64  `json:"latency_ms"`
+}
+
+type journalHeader struct {
+	Journal  string `json:"journal"`
+	Set      string `json:"set"`
+	Model    string `json:"model"`
+	Endpoint string `json:"endpoint"`
+	Prompt   string `json:"prompt"` // Prompt.Source ":" Variable " " SHA256
+}
+
+// Options configures Generate.
+type Options struct {
+	// Concurrency is the number of documents worked on at once (default
+	// 4); the client's RequestsPerMinute limits the rate.
+	Concurrency int
+	// Journal is the JSON Lines journal (required): a header line and one
+	// JournalLine per answered attempt, fsynced as it arrives, so that a
+	// run killed half-way is resumed by the next, which asks only what is
+	// missing. A journal of another set, model, endpoint or prompt is
+	// refused.
+	Journal string
+	// Endpoint is the model's base URL without credentials (recorded).
+	Endpoint string
+	// Progress, if not nil, shows a progress bar of the documents with ETA.
+	Progress io.Writer
+}
+
+// DocResult is what became of one document.
+type DocResult struct {
+	ID    string `json:"id"`
+	Index int    `json:"index"` // its 0-based position in the input
+	// Rejected gives, for each attempt check_answer rejected, the reason.
+	Rejected []string `json:"rejected"`
+	// Questions are those of the accepted answer; nil when every attempt
+	// was rejected (the document is dropped, as upstream drops it) or the
+	// document was not finished (Done false).
+	Questions []Question `json:"-"`
+	Done      bool       `json:"-"`
+}
+
+// Result summarises a Generate call.
+type Result struct {
+	// Docs has one entry per input document, in input order.
+	Docs []DocResult
+	// Documents is the input's size; Finished the documents done
+	// (accepted or rejected MaxAttempts times); Resumed the attempts
+	// taken from the journal; Requested the calls of this run
+	// (Completions answered, Failed not).
+	Documents, Finished, Resumed, Requested, Completions, Failed int
+	PromptTokens, CompletionTokens                               int64
+	Wall                                                         time.Duration
+}
+
+// Fingerprint is the hex SHA-256 of the model, the attempt and the message.
+func Fingerprint(model string, attempt int, message string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%s", model, attempt, message)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Generate asks client's model for the questions of each document with
+// prompt p (one user message, Prompt.Message; upstream used
+// gemini-2.0-flash at temperature 0.7: set the client's Params), as
+// upstream's process_documents does: an answer CheckAnswer rejects is
+// asked again, up to MaxAttempts in all, and a document with no accepted
+// answer is dropped. Every answer is appended to opts.Journal at once; an
+// attempt whose journal line matches its fingerprint is not asked again.
+// A request that fails after the client's retries stops its document (not
+// counted as an attempt, unlike upstream, which counted an exception as
+// one: the next run asks it again) and Generate returns the Result with an
+// error. When ctx ends it returns ctx's error once the calls in flight end.
+func Generate(ctx context.Context, docs []corpus.LLMDoc, p *Prompt, client *llm.Client, opts Options) (*Result, error) {
+	start := time.Now()
+	if opts.Journal == "" {
+		return nil, errors.New("qasynth: no journal file given")
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 4
+	}
+	ids := DocIDs(docs)
+	msgs := make([]string, len(docs))
+	for i, d := range docs {
+		m, err := p.Message(d)
+		if err != nil {
+			return nil, fmt.Errorf("document %d (%s): %w", i, ids[i], err)
+		}
+		msgs[i] = m
+	}
+	model := client.Model()
+	done, jf, err := openJournal(opts.Journal, journalHeader{JournalVersion, p.Set, model, opts.Endpoint, p.Source + ":" + p.Variable + " " + p.SHA256})
+	if err != nil {
+		return nil, err
+	}
+	defer jf.Close()
+	res := &Result{Documents: len(docs), Docs: make([]DocResult, len(docs))}
+	var bar *progressbar.ProgressBar
+	if opts.Progress != nil && len(docs) > 0 {
+		bar = progressbar.NewOptions(len(docs), progressbar.OptionSetWriter(opts.Progress),
+			progressbar.OptionSetDescription("documents"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30),
+			progressbar.OptionShowElapsedTimeOnFinish())
+	}
+	var (
+		mu      sync.Mutex
+		jerr    error
+		lastErr error
+		wg      sync.WaitGroup
+	)
+	jobs := make(chan int)
+	for w := 0; w < opts.Concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				r := DocResult{ID: ids[i], Index: i}
+				for attempt := 1; attempt <= MaxAttempts; attempt++ {
+					fp := Fingerprint(model, attempt, msgs[i])
+					key := ids[i] + "\x00" + strconv.Itoa(attempt)
+					mu.Lock()
+					l, have := done[key]
+					mu.Unlock()
+					if have && l.Fingerprint == fp {
+						mu.Lock()
+						res.Resumed++
+						mu.Unlock()
+					} else {
+						comp, err := client.Complete(ctx, []llm.Message{{Role: "user", Content: msgs[i]}})
+						mu.Lock()
+						res.Requested++
+						if err != nil {
+							if ctx.Err() == nil {
+								res.Failed++
+								lastErr = fmt.Errorf("%s, attempt %d: %w", ids[i], attempt, err)
+							}
+							mu.Unlock()
+							break
+						}
+						res.Completions++
+						res.PromptTokens += comp.PromptTokens
+						res.CompletionTokens += comp.CompletionTokens
+						l = JournalLine{ID: ids[i], Attempt: attempt, Fingerprint: fp, Answer: comp.Content,
+							PromptTokens: comp.PromptTokens, CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
+						if jerr == nil {
+							if jerr = appendLine(jf, l); jerr == nil {
+								done[key] = l
+							}
+						}
+						stop := jerr != nil
+						mu.Unlock()
+						if stop {
+							break
+						}
+					}
+					qs, err := CheckAnswer(l.Answer)
+					if err == nil {
+						r.Questions, r.Done = qs, true
+						break
+					}
+					r.Rejected = append(r.Rejected, fmt.Sprintf("attempt %d: %v", attempt, err))
+					r.Done = attempt == MaxAttempts
+				}
+				mu.Lock()
+				res.Docs[i] = r
+				if r.Done {
+					res.Finished++
+				}
+				if bar != nil {
+					bar.Add(1)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range docs {
+		mu.Lock()
+		stop := jerr != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
+	for i := range res.Docs {
+		res.Docs[i].ID, res.Docs[i].Index = ids[i], i
+	}
+	res.Wall = time.Since(start)
+	if jerr != nil {
+		return res, fmt.Errorf("qasynth: journal %s: %w", opts.Journal, jerr)
+	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("qasynth: stopped with %d of %d documents finished (journal %s; run again to resume): %w", res.Finished, len(docs), opts.Journal, err)
+	}
+	if res.Failed > 0 {
+		return res, fmt.Errorf("qasynth: %d of %d calls failed (last: %v); run again to ask them again", res.Failed, res.Requested, lastErr)
+	}
+	return res, nil
+}
+
+// openJournal reads (or creates) the journal, returns its answered
+// attempts by id NUL attempt, and the file open for appending. A torn last
+// line (a crash while writing) is dropped; any other bad line is an error
+// naming the line.
+func openJournal(p string, want journalHeader) (map[string]JournalLine, *os.File, error) {
+	done := map[string]JournalLine{}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("qasynth: journal: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("qasynth: journal: %w", err)
+	}
+	fail := func(format string, a ...any) (map[string]JournalLine, *os.File, error) {
+		f.Close()
+		return nil, nil, fmt.Errorf("qasynth: journal %s: "+format, append([]any{p}, a...)...)
+	}
+	if err := flock.Lock(f); err != nil {
+		return fail("in use by another process (%v): one synthesis per journal", err)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return fail("%v", err)
+	}
+	wantJSON, _ := json.Marshal(want)
+	good := 0
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<28)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		complete := good+len(line) < len(b)
+		if n == 1 {
+			var h journalHeader
+			if err := json.Unmarshal(line, &h); err != nil || !complete || h.Journal == "" {
+				return fail("the first line is not a QA-synthesis journal header")
+			}
+			if h.Journal != JournalVersion {
+				return fail("version %q, want %q", h.Journal, JournalVersion)
+			}
+			if got, _ := json.Marshal(h); !bytes.Equal(got, wantJSON) {
+				return fail("was written for set %q, model %q at %q with prompt %s; this run is set %q, model %q at %q with prompt %s: refusing to mix them (use another -journal, or delete it to start over)",
+					h.Set, h.Model, h.Endpoint, h.Prompt, want.Set, want.Model, want.Endpoint, want.Prompt)
+			}
+			good += len(line) + 1
+			continue
+		}
+		var l JournalLine
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil || l.ID == "" || l.Attempt < 1 || !complete {
+			if !complete {
+				break
+			}
+			return fail("line %d is not a journal line", n)
+		}
+		done[l.ID+"\x00"+strconv.Itoa(l.Attempt)] = l
+		good += len(line) + 1
+	}
+	if err := sc.Err(); err != nil {
+		return fail("%v", err)
+	}
+	if err := f.Truncate(int64(good)); err == nil {
+		_, err = f.Seek(int64(good), io.SeekStart)
+	}
+	if err == nil && good == 0 {
+		if _, err = f.Write(append(wantJSON, '\n')); err == nil {
+			err = f.Sync()
+		}
+	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	return done, f, nil
+}
+
+func appendLine(f *os.File, l JournalLine) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(l); err != nil {
+		return err
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return f.Sync()
+}
