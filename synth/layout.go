@@ -147,27 +147,55 @@ func folderNames(tests []Test) []string {
 	return names
 }
 
-// Manifest is a synthesised benchmark's benchmark.json.
+// ManifestFormat is the "format" value of a benchmark.json.
+const ManifestFormat = "synth-benchmark/1"
+
+// Manifest is a synthesised benchmark's benchmark.json: what a loader of
+// the folder needs besides MatTools' three files per question.
 type Manifest struct {
-	// Name and Version identify the benchmark (e.g. "pymatgen-core", "0.1").
+	// Format is ManifestFormat (set by WriteLayout).
+	Format string `json:"format"`
+	// Name and Version identify the benchmark (e.g. "pymatgen_core",
+	// "0.1"); the questions are under src/question_segments/<Name>/.
 	Name    string `json:"name"`
 	Version string `json:"version"`
-	// Tests is the tests folder synthesised from, relative to the data root.
-	Tests   string       `json:"tests"`
-	Model   string       `json:"model"`
+	// Tests is the tests folder synthesised from, relative to the data
+	// root; DataCommit the data root's upstream commit (its
+	// UPSTREAM_COMMIT), "" when unknown.
+	Tests      string `json:"tests"`
+	DataCommit string `json:"data_commit"`
+	// DataDir is the folder of the data root the tasks read, relative to
+	// it, mounted in the sandbox at /app/tool_source_code with /app the
+	// working directory, as check (b) ran them (DataDirDefault when
+	// empty); Env the sandbox environment they need (PMG_TEST_FILES_DIR).
+	DataDir string   `json:"data_dir"`
+	Env     []string `json:"env"`
+	Model   string   `json:"model"`
+	// Prompts are the four prompt files with their SHA-256.
 	Prompts []PromptFile `json:"prompts"`
 	// Questions are the folders of the tasks that passed, in test order;
-	// Excluded the tests that did not, with their reasons.
-	Questions []string            `json:"questions"`
-	Excluded  map[string][]string `json:"excluded"`
+	// Properties the number of properties of each (properties.json's
+	// keys); Excluded the tests that did not pass, with their reasons.
+	Questions  []string            `json:"questions"`
+	Properties map[string]int      `json:"properties"`
+	Excluded   map[string][]string `json:"excluded"`
 }
+
+// DataDirDefault is Manifest.DataDir when none is given: the data root's
+// tool sources and test files.
+const DataDirDefault = "src/tool_source_code"
+
+// SandboxEnv is the environment the tasks run with (Manifest.Env):
+// pymatgen's tests read TEST_FILES_DIR from PMG_TEST_FILES_DIR.
+var SandboxEnv = []string{"PMG_TEST_FILES_DIR=" + PymatgenTestFiles}
 
 // WriteLayout writes the synthesised benchmark under dir in MatTools'
 // layout (src/question_segments/<package>/<question>/question.txt,
 // properties.json, new_unit_test.py): one folder per task that passed
 // every check, plus its reference_solution.py and review.json; the tasks
 // that failed get only their review.json, under dir/excluded/<question>/;
-// dir/benchmark.json is the manifest. The verification function is
+// dir/benchmark.json is the manifest, dir/review.html the review page of
+// every task (ReviewPage). The verification function is
 // renamed to the folder's name, as MatTools' reviewers did. The whole
 // folder is written under a temporary name and renamed into place, so an
 // earlier one is replaced only by a complete one; an existing dir that is
@@ -186,14 +214,26 @@ func WriteLayout(dir string, m Manifest, tests []Test, ts []Triplet, revs []Task
 	}
 	defer os.RemoveAll(tmp)
 	names := folderNames(tests)
-	m.Questions, m.Excluded = nil, map[string][]string{}
+	m.Format, m.Questions, m.Properties, m.Excluded = ManifestFormat, nil, map[string]int{}, map[string][]string{}
+	if m.DataDir == "" {
+		m.DataDir = DataDirDefault
+	}
+	if m.Env == nil {
+		m.Env = SandboxEnv
+	}
+	var page []ReviewTask
 	for i, tr := range ts {
 		r := revs[i]
 		r.Folder = names[i]
+		page = append(page, ReviewTask{Review: r, Question: deref(tr.Question), Properties: deref(tr.PropertiesJSON),
+			Verification: deref(tr.NewUnitTest), Reference: deref(tr.Reference), Excluded: !r.Passed()})
 		base := filepath.Join(tmp, "excluded", names[i])
 		if r.Passed() {
 			base = filepath.Join(tmp, "src", "question_segments", m.Name, names[i])
 			m.Questions = append(m.Questions, names[i])
+			if _, props, err := ParsePropertiesJSON(*tr.PropertiesJSON); err == nil {
+				m.Properties[names[i]] = len(props)
+			}
 		} else {
 			m.Excluded[tr.ID] = r.Problems
 		}
@@ -231,6 +271,13 @@ func WriteLayout(dir string, m Manifest, tests []Test, ts []Triplet, revs []Task
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "benchmark.json"), append(mb, '\n'), 0o644); err != nil {
+		return err
+	}
+	html, err := ReviewPage(m, page)
+	if err != nil {
+		return fmt.Errorf("synth: review page: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ReviewPageFile), html, 0o644); err != nil {
 		return err
 	}
 	// Only an earlier synthesised benchmark is replaced, never another folder.

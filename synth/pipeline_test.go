@@ -39,8 +39,9 @@ func openSandbox(t *testing.T, dataDirs ...string) sandbox.Sandbox {
 	return sb
 }
 
-// pipelineTests are three defects tests and four pymatgen tests whose
-// data the data root has.
+// pipelineTests are three defects tests and four pymatgen tests (three
+// of pymatgen's core: composition, periodic table, symmetry groups; one
+// reading a test file) whose data the data root has.
 var pipelineTests = []struct{ dir, id string }{
 	{synth.DefectsTestsDir, "test_core.py::test_vacancy"},
 	{synth.DefectsTestsDir, "test_core.py::test_adsorbate"},
@@ -132,12 +133,34 @@ func TestPipelineScripted(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(q, "new_unit_test.py")); !strings.HasPrefix(string(b), "def test_hill_formula(properties):") {
 		t.Errorf("new_unit_test.py starts %.60q", b)
 	}
+	// The manifest the loader reads: name, version, format, where the
+	// data comes from and how the tasks run.
 	var m synth.Manifest
-	if b, err := os.ReadFile(filepath.Join(dir, "benchmark.json")); err != nil || json.Unmarshal(b, &m) != nil || len(m.Questions) != 7 || len(m.Excluded) != 0 {
+	if b, err := os.ReadFile(filepath.Join(dir, "benchmark.json")); err != nil || json.Unmarshal(b, &m) != nil || len(m.Questions) != 7 || len(m.Excluded) != 0 ||
+		m.Format != synth.ManifestFormat || m.Name != "scripted" || m.Version != "0.1" || m.DataDir != "src/tool_source_code" ||
+		len(m.Env) != 1 || m.Env[0] != "PMG_TEST_FILES_DIR=/app/tool_source_code/pymatgen/tests/files" {
 		t.Errorf("manifest %+v (%v)", m, err)
 	}
+	for i, q := range m.Questions {
+		if want := len(tests[i].AssertList); m.Properties[q] == 0 || m.Properties[q] > want {
+			t.Errorf("%s: %d properties in the manifest, the test has %d asserts", q, m.Properties[q], want)
+		}
+	}
+	// The review page lists every task with its checks.
+	page, err := os.ReadFile(filepath.Join(dir, synth.ReviewPageFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"7 passed every check", "0 excluded", "test_hill_formula", "core/test_composition.py::TestComposition::test_hill_formula",
+		"the test itself</td><td>passed", synth.ReferencePromptSHA256} {
+		if !strings.Contains(string(page), s) {
+			t.Errorf("the review page lacks %q", s)
+		}
+	}
 
-	bts, bad := runPipeline(t, root, tests[:2], &synthtest.AnswerSet{Prompts: p, Tests: tests[:2], WrongValue: true, Leak: true})
+	// The spoilt answers: a defects test and a pymatgen core test.
+	badTests := []synth.Test{tests[0], tests[3]}
+	bts, bad := runPipeline(t, root, badTests, &synthtest.AnswerSet{Prompts: p, Tests: badTests, WrongValue: true, Leak: true})
 	for _, r := range bad {
 		all := strings.Join(r.Problems, "\n")
 		for _, want := range []string{"property p0 (value \"a wrong value\") maps to no assert of the test", "the reference solution fails property p0", "the question contains `"} {
@@ -146,13 +169,20 @@ func TestPipelineScripted(t *testing.T) {
 			}
 		}
 	}
-	if err := synth.WriteLayout(dir, synth.Manifest{Name: "scripted", Version: "0.2"}, tests[:2], bts, bad); err != nil {
+	if err := synth.WriteLayout(dir, synth.Manifest{Name: "scripted", Version: "0.2"}, badTests, bts, bad); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "benchmark.json")); err != nil || json.Unmarshal(b, &m) != nil || len(m.Questions) != 0 || len(m.Excluded) != 2 {
 		t.Errorf("spoilt manifest %+v (%v)", m, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "excluded", "test_vacancy", "review.json")); err != nil {
-		t.Error(err)
+	for _, f := range []string{"test_vacancy", "test_hill_formula"} {
+		if _, err := os.Stat(filepath.Join(dir, "excluded", f, "review.json")); err != nil {
+			t.Error(err)
+		}
+	}
+	page, err = os.ReadFile(filepath.Join(dir, synth.ReviewPageFile))
+	if err != nil || !strings.Contains(string(page), "0 passed every check") || !strings.Contains(string(page), "2 excluded") ||
+		!strings.Contains(string(page), "maps to no assert of the test") {
+		t.Errorf("the spoilt review page (%v)", err)
 	}
 }

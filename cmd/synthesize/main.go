@@ -287,7 +287,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if name == "" {
 		name = strings.ReplaceAll(filepath.Base(filepath.Dir(filepath.Clean(testsDir))), "-", "_")
 	}
-	m := synth.Manifest{Name: name, Version: *bversion, Tests: *testsRel, Model: *model, Prompts: prompts.Files}
+	commit, _ := os.ReadFile(filepath.Join(*data, "UPSTREAM_COMMIT"))
+	m := synth.Manifest{Name: name, Version: *bversion, Tests: *testsRel, DataCommit: strings.TrimSpace(string(commit)), Model: *model, Prompts: prompts.Files}
 	if err := synth.WriteLayout(*layout, m, done, res.Triplets, revs); err != nil {
 		fmt.Fprintln(stderr, "synthesize:", err)
 		return 1
@@ -300,6 +301,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "excluded %s: %s\n", r.Test, strings.Join(r.Problems, "; "))
 		}
 	}
-	fmt.Fprintf(stdout, "wrote %s: benchmark %s %s, %d of %d tasks passed the checks\n", *layout, name, *bversion, passed, len(revs))
+	fmt.Fprintf(stdout, "wrote %s: benchmark %s %s, %d of %d tasks passed the checks; review page %s\n", *layout, name, *bversion, passed, len(revs),
+		filepath.Join(*layout, synth.ReviewPageFile))
 	return 0
 }

@@ -77,12 +77,12 @@ func TestSynthesizeLayout(t *testing.T) {
 		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
 	}
 	for _, s := range []string{"tests: 2 (2 triplets finished)\n", "calls: 8 (0 from the journal, 8 made: 8 answered, 0 failed)\n",
-		"benchmark defects-synth 0.1, 2 of 2 tasks passed the checks\n"} {
+		"benchmark defects-synth 0.1, 2 of 2 tasks passed the checks; review page "} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q:\n%s", s, out.String())
 		}
 	}
-	for _, f := range []string{"benchmark.json", "src/question_segments/defects-synth/test_vacancy/question.txt", "src/question_segments/defects-synth/test_adsorbate/reference_solution.py"} {
+	for _, f := range []string{"benchmark.json", "review.html", "src/question_segments/defects-synth/test_vacancy/question.txt", "src/question_segments/defects-synth/test_adsorbate/reference_solution.py"} {
 		if _, err := os.Stat(filepath.Join(dir, "bench", f)); err != nil {
 			t.Error(err)
 		}
