@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/runner/docgen"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
@@ -144,5 +145,35 @@ func TestQADryRunAndScripted(t *testing.T) {
 	}
 	if qs, err := datasets.LoadQA(set); err != nil || len(qs.Questions) != 10 {
 		t.Errorf("the written set: %v", err)
+	}
+	// The doc set from an LLM-documentation file (cmd/gen-docs' format):
+	// the document's text is in the one message sent.
+	var docs []corpus.LLMDoc
+	for _, o := range objs[:2] {
+		docs = append(docs, corpus.LLMDoc{PageContent: "## " + o.Name + "\n\nDocuments " + o.Qualname + ".", Metadata: corpus.LLMDocMetadata{
+			CodeSourceFile: o.File, Type: o.Kind, Name: o.Name, CodeStartLine: o.StartLine, CodeEndLine: o.EndLine, HaveReturn: o.HaveReturn,
+			CodeContent: o.Code, NameColumn: o.NameColumn, ItemStatus: "doc_up_to_date"}})
+	}
+	docFile := filepath.Join(dir, "docs.json")
+	if err := corpus.WriteLLMDocs(docFile, docs); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	before := len(srv.Requests())
+	docSet := filepath.Join(dir, "generation_results_doc.json")
+	if code := run(context.Background(), []string{"-data", root, "-qa", "doc", "-docs", docFile, "-model", "scripted", "-base-url", srv.URL, "-api-key-env", "", "-out", docSet}, &out, &errb); code != 0 {
+		t.Fatalf("doc set: exit %d: %s", code, errb.String())
+	}
+	reqs := srv.Requests()[before:]
+	if len(reqs) != 2 || !strings.Contains(out.String(), "documents: 2 (2 finished)\n") {
+		t.Fatalf("doc set: %d requests\n%s", len(reqs), out.String())
+	}
+	for _, r := range reqs {
+		if !strings.Contains(r.Messages[0].Content, "\n\nDocument: \n## "+docs[0].Metadata.Name) && !strings.Contains(r.Messages[0].Content, "\n\nDocument: \n## "+docs[1].Metadata.Name) {
+			t.Errorf("doc set message lacks the document's text:\n%.400s", r.Messages[0].Content)
+		}
+	}
+	if qs, err := datasets.LoadQA(docSet); err != nil || len(qs.Questions) != 7 {
+		t.Errorf("the doc set: %v", err)
 	}
 }
