@@ -19,7 +19,7 @@ PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen audit
+.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen synth-qa audit
 
 all: site ## the default: make site
 
@@ -111,6 +111,16 @@ synth-pymatgen: sandbox-env ## synthesise the pymatgen-core benchmark into build
 	@if [ -n "$(DRY)" ]; then build/bin/synthesize $(SYNTH_FLAGS) -dry-run -price-in "$${PRICE_IN:-0}" -price-out "$${PRICE_OUT:-0}"; \
 	else build/bin/synthesize $(SYNTH_FLAGS) -model "$(MODEL)" -base-url "$${BASE_URL:-https://api.openai.com/v1}" \
 	  -out build/synth/pymatgen-core.json -layout build/synth/pymatgen-core -benchmark pymatgen_core; fi
+
+# synth-qa makes a QA set (SET=code or doc) with MatTools' QA prompts (docs/synthesis.md §6): DOCS names an
+# LLM-documentation file (upstream's or cmd/gen-docs output; needed for SET=doc), else the code objects of the
+# data root's pymatgen are walked; MODEL and BASE_URL as above; resumable from its journal; DRY=1: dry run.
+synth-qa: ## make a QA set into build/synth/generation_results_<set>.json (SET=code|doc, MODEL=, BASE_URL=, DOCS=; DRY=1: dry run)
+	@test -n "$(MATTOOLS_DATA)" || { echo "make synth-qa: set MATTOOLS_DATA" >&2; exit 2; }
+	$(GO) build -o build/bin/synthesize ./cmd/synthesize
+	@if [ -n "$(DRY)" ]; then build/bin/synthesize -data "$(MATTOOLS_DATA)" -qa "$${SET:-code}" $${DOCS:+-docs "$$DOCS"} -dry-run -price-in "$${PRICE_IN:-0}" -price-out "$${PRICE_OUT:-0}"; \
+	else build/bin/synthesize -data "$(MATTOOLS_DATA)" -qa "$${SET:-code}" $${DOCS:+-docs "$$DOCS"} -model "$(MODEL)" -base-url "$${BASE_URL:-https://api.openai.com/v1}" \
+	  -out "build/synth/generation_results_$${SET:-code}.json"; fi
 
 # import converts every published MatTools artefact under MATTOOLS_DATA into results files.
 import: ## import the published MatTools results of MATTOOLS_DATA into build/results/imported
