@@ -254,13 +254,21 @@ var registry = map[results.System]Registration{}
 
 // Register adds a system; it is called from init only (this package's
 // systems, or a test's) and panics on a duplicate or an incomplete
-// registration.
+// registration, or on one of the audit's systems. A system that is not one
+// of the paper's is also registered with results (results.RegisterSystem),
+// so that plans may name it and its results files validate.
 func Register(r Registration) {
 	if r.Name == "" || r.New == nil {
 		panic("systems: a registration needs a name and New")
 	}
 	if _, dup := registry[r.Name]; dup {
 		panic("systems: duplicate registration of " + string(r.Name))
+	}
+	if r.Name.IsAudit() {
+		panic("systems: " + string(r.Name) + " is one of the benchmark audit's systems, not a system under test")
+	}
+	if !results.KnownSystem(r.Name) {
+		results.RegisterSystem(r.Name) // its runs' results files may name it
 	}
 	registry[r.Name] = r
 }
