@@ -739,18 +739,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	defer j.Close()
 
 	m := p.pr.Model
-	retries := *m.MaxRetries
-	if retries == 0 {
-		retries = llm.NoRetries // the plan's 0 means none; llm's 0 means its default
-	}
-	client, err := llm.New(llm.Config{
-		BaseURL: m.BaseURLFor(p.pr.Round), APIKey: e.o.APIKeys[m.APIKeyEnv], Model: m.Name,
-		Params:  llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed},
-		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, HTTPClient: e.o.HTTPClient,
-		OnRetry: func(attempt int, err error, delay time.Duration) {
-			e.log.Warn("retrying", "run", p.journalID, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
-		},
-	})
+	client, err := e.modelClient(p)
 	if err != nil {
 		return fail(err, j.Count())
 	}
@@ -791,6 +780,59 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 			assembled <- err
 		}()
 	}
+	firstErr := e.answerAll(ctx, rctx, cancel, p, todo, workers, answerer, scorer, env, j, live)
+	if err := j.Flush(); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	var writeErr error
+	if live != nil {
+		// Every line is on disk: the writer finishes, or (a question
+		// missing) fails and leaves no file.
+		live.stop()
+		writeErr = <-assembled
+	}
+	done := j.Count()
+	if ctx.Err() != nil {
+		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.journalID, "done", done, "of", p.n)
+		return set(StatusInterrupted, nil, done)
+	}
+	if firstErr != nil {
+		return fail(firstErr, done)
+	}
+	if e.o.Shard.Count > 1 {
+		e.log.Info("shard journaled", "run", p.journalID, "shard", e.o.Shard.String(), "questions", done, "journal", p.journalPath)
+		return set(StatusJournaled, nil, done)
+	}
+	if writeErr != nil {
+		return fail(writeErr, done)
+	}
+	return res
+}
+
+// modelClient returns the client of p's model as the plan configures it
+// (its round's endpoint, sampling parameters, timeout, retries and rate).
+func (e *engine) modelClient(p *prepared) (*llm.Client, error) {
+	m := p.pr.Model
+	retries := *m.MaxRetries
+	if retries == 0 {
+		retries = llm.NoRetries // the plan's 0 means none; llm's 0 means its default
+	}
+	return llm.New(llm.Config{
+		BaseURL: m.BaseURLFor(p.pr.Round), APIKey: e.o.APIKeys[m.APIKeyEnv], Model: m.Name,
+		Params:  llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed},
+		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, HTTPClient: e.o.HTTPClient,
+		OnRetry: func(attempt int, err error, delay time.Duration) {
+			e.log.Warn("retrying", "run", p.journalID, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
+		},
+	})
+}
+
+// answerAll answers and journals the todo items of p with workers
+// goroutines, offering each line to live (when set) before it can be
+// durable. The first failure (unless ctx itself ended) cancels rctx, a
+// child of ctx, and is returned; the items not yet started are not.
+func (e *engine) answerAll(ctx, rctx context.Context, cancel context.CancelFunc, p *prepared, todo []item, workers int,
+	answerer systems.Answerer, scorer Scorer, env systems.Env, j *journal.Journal, live *liveSource) error {
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -833,32 +875,7 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
-	if err := j.Flush(); err != nil && firstErr == nil {
-		firstErr = err
-	}
-	var writeErr error
-	if live != nil {
-		// Every line is on disk: the writer finishes, or (a question
-		// missing) fails and leaves no file.
-		live.stop()
-		writeErr = <-assembled
-	}
-	done := j.Count()
-	if ctx.Err() != nil {
-		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.journalID, "done", done, "of", p.n)
-		return set(StatusInterrupted, nil, done)
-	}
-	if firstErr != nil {
-		return fail(firstErr, done)
-	}
-	if e.o.Shard.Count > 1 {
-		e.log.Info("shard journaled", "run", p.journalID, "shard", e.o.Shard.String(), "questions", done, "journal", p.journalPath)
-		return set(StatusJournaled, nil, done)
-	}
-	if writeErr != nil {
-		return fail(writeErr, done)
-	}
-	return res
+	return firstErr
 }
 
 // writeOuts assembles from src and writes every results file of p not yet
