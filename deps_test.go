@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	// rescore and validate-submission build without them.
 	"runner/journal":        []string{"datasets", "results", "internal/flock", "internal/version", "runner/scoring"},
 	"runner/plan":           []string{"results"},
-	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "internal/pystr", "runner/llm", "runner/retrieval"},
+	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "internal/pystr", "runner/llm", "runner/plan", "runner/retrieval"},
 	"runner/retrieval":      []string{"datasets/corpus", "internal/pystr", "runner/llm"},
 	"runner/graphrag":       []string{"results", "internal/pystr", "runner/llm"},
 	"datasets/corpus":       []string{"internal/pystr"},

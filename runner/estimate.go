@@ -67,22 +67,20 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 		for _, out := range p.outs {
 			x.Protocols = append(x.Protocols, out.run.ScoringProtocol)
 		}
-		var sys systems.System
-		if p.pr.Benchmark == results.BenchmarkToolUsage {
-			if sys, err = systems.New(p.pr.System, systemParams(p.pr.Configuration)); err != nil {
-				return nil, err
-			}
-		}
-		var promptBytes int
+		// queries and queryBytes: the questions' retrieval queries and the
+		// bytes they embed (each query embeds the question's text).
+		var promptBytes, queries, queryBytes int
 		// The questions still to do are approximated by the last Questions−Done
 		// (a journal finishes questions roughly in order); the counts are exact.
 		items := p.items()
 		todo := items[min(p.done, len(items)):]
 		for _, it := range todo {
 			if it.q != nil {
-				se := sys.Estimate(it.q, e.prompts)
+				se := p.sys.Estimate(it.q, e.prompts)
 				x.Calls += se.Calls
 				promptBytes += se.PromptBytes
+				queries += se.Queries
+				queryBytes += se.Queries * len(it.q.Text)
 				x.CompletionTokens += int64(se.Calls * est.CompletionTokensToolUsage)
 			} else {
 				prompt, err := systems.QAPrompt(it.qa, e.prompts)
@@ -95,21 +93,15 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 			}
 		}
 		x.PromptTokens = int64(math.Ceil(float64(promptBytes) / est.BytesPerToken))
-		if p.pr.System == results.SystemGraphRAG && len(todo) > 0 {
-			// One query embedding a question (global and local; hybrid 2, mix 3).
-			var queryBytes int
-			for _, it := range todo {
-				queryBytes += len(it.q.Text)
-			}
-			n := map[string]int{"hybrid": 2, "mix": 3}[p.pr.GraphMode]
-			n = max(n, 1)
-			x.EmbeddingCalls += n * len(todo)
-			x.EmbeddingTokens += int64(math.Ceil(float64(n*queryBytes) / est.BytesPerToken))
+		if p.needs.Graph && len(todo) > 0 {
+			// The queries' embeddings (the system's Estimate.Queries).
+			x.EmbeddingCalls += queries
+			x.EmbeddingTokens += int64(math.Ceil(float64(queryBytes) / est.BytesPerToken))
 		}
 		if price := p.pr.Model.Price; price != nil {
 			x.CostUSD = ptr(price.Cost(x.PromptTokens, x.CompletionTokens))
 		}
-		if p.pr.System == results.SystemGraphRAG && len(todo) > 0 {
+		if p.needs.Graph && len(todo) > 0 {
 			// The graph index, once per corpus × index model × embedding,
 			// unless a complete one exists: counted on the first run that
 			// needs it, priced as the index model; then the embeddings.
@@ -129,21 +121,11 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 		}
 		if p.pr.RetrievalMethod == plan.MethodEmbedding && len(todo) > 0 {
 			emb := o.Plan.Retrieval.Embedding
-			var queryBytes int
-			for _, it := range todo {
-				queryBytes += len(it.q.Text)
-			}
-			// Queries per question: agentic RAG searches its 4 generated
-			// queries; the self-reflection loop up to once per iteration.
-			perQ := 1
-			switch p.pr.System {
-			case results.SystemAgenticRAG:
-				perQ = 4
-			case results.SystemSelfReflectionRAG:
-				perQ = p.pr.MaxIterations
-			}
-			x.EmbeddingCalls = perQ * len(todo)
-			x.EmbeddingTokens = int64(math.Ceil(float64(perQ*queryBytes) / est.BytesPerToken))
+			// One embedding per retrieval query (the system's
+			// Estimate.Queries: agentic RAG searches its 4 generated
+			// queries, the self-reflection loop up to once per iteration).
+			x.EmbeddingCalls = queries
+			x.EmbeddingTokens = int64(math.Ceil(float64(queryBytes) / est.BytesPerToken))
 			key := fmt.Sprintf("%d/%s", p.pr.RetrievalSource, emb.Model)
 			if !embedded[key] {
 				embedded[key] = true

@@ -104,7 +104,11 @@ func TestLoopExecutionHangsThenGoesOn(t *testing.T) {
 	}
 	m := &loopModel{drafts: []string{"def f():\n    while True:\n        pass", "def f():\n    return {'a': 1}"}}
 	q := &datasets.Question{ID: "test_loop", Text: "Return a.", UnitTest: "raise SystemExit(1)"}
-	g, err := sys.Generate(context.Background(), q, systems.Env{LLM: m, Prompts: prompts, Retriever: bm, Execute: executorOf(sc)})
+	a, err := sys.Build(context.Background(), systems.Given{Search: bm, Execute: executorOf(sc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := a.Generate(context.Background(), q, systems.Env{LLM: m, Prompts: prompts})
 	if err != nil {
 		t.Fatal(err)
 	}

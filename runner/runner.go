@@ -36,7 +36,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,11 +46,9 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/datasets/qaaudit"
 	"github.com/mattools-leaderboard/leaderboard/results"
-	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
 	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
-	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 )
@@ -192,9 +189,10 @@ func KeyVariables(p *plan.Plan) []KeyVariable {
 		}
 	}
 	// The endpoint serves the embedding method, source 3's semantic
-	// chunking (whatever the method) and graph-rag's index and queries.
+	// chunking (whatever the method) and the graph indexes (systems whose
+	// Needs name a graph: graph-rag) and their queries.
 	if e := p.Retrieval.Embedding; e != nil && e.APIKeyEnv != "" && (slices.Contains(p.Retrieval.Methods, plan.MethodEmbedding) ||
-		slices.Contains(p.RetrievalSources, 3) || slices.Contains(p.Systems, results.SystemGraphRAG)) {
+		slices.Contains(p.RetrievalSources, 3) || slices.ContainsFunc(p.Systems, func(s results.System) bool { return systems.NeedsOf(s).Graph })) {
 		out = append(out, KeyVariable{e.APIKeyEnv, "retrieval.embedding"})
 	}
 	return out
@@ -213,6 +211,8 @@ type item struct {
 // of answers (one journal), written as one run per scoring protocol.
 type prepared struct {
 	pr          plan.Run
+	sys         systems.System // the configured system (nil for QA)
+	needs       systems.Needs  // what sys needs from the runner
 	outs        []*output
 	journalID   string
 	journalPath string
@@ -283,45 +283,8 @@ func executorOf(scorer Scorer) systems.Executor {
 func systemParams(c plan.Configuration) systems.Params {
 	json := c.Model.JSONMode == nil || *c.Model.JSONMode // plan.Parse sets the default, true
 	p := systems.Params{RetrievalSource: c.RetrievalSource, TopK: c.TopK, JSONMode: json,
-		Variant: c.Variant, MaxIterations: c.MaxIterations, NameLookup: c.NameLookup}
-	if c.System == results.SystemGraphRAG {
-		p.Variant = c.GraphMode // graph-rag's "variant" is LightRAG's query mode
-	}
+		Variant: c.Variant, MaxIterations: c.MaxIterations, NameLookup: c.NameLookup, GraphMode: c.GraphMode}
 	return p
-}
-
-// graphRun fills the run record of a graph-rag run: retrieval source 1
-// (the pymatgen code), method "graph", LightRAG's top_k, the corpus and
-// embedding model, no sampling parameter unless the plan sends it, and
-// as system parameters the query mode, how the question is asked, the
-// corpus folder, the index model and the LightRAG version followed; the
-// provenance lists LightRAG's prompt files with their SHA-256.
-func (e *engine) graphRun(pr plan.Run, r *results.Run) error {
-	gp := e.o.Plan.GraphRAG
-	c, err := e.graphs.corpus(gp.Corpus)
-	if err != nil {
-		return err
-	}
-	prompts, err := e.graphs.lightragPrompts()
-	if err != nil {
-		return err
-	}
-	emb := e.o.Plan.Retrieval.Embedding
-	r.RetrievalSource, r.RetrievalMethod, r.TopK, r.CorpusID, r.EmbeddingModel = 1, plan.MethodGraph, plan.GraphTopK, c.id, emb.Model
-	if !gp.SendTemperature {
-		r.Generation = results.GenerationParams{MaxTokens: pr.Model.MaxTokens, Source: "plan; no temperature, top_p or seed sent, as LightRAG 1.3.x"}
-	}
-	r.SystemParams = map[string]string{"query_mode": pr.GraphMode, "question_format": systems.GraphQuestionFormat, "corpus": gp.Corpus,
-		"index_model": e.graphs.indexModel(pr.Configuration).Name, "lightrag_version": "1.3.3", "embedding_endpoint": llm.RedactURL(emb.BaseURL)}
-	names := make([]string, 0, len(prompts.SHA256))
-	for name := range prompts.SHA256 {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: "lightrag/" + name, SHA256: prompts.SHA256[name]})
-	}
-	return nil
 }
 
 // setGraphIndex records rec, a graph-rag run's index record
@@ -444,11 +407,16 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 		Provenance: results.Provenance{Kind: results.ProvenanceRunner, Source: append([]results.SourceFile(nil), e.prompts.Files...)},
 		Endpoint:   llm.RedactURL(m.BaseURLFor(pr.Round)),
 	}
-	if pr.System == results.SystemGraphRAG {
-		if err := e.graphRun(pr, &r); err != nil {
+	var sys systems.System
+	var needs systems.Needs
+	if pr.Benchmark == results.BenchmarkToolUsage {
+		var err error
+		if sys, err = systems.New(pr.System, systemParams(pr.Configuration)); err != nil {
 			return nil, err
 		}
-	} else if pr.RetrievalMethod != "" {
+		needs = systems.NeedsOf(pr.System)
+	}
+	if needs.Retriever && pr.RetrievalMethod != "" {
 		c, err := e.rr.corpus(pr.RetrievalSource)
 		if err != nil {
 			return nil, err
@@ -472,37 +440,12 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			r.SystemParams["embedding_endpoint"] = llm.RedactURL(emb.BaseURL)
 		}
 	}
-	if pr.Benchmark == results.BenchmarkToolUsage {
-		sys, err := systems.New(pr.System, systemParams(pr.Configuration))
-		if err != nil {
-			return nil, err
+	if sys != nil {
+		if _, ok := e.o.Scorer.(Executor); needs.Executor && !e.rr.dry && (!ok || e.o.Unscored) {
+			return nil, fmt.Errorf("system %s executes its answers in the scoring sandbox: it cannot run without scoring", pr.System)
 		}
-		switch pr.System {
-		case results.SystemAgenticRAG:
-			// A model setting that changes the requests: part of the configuration.
-			mode := "none"
-			if systemParams(pr.Configuration).JSONMode {
-				mode = "json_object"
-			}
-			r.Generation.Extra = map[string]string{"response_format": mode}
-			if r.SystemParams == nil {
-				r.SystemParams = map[string]string{}
-			}
-			r.SystemParams["name_lookup"] = pr.NameLookup
-		case results.SystemSelfReflectionRAG:
-			if _, ok := e.o.Scorer.(Executor); !e.rr.dry && (!ok || e.o.Unscored) {
-				return nil, fmt.Errorf("system self-reflection-rag executes its answers in the scoring sandbox: it cannot run without scoring")
-			}
-			if r.SystemParams == nil {
-				r.SystemParams = map[string]string{}
-			}
-			r.SystemParams["variant"] = pr.Variant
-			r.SystemParams["max_iterations"] = strconv.Itoa(pr.MaxIterations)
-			if pr.Variant == plan.VariantFeedback {
-				sum := systems.FeedbackPromptSHA256()
-				r.SystemParams["feedback_prompt_sha256"] = sum
-				r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: systems.FeedbackPromptPath, SHA256: sum})
-			}
+		if err := sys.Record(&resources{e: e, pr: pr}, &r); err != nil {
+			return nil, err
 		}
 		if ps, ok := sys.(systems.Prompted); ok {
 			for _, rel := range ps.PromptFiles() {
@@ -516,7 +459,7 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			}
 		}
 	}
-	p := &prepared{pr: pr, first: e.nItems, shard: e.o.Shard}
+	p := &prepared{pr: pr, sys: sys, needs: needs, first: e.nItems, shard: e.o.Shard}
 	h := sha256.New()
 	var all int // items before sharding
 	if pr.Benchmark == results.BenchmarkToolUsage {
@@ -672,7 +615,7 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 			return nil, fmt.Errorf("model %s: no API key: environment variable %s is not set", m.Name, m.APIKeyEnv)
 		}
 		if e := o.Plan.Retrieval.Embedding; e != nil && !p.exists && (p.pr.RetrievalMethod == plan.MethodEmbedding || p.pr.RetrievalSource == 3 ||
-			p.pr.System == results.SystemGraphRAG) &&
+			p.needs.Graph) &&
 			e.APIKeyEnv != "" && o.APIKeys[e.APIKeyEnv] == "" {
 			return nil, fmt.Errorf("retrieval.embedding: no API key: environment variable %s is not set", e.APIKeyEnv)
 		}
@@ -746,28 +689,6 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		e.log.Error("run failed; run the plan again to resume it", "run", p.journalID, "done", done, "of", p.n, "error", err)
 		return set(StatusFailed, err, done)
 	}
-	// The retriever first: a corpus that cannot be embedded fails the run
-	// before any journal is opened.
-	var retriever retrieval.Retriever
-	var graph *graphrag.Graph
-	var graphRec json.RawMessage
-	if p.pr.System == results.SystemGraphRAG {
-		var err error
-		if graph, err = e.graphs.get(ctx, p.pr.Configuration, p.pr.Round); err != nil {
-			if ctx.Err() != nil {
-				e.log.Warn("graph index interrupted; run the plan again to resume it (its journal keeps every finished chunk)", "run", p.journalID)
-				return set(StatusInterrupted, nil, 0)
-			}
-			return fail(err, 0)
-		}
-		graphRec = e.graphs.indexRecord(graph)
-		p.setGraphIndex(graphRec)
-	} else if p.pr.Benchmark == results.BenchmarkToolUsage && p.pr.RetrievalMethod != "" {
-		var err error
-		if retriever, err = e.rr.get(ctx, p.pr.RetrievalSource, p.pr.RetrievalMethod); err != nil {
-			return fail(err, 0)
-		}
-	}
 	var scorer Scorer
 	var senv *scoring.Environment
 	if p.scored() {
@@ -775,8 +696,26 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		se := scorer.Environment()
 		senv = &se
 	}
+	// The system's answerer first, from the resources it needs: a corpus
+	// that cannot be embedded or a graph index that cannot be built fails
+	// the run before any journal is opened.
+	var answerer systems.Answerer
+	rs := &resources{e: e, pr: p.pr, scorer: scorer}
+	if p.sys != nil {
+		var err error
+		if answerer, err = p.sys.Build(ctx, rs); err != nil {
+			if errors.Is(err, errIndexInterrupted) {
+				e.log.Warn("graph index interrupted; run the plan again to resume it (its journal keeps every finished chunk)", "run", p.journalID)
+				return set(StatusInterrupted, nil, 0)
+			}
+			return fail(err, 0)
+		}
+		if rs.graphRec != nil {
+			p.setGraphIndex(rs.graphRec)
+		}
+	}
 	sess := journal.Line{BaseURL: p.outs[0].run.Endpoint, Scoring: senv, PlanSHA256: e.o.PlanSHA256,
-		Generator: e.o.Generator, GeneratorVersion: generatorVersion(), GraphIndex: graphRec}
+		Generator: e.o.Generator, GeneratorVersion: generatorVersion(), GraphIndex: rs.graphRec}
 	if e.o.Shard.Count > 1 {
 		sess.Shard = e.o.Shard.String()
 	}
@@ -800,47 +739,11 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	defer j.Close()
 
 	m := p.pr.Model
-	retries := *m.MaxRetries
-	if retries == 0 {
-		retries = llm.NoRetries // the plan's 0 means none; llm's 0 means its default
-	}
-	client, err := llm.New(llm.Config{
-		BaseURL: m.BaseURLFor(p.pr.Round), APIKey: e.o.APIKeys[m.APIKeyEnv], Model: m.Name,
-		Params:  llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed},
-		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, HTTPClient: e.o.HTTPClient,
-		OnRetry: func(attempt int, err error, delay time.Duration) {
-			e.log.Warn("retrying", "run", p.journalID, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
-		},
-	})
+	client, err := e.modelClient(p)
 	if err != nil {
 		return fail(err, j.Count())
 	}
 	env := systems.Env{LLM: client, Prompts: e.prompts}
-	var sys systems.System
-	if p.pr.Benchmark == results.BenchmarkToolUsage {
-		if sys, err = systems.New(p.pr.System, systemParams(p.pr.Configuration)); err != nil {
-			return fail(err, j.Count())
-		}
-		env.Retriever = retriever
-		if p.pr.System == results.SystemAgenticRAG {
-			objs, err := e.rr.codeObjectsOf(p.pr.RetrievalSource)
-			if err != nil {
-				return fail(err, j.Count())
-			}
-			env.Objects = objs
-		}
-		env.Execute = executorOf(scorer)
-		if graph != nil {
-			// LightRAG sends no sampling parameter (docs/graphrag.md §4).
-			if client, err = e.graphs.chatClient(m, p.pr.Round); err != nil {
-				return fail(err, j.Count())
-			}
-			env.LLM, env.Graph, env.GraphPrompts = client, graph, e.graphs.prompts
-			if env.Embedder, err = e.graphs.embedder(); err != nil {
-				return fail(err, j.Count())
-			}
-		}
-	}
 
 	items := p.items()
 	var todo []item
@@ -877,6 +780,59 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 			assembled <- err
 		}()
 	}
+	firstErr := e.answerAll(ctx, rctx, cancel, p, todo, workers, answerer, scorer, env, j, live)
+	if err := j.Flush(); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	var writeErr error
+	if live != nil {
+		// Every line is on disk: the writer finishes, or (a question
+		// missing) fails and leaves no file.
+		live.stop()
+		writeErr = <-assembled
+	}
+	done := j.Count()
+	if ctx.Err() != nil {
+		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.journalID, "done", done, "of", p.n)
+		return set(StatusInterrupted, nil, done)
+	}
+	if firstErr != nil {
+		return fail(firstErr, done)
+	}
+	if e.o.Shard.Count > 1 {
+		e.log.Info("shard journaled", "run", p.journalID, "shard", e.o.Shard.String(), "questions", done, "journal", p.journalPath)
+		return set(StatusJournaled, nil, done)
+	}
+	if writeErr != nil {
+		return fail(writeErr, done)
+	}
+	return res
+}
+
+// modelClient returns the client of p's model as the plan configures it
+// (its round's endpoint, sampling parameters, timeout, retries and rate).
+func (e *engine) modelClient(p *prepared) (*llm.Client, error) {
+	m := p.pr.Model
+	retries := *m.MaxRetries
+	if retries == 0 {
+		retries = llm.NoRetries // the plan's 0 means none; llm's 0 means its default
+	}
+	return llm.New(llm.Config{
+		BaseURL: m.BaseURLFor(p.pr.Round), APIKey: e.o.APIKeys[m.APIKeyEnv], Model: m.Name,
+		Params:  llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed},
+		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, HTTPClient: e.o.HTTPClient,
+		OnRetry: func(attempt int, err error, delay time.Duration) {
+			e.log.Warn("retrying", "run", p.journalID, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
+		},
+	})
+}
+
+// answerAll answers and journals the todo items of p with workers
+// goroutines, offering each line to live (when set) before it can be
+// durable. The first failure (unless ctx itself ended) cancels rctx, a
+// child of ctx, and is returned; the items not yet started are not.
+func (e *engine) answerAll(ctx, rctx context.Context, cancel context.CancelFunc, p *prepared, todo []item, workers int,
+	answerer systems.Answerer, scorer Scorer, env systems.Env, j *journal.Journal, live *liveSource) error {
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -888,7 +844,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		go func() {
 			defer wg.Done()
 			for it := range jobs {
-				line, err := e.answer(rctx, p, it, sys, scorer, env)
+				line, err := e.answer(rctx, p, it, answerer, scorer, env)
 				if err == nil {
 					if live != nil {
 						live.offer(line) // before the line can be durable
@@ -919,32 +875,7 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
-	if err := j.Flush(); err != nil && firstErr == nil {
-		firstErr = err
-	}
-	var writeErr error
-	if live != nil {
-		// Every line is on disk: the writer finishes, or (a question
-		// missing) fails and leaves no file.
-		live.stop()
-		writeErr = <-assembled
-	}
-	done := j.Count()
-	if ctx.Err() != nil {
-		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.journalID, "done", done, "of", p.n)
-		return set(StatusInterrupted, nil, done)
-	}
-	if firstErr != nil {
-		return fail(firstErr, done)
-	}
-	if e.o.Shard.Count > 1 {
-		e.log.Info("shard journaled", "run", p.journalID, "shard", e.o.Shard.String(), "questions", done, "journal", p.journalPath)
-		return set(StatusJournaled, nil, done)
-	}
-	if writeErr != nil {
-		return fail(writeErr, done)
-	}
-	return res
+	return firstErr
 }
 
 // writeOuts assembles from src and writes every results file of p not yet
@@ -982,7 +913,7 @@ const (
 )
 
 // answer asks one question and scores the answer, returning its journal line.
-func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.System, scorer Scorer, env systems.Env) (journal.Line, error) {
+func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.Answerer, scorer Scorer, env systems.Env) (journal.Line, error) {
 	l := journal.Line{Kind: "item", Index: it.index, ID: it.id}
 	var u systems.Usage
 	audit := &llm.UsageAudit{}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/flock"
-	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
@@ -156,7 +155,7 @@ func (e *engine) checkShards(p *prepared, dirs []string) (res []RunResult, src *
 	n := len(set.Shards)
 	src = &lineSource{desc: "shards of " + p.journalID, sessions: set.Sessions, resumed: set.Resumed, generator: set.Generator,
 		read: func(it item) (journal.Line, bool, error) { return set.Shards[it.k%n].J.Read(it.index) }}
-	if p.pr.System == results.SystemGraphRAG {
+	if p.needs.Graph {
 		if src.graphIndex, err = shardsGraphIndex(set.Shards); err != nil {
 			return res, nil, nil, set, err
 		}

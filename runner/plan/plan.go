@@ -471,8 +471,8 @@ func Parse(data []byte, name string) (*Plan, error) {
 	}
 	retrieves := false
 	for i, s := range p.Systems {
-		if !slices.Contains(results.Systems, s) {
-			add(fmt.Sprintf("systems[%d]", i), "unknown system %q; want one of %v", s, results.Systems)
+		if under := results.SystemsUnderTest(); !slices.Contains(under, s) {
+			add(fmt.Sprintf("systems[%d]", i), "unknown system %q; want one of %v", s, under)
 		}
 		retrieves = retrieves || UsesRetrieval(s)
 	}

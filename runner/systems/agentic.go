@@ -14,9 +14,12 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
 
-func init() { register(results.SystemAgenticRAG, newAgenticRAG) }
+func init() {
+	Register(Registration{Name: results.SystemAgenticRAG, Needs: Needs{Retriever: true, CodeObjects: true}, New: newAgenticRAG})
+}
 
 // The agentic-RAG prompt files (prompts layout), from MatTools
 // src/agentic_RAG_test/prompt.py and text_analysis_tool.py.
@@ -81,6 +84,10 @@ type agenticRAG struct {
 	source, k int
 	json      bool
 	lookup    string
+	asked     string // the name lookup as configured (system parameter name_lookup)
+	// Set by Build.
+	retriever retrieval.Retriever
+	objects   CodeObjects
 }
 
 // Agentic RAG's name lookups (system parameter "name_lookup").
@@ -120,10 +127,43 @@ func newAgenticRAG(p Params) (System, error) {
 	if lookup != LookupAsPublished && lookup != LookupMetadataName {
 		return nil, fmt.Errorf("system agentic-rag: name lookup %q; want one of %v", lookup, NameLookups)
 	}
-	return &agenticRAG{source: p.RetrievalSource, k: k, json: p.JSONMode, lookup: lookup}, nil
+	return &agenticRAG{source: p.RetrievalSource, k: k, json: p.JSONMode, lookup: lookup, asked: p.NameLookup}, nil
 }
 
 func (s *agenticRAG) Name() results.System { return results.SystemAgenticRAG }
+
+// Record records the response format of the JSON-mode calls (a model
+// setting that changes the requests: part of the configuration, as
+// generation setting response_format) and the name lookup (system
+// parameter name_lookup).
+func (s *agenticRAG) Record(_ Resources, r *results.Run) error {
+	mode := "none"
+	if s.json {
+		mode = "json_object"
+	}
+	r.Generation.Extra = map[string]string{"response_format": mode}
+	if r.SystemParams == nil {
+		r.SystemParams = map[string]string{}
+	}
+	r.SystemParams["name_lookup"] = s.asked
+	return nil
+}
+
+// Build takes the configuration's retriever and the code objects of its
+// LLM documentation.
+func (s *agenticRAG) Build(ctx context.Context, res Resources) (Answerer, error) {
+	r, err := res.Retriever(ctx)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := res.CodeObjects()
+	if err != nil {
+		return nil, err
+	}
+	a := *s
+	a.retriever, a.objects = r, objs
+	return &a, nil
+}
 
 // PromptFiles returns the nine prompt files agentic RAG sends.
 func (s *agenticRAG) PromptFiles() []string {
@@ -339,10 +379,10 @@ func dedupe(items []string) []string {
 
 func (s *agenticRAG) Generate(ctx context.Context, q *datasets.Question, env Env) (Generation, error) {
 	var g Generation
-	if env.Retriever == nil {
+	if s.retriever == nil {
 		return g, fmt.Errorf("system agentic-rag: no retriever for retrieval source %d", s.source)
 	}
-	if env.Objects == nil {
+	if s.objects == nil {
 		return g, fmt.Errorf("system agentic-rag: no code objects of retrieval source %d for the name lookup", s.source)
 	}
 	p, err := loadAgenticPrompts(env.Prompts)
@@ -389,7 +429,7 @@ func (s *agenticRAG) Generate(ctx context.Context, q *datasets.Question, env Env
 	pos := map[string]int{}
 	for _, query := range queries {
 		start := time.Now()
-		hits, err := env.Retriever.Search(ctx, query, s.k)
+		hits, err := s.retriever.Search(ctx, query, s.k)
 		if err != nil {
 			return g, fmt.Errorf("retrieval: %w", err)
 		}
@@ -410,7 +450,7 @@ func (s *agenticRAG) Generate(ctx context.Context, q *datasets.Question, env Env
 	code := make([]string, len(uniq))
 	for i, u := range uniq {
 		docs[i] = u.text
-		file, c, ok := env.Objects.ByChunk(u.chunk)
+		file, c, ok := s.objects.ByChunk(u.chunk)
 		if !ok {
 			return g, fmt.Errorf("system agentic-rag: chunk %s has no code object in retrieval source %d", u.chunk, s.source)
 		}
@@ -449,7 +489,7 @@ func (s *agenticRAG) Generate(ctx context.Context, q *datasets.Question, env Env
 	for _, name := range names {
 		var codes, mds []string
 		if s.lookup == LookupMetadataName && name != "" {
-			codes, mds = env.Objects.ByName(name)
+			codes, mds = s.objects.ByName(name)
 			codes, mds = codes[:min(len(codes), MaxLookupObjects)], mds[:min(len(mds), MaxLookupObjects)]
 		}
 		if len(codes) == 0 && len(mds) == 0 {
@@ -497,7 +537,7 @@ func (s *agenticRAG) Generate(ctx context.Context, q *datasets.Question, env Env
 func (s *agenticRAG) Estimate(q *datasets.Question, p *Prompts) Estimate {
 	a, err := loadAgenticPrompts(p)
 	if err != nil {
-		return Estimate{Calls: 9}
+		return Estimate{Calls: 9, Queries: agenticQueries}
 	}
 	prompt := len(a.wrapper) + len(pystr.Strip(q.Text))
 	out := estimatedAgenticOutputBytes
@@ -510,5 +550,5 @@ func (s *agenticRAG) Estimate(q *datasets.Question, p *Prompts) Estimate {
 		len(a.rerankSys) + len(a.rerankUser) + len(q.Text) + docs(agenticRerankKeep+2, estimatedDocBytes) + // rerank 2
 		len(a.rerankSys) + len(a.rerankUser) + len(q.Text) + docs(agenticQueries*s.k+2, estimatedCodeBytes) + // rerank 3
 		len(a.final) + prompt + docs(2*agenticRerankKeep, (estimatedDocBytes+estimatedCodeBytes)/2) // answer
-	return Estimate{Calls: 9, PromptBytes: n}
+	return Estimate{Calls: 9, PromptBytes: n, Queries: agenticQueries}
 }

@@ -171,7 +171,7 @@ func TestAgenticRAGCallSequence(t *testing.T) {
 	}
 	m := &scripted{reply: agenticAnswer}
 	q := &datasets.Question{ID: "test_vacancy", Text: agenticQuestion}
-	g, err := sys.Generate(context.Background(), q, Env{LLM: m, Prompts: p, Retriever: bm, Objects: objs})
+	g, err := buildAnswerer(t, sys, Given{Search: bm, Objects: objs}).Generate(context.Background(), q, Env{LLM: m, Prompts: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestAgenticRAGRetryLimits(t *testing.T) {
 		}
 		return agenticAnswer(stage, n, msgs)
 	}}
-	g, err := sys.Generate(context.Background(), &datasets.Question{ID: "test_vacancy", Text: agenticQuestion}, Env{LLM: m, Prompts: p, Retriever: bm, Objects: objs})
+	g, err := buildAnswerer(t, sys, Given{Search: bm, Objects: objs}).Generate(context.Background(), &datasets.Question{ID: "test_vacancy", Text: agenticQuestion}, Env{LLM: m, Prompts: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestAgenticRAGLookupAsPublished(t *testing.T) {
 	objs := objects{"a.py#Vacancy#0": {"a.py", "A"}, "b.py#Vacancy#0": {"b.py", "B"}}
 	sys, _ := New(results.SystemAgenticRAG, Params{RetrievalSource: 4})
 	m := &scripted{reply: agenticAnswer}
-	if _, err := sys.Generate(context.Background(), &datasets.Question{ID: "q", Text: agenticQuestion}, Env{LLM: m, Prompts: p, Retriever: bm, Objects: objs}); err != nil {
+	if _, err := buildAnswerer(t, sys, Given{Search: bm, Objects: objs}).Generate(context.Background(), &datasets.Question{ID: "q", Text: agenticQuestion}, Env{LLM: m, Prompts: p}); err != nil {
 		t.Fatal(err)
 	}
 	var ranks []string
@@ -427,8 +427,8 @@ func runSR(t *testing.T, variant string, exec *fakeExec, reply func(string, int,
 		t.Fatal(err)
 	}
 	m := &scripted{reply: reply}
-	g, err := sys.Generate(context.Background(), &datasets.Question{ID: "test_vacancy", Text: agenticQuestion},
-		Env{LLM: m, Prompts: p, Retriever: rr, Execute: exec.exec})
+	g, err := buildAnswerer(t, sys, Given{Search: rr, Execute: exec.exec}).Generate(context.Background(),
+		&datasets.Question{ID: "test_vacancy", Text: agenticQuestion}, Env{LLM: m, Prompts: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -614,7 +614,7 @@ func TestSelfReflectionRefusalEndsTheLoop(t *testing.T) {
 	exec := &fakeExec{outcomes: []Execution{noneDict}}
 	m := &refusing{scripted: scripted{reply: srAnswer, n: map[string]int{}}, stage: "sr-generate", from: 1}
 	q := &datasets.Question{ID: "q", Text: agenticQuestion}
-	g, err := sys.Generate(context.Background(), q, Env{LLM: m, Prompts: p, Retriever: bm, Execute: exec.exec})
+	g, err := buildAnswerer(t, sys, Given{Search: bm, Execute: exec.exec}).Generate(context.Background(), q, Env{LLM: m, Prompts: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -622,7 +622,7 @@ func TestSelfReflectionRefusalEndsTheLoop(t *testing.T) {
 		t.Errorf("final %q, last stage %+v", g.FunctionName, last)
 	}
 	m = &refusing{scripted: scripted{reply: srAnswer, n: map[string]int{}}, stage: "sr-generate", from: 0}
-	if _, err := sys.Generate(context.Background(), q, Env{LLM: m, Prompts: p, Retriever: bm, Execute: (&fakeExec{}).exec}); err == nil {
+	if _, err := buildAnswerer(t, sys, Given{Search: bm, Execute: (&fakeExec{}).exec}).Generate(context.Background(), q, Env{LLM: m, Prompts: p}); err == nil {
 		t.Error("a refused first generation is not an error")
 	}
 }

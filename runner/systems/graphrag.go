@@ -4,14 +4,18 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 )
 
-func init() { register(results.SystemGraphRAG, newGraphRAG) }
+func init() {
+	Register(Registration{Name: results.SystemGraphRAG, Needs: Needs{Graph: true}, New: newGraphRAG})
+}
 
 // DefaultGraphMode is LightRAG 1.3.3's QueryParam.mode default.
 const DefaultGraphMode = graphrag.ModeGlobal
@@ -25,24 +29,66 @@ const DefaultGraphMode = graphrag.ModeGlobal
 // "global"), and extracts the code from LightRAG's answer as MatTools
 // extracts every answer.
 type graphRAG struct {
-	mode string
+	mode  string
+	asked string   // the query mode as configured (system parameter query_mode)
+	g     GraphEnv // set by Build
 }
 
 func newGraphRAG(p Params) (System, error) {
-	mode := p.Variant
+	mode := p.GraphMode
 	if mode == "" {
 		mode = DefaultGraphMode
 	}
 	if !slices.Contains([]string{graphrag.ModeGlobal, graphrag.ModeLocal, graphrag.ModeHybrid, graphrag.ModeNaive, graphrag.ModeMix}, mode) {
 		return nil, fmt.Errorf("system graph-rag: query mode %q; want global, local, hybrid, naive or mix", mode)
 	}
-	return &graphRAG{mode: mode}, nil
+	return &graphRAG{mode: mode, asked: p.GraphMode}, nil
 }
 
 func (s *graphRAG) Name() results.System { return results.SystemGraphRAG }
 
+// Record fills the run record of a graph-rag run: retrieval source 1 (the
+// pymatgen code), method "graph", LightRAG's top_k, the corpus and
+// embedding model, no sampling parameter unless the plan sends it, and as
+// system parameters the query mode, how the question is asked, the corpus
+// folder, the index model, the LightRAG version followed and the embedding
+// endpoint; the provenance lists LightRAG's prompt files with their
+// SHA-256 (as lightrag/<file>).
+func (s *graphRAG) Record(res Resources, r *results.Run) error {
+	info, err := res.GraphInfo()
+	if err != nil {
+		return err
+	}
+	r.RetrievalSource, r.RetrievalMethod, r.TopK, r.CorpusID, r.EmbeddingModel = 1, plan.MethodGraph, plan.GraphTopK, info.CorpusID, info.EmbeddingModel
+	if !info.SendTemperature {
+		r.Generation = results.GenerationParams{MaxTokens: r.Generation.MaxTokens, Source: "plan; no temperature, top_p or seed sent, as LightRAG 1.3.x"}
+	}
+	r.SystemParams = map[string]string{"query_mode": s.asked, "question_format": GraphQuestionFormat, "corpus": info.Corpus,
+		"index_model": info.IndexModel, "lightrag_version": "1.3.3", "embedding_endpoint": info.EmbeddingEndpoint}
+	names := make([]string, 0, len(info.PromptSHA256))
+	for name := range info.PromptSHA256 {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: "lightrag/" + name, SHA256: info.PromptSHA256[name]})
+	}
+	return nil
+}
+
+// Build takes the graph index and its clients.
+func (s *graphRAG) Build(ctx context.Context, res Resources) (Answerer, error) {
+	g, err := res.Graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a := *s
+	a.g = g
+	return &a, nil
+}
+
 // PromptFiles: graph-rag sends MatTools' answer format; LightRAG's own
-// texts are recorded by the runner from the index's manifest.
+// texts are recorded by Record.
 func (s *graphRAG) PromptFiles() []string { return []string{PromptSingleLLMAnswerFormat} }
 
 // GraphQuestionFormat names how the question is put to LightRAG (system
@@ -51,11 +97,12 @@ const GraphQuestionFormat = "question.strip() + \\n + ANSWER_FORMAT"
 
 func (s *graphRAG) Generate(ctx context.Context, q *datasets.Question, env Env) (Generation, error) {
 	var g Generation
-	if env.Graph == nil || env.GraphPrompts == nil || env.Embedder == nil {
-		return g, fmt.Errorf("system graph-rag: no graph index, LightRAG prompts or embeddings client")
+	if s.g.Graph == nil || s.g.Prompts == nil || s.g.Embedder == nil || s.g.LLM == nil {
+		return g, fmt.Errorf("system graph-rag: no graph index, LightRAG prompts, embeddings client or chat client")
 	}
-	res, err := graphrag.Query(ctx, env.Graph, SingleLLMPrompt(q, env.Prompts), graphrag.QueryParam{Prompts: env.GraphPrompts, Mode: s.mode},
-		env.LLM, env.Embedder)
+	// The graph's own chat client: LightRAG sends no sampling parameter.
+	res, err := graphrag.Query(ctx, s.g.Graph, SingleLLMPrompt(q, env.Prompts), graphrag.QueryParam{Prompts: s.g.Prompts, Mode: s.mode},
+		s.g.LLM, s.g.Embedder)
 	if err != nil {
 		return g, fmt.Errorf("graph-rag: %w", err)
 	}
@@ -78,7 +125,7 @@ func (s *graphRAG) Generate(ctx context.Context, q *datasets.Question, env Env) 
 	for i, id := range ids {
 		// The chunk's file as its source; no score (the graph method ranks
 		// by entity and relation, not by chunk; mix's vector chunks follow).
-		file, _ := env.Graph.ChunkFile(id)
+		file, _ := s.g.Graph.ChunkFile(id)
 		g.Retrieved = append(g.Retrieved, results.RetrievedChunk{ChunkID: id, Source: file, Rank: int32(i + 1)})
 	}
 	if len(g.Trace) > 0 {
@@ -108,5 +155,7 @@ func (s *graphRAG) Estimate(q *datasets.Question, p *Prompts) Estimate {
 	if s.mode == graphrag.ModeNaive {
 		calls, ctx = 1, 4000*4
 	}
-	return Estimate{Calls: calls, PromptBytes: calls*question + ctx + 3000}
+	// One query embedding per keyword level: global and local 1, hybrid 2, mix 3.
+	queries := max(map[string]int{graphrag.ModeHybrid: 2, graphrag.ModeMix: 3}[s.asked], 1)
+	return Estimate{Calls: calls, PromptBytes: calls*question + ctx + 3000, Queries: queries}
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
 
-func init() { register(results.SystemLLMRAG, newLLMRAG) }
+func init() {
+	Register(Registration{Name: results.SystemLLMRAG, Needs: Needs{Retriever: true}, New: newLLMRAG})
+}
 
 // DefaultTopK is the documents LLM-RAG retrieves per question, as MatTools
 // (similarity_search(question, k=5)).
@@ -37,7 +39,9 @@ const ContextSeparator = "\n\n---------------------------------\n\n"
 // items (docs/mattools.md §5; MatTools src/RAG_agent_test/build_agent.py,
 // retrieve / retrieve_doc / retrieve_llm_doc and generate).
 type llmRAG struct {
+	noRecord
 	source, k int
+	retriever retrieval.Retriever // set by Build
 }
 
 func newLLMRAG(p Params) (System, error) {
@@ -55,6 +59,17 @@ func newLLMRAG(p Params) (System, error) {
 }
 
 func (s *llmRAG) Name() results.System { return results.SystemLLMRAG }
+
+// Build takes the configuration's retriever.
+func (s *llmRAG) Build(ctx context.Context, res Resources) (Answerer, error) {
+	r, err := res.Retriever(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a := *s
+	a.retriever = r
+	return &a, nil
+}
 
 // PromptFiles returns the prompt files the system sends for its source.
 func (s *llmRAG) PromptFiles() []string { return []string{PromptLLMRAGSystem, userPrompt(s.source)} }
@@ -126,12 +141,12 @@ func LLMRAGMessages(p *Prompts, source int, question, ctx string) ([]llm.Message
 
 func (s *llmRAG) Generate(ctx context.Context, q *datasets.Question, env Env) (Generation, error) {
 	var g Generation
-	if env.Retriever == nil {
+	if s.retriever == nil {
 		return g, fmt.Errorf("system llm-rag: no retriever for retrieval source %d", s.source)
 	}
 	question := pystr.Strip(q.Text)
 	start := time.Now()
-	hits, err := env.Retriever.Search(ctx, question, s.k)
+	hits, err := s.retriever.Search(ctx, question, s.k)
 	if err != nil {
 		return g, fmt.Errorf("retrieval: %w", err)
 	}
@@ -172,5 +187,5 @@ func (s *llmRAG) Estimate(q *datasets.Question, p *Prompts) Estimate {
 			n += len(m.Content)
 		}
 	}
-	return Estimate{Calls: 1, PromptBytes: n}
+	return Estimate{Calls: 1, PromptBytes: n, Queries: 1}
 }

@@ -19,7 +19,9 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
 
-func init() { register(results.SystemSelfReflectionRAG, newSelfReflection) }
+func init() {
+	Register(Registration{Name: results.SystemSelfReflectionRAG, Needs: Needs{Retriever: true, Executor: true}, New: newSelfReflection})
+}
 
 // The self-reflection prompt files (prompts layout), from MatTools
 // src/mtr_rag_test/prompts.py.
@@ -107,13 +109,17 @@ var (
 type selfReflection struct {
 	source, k, max int
 	variant        string
+	asked          Params // as configured, for the run record
+	// Set by Build.
+	retriever retrieval.Retriever
+	execute   Executor
 }
 
 func newSelfReflection(p Params) (System, error) {
 	if p.RetrievalSource < 1 || p.RetrievalSource > 4 {
 		return nil, fmt.Errorf("system self-reflection-rag needs a retrieval source 1–4; got %d", p.RetrievalSource)
 	}
-	s := &selfReflection{source: p.RetrievalSource, k: p.TopK, max: p.MaxIterations, variant: p.Variant}
+	s := &selfReflection{source: p.RetrievalSource, k: p.TopK, max: p.MaxIterations, variant: p.Variant, asked: p}
 	if s.k == 0 {
 		s.k = DefaultTopK
 	}
@@ -132,6 +138,35 @@ func newSelfReflection(p Params) (System, error) {
 		return nil, fmt.Errorf("system self-reflection-rag: variant %q; want one of %v", s.variant, SelfReflectionVariants)
 	}
 	return s, nil
+}
+
+// Record records the variant and the iteration limit as configured (system
+// parameters variant and max_iterations) and, for the feedback variant,
+// FeedbackPrompt's SHA-256 (system parameter feedback_prompt_sha256) and
+// file in the provenance.
+func (s *selfReflection) Record(_ Resources, r *results.Run) error {
+	if r.SystemParams == nil {
+		r.SystemParams = map[string]string{}
+	}
+	r.SystemParams["variant"] = s.asked.Variant
+	r.SystemParams["max_iterations"] = strconv.Itoa(s.asked.MaxIterations)
+	if s.asked.Variant == VariantFeedback {
+		sum := FeedbackPromptSHA256()
+		r.SystemParams["feedback_prompt_sha256"] = sum
+		r.Provenance.Source = append(r.Provenance.Source, results.SourceFile{Path: FeedbackPromptPath, SHA256: sum})
+	}
+	return nil
+}
+
+// Build takes the configuration's retriever and the scoring sandbox.
+func (s *selfReflection) Build(ctx context.Context, res Resources) (Answerer, error) {
+	r, err := res.Retriever(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a := *s
+	a.retriever, a.execute = r, res.Executor()
+	return &a, nil
 }
 
 func (s *selfReflection) Name() results.System { return results.SystemSelfReflectionRAG }
@@ -199,10 +234,10 @@ type suggestion struct {
 
 func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env Env) (Generation, error) {
 	var g Generation
-	if env.Retriever == nil {
+	if s.retriever == nil {
 		return g, fmt.Errorf("system self-reflection-rag: no retriever for retrieval source %d", s.source)
 	}
-	if env.Execute == nil {
+	if s.execute == nil {
 		return g, fmt.Errorf("system self-reflection-rag executes its answers: it needs the sandbox (a scored run)")
 	}
 	texts := map[string]string{}
@@ -256,7 +291,7 @@ func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env
 			// an empty query, or one the embeddings endpoint refuses (e.g.
 			// past its input limit), gives an empty context.
 			if pystr.Strip(query) != "" {
-				if hits, err = env.Retriever.Search(ctx, query, s.k); err != nil && !refused(err) {
+				if hits, err = s.retriever.Search(ctx, query, s.k); err != nil && !refused(err) {
 					return g, fmt.Errorf("retrieval: %w", err)
 				}
 			}
@@ -328,7 +363,7 @@ func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env
 		if !ok || code == "" || name == "" {
 			runtime = FormatFailure
 		} else {
-			ex, err := env.Execute(ctx, q, code, name)
+			ex, err := s.execute(ctx, q, code, name)
 			if err != nil {
 				return g, fmt.Errorf("self-reflection-rag, iteration %d: executing: %w", it+1, err)
 			}
@@ -417,5 +452,5 @@ func (s *selfReflection) Estimate(q *datasets.Question, p *Prompts) Estimate {
 			n += critic
 		}
 	}
-	return Estimate{Calls: 4*s.max - 2, PromptBytes: n}
+	return Estimate{Calls: 4*s.max - 2, PromptBytes: n, Queries: s.max}
 }

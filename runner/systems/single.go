@@ -10,12 +10,12 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
-func init() { register(results.SystemSingleLLM, newSingleLLM) }
+func init() { Register(Registration{Name: results.SystemSingleLLM, New: newSingleLLM}) }
 
 // singleLLM is the paper's single-LLM system: one user message per question,
 // no system prompt, no retrieval. Source: MatTools
 // src/pure_agent_test/build_agent.py (docs/mattools.md §5).
-type singleLLM struct{}
+type singleLLM struct{ noRecord }
 
 func newSingleLLM(p Params) (System, error) {
 	if p.RetrievalSource != 0 {
@@ -25,6 +25,9 @@ func newSingleLLM(p Params) (System, error) {
 }
 
 func (singleLLM) Name() results.System { return results.SystemSingleLLM }
+
+// Build: the single LLM needs nothing beyond Env.
+func (s singleLLM) Build(context.Context, Resources) (Answerer, error) { return s, nil }
 
 // SingleLLMPrompt returns the single-LLM prompt of q:
 // question.txt.strip() + "\n" + ANSWER_FORMAT, byte for byte as MatTools

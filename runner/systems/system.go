@@ -1,15 +1,20 @@
 // Package systems holds the LLM systems under test (the MatTools paper's
 // single LLM, LLM-RAG, agentic RAG, GraphRAG and self-reflection RAG) behind
 // one interface, System, and the prompts they build. A system turns one
-// tool-usage question into generated code and a function name; it gets its
-// model client (and later its retriever) from the runner through Env and
-// never constructs them. Scoring happens elsewhere (runner/scoring).
+// tool-usage question into generated code and a function name. It gets its
+// model client and prompts through Env and whatever else it declares in its
+// registration's Needs (a retriever, code objects, the scoring sandbox, a
+// graph index) through the runner's Resources, and never constructs them;
+// it fills its own part of the run record (System.Record). Scoring happens
+// elsewhere (runner/scoring).
 //
-// To add a system, write one file that registers it in init (see single.go).
+// To add a system, write one file that registers it in init (see single.go);
+// the runner, its estimates and its shards know no system by name.
 package systems
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -28,26 +33,79 @@ type Completer interface {
 	CompleteWith(ctx context.Context, msgs []llm.Message, o llm.CallOptions) (*llm.Completion, error)
 }
 
-// Env is what the runner gives a system for one question.
+// Env is what every system gets for each question: the model client and
+// the prompt texts. What a system needs beyond them (a retriever, code
+// objects, the scoring sandbox, a graph index) it declares in its
+// registration (Needs) and takes from the runner's Resources when its
+// answerer is built (System.Build).
 type Env struct {
 	LLM     Completer
 	Prompts *Prompts
-	// Retriever searches the configuration's retrieval source (nil for
-	// systems without retrieval).
-	Retriever retrieval.Retriever
-	// Objects are the code objects documented by the LLM documentation of
-	// retrieval sources 3 and 4 (agentic RAG's code list and name lookup);
-	// nil for other sources.
-	Objects CodeObjects
-	// Execute runs generated code in the scoring sandbox (the
-	// self-reflection loop); nil when the run has no sandbox.
-	Execute Executor
-	// Graph is graph-rag's index, GraphPrompts LightRAG's prompt texts and
-	// Embedder the client of the index's embedding model (nil for other
-	// systems).
-	Graph        *graphrag.Graph
-	GraphPrompts *graphrag.Prompts
-	Embedder     graphrag.Embedder
+}
+
+// Needs declares what a system takes from the runner beyond Env; the
+// runner reads it instead of knowing the systems by name.
+type Needs struct {
+	// Retriever: a retriever over the configuration's retrieval source and
+	// method (Resources.Retriever); the run records the corpus, the method
+	// and the top-k.
+	Retriever bool
+	// CodeObjects: the code objects of an LLM-documentation corpus
+	// (retrieval sources 3 and 4; Resources.CodeObjects).
+	CodeObjects bool
+	// Executor: the scoring sandbox (Resources.Executor); such a system
+	// cannot run unscored.
+	Executor bool
+	// Graph: a graph index of the pymatgen source with LightRAG's prompts,
+	// an embeddings client and a chat client (Resources.Graph). Its runs
+	// record the index (run extension graph_index, the journal sessions'
+	// graph_index) and need the plan's retrieval.embedding endpoint.
+	Graph bool
+}
+
+// Resources are what the runner provides a system: Record and Build call
+// the ones its Needs name. Errors name what could not be provided.
+type Resources interface {
+	// Retriever returns the retriever of the configuration's retrieval
+	// source and method (built, or loaded from the retrieval cache).
+	Retriever(ctx context.Context) (retrieval.Retriever, error)
+	// CodeObjects returns the code objects behind the configuration's
+	// LLM-documentation corpus (retrieval sources 3 and 4).
+	CodeObjects() (CodeObjects, error)
+	// Executor returns the scoring sandbox's executor, nil when the run
+	// has none (an unscored run).
+	Executor() Executor
+	// GraphInfo describes the graph index the configuration uses, without
+	// building it or making any request (dry runs too).
+	GraphInfo() (GraphInfo, error)
+	// Graph returns the graph index (building it when no complete one is
+	// cached) and the clients that query it.
+	Graph(ctx context.Context) (GraphEnv, error)
+}
+
+// GraphInfo describes a configuration's graph index for its run record.
+type GraphInfo struct {
+	Corpus            string // the corpus folder (plan graph_rag.corpus)
+	CorpusID          string // the corpus's content ID
+	IndexModel        string // the model that extracted the graph
+	EmbeddingModel    string
+	EmbeddingEndpoint string // redacted (llm.RedactURL)
+	// SendTemperature: the plan sends the model's sampling parameters
+	// (plan graph_rag.send_temperature); LightRAG 1.3.x sends none.
+	SendTemperature bool
+	// PromptSHA256 maps each of LightRAG's prompt files (under its
+	// prompts folder) to its hex SHA-256.
+	PromptSHA256 map[string]string
+}
+
+// GraphEnv is a graph index with the clients that query it.
+type GraphEnv struct {
+	Graph    *graphrag.Graph
+	Prompts  *graphrag.Prompts // LightRAG's prompt texts
+	Embedder graphrag.Embedder // the index's embedding model
+	// LLM is the chat client for the queries: the model without sampling
+	// parameters, as LightRAG sends none (docs/graphrag.md §4).
+	LLM Completer
 }
 
 // CodeObjects are the code objects behind an LLM-documentation corpus
@@ -102,6 +160,9 @@ type Params struct {
 	// NameLookup is agentic RAG's name lookup (NameLookups; "" =
 	// as-published).
 	NameLookup string
+	// GraphMode is graph-rag's query mode (LightRAG's QueryParam.mode;
+	// "" = DefaultGraphMode).
+	GraphMode string
 }
 
 // call calls the model, in JSON mode when json is set.
@@ -148,31 +209,73 @@ func (u *Usage) add(c *llm.Completion) {
 type Estimate struct {
 	Calls       int
 	PromptBytes int
+	// Queries are the retrieval queries the question sends, each embedded
+	// once by a dense retrieval or a graph index (0 without retrieval).
+	Queries int
 }
 
-// System is an LLM system under test.
+// noRecord is embedded by systems that record nothing of their own.
+type noRecord struct{}
+
+func (noRecord) Record(Resources, *results.Run) error { return nil }
+
+// System is an LLM system under test, configured for one configuration.
 type System interface {
 	// Name returns the system's id.
 	Name() results.System
-	// Generate answers q. Errors are infrastructure failures only (the model
-	// could not be reached after retries, ctx ended); an unusable answer is
-	// a Generation with Extracted false, for scoring to judge.
-	Generate(ctx context.Context, q *datasets.Question, env Env) (Generation, error)
+	// Record fills the system's part of run record r (system parameters,
+	// provenance of the prompt texts it sends, generation settings)
+	// from res, without making any request (dry runs too).
+	Record(res Resources, r *results.Run) error
+	// Build returns the answerer of one run, given the resources its
+	// registration's Needs name. Errors are failures to obtain them.
+	Build(ctx context.Context, res Resources) (Answerer, error)
 	// Estimate forecasts the model usage of q without calling the model.
 	Estimate(q *datasets.Question, p *Prompts) Estimate
 }
 
-type factory func(Params) (System, error)
-
-var registry = map[results.System]factory{}
-
-// register adds a system; it is called from init only and panics on a duplicate.
-func register(name results.System, f factory) {
-	if _, dup := registry[name]; dup {
-		panic("systems: duplicate registration of " + string(name))
-	}
-	registry[name] = f
+// Answerer answers the tool-usage questions of one run.
+type Answerer interface {
+	// Generate answers q. Errors are infrastructure failures only (the model
+	// could not be reached after retries, ctx ended); an unusable answer is
+	// a Generation with Extracted false, for scoring to judge.
+	Generate(ctx context.Context, q *datasets.Question, env Env) (Generation, error)
 }
+
+// Registration is a system as registered: its name, what it needs from
+// the runner and how it is configured.
+type Registration struct {
+	Name  results.System
+	Needs Needs
+	New   func(Params) (System, error)
+}
+
+var registry = map[results.System]Registration{}
+
+// Register adds a system; it is called from init only (this package's
+// systems, or a test's) and panics on a duplicate or an incomplete
+// registration, or on one of the audit's systems. A system that is not one
+// of the paper's is also registered with results (results.RegisterSystem),
+// so that plans may name it and its results files validate.
+func Register(r Registration) {
+	if r.Name == "" || r.New == nil {
+		panic("systems: a registration needs a name and New")
+	}
+	if _, dup := registry[r.Name]; dup {
+		panic("systems: duplicate registration of " + string(r.Name))
+	}
+	if r.Name.IsAudit() {
+		panic("systems: " + string(r.Name) + " is one of the benchmark audit's systems, not a system under test")
+	}
+	if !results.KnownSystem(r.Name) {
+		results.RegisterSystem(r.Name) // its runs' results files may name it
+	}
+	registry[r.Name] = r
+}
+
+// NeedsOf returns what the registered system name needs (nothing for an
+// unknown name).
+func NeedsOf(name results.System) Needs { return registry[name].Needs }
 
 // Names returns the registered systems, sorted.
 func Names() []results.System {
@@ -187,7 +290,7 @@ func Names() []results.System {
 // New returns the system called name configured with p. An unknown or not
 // yet implemented system is an error listing the available ones.
 func New(name results.System, p Params) (System, error) {
-	f, ok := registry[name]
+	reg, ok := registry[name]
 	if !ok {
 		known := "a system of the MatTools paper"
 		if !slices.Contains(results.Systems, name) {
@@ -195,5 +298,48 @@ func New(name results.System, p Params) (System, error) {
 		}
 		return nil, fmt.Errorf("system %q (%s) is not available in this runner; available: %v", name, known, Names())
 	}
-	return f(p)
+	return reg.New(p)
+}
+
+// Given is a Resources of values the caller holds already (tests, tools
+// that answer questions outside the runner). Asking for one it does not
+// hold is an error naming it; Executor returns Execute, nil or not.
+type Given struct {
+	Search   retrieval.Retriever
+	Objects  CodeObjects
+	Execute  Executor
+	Info     *GraphInfo
+	GraphEnv *GraphEnv
+}
+
+var _ Resources = Given{}
+
+func (g Given) Retriever(context.Context) (retrieval.Retriever, error) {
+	if g.Search == nil {
+		return nil, errors.New("systems: no retriever given")
+	}
+	return g.Search, nil
+}
+
+func (g Given) CodeObjects() (CodeObjects, error) {
+	if g.Objects == nil {
+		return nil, errors.New("systems: no code objects given")
+	}
+	return g.Objects, nil
+}
+
+func (g Given) Executor() Executor { return g.Execute }
+
+func (g Given) GraphInfo() (GraphInfo, error) {
+	if g.Info == nil {
+		return GraphInfo{}, errors.New("systems: no graph index described")
+	}
+	return *g.Info, nil
+}
+
+func (g Given) Graph(context.Context) (GraphEnv, error) {
+	if g.GraphEnv == nil {
+		return GraphEnv{}, errors.New("systems: no graph index given")
+	}
+	return *g.GraphEnv, nil
 }

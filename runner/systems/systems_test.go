@@ -207,7 +207,7 @@ func TestNewRejectsUnavailableSystemsAndBadParams(t *testing.T) {
 	if got := Names(); len(got) != len(results.Systems) {
 		t.Errorf("registered systems %v, want all of %v", got, results.Systems)
 	}
-	if _, err := New(results.SystemGraphRAG, Params{RetrievalSource: 1, Variant: "deep"}); err == nil || !strings.Contains(err.Error(), "query mode") {
+	if _, err := New(results.SystemGraphRAG, Params{RetrievalSource: 1, GraphMode: "deep"}); err == nil || !strings.Contains(err.Error(), "query mode") {
 		t.Errorf("graph-rag with an unknown mode: err = %v", err)
 	}
 	if _, err := New(results.SystemAgenticRAG, Params{RetrievalSource: 2}); err == nil || !strings.Contains(err.Error(), "needs retrieval source 3 or 4") {
@@ -229,9 +229,14 @@ func TestNewRejectsUnavailableSystemsAndBadParams(t *testing.T) {
 	}
 }
 
-// TestEverySystem runs each one-call system on a 3-question fixture against
-// the fake model and checks that the answer is extracted and the usage
-// added (agentic RAG and the self-reflection loop: agentic_test.go).
+// TestEverySystem checks every registered system against its
+// registration: configured with the first retrieval source (0–4) it
+// accepts, it records and builds its answerer asking the runner for
+// exactly the resources its Needs declare (the runner provides only
+// those), forecasts at least one call and as many retrieval queries as it
+// retrieves; each one-call system (Estimate.Calls 1) then answers a
+// 3-question fixture against the fake model, the answer extracted and the
+// usage added (the multi-call systems: agentic_test.go).
 func TestEverySystem(t *testing.T) {
 	qs := []datasets.Question{
 		{Index: 0, ID: "test_a", Text: "  Question A?\n"},
@@ -252,25 +257,57 @@ func TestEverySystem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	given := Given{Search: bm, Objects: fakeObjects{}, Execute: (&fakeExec{}).exec,
+		Info:     &GraphInfo{Corpus: "pymatgen", CorpusID: "sha256:1", IndexModel: "m", EmbeddingModel: "e", PromptSHA256: map[string]string{"a.txt": "00"}},
+		GraphEnv: &GraphEnv{}}
 	letterRE := regexp.MustCompile(`Question ([A-Z])\?`)
-	for _, name := range []results.System{results.SystemLLMRAG, results.SystemSingleLLM} {
+	names := Names()
+	if len(names) < len(results.Systems) {
+		t.Fatalf("registered systems %v, want at least the paper's %v", names, results.Systems)
+	}
+	for _, name := range names {
 		t.Run(string(name), func(t *testing.T) {
+			var sys System
+			var params Params
+			for src := 0; src <= 4 && sys == nil; src++ {
+				params = Params{RetrievalSource: src}
+				sys, _ = New(name, params)
+			}
+			if sys == nil {
+				t.Fatalf("%s accepts no retrieval source 0–4", name)
+			}
+			if sys.Name() != name {
+				t.Errorf("Name() = %q", sys.Name())
+			}
+			res := &askedResources{Given: given}
+			var r results.Run
+			if err := sys.Record(res, &r); err != nil {
+				t.Fatal(err)
+			}
+			a, err := sys.Build(context.Background(), res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if needs := NeedsOf(name); res.asked != needs {
+				t.Errorf("asked the runner for %+v; its registration declares %+v", res.asked, needs)
+			}
+			needs := NeedsOf(name)
+			est := sys.Estimate(&qs[0], p)
+			if retrieves := needs.Retriever || needs.Graph; est.Calls < 1 || (est.Queries > 0) != retrieves {
+				t.Errorf("estimate %+v for a system that retrieves: %v", est, retrieves)
+			}
+			if est.Calls != 1 {
+				return
+			}
 			srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
 				id := letterRE.FindStringSubmatch(r.Prompt())[1]
 				return llmtest.Reply{Content: "<answer><code>```python\ndef f" + id[:1] + "(): pass\n```</code><name>f" + id[:1] + "</name></answer>",
 					PromptTokens: 10, CompletionTokens: 5}
 			}})
-			c, _ := llm.New(llm.Config{BaseURL: srv.URL, Model: "m"})
-			params, env := Params{}, Env{LLM: c, Prompts: p}
-			if name == results.SystemLLMRAG {
-				params.RetrievalSource, env.Retriever = 1, bm
-			}
-			sys, err := New(name, params)
-			if err != nil {
-				t.Fatal(err)
-			}
+			client, _ := llm.New(llm.Config{BaseURL: srv.URL, Model: "m"})
+			env := Env{LLM: client, Prompts: p}
 			for _, q := range qs {
-				g, err := sys.Generate(context.Background(), &q, env)
+				g, err := a.Generate(context.Background(), &q, env)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -296,6 +333,43 @@ func TestEverySystem(t *testing.T) {
 		})
 	}
 }
+
+// askedResources are given resources that note which ones were asked for.
+type askedResources struct {
+	Given
+	asked Needs
+}
+
+func (r *askedResources) Retriever(ctx context.Context) (retrieval.Retriever, error) {
+	r.asked.Retriever = true
+	return r.Given.Retriever(ctx)
+}
+
+func (r *askedResources) CodeObjects() (CodeObjects, error) {
+	r.asked.CodeObjects = true
+	return r.Given.CodeObjects()
+}
+
+func (r *askedResources) Executor() Executor {
+	r.asked.Executor = true
+	return r.Given.Executor()
+}
+
+func (r *askedResources) GraphInfo() (GraphInfo, error) {
+	r.asked.Graph = true
+	return r.Given.GraphInfo()
+}
+
+func (r *askedResources) Graph(ctx context.Context) (GraphEnv, error) {
+	r.asked.Graph = true
+	return r.Given.Graph(ctx)
+}
+
+// fakeObjects are code objects that document nothing.
+type fakeObjects struct{}
+
+func (fakeObjects) ByChunk(string) (string, string, bool) { return "", "", false }
+func (fakeObjects) ByName(string) (codes, docs []string)  { return nil, nil }
 
 // TestLLMRAGPromptPerSource: for one real question, the LLM-RAG messages of
 // retrieval sources 1 and 2 are MatTools' prompt texts (the data root's
@@ -344,7 +418,7 @@ func TestLLMRAGPromptPerSource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := sys.Generate(context.Background(), &q, Env{LLM: client, Prompts: prompts, Retriever: bm})
+		g, err := buildAnswerer(t, sys, Given{Search: bm}).Generate(context.Background(), &q, Env{LLM: client, Prompts: prompts})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -390,4 +464,15 @@ func chunkIDs(rs []results.RetrievedChunk) []string {
 		ids = append(ids, r.ChunkID)
 	}
 	return ids
+}
+
+// buildAnswerer returns sys's answerer built from res, failing t when it
+// cannot be built.
+func buildAnswerer(t testing.TB, sys System, res Resources) Answerer {
+	t.Helper()
+	a, err := sys.Build(context.Background(), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -557,7 +557,10 @@ func (w *writer) writeSystems(v *views) {
 		Configs int    `json:"configs"`
 	}
 	items := []systemItem{}
-	for _, s := range results.Systems {
+	// The paper's systems, then any other system under test registered in
+	// this process (results.RegisterSystem), so that every row's system
+	// link resolves.
+	for _, s := range results.SystemsUnderTest() {
 		var confs []*aggregate.Configuration
 		var cvs []configView
 		for _, c := range v.lb.Configurations {
