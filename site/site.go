@@ -15,7 +15,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -31,6 +30,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site/hugo"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
 	"github.com/mattools-leaderboard/leaderboard/site/plots"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 )
 
 // PreviewPath is the URL path of the preview edition.
@@ -66,7 +66,7 @@ type Options struct {
 	// WorkDir receives the generated Hugo sources; it is rewritten.
 	WorkDir string
 	// Releases; nil means the committed site/releases.json.
-	Releases []Release
+	Releases []release.Release
 	// Catalog names and orders models; nil means aggregate.DefaultCatalog().
 	Catalog *aggregate.Catalog
 	// GeneratorCommit is the commit of the code running this build ("" if
@@ -80,7 +80,7 @@ type Options struct {
 	// Go is the go command used to run Hugo (default "go").
 	Go string
 	// Frozen builds every release as it was cut: when the generator (the
-	// paths generatorPaths lists) in RepoRoot differs from the release's
+	// paths release.GeneratorPaths lists) in RepoRoot differs from the release's
 	// generator commit, the release's pages are built by that commit's own
 	// importer and build-site in a temporary extraction of it (git archive;
 	// its results come from Benchmark.Root and, for runs its importer does
@@ -88,7 +88,7 @@ type Options struct {
 	// extraction's SubmissionsRoot and VerifiedRoot), else in-process;
 	// then, when the build has the release's data (Benchmark and all its
 	// runs), its pages are checked against its committed manifest
-	// (ManifestDir): a difference is an error naming the first differing
+	// (release.ManifestDir): a difference is an error naming the first differing
 	// file. False builds every release with the running code, unchecked
 	// (tests with made-up releases).
 	Frozen bool
@@ -213,7 +213,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	for _, iv := range invalid {
 		switch v, ok := listed[iv.RunID]; {
 		case ok:
-			errs = append(errs, fmt.Errorf("run %s, listed by release %s (%s), is invalid: %w", iv.RunID, v, ReleasesFile, iv.Err))
+			errs = append(errs, fmt.Errorf("run %s, listed by release %s (%s), is invalid: %w", iv.RunID, v, release.File, iv.Err))
 		case o.Strict:
 			errs = append(errs, iv.Err)
 		default:
@@ -228,8 +228,8 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	inner := os.Getenv(ReleaseBuildEnv) != "" // building one release inside its generator commit
-	fromCommit := map[string]commitBuild{}    // releases built by their own generator commit, by version
+	inner := os.Getenv(release.BuildEnv) != ""     // building one release inside its generator commit
+	fromCommit := map[string]release.CommitBuild{} // releases built by their own generator commit, by version
 	byID := map[string]*results.File{}
 	for _, f := range files {
 		byID[f.Run.RunID] = f
@@ -263,16 +263,17 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 		if o.Frozen && !inner && (o.Benchmark != nil || len(e.Files) > 0) {
-			changed, err := generatorChanged(ctx, o.RepoRoot, r.GeneratorCommit)
+			changed, err := release.GeneratorChanged(ctx, o.RepoRoot, r.GeneratorCommit)
 			switch {
-			case errors.Is(err, errNotGit):
+			case errors.Is(err, release.ErrNotGit):
 				rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s is %v, so the release is built by the running code (its manifest check tells whether its pages are unchanged)",
 					r.Version, o.RepoRoot, err))
 			case err != nil:
 				return nil, fmt.Errorf("release %s: %w", r.Version, err)
 			case changed:
-				cb := commitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf,
-					Submissions: listsSubmissions(o.Releases[:i+1])}
+				cb := release.CommitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf,
+					Submissions: listsSubmissions(o.Releases[:i+1]), SubmissionsRoot: SubmissionsRoot, VerifiedRoot: VerifiedRoot,
+					IsSubmissionRun: func(id string) bool { return SubmissionFolder(id) != "" }}
 				if o.Benchmark != nil {
 					cb.DataRoot = o.Benchmark.Root
 				}
@@ -288,12 +289,12 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: none of its %d runs is present; built empty", r.Version, len(r.Runs)))
 		case len(e.Missing) > 0 && !o.AllowIncomplete:
 			return nil, fmt.Errorf("release %s (%s): %d of its %d runs are missing from %s, e.g. %s; import them (make import) or build with -allow-incomplete",
-				r.Version, ReleasesFile, len(e.Missing), len(r.Runs), o.ResultsDir, e.Missing[0])
+				r.Version, release.File, len(e.Missing), len(r.Runs), o.ResultsDir, e.Missing[0])
 		case len(e.Missing) > 0:
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s missing", r.Version, words.Count(len(e.Missing), "run", "runs")))
 		}
 		if !o.Frozen {
-			if w := staleGenerator(o.RepoRoot, o.GeneratorCommit, r); w != "" {
+			if w := release.StaleGenerator(o.RepoRoot, o.GeneratorCommit, r); w != "" {
 				rep.Warnings = append(rep.Warnings, w)
 			}
 		}
@@ -368,7 +369,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			rep.Warnings = append(rep.Warnings, "edition "+e.Path+": "+w)
 			logf("site: warning: edition %s: %s", e.Path, w)
 		}
-		if err := copyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, e.Path, "assets")); err != nil {
+		if err := release.CopyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, e.Path, "assets")); err != nil {
 			return nil, err
 		}
 		rep.Editions = append(rep.Editions, e.Path)
@@ -382,7 +383,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if err := copyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, "assets")); err != nil {
+	if err := release.CopyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, "assets")); err != nil {
 		return nil, err
 	}
 
@@ -415,7 +416,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		if !ok {
 			continue
 		}
-		if err := buildFromCommit(ctx, cb, filepath.Join(tmp, r.Version)); err != nil {
+		if err := release.BuildFromCommit(ctx, cb, filepath.Join(tmp, r.Version)); err != nil {
 			return nil, err
 		}
 	}
@@ -424,12 +425,12 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			if !e.Frozen || (fromCommit[e.Path].RepoRoot == "" && !complete[e.Path]) {
 				continue // the preview, or a release built without all its runs
 			}
-			err := CheckManifest(o.RepoRoot, e.Version, filepath.Join(tmp, e.Path), o.Benchmark)
+			err := release.CheckManifest(o.RepoRoot, e.Version, filepath.Join(tmp, e.Path), o.Benchmark)
 			switch {
 			case err == nil:
 				rep.Verified = append(rep.Verified, e.Version)
-				logf("site: release %s: its pages match %s", e.Version, ManifestDir)
-			case errors.Is(err, errNoManifest), errors.Is(err, errOtherData):
+				logf("site: release %s: its pages match %s", e.Version, release.ManifestDir)
+			case errors.Is(err, release.ErrNoManifest), errors.Is(err, release.ErrOtherData):
 				rep.Warnings = append(rep.Warnings, err.Error())
 			default:
 				return nil, err
@@ -437,7 +438,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if rep.Latest != "" {
-		if err := copyDir(filepath.Join(tmp, rep.Latest), filepath.Join(tmp, LatestPath)); err != nil {
+		if err := release.CopyDir(filepath.Join(tmp, rep.Latest), filepath.Join(tmp, LatestPath)); err != nil {
 			return nil, err
 		}
 	}
@@ -457,7 +458,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 // needPreview reports whether the runs present (results files and the
 // benchmark audit's) differ from the newest release's runs (or there is no
 // release): then a preview edition is built.
-func needPreview(rs []Release, files, audit []*results.File) bool {
+func needPreview(rs []release.Release, files, audit []*results.File) bool {
 	if len(rs) == 0 {
 		return true
 	}
@@ -555,46 +556,6 @@ func loadAudit(dir string, present map[string]string) ([]*results.File, error) {
 		return nil, err
 	}
 	return l.Files, nil
-}
-
-// staleGenerator warns, for a build that is not Frozen, when the site
-// generator (generatorPaths) changed since a release's generator commit: its
-// pages, built by the running code, may then differ from the published ones.
-// It says nothing when git or the commits are unavailable.
-func staleGenerator(repoRoot, current string, r Release) string {
-	if current == "" || r.GeneratorCommit == "" || current == r.GeneratorCommit {
-		return ""
-	}
-	cmd := exec.Command("git", append([]string{"-C", repoRoot, "diff", "--quiet", r.GeneratorCommit, "--"}, generatorPaths...)...)
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() == 1 {
-		return fmt.Sprintf("release %s was generated by commit %s and the generator has changed since: its rebuilt pages may differ from the published ones "+
-			"(build-site builds it from its own commit: Options.Frozen)", r.Version, r.GeneratorCommit)
-	}
-	return ""
-}
-
-// copyDir copies the regular files of src into dst, recursively.
-func copyDir(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
 }
 
 func countPages(dir string) (int, error) {

@@ -15,6 +15,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -55,7 +56,7 @@ func snapshotRepo(t *testing.T) string {
 	}
 	repo := filepath.Join(t.TempDir(), "repo")
 	for _, rel := range strings.Split(git(t, src, "ls-files", "-co", "--exclude-standard"), "\n") {
-		if rel == "" || strings.HasPrefix(rel, site.ManifestDir+"/") {
+		if rel == "" || strings.HasPrefix(rel, release.ManifestDir+"/") {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(src, rel))
@@ -77,7 +78,7 @@ func snapshotRepo(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(repo, site.ReleasesFile), []byte("{\n  \"releases\": []\n}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(repo, release.File), []byte("{\n  \"releases\": []\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	git(t, repo, "init", "-q")
@@ -166,7 +167,7 @@ func TestReleaseWithSubmission(t *testing.T) {
 		!strings.Contains(stderr.String(), broken) || !strings.Contains(stderr.String(), "-exclude-submission") {
 		t.Fatalf("cut with an invalid submission: exit %d, stderr %q; want exit 1 naming %s and -exclude-submission", code, stderr.String(), broken)
 	}
-	if _, err := os.Stat(filepath.Join(repo, site.ManifestDir, "v1.0.sha256")); err == nil {
+	if _, err := os.Stat(filepath.Join(repo, release.ManifestDir, "v1.0.sha256")); err == nil {
 		t.Fatal("a failed cut wrote a manifest")
 	}
 	stdout.Reset()
@@ -194,13 +195,13 @@ func TestReleaseWithSubmission(t *testing.T) {
 			t.Errorf("cut: stdout does not say %q:\n%s", want, stdout.String())
 		}
 	}
-	relData, err := os.ReadFile(filepath.Join(repo, site.ReleasesFile))
+	relData, err := os.ReadFile(filepath.Join(repo, release.File))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := site.ParseReleases(relData)
+	rs, err := release.Parse(relData)
 	if err != nil || len(rs) != 1 {
-		t.Fatalf("%s: %v, %v", site.ReleasesFile, rs, err)
+		t.Fatalf("%s: %v, %v", release.File, rs, err)
 	}
 	if r := rs[0]; r.GeneratorCommit != cutCommit || len(r.Runs) != len(sitetest.Runs())+len(subRuns) {
 		t.Errorf("release %s: commit %s, %d runs; want %s, %d results files + %d runs of %s", r.Version, r.GeneratorCommit, len(r.Runs),
@@ -230,7 +231,7 @@ func TestReleaseWithSubmission(t *testing.T) {
 		}
 	}
 	releasePages("after the cut")
-	if err := site.CheckManifest(repo, "v1.0", filepath.Join(out, "v1.0"), bench); err != nil {
+	if err := release.CheckManifest(repo, "v1.0", filepath.Join(out, "v1.0"), bench); err != nil {
 		t.Fatalf("the cut's own pages: %v", err)
 	}
 	commitAll(t, repo, "release v1.0")
