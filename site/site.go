@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -107,6 +108,19 @@ type Options struct {
 	// (content.Edition.Audit). A file there that is invalid or not an
 	// audit run is an error naming it; so is a run id also in ResultsDir.
 	AuditDir string
+	// Cache, when set with Frozen, keeps each release's built pages between
+	// builds (release.Cache): a release whose inputs (release.Inputs: its
+	// generator commit and release list, the data root, its runs' results
+	// files and submission folders) are those of the cached entry, and
+	// whose cached pages match its manifest, is copied from there instead
+	// of being rebuilt; a release built and matching its manifest is
+	// stored. Nil: every release is built.
+	Cache *release.Cache
+	// PreviewOnly builds only the preview of every run present (and the
+	// root page, which then shows it): no release, no /latest/, no
+	// manifest check. The preview still compares with the newest release's
+	// runs; the links to releases lead nowhere in this output.
+	PreviewOnly bool
 	// Strict makes an invalid results file an error even when no release
 	// lists its run; by default such a file is skipped and reported
 	// (Report.Skipped). An invalid file of a run a release lists is always an error.
@@ -230,6 +244,15 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	}
 	inner := os.Getenv(release.BuildEnv) != ""     // building one release inside its generator commit
 	fromCommit := map[string]release.CommitBuild{} // releases built by their own generator commit, by version
+	cached := map[string]string{}                  // releases copied from o.Cache: version → cached pages
+	cacheKeys := map[string]string{}               // releases to store in o.Cache once they match their manifest: version → key
+	useCache := o.Cache != nil && o.Frozen && !inner && o.Benchmark != nil && !o.PreviewOnly
+	dataSum := ""
+	if useCache {
+		if dataSum, err = release.TreeSum(o.Benchmark.Root); err != nil {
+			return nil, fmt.Errorf("release cache: data root %s: %w", o.Benchmark.Root, err)
+		}
+	}
 	byID := map[string]*results.File{}
 	for _, f := range files {
 		byID[f.Run.RunID] = f
@@ -242,7 +265,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		r := o.Releases[i]
 		links = append(links, content.Link{Version: r.Version, Path: r.Version, Date: r.Date, Commit: r.GeneratorCommit, Title: r.Title})
 	}
-	for i := len(o.Releases) - 1; i >= 0; i-- {
+	for i := len(o.Releases) - 1; i >= 0 && !o.PreviewOnly; i-- {
 		r := o.Releases[i]
 		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
 			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
@@ -270,6 +293,34 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 					r.Version, o.RepoRoot, err))
 			case err != nil:
 				return nil, fmt.Errorf("release %s: %w", r.Version, err)
+			}
+			if err == nil && useCache && (changed || len(e.Missing) == 0) {
+				mode := []string{"in-process"}
+				if changed {
+					mode = []string{"from-commit"}
+				}
+				if o.AllowIncomplete {
+					mode = append(mode, "allow-incomplete")
+				}
+				key, err := releaseInputs(o, o.Releases[:i+1], paths, auditByID, dataSum, mode).Key()
+				if err != nil {
+					return nil, fmt.Errorf("release %s: cache key: %w", r.Version, err)
+				}
+				pages, why, ok, err := o.Cache.Get(o.RepoRoot, r.Version, key, o.Benchmark)
+				if err != nil {
+					return nil, fmt.Errorf("release %s: cache %s: %w", r.Version, o.Cache.Dir, err)
+				}
+				if ok {
+					logf("site: release %s: its inputs are unchanged and its cached pages match %s: copied from %s", r.Version, release.ManifestDir, pages)
+					cached[r.Version] = pages
+					editions = append(editions, e)
+					continue
+				}
+				logf("site: release %s: %s (%s): building it", r.Version, why, o.Cache.Dir)
+				cacheKeys[r.Version] = key
+			}
+			switch {
+			case err != nil:
 			case changed:
 				cb := release.CommitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf,
 					Submissions: listsSubmissions(o.Releases[:i+1]), SubmissionsRoot: SubmissionsRoot, VerifiedRoot: VerifiedRoot,
@@ -300,7 +351,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 		editions = append(editions, e)
 	}
-	if needPreview(o.Releases, files, audit) {
+	if needPreview(o.Releases, files, audit) || o.PreviewOnly {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
 			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Audit: audit, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
 			CodeKeys: codeKeys, Submissions: subs}
@@ -327,8 +378,8 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if len(files) == 0 {
 		dataHint = o.DataHint
 	}
-	root := content.Root{Releases: links, Preview: needPreview(o.Releases, files, audit), DataHint: dataHint}
-	if len(o.Releases) > 0 {
+	root := content.Root{Releases: links, Preview: needPreview(o.Releases, files, audit) || o.PreviewOnly, DataHint: dataHint}
+	if len(o.Releases) > 0 && !o.PreviewOnly {
 		root.Latest = o.Releases[len(o.Releases)-1].Version
 	}
 	var home *content.Edition
@@ -340,7 +391,8 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	for _, e := range editions {
-		if _, ok := fromCommit[e.Path]; ok {
+		_, built := fromCommit[e.Path]
+		if _, ok := cached[e.Path]; built || ok {
 			rep.Editions = append(rep.Editions, e.Path)
 			if e == home { // its pages come from its own commit; the root's tables from the running code
 				e.Leaderboard, e.Catalog = aggregate.BuildRows(e.Files, rows, o.Catalog), o.Catalog
@@ -420,8 +472,17 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	for v, pages := range cached {
+		if err := release.CopyDir(pages, filepath.Join(tmp, v)); err != nil {
+			return nil, err
+		}
+	}
 	if o.Frozen && !inner && o.Benchmark != nil {
 		for _, e := range editions {
+			if _, ok := cached[e.Path]; ok {
+				rep.Verified = append(rep.Verified, e.Version) // checked against its manifest by Cache.Get
+				continue
+			}
 			if !e.Frozen || (fromCommit[e.Path].RepoRoot == "" && !complete[e.Path]) {
 				continue // the preview, or a release built without all its runs
 			}
@@ -430,6 +491,11 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			case err == nil:
 				rep.Verified = append(rep.Verified, e.Version)
 				logf("site: release %s: its pages match %s", e.Version, release.ManifestDir)
+				if key, ok := cacheKeys[e.Version]; ok {
+					if err := o.Cache.Put(e.Version, key, filepath.Join(tmp, e.Path)); err != nil {
+						return nil, fmt.Errorf("release %s: cache %s: %w", e.Version, o.Cache.Dir, err)
+					}
+				}
 			case errors.Is(err, release.ErrNoManifest), errors.Is(err, release.ErrOtherData):
 				rep.Warnings = append(rep.Warnings, err.Error())
 			default:
@@ -453,6 +519,35 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	}
 	logf("site: %d pages in %s", rep.Pages, o.OutDir)
 	return rep, nil
+}
+
+// releaseInputs are what release rs[last]'s pages depend on in this build
+// besides its generator commit (release.Inputs): rs, the data root's sum, the
+// results files of its runs present (results, submissions and the audit's)
+// and its submission folders with their verified records.
+func releaseInputs(o Options, rs []release.Release, paths map[string]string, audit map[string]*results.File, dataSum string, mode []string) release.Inputs {
+	r := rs[len(rs)-1]
+	in := release.Inputs{Releases: rs, DataSum: dataSum, DataFingerprint: release.DataFingerprint(o.Benchmark), Runs: map[string]string{}, Mode: mode}
+	folders := map[string]bool{}
+	for _, id := range r.Runs {
+		if p, ok := paths[id]; ok {
+			in.Runs[id] = p
+		} else if f := audit[id]; f != nil {
+			in.Runs[id] = f.Path
+		}
+		if f := SubmissionFolder(id); f != "" {
+			folders[f] = true
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(folders)) {
+		if o.SubmissionsDir != "" {
+			in.Trees = append(in.Trees, filepath.Join(o.SubmissionsDir, f))
+		}
+		if o.VerifiedDir != "" {
+			in.Trees = append(in.Trees, filepath.Join(o.VerifiedDir, f))
+		}
+	}
+	return in
 }
 
 // needPreview reports whether the runs present (results files and the

@@ -6,6 +6,9 @@
 // changed since (see site.Options.Frozen), and its pages are checked against
 // its manifest (site/releases/<version>.sha256). An invalid results file that
 // no release lists is skipped and reported; -strict makes it an error.
+// With -cache DIR a release whose inputs are unchanged since the last build
+// and whose cached pages still match its manifest is copied from DIR instead
+// (site/release.Cache); -preview-only builds only /preview/ and the root.
 //
 // With -cut-release vX.Y -date YYYY-MM-DD it instead records a new release in
 // site/releases.json (the runs present under -results, the runs of every
@@ -76,6 +79,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var exclude folderList
 	fl.Var(&exclude, "exclude-submission", "with -cut-release: leave the submission `folder` (a folder name under -submissions) out of the release; repeatable")
 	strict := fl.Bool("strict", false, "fail on any invalid results file (default: skip and report those that no release lists)")
+	cacheDir := fl.String("cache", "", "keep each release's built pages in `dir` between builds and copy them while the release's inputs are unchanged and they match its manifest (make site: build/release-cache); empty: rebuild every release")
+	previewOnly := fl.Bool("preview-only", false, "build only the preview of every run present and the root page (no release, no /latest/, no manifest check): the quick look at new runs (make preview)")
 	serve := fl.String("serve", "", "serve -out on `addr` (e.g. 127.0.0.1:8080) instead of building")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
@@ -121,7 +126,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opts := site.Options{ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
-		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr}
+		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr, PreviewOnly: *previewOnly}
+	if *cacheDir != "" {
+		opts.Cache = &release.Cache{Dir: *cacheDir}
+	}
+	if *previewOnly && *cut != "" {
+		fmt.Fprintln(stderr, "build-site: -preview-only builds no release, so it cannot cut one (-cut-release)")
+		return exitUsage
+	}
 	if *cut != "" {
 		if err := cutRelease(ctx, opts, cutOptions{version: *cut, date: *date, title: *title, exclude: exclude}, stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "build-site:", err)
