@@ -19,7 +19,7 @@ PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup vet site import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen synth-qa audit
+.PHONY: all help test setup vet site preview import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen synth-qa audit
 
 all: site ## the default: make site
 
@@ -132,21 +132,31 @@ import: ## import the published MatTools results of MATTOOLS_DATA into build/res
 
 # site imports the published results when MATTOOLS_DATA is set, then builds public/ from every results
 # file under RESULTS_DIR. Without data it says how to get it and builds a valid, empty site.
+# RELEASE_CACHE keeps each frozen release's pages between builds: a release whose inputs are unchanged and
+# whose cached pages match its manifest is copied, not rebuilt from its generator commit (docs/site.md).
+RELEASE_CACHE ?= build/release-cache
 site: ## import the published results (when MATTOOLS_DATA is set) and build the leaderboard into public/
 	@if [ -n "$$MATTOOLS_DATA" ]; then $(MAKE) --no-print-directory import; else \
 	  echo "make site: MATTOOLS_DATA is not set: building an empty site. To get the data: git clone https://github.com/Grenzlinie/MatTools" \
 	       "/path/to/MatTools && git -C /path/to/MatTools checkout 44385630f2acf461512996468fc0b24f44ddcaaf, then run:" \
 	       "MATTOOLS_DATA=/path/to/MatTools make site" >&2; fi
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/build-site -results $(RESULTS_DIR) -out public -work build/site
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/build-site -results $(RESULTS_DIR) -out public -work build/site -cache $(RELEASE_CACHE)
+
+# preview is make site without the releases: only /preview/ (every run present) and the root page, into
+# build/preview (public/ is left alone); serve it with make serve SITE=build/preview.
+preview: ## import (when MATTOOLS_DATA is set) and build only /preview/ and the root into build/preview (quick)
+	@if [ -n "$$MATTOOLS_DATA" ]; then $(MAKE) --no-print-directory import; fi
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/build-site -results $(RESULTS_DIR) -out build/preview -work build/preview-work -preview-only
 
 # serve serves public/ on the loopback interface only.
-serve: ## serve the built site (public/) on http://127.0.0.1:PORT/ (PORT=8080 unless given)
-	$(GO) run ./cmd/build-site -serve 127.0.0.1:$(PORT) -out public
+SITE ?= public
+serve: ## serve the built site (SITE=public unless given) on http://127.0.0.1:PORT/ (PORT=8080 unless given)
+	$(GO) run ./cmd/build-site -serve 127.0.0.1:$(PORT) -out $(SITE)
 
 # replay serves the recorded single-LLM GPT batches (3 models × 3 rounds) with replay-llm on
 # 127.0.0.1:8765 and runs plans/replay.toml against it: 9 configuration × round of 49 questions, no model
-# called, each scored in the sandbox under mattools-v1 and mattools-v1-strict (18 results files; 51 s on
-# 2 cores with ../shared/mattools, where 28 questions can run). Resumable: run it again after an interruption.
+# called, each scored in the sandbox under mattools-v1 and mattools-v1-strict (18 results files; 68 s on
+# the 2-core machine at a load of ~5.5 with ../shared/mattools, where 28 questions can run; docs/performance.md). Resumable: run it again after an interruption.
 replay: sandbox-env ## replay MatTools' recorded GPT answers through the runner, scored in the sandbox (build/results/replay)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make replay: MATTOOLS_DATA is not set" >&2; exit 1; fi
 	$(GO) build -o build/bin/ ./cmd/replay-llm ./cmd/run-benchmark

@@ -22,6 +22,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/e2e/fakerunner"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -91,7 +92,7 @@ func TestBrowserLandingRanksRunnerRunsBesideReexecutedOnes(t *testing.T) {
 	// No release: the preview holds every run, as a new user's site does
 	// after running a model.
 	rep, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, Benchmark: bench, DataHint: "hint",
-		RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: []site.Release{},
+		RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: []release.Release{},
 		SubmissionsDir: subsDir, VerifiedDir: verifiedDir, Strict: true})
 	if err != nil {
 		t.Fatal(err)

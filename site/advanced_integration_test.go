@@ -9,6 +9,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -31,7 +32,7 @@ func TestAdvancedSiteShowsReferenceRowsAndTraces(t *testing.T) {
 	}
 	out := filepath.Join(base, "public")
 	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, Benchmark: sitetest.Benchmark(),
-		RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: []site.Release{}}); err != nil {
+		RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: []release.Release{}}); err != nil {
 		t.Fatal(err)
 	}
 	preview := filepath.Join(out, site.PreviewPath)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -67,7 +68,7 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 	}
 	out := filepath.Join(base, "public")
 	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: auditDir, RepoRoot: repoRoot(t), OutDir: out,
-		WorkDir: filepath.Join(base, "work"), Releases: []site.Release{{Version: "v1.0", Date: "2025-06-01", Title: "fixture", Runs: fixtureIDs}}}); err != nil {
+		WorkDir: filepath.Join(base, "work"), Releases: []release.Release{{Version: "v1.0", Date: "2025-06-01", Title: "fixture", Runs: fixtureIDs}}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -175,7 +176,7 @@ func TestAuditDirHoldsOnlyAuditRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = site.Build(context.Background(), site.Options{ResultsDir: filepath.Join(base, "results"), AuditDir: auditDir, RepoRoot: repoRoot(t),
-		OutDir: filepath.Join(base, "public"), WorkDir: filepath.Join(base, "work"), Releases: []site.Release{}})
+		OutDir: filepath.Join(base, "public"), WorkDir: filepath.Join(base, "work"), Releases: []release.Release{}})
 	if err == nil || !strings.Contains(err.Error(), files[0].Path) || !strings.Contains(err.Error(), `has provenance kind "imported"`) {
 		t.Errorf("error %v; want one naming %s and its provenance", err, files[0].Path)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 )
 
 // templateMark is added to layouts/baseof.html of a clone of HEAD by
@@ -109,7 +110,7 @@ func TestReleaseUnchangedByTemplateChange(t *testing.T) {
 	for _, r := range rs {
 		versions = append(versions, r.Version)
 		// The same check as Build's, repeated here so that a Build that skipped it fails.
-		if err := site.CheckManifest(c.repo, r.Version, filepath.Join(c.out, r.Version), c.bench); err != nil {
+		if err := release.CheckManifest(c.repo, r.Version, filepath.Join(c.out, r.Version), c.bench); err != nil {
 			t.Errorf("release %s: %v", r.Version, err)
 		}
 		if page := readFile(t, filepath.Join(c.out, r.Version, "index.html")); strings.Contains(page, templateMark) {
@@ -121,11 +122,11 @@ func TestReleaseUnchangedByTemplateChange(t *testing.T) {
 		t.Errorf("Report.Verified = %v, want %v (warnings %q)", c.report.Verified, versions, c.report.Warnings)
 	}
 	newest := rs[len(rs)-1].Version
-	want, err := site.HashTree(filepath.Join(c.out, newest))
+	want, err := release.HashTree(filepath.Join(c.out, newest))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := site.HashTree(filepath.Join(c.out, site.LatestPath)); err != nil || !bytes.Equal(got, want) {
+	if got, err := release.HashTree(filepath.Join(c.out, site.LatestPath)); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("/%s/ is not a copy of /%s/ (err %v)", site.LatestPath, newest, err)
 	}
 	_, _, files := realData(t)
@@ -170,7 +171,7 @@ func TestManifestNamesFirstDifference(t *testing.T) {
 	if err := os.WriteFile(page, append(data, ' '), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = site.CheckManifest(c.repo, v, edition, c.bench)
+	err = release.CheckManifest(c.repo, v, edition, c.bench)
 	if want := "/" + v + "/models/index.html differs"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("changed page: error %v, want %q", err, want)
 	}
@@ -179,8 +180,8 @@ func TestManifestNamesFirstDifference(t *testing.T) {
 	q := &other.Questions[0]
 	q.DataFiles = slices.Clone(q.DataFiles)
 	q.DataFiles[0].Present = !q.DataFiles[0].Present // as in a root with more (or fewer) data files
-	err = site.CheckManifest(c.repo, v, filepath.Join(c.out, v), &other)
-	if err == nil || !strings.Contains(err.Error(), "cut from another data root") || !strings.Contains(err.Error(), site.DataFingerprint(&other)) {
+	err = release.CheckManifest(c.repo, v, filepath.Join(c.out, v), &other)
+	if err == nil || !strings.Contains(err.Error(), "cut from another data root") || !strings.Contains(err.Error(), release.DataFingerprint(&other)) {
 		t.Errorf("other data root: error %v, want one saying the manifest was cut from another data root", err)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -33,7 +34,7 @@ type realSite struct {
 	dir      string // public/
 	release  string // the newest release's path
 	files    []*results.File
-	releases []site.Release
+	releases []release.Release
 }
 
 var (
@@ -61,11 +62,11 @@ func builtReal(t *testing.T) *realSite {
 		}
 		if len(rs) == 0 {
 			// Before the first release is cut: a v1.0 of every published run.
-			r := site.Release{Version: "v1.0", Date: "2026-12-01", GeneratorCommit: "test", Title: "published MatTools results"}
+			r := release.Release{Version: "v1.0", Date: "2026-12-01", GeneratorCommit: "test", Title: "published MatTools results"}
 			for _, f := range files {
 				r.Runs = append(r.Runs, f.Run.RunID)
 			}
-			rs = []site.Release{r}
+			rs = []release.Release{r}
 		}
 		base, err := os.MkdirTemp("", "site-real-")
 		if err != nil {

@@ -14,8 +14,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -31,6 +31,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site/hugo"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
 	"github.com/mattools-leaderboard/leaderboard/site/plots"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 )
 
 // PreviewPath is the URL path of the preview edition.
@@ -66,7 +67,7 @@ type Options struct {
 	// WorkDir receives the generated Hugo sources; it is rewritten.
 	WorkDir string
 	// Releases; nil means the committed site/releases.json.
-	Releases []Release
+	Releases []release.Release
 	// Catalog names and orders models; nil means aggregate.DefaultCatalog().
 	Catalog *aggregate.Catalog
 	// GeneratorCommit is the commit of the code running this build ("" if
@@ -80,7 +81,7 @@ type Options struct {
 	// Go is the go command used to run Hugo (default "go").
 	Go string
 	// Frozen builds every release as it was cut: when the generator (the
-	// paths generatorPaths lists) in RepoRoot differs from the release's
+	// paths release.GeneratorPaths lists) in RepoRoot differs from the release's
 	// generator commit, the release's pages are built by that commit's own
 	// importer and build-site in a temporary extraction of it (git archive;
 	// its results come from Benchmark.Root and, for runs its importer does
@@ -88,7 +89,7 @@ type Options struct {
 	// extraction's SubmissionsRoot and VerifiedRoot), else in-process;
 	// then, when the build has the release's data (Benchmark and all its
 	// runs), its pages are checked against its committed manifest
-	// (ManifestDir): a difference is an error naming the first differing
+	// (release.ManifestDir): a difference is an error naming the first differing
 	// file. False builds every release with the running code, unchecked
 	// (tests with made-up releases).
 	Frozen bool
@@ -107,6 +108,19 @@ type Options struct {
 	// (content.Edition.Audit). A file there that is invalid or not an
 	// audit run is an error naming it; so is a run id also in ResultsDir.
 	AuditDir string
+	// Cache, when set with Frozen, keeps each release's built pages between
+	// builds (release.Cache): a release whose inputs (release.Inputs: its
+	// generator commit and release list, the data root, its runs' results
+	// files and submission folders) are those of the cached entry, and
+	// whose cached pages match its manifest, is copied from there instead
+	// of being rebuilt; a release built and matching its manifest is
+	// stored. Nil: every release is built.
+	Cache *release.Cache
+	// PreviewOnly builds only the preview of every run present (and the
+	// root page, which then shows it): no release, no /latest/, no
+	// manifest check. The preview still compares with the newest release's
+	// runs; the links to releases lead nowhere in this output.
+	PreviewOnly bool
 	// Strict makes an invalid results file an error even when no release
 	// lists its run; by default such a file is skipped and reported
 	// (Report.Skipped). An invalid file of a run a release lists is always an error.
@@ -213,7 +227,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	for _, iv := range invalid {
 		switch v, ok := listed[iv.RunID]; {
 		case ok:
-			errs = append(errs, fmt.Errorf("run %s, listed by release %s (%s), is invalid: %w", iv.RunID, v, ReleasesFile, iv.Err))
+			errs = append(errs, fmt.Errorf("run %s, listed by release %s (%s), is invalid: %w", iv.RunID, v, release.File, iv.Err))
 		case o.Strict:
 			errs = append(errs, iv.Err)
 		default:
@@ -228,8 +242,17 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	inner := os.Getenv(ReleaseBuildEnv) != "" // building one release inside its generator commit
-	fromCommit := map[string]commitBuild{}    // releases built by their own generator commit, by version
+	inner := os.Getenv(release.BuildEnv) != ""     // building one release inside its generator commit
+	fromCommit := map[string]release.CommitBuild{} // releases built by their own generator commit, by version
+	cached := map[string]string{}                  // releases copied from o.Cache: version → cached pages
+	cacheKeys := map[string]string{}               // releases to store in o.Cache once they match their manifest: version → key
+	useCache := o.Cache != nil && o.Frozen && !inner && o.Benchmark != nil && !o.PreviewOnly
+	dataSum := ""
+	if useCache {
+		if dataSum, err = release.TreeSum(o.Benchmark.Root); err != nil {
+			return nil, fmt.Errorf("release cache: data root %s: %w", o.Benchmark.Root, err)
+		}
+	}
 	byID := map[string]*results.File{}
 	for _, f := range files {
 		byID[f.Run.RunID] = f
@@ -242,7 +265,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		r := o.Releases[i]
 		links = append(links, content.Link{Version: r.Version, Path: r.Version, Date: r.Date, Commit: r.GeneratorCommit, Title: r.Title})
 	}
-	for i := len(o.Releases) - 1; i >= 0; i-- {
+	for i := len(o.Releases) - 1; i >= 0 && !o.PreviewOnly; i-- {
 		r := o.Releases[i]
 		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
 			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
@@ -263,16 +286,45 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 		if o.Frozen && !inner && (o.Benchmark != nil || len(e.Files) > 0) {
-			changed, err := generatorChanged(ctx, o.RepoRoot, r.GeneratorCommit)
+			changed, err := release.GeneratorChanged(ctx, o.RepoRoot, r.GeneratorCommit)
 			switch {
-			case errors.Is(err, errNotGit):
+			case errors.Is(err, release.ErrNotGit):
 				rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s is %v, so the release is built by the running code (its manifest check tells whether its pages are unchanged)",
 					r.Version, o.RepoRoot, err))
 			case err != nil:
 				return nil, fmt.Errorf("release %s: %w", r.Version, err)
+			}
+			if err == nil && useCache && (changed || len(e.Missing) == 0) {
+				mode := []string{"in-process"}
+				if changed {
+					mode = []string{"from-commit"}
+				}
+				if o.AllowIncomplete {
+					mode = append(mode, "allow-incomplete")
+				}
+				key, err := releaseInputs(o, o.Releases[:i+1], paths, auditByID, dataSum, mode).Key()
+				if err != nil {
+					return nil, fmt.Errorf("release %s: cache key: %w", r.Version, err)
+				}
+				pages, why, ok, err := o.Cache.Get(o.RepoRoot, r.Version, key, o.Benchmark)
+				if err != nil {
+					return nil, fmt.Errorf("release %s: cache %s: %w", r.Version, o.Cache.Dir, err)
+				}
+				if ok {
+					logf("site: release %s: its inputs are unchanged and its cached pages match %s: copied from %s", r.Version, release.ManifestDir, pages)
+					cached[r.Version] = pages
+					editions = append(editions, e)
+					continue
+				}
+				logf("site: release %s: %s (%s): building it", r.Version, why, o.Cache.Dir)
+				cacheKeys[r.Version] = key
+			}
+			switch {
+			case err != nil:
 			case changed:
-				cb := commitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf,
-					Submissions: listsSubmissions(o.Releases[:i+1])}
+				cb := release.CommitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf,
+					Submissions: listsSubmissions(o.Releases[:i+1]), SubmissionsRoot: SubmissionsRoot, VerifiedRoot: VerifiedRoot,
+					IsSubmissionRun: func(id string) bool { return SubmissionFolder(id) != "" }}
 				if o.Benchmark != nil {
 					cb.DataRoot = o.Benchmark.Root
 				}
@@ -288,18 +340,18 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: none of its %d runs is present; built empty", r.Version, len(r.Runs)))
 		case len(e.Missing) > 0 && !o.AllowIncomplete:
 			return nil, fmt.Errorf("release %s (%s): %d of its %d runs are missing from %s, e.g. %s; import them (make import) or build with -allow-incomplete",
-				r.Version, ReleasesFile, len(e.Missing), len(r.Runs), o.ResultsDir, e.Missing[0])
+				r.Version, release.File, len(e.Missing), len(r.Runs), o.ResultsDir, e.Missing[0])
 		case len(e.Missing) > 0:
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s missing", r.Version, words.Count(len(e.Missing), "run", "runs")))
 		}
 		if !o.Frozen {
-			if w := staleGenerator(o.RepoRoot, o.GeneratorCommit, r); w != "" {
+			if w := release.StaleGenerator(o.RepoRoot, o.GeneratorCommit, r); w != "" {
 				rep.Warnings = append(rep.Warnings, w)
 			}
 		}
 		editions = append(editions, e)
 	}
-	if needPreview(o.Releases, files, audit) {
+	if needPreview(o.Releases, files, audit) || o.PreviewOnly {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
 			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Audit: audit, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
 			CodeKeys: codeKeys, Submissions: subs}
@@ -326,8 +378,8 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if len(files) == 0 {
 		dataHint = o.DataHint
 	}
-	root := content.Root{Releases: links, Preview: needPreview(o.Releases, files, audit), DataHint: dataHint}
-	if len(o.Releases) > 0 {
+	root := content.Root{Releases: links, Preview: needPreview(o.Releases, files, audit) || o.PreviewOnly, DataHint: dataHint}
+	if len(o.Releases) > 0 && !o.PreviewOnly {
 		root.Latest = o.Releases[len(o.Releases)-1].Version
 	}
 	var home *content.Edition
@@ -339,7 +391,8 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	for _, e := range editions {
-		if _, ok := fromCommit[e.Path]; ok {
+		_, built := fromCommit[e.Path]
+		if _, ok := cached[e.Path]; built || ok {
 			rep.Editions = append(rep.Editions, e.Path)
 			if e == home { // its pages come from its own commit; the root's tables from the running code
 				e.Leaderboard, e.Catalog = aggregate.BuildRows(e.Files, rows, o.Catalog), o.Catalog
@@ -368,7 +421,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			rep.Warnings = append(rep.Warnings, "edition "+e.Path+": "+w)
 			logf("site: warning: edition %s: %s", e.Path, w)
 		}
-		if err := copyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, e.Path, "assets")); err != nil {
+		if err := release.CopyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, e.Path, "assets")); err != nil {
 			return nil, err
 		}
 		rep.Editions = append(rep.Editions, e.Path)
@@ -382,7 +435,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if err := copyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, "assets")); err != nil {
+	if err := release.CopyDir(filepath.Join(o.RepoRoot, "static", "assets"), filepath.Join(dirs.Static, "assets")); err != nil {
 		return nil, err
 	}
 
@@ -415,21 +468,35 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		if !ok {
 			continue
 		}
-		if err := buildFromCommit(ctx, cb, filepath.Join(tmp, r.Version)); err != nil {
+		if err := release.BuildFromCommit(ctx, cb, filepath.Join(tmp, r.Version)); err != nil {
+			return nil, err
+		}
+	}
+	for v, pages := range cached {
+		if err := release.CopyDir(pages, filepath.Join(tmp, v)); err != nil {
 			return nil, err
 		}
 	}
 	if o.Frozen && !inner && o.Benchmark != nil {
 		for _, e := range editions {
+			if _, ok := cached[e.Path]; ok {
+				rep.Verified = append(rep.Verified, e.Version) // checked against its manifest by Cache.Get
+				continue
+			}
 			if !e.Frozen || (fromCommit[e.Path].RepoRoot == "" && !complete[e.Path]) {
 				continue // the preview, or a release built without all its runs
 			}
-			err := CheckManifest(o.RepoRoot, e.Version, filepath.Join(tmp, e.Path), o.Benchmark)
+			err := release.CheckManifest(o.RepoRoot, e.Version, filepath.Join(tmp, e.Path), o.Benchmark)
 			switch {
 			case err == nil:
 				rep.Verified = append(rep.Verified, e.Version)
-				logf("site: release %s: its pages match %s", e.Version, ManifestDir)
-			case errors.Is(err, errNoManifest), errors.Is(err, errOtherData):
+				logf("site: release %s: its pages match %s", e.Version, release.ManifestDir)
+				if key, ok := cacheKeys[e.Version]; ok {
+					if err := o.Cache.Put(e.Version, key, filepath.Join(tmp, e.Path)); err != nil {
+						return nil, fmt.Errorf("release %s: cache %s: %w", e.Version, o.Cache.Dir, err)
+					}
+				}
+			case errors.Is(err, release.ErrNoManifest), errors.Is(err, release.ErrOtherData):
 				rep.Warnings = append(rep.Warnings, err.Error())
 			default:
 				return nil, err
@@ -437,7 +504,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if rep.Latest != "" {
-		if err := copyDir(filepath.Join(tmp, rep.Latest), filepath.Join(tmp, LatestPath)); err != nil {
+		if err := release.CopyDir(filepath.Join(tmp, rep.Latest), filepath.Join(tmp, LatestPath)); err != nil {
 			return nil, err
 		}
 	}
@@ -454,10 +521,39 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
+// releaseInputs are what release rs[last]'s pages depend on in this build
+// besides its generator commit (release.Inputs): rs, the data root's sum, the
+// results files of its runs present (results, submissions and the audit's)
+// and its submission folders with their verified records.
+func releaseInputs(o Options, rs []release.Release, paths map[string]string, audit map[string]*results.File, dataSum string, mode []string) release.Inputs {
+	r := rs[len(rs)-1]
+	in := release.Inputs{Releases: rs, DataSum: dataSum, DataFingerprint: release.DataFingerprint(o.Benchmark), Runs: map[string]string{}, Mode: mode}
+	folders := map[string]bool{}
+	for _, id := range r.Runs {
+		if p, ok := paths[id]; ok {
+			in.Runs[id] = p
+		} else if f := audit[id]; f != nil {
+			in.Runs[id] = f.Path
+		}
+		if f := SubmissionFolder(id); f != "" {
+			folders[f] = true
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(folders)) {
+		if o.SubmissionsDir != "" {
+			in.Trees = append(in.Trees, filepath.Join(o.SubmissionsDir, f))
+		}
+		if o.VerifiedDir != "" {
+			in.Trees = append(in.Trees, filepath.Join(o.VerifiedDir, f))
+		}
+	}
+	return in
+}
+
 // needPreview reports whether the runs present (results files and the
 // benchmark audit's) differ from the newest release's runs (or there is no
 // release): then a preview edition is built.
-func needPreview(rs []Release, files, audit []*results.File) bool {
+func needPreview(rs []release.Release, files, audit []*results.File) bool {
 	if len(rs) == 0 {
 		return true
 	}
@@ -555,46 +651,6 @@ func loadAudit(dir string, present map[string]string) ([]*results.File, error) {
 		return nil, err
 	}
 	return l.Files, nil
-}
-
-// staleGenerator warns, for a build that is not Frozen, when the site
-// generator (generatorPaths) changed since a release's generator commit: its
-// pages, built by the running code, may then differ from the published ones.
-// It says nothing when git or the commits are unavailable.
-func staleGenerator(repoRoot, current string, r Release) string {
-	if current == "" || r.GeneratorCommit == "" || current == r.GeneratorCommit {
-		return ""
-	}
-	cmd := exec.Command("git", append([]string{"-C", repoRoot, "diff", "--quiet", r.GeneratorCommit, "--"}, generatorPaths...)...)
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() == 1 {
-		return fmt.Sprintf("release %s was generated by commit %s and the generator has changed since: its rebuilt pages may differ from the published ones "+
-			"(build-site builds it from its own commit: Options.Frozen)", r.Version, r.GeneratorCommit)
-	}
-	return ""
-}
-
-// copyDir copies the regular files of src into dst, recursively.
-func copyDir(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
 }
 
 func countPages(dir string) (int, error) {

@@ -15,6 +15,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/content"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -23,7 +24,7 @@ import (
 type fixtureSite struct {
 	dir, results, work string
 	report             *site.Report
-	releases           []site.Release
+	releases           []release.Release
 	err                error
 }
 
@@ -33,16 +34,16 @@ var (
 )
 
 // fixtureReleases: v1.0 holds the imported runs only, v1.1 every fixture run.
-func fixtureReleases(files []*results.File) []site.Release {
-	v10 := site.Release{Version: "v1.0", Date: "2026-12-01", GeneratorCommit: "1111111111111111111111111111111111111111", Title: "fixture: imported runs"}
-	v11 := site.Release{Version: "v1.1", Date: "2026-12-15", GeneratorCommit: "2222222222222222222222222222222222222222", Title: "fixture: all runs"}
+func fixtureReleases(files []*results.File) []release.Release {
+	v10 := release.Release{Version: "v1.0", Date: "2026-12-01", GeneratorCommit: "1111111111111111111111111111111111111111", Title: "fixture: imported runs"}
+	v11 := release.Release{Version: "v1.1", Date: "2026-12-15", GeneratorCommit: "2222222222222222222222222222222222222222", Title: "fixture: all runs"}
 	for _, f := range files {
 		if f.Run.Provenance.Kind == results.ProvenanceImported {
 			v10.Runs = append(v10.Runs, f.Run.RunID)
 		}
 		v11.Runs = append(v11.Runs, f.Run.RunID)
 	}
-	return []site.Release{v10, v11}
+	return []release.Release{v10, v11}
 }
 
 func repoRoot(t testing.TB) string {
@@ -53,7 +54,7 @@ func repoRoot(t testing.TB) string {
 	return root
 }
 
-func buildFixture(t testing.TB, outDir, workDir string) (*site.Report, []site.Release, error) {
+func buildFixture(t testing.TB, outDir, workDir string) (*site.Report, []release.Release, error) {
 	resultsDir := filepath.Join(filepath.Dir(workDir), "results")
 	files, err := sitetest.WriteRuns(resultsDir)
 	if err != nil {

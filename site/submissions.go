@@ -14,6 +14,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/submission"
 	"github.com/mattools-leaderboard/leaderboard/site/content"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 )
 
 // SubmissionsRoot and VerifiedRoot are the folders of the repository that
@@ -126,7 +127,7 @@ func SubmissionFolder(runID string) string {
 
 // listsSubmissions reports whether any of the releases lists a run of a
 // submission (SubmissionFolder).
-func listsSubmissions(rs []Release) bool {
+func listsSubmissions(rs []release.Release) bool {
 	for _, r := range rs {
 		if slices.ContainsFunc(r.Runs, func(id string) bool { return SubmissionFolder(id) != "" }) {
 			return true
@@ -139,7 +140,7 @@ func listsSubmissions(rs []Release) bool {
 // submission with a run or a verified record that r lists, with only the
 // run ids r lists (a submission merged, or a record verified, after the
 // release was cut is not on its pages).
-func releaseSubmissions(subs []*content.Submission, r Release) []*content.Submission {
+func releaseSubmissions(subs []*content.Submission, r release.Release) []*content.Submission {
 	listed := map[string]bool{}
 	for _, id := range r.Runs {
 		listed[id] = true
@@ -170,7 +171,7 @@ func releaseSubmissions(subs []*content.Submission, r Release) []*content.Submis
 // verified record (the submission or its records changed since the release
 // was cut). A missing folder is only a warning with allowIncomplete. Each
 // error names the run, the release, the folder and what to do.
-func checkListedSubmissionRuns(rs []Release, subs *Submissions, subRoot string, allowIncomplete bool) (errs []error, warnings []string) {
+func checkListedSubmissionRuns(rs []release.Release, subs *Submissions, subRoot string, allowIncomplete bool) (errs []error, warnings []string) {
 	have := map[string]bool{}
 	for _, f := range subs.Files {
 		have[f.Run.RunID] = true
@@ -189,7 +190,7 @@ func checkListedSubmissionRuns(rs []Release, subs *Submissions, subRoot string, 
 			if folder == "" || have[id] {
 				continue
 			}
-			where := fmt.Sprintf("run %s, listed by release %s (%s), is of submission %s", id, r.Version, ReleasesFile, folder)
+			where := fmt.Sprintf("run %s, listed by release %s (%s), is of submission %s", id, r.Version, release.File, folder)
 			restore := fmt.Sprintf("restore %s/%s (and %s/%s) as they were at the release's generator commit %s", SubmissionsRoot, folder, VerifiedRoot, folder, r.GeneratorCommit)
 			switch {
 			case invalid[folder] != nil:
@@ -304,7 +305,7 @@ func releasedSubmissionsChanged(ctx context.Context, o Options) []error {
 			errs = append(errs, fmt.Errorf("release %s: checking its submissions against its generator commit %s: %w", r.Version, r.GeneratorCommit, err))
 		case changes != "":
 			errs = append(errs, fmt.Errorf("release %s (%s) lists runs of submissions whose files changed since its generator commit %s, so its pages would change: restore them (git checkout %s -- %s) and put a revised submission in a new folder:\n%s",
-				r.Version, ReleasesFile, r.GeneratorCommit, r.GeneratorCommit, strings.Join(changedFolders(changes), " "), changes))
+				r.Version, release.File, r.GeneratorCommit, r.GeneratorCommit, strings.Join(changedFolders(changes), " "), changes))
 		}
 	}
 	return errs

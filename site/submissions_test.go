@@ -10,6 +10,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/submission"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -68,16 +69,16 @@ func writeSubmission(t *testing.T, org string, verified bool) (subRoot, verRoot 
 func TestReleaseShowsTheSubmissionsItLists(t *testing.T) {
 	_, _, read := writeSubmission(t, "fixture", true)
 	s := read.Valid[0]
-	cut := Release{Version: "v1.0", Runs: append([]string{"imported__x"}, s.Runs...)} // cut before it was verified
+	cut := release.Release{Version: "v1.0", Runs: append([]string{"imported__x"}, s.Runs...)} // cut before it was verified
 	got := releaseSubmissions(read.Valid, cut)
 	if len(got) != 1 || !slices.Equal(got[0].Runs, s.Runs) || len(got[0].Verified) != 0 || got[0].Folder != s.Folder {
 		t.Errorf("release listing the runs only: %+v, want %s with runs %v and no verified record", got, s.Folder, s.Runs)
 	}
-	all := Release{Version: "v1.1", Runs: append(slices.Clone(s.Runs), s.Verified...)}
+	all := release.Release{Version: "v1.1", Runs: append(slices.Clone(s.Runs), s.Verified...)}
 	if got := releaseSubmissions(read.Valid, all); len(got) != 1 || !slices.Equal(got[0].Verified, s.Verified) {
 		t.Errorf("release listing runs and records: %+v, want verified %v", got, s.Verified)
 	}
-	if got := releaseSubmissions(read.Valid, Release{Version: "v0.9", Runs: []string{"imported__x"}}); len(got) != 0 {
+	if got := releaseSubmissions(read.Valid, release.Release{Version: "v0.9", Runs: []string{"imported__x"}}); len(got) != 0 {
 		t.Errorf("release listing none of its runs: %+v, want none", got)
 	}
 	if len(s.Verified) != submission.Rounds {
@@ -93,12 +94,12 @@ func TestReleaseShowsTheSubmissionsItLists(t *testing.T) {
 func TestListedSubmissionRunMustBeThere(t *testing.T) {
 	subRoot, verRoot, read := writeSubmission(t, "fixture", true)
 	s := read.Valid[0]
-	r := Release{Version: "v1.3", Date: "2026-12-02", GeneratorCommit: "3333333333333333333333333333333333333333",
+	r := release.Release{Version: "v1.3", Date: "2026-12-02", GeneratorCommit: "3333333333333333333333333333333333333333",
 		Runs: append(slices.Clone(s.Runs), s.Verified...)}
 	build := func(allowIncomplete bool) error {
 		dir := t.TempDir()
 		_, err := Build(context.Background(), Options{ResultsDir: filepath.Join(dir, "none"), SubmissionsDir: subRoot, VerifiedDir: verRoot,
-			RepoRoot: "..", OutDir: filepath.Join(dir, "public"), WorkDir: filepath.Join(dir, "work"), Releases: []Release{r},
+			RepoRoot: "..", OutDir: filepath.Join(dir, "public"), WorkDir: filepath.Join(dir, "work"), Releases: []release.Release{r},
 			AllowIncomplete: allowIncomplete})
 		return err
 	}
@@ -107,7 +108,7 @@ func TestListedSubmissionRunMustBeThere(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: no error", name)
 		}
-		for _, w := range append([]string{"run " + id + ", listed by release v1.3 (" + ReleasesFile + "), is of submission " + s.Folder, r.GeneratorCommit}, want...) {
+		for _, w := range append([]string{"run " + id + ", listed by release v1.3 (" + release.File + "), is of submission " + s.Folder, r.GeneratorCommit}, want...) {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%s: error does not say %q:\n%v", name, w, err)
 			}
@@ -143,7 +144,7 @@ func TestListedSubmissionRunMustBeThere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs, warnings := checkListedSubmissionRuns([]Release{r}, read, subRoot, true)
+	errs, warnings := checkListedSubmissionRuns([]release.Release{r}, read, subRoot, true)
 	if len(errs) != 0 || len(warnings) != len(r.Runs) || !strings.Contains(warnings[0], "is missing") {
 		t.Errorf("-allow-incomplete: errors %v, warnings %q; want one warning per run", errs, warnings)
 	}
@@ -161,7 +162,7 @@ func TestInvalidSubmissionOnNoReleaseIsNotAReleaseError(t *testing.T) {
 	}
 	dir := t.TempDir()
 	_, err := Build(context.Background(), Options{ResultsDir: filepath.Join(dir, "none"), SubmissionsDir: subRoot, VerifiedDir: verRoot,
-		RepoRoot: "..", OutDir: filepath.Join(dir, "public"), WorkDir: filepath.Join(dir, "work"), Releases: []Release{}, Strict: true})
+		RepoRoot: "..", OutDir: filepath.Join(dir, "public"), WorkDir: filepath.Join(dir, "work"), Releases: []release.Release{}, Strict: true})
 	if err == nil || !strings.Contains(err.Error(), "submission "+folder+" is invalid") || strings.Contains(err.Error(), "listed by release") {
 		t.Errorf("-strict build: error %v, want the folder's own error, not a release's", err)
 	}

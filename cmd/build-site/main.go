@@ -6,6 +6,9 @@
 // changed since (see site.Options.Frozen), and its pages are checked against
 // its manifest (site/releases/<version>.sha256). An invalid results file that
 // no release lists is skipped and reported; -strict makes it an error.
+// With -cache DIR a release whose inputs are unchanged since the last build
+// and whose cached pages still match its manifest is copied from DIR instead
+// (site/release.Cache); -preview-only builds only /preview/ and the root.
 //
 // With -cut-release vX.Y -date YYYY-MM-DD it instead records a new release in
 // site/releases.json (the runs present under -results, the runs of every
@@ -34,6 +37,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 )
 
 // Exit codes.
@@ -69,12 +73,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	repo := fl.String("repo", "", "repository root (default: found from the working directory)")
 	commit := fl.String("commit", "", "commit of this build's code (default: git rev-parse HEAD)")
 	incomplete := fl.Bool("allow-incomplete", false, "build releases even when some of their runs are missing")
-	cut := fl.String("cut-release", "", "record a new release `vX.Y` of the runs present in "+site.ReleasesFile+", then build the site and write the release's manifest")
+	cut := fl.String("cut-release", "", "record a new release `vX.Y` of the runs present in "+release.File+", then build the site and write the release's manifest")
 	date := fl.String("date", "", "release date YYYY-MM-DD (with -cut-release)")
 	title := fl.String("title", "", "release title (with -cut-release)")
 	var exclude folderList
 	fl.Var(&exclude, "exclude-submission", "with -cut-release: leave the submission `folder` (a folder name under -submissions) out of the release; repeatable")
 	strict := fl.Bool("strict", false, "fail on any invalid results file (default: skip and report those that no release lists)")
+	cacheDir := fl.String("cache", "", "keep each release's built pages in `dir` between builds and copy them while the release's inputs are unchanged and they match its manifest (make site: build/release-cache); empty: rebuild every release")
+	previewOnly := fl.Bool("preview-only", false, "build only the preview of every run present and the root page (no release, no /latest/, no manifest check): the quick look at new runs (make preview)")
 	serve := fl.String("serve", "", "serve -out on `addr` (e.g. 127.0.0.1:8080) instead of building")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
@@ -120,7 +126,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opts := site.Options{ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
-		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr}
+		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr, PreviewOnly: *previewOnly}
+	if *cacheDir != "" {
+		opts.Cache = &release.Cache{Dir: *cacheDir}
+	}
+	if *previewOnly && *cut != "" {
+		fmt.Fprintln(stderr, "build-site: -preview-only builds no release, so it cannot cut one (-cut-release)")
+		return exitUsage
+	}
 	if *cut != "" {
 		if err := cutRelease(ctx, opts, cutOptions{version: *cut, date: *date, title: *title, exclude: exclude}, stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "build-site:", err)
@@ -148,7 +161,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if len(rep.Verified) > 0 {
-		fmt.Fprintf(stdout, "releases matching their manifests (%s): %s\n", site.ManifestDir, strings.Join(rep.Verified, ", "))
+		fmt.Fprintf(stdout, "releases matching their manifests (%s): %s\n", release.ManifestDir, strings.Join(rep.Verified, ", "))
 	}
 	return exitOK
 }
@@ -244,7 +257,7 @@ type cutOptions struct {
 // and site.VerifiedRoot as committed in the generator commit, since a rebuild
 // of the release by that commit reads them from its tree. It then builds the
 // site with the release (its generator is the running code, so it is built
-// in-process) and writes the release's manifest (site.WriteManifest) from the
+// in-process) and writes the release's manifest (release.WriteManifest) from the
 // built /<version>/. Errors name the file, folder or flag at fault.
 func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stderr io.Writer) error {
 	root, resultsDir, commit := o.RepoRoot, o.ResultsDir, o.GeneratorCommit
@@ -279,16 +292,16 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	if len(files) == 0 && len(subs) == 0 {
 		return fmt.Errorf("no results files in %s and no submission in %s", resultsDir, o.SubmissionsDir)
 	}
-	path := filepath.Join(root, site.ReleasesFile)
+	path := filepath.Join(root, release.File)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	rs, err := site.ParseReleases(data)
+	rs, err := release.Parse(data)
 	if err != nil {
 		return err
 	}
-	r := site.Release{Version: version, Date: date, GeneratorCommit: commit, Title: title}
+	r := release.Release{Version: version, Date: date, GeneratorCommit: commit, Title: title}
 	for _, f := range files {
 		r.Runs = append(r.Runs, f.Run.RunID)
 	}
@@ -311,8 +324,8 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 			}
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, site.ManifestDir, version+".sha256")); err == nil {
-		return fmt.Errorf("%s/%s.sha256 exists already: a release is cut once", site.ManifestDir, version)
+	if _, err := os.Stat(filepath.Join(root, release.ManifestDir, version+".sha256")); err == nil {
+		return fmt.Errorf("%s/%s.sha256 exists already: a release is cut once", release.ManifestDir, version)
 	}
 	rs = append(rs, r)
 	buf, err := json.MarshalIndent(map[string]any{"releases": rs}, "", "  ")
@@ -320,7 +333,7 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 		return err
 	}
 	buf = append(buf, '\n')
-	if _, err := site.ParseReleases(buf); err != nil {
+	if _, err := release.Parse(buf); err != nil {
 		return err
 	}
 	o.Releases = rs
@@ -331,15 +344,15 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(stderr, "build-site: warning:", w)
 	}
-	if err := site.WriteManifest(root, version, filepath.Join(o.OutDir, version), o.Benchmark); err != nil {
+	if err := release.WriteManifest(root, version, filepath.Join(o.OutDir, version), o.Benchmark); err != nil {
 		return err
 	}
 	if err := results.WriteFileAtomic(path, buf, 0o644); err != nil {
 		return err
 	}
-	sumsPath, dataPath := site.ManifestPaths(root, version)
+	sumsPath, dataPath := release.ManifestPaths(root, version)
 	fmt.Fprintf(stdout, "recorded release %s (%s, commit %s, %d runs: %d results files of %s, %d runs and verified records of %d submissions) in %s, built it into %s (%d pages) and wrote its manifest %s and %s; commit these files\n",
-		version, date, commit, len(r.Runs), len(files), resultsDir, len(r.Runs)-len(files), len(subs), site.ReleasesFile, o.OutDir, rep.Pages, sumsPath, dataPath)
+		version, date, commit, len(r.Runs), len(files), resultsDir, len(r.Runs)-len(files), len(subs), release.File, o.OutDir, rep.Pages, sumsPath, dataPath)
 	for _, s := range subs {
 		badge := "self-reported"
 		if len(s.Verified) > 0 {

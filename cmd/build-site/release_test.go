@@ -15,6 +15,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -55,7 +56,7 @@ func snapshotRepo(t *testing.T) string {
 	}
 	repo := filepath.Join(t.TempDir(), "repo")
 	for _, rel := range strings.Split(git(t, src, "ls-files", "-co", "--exclude-standard"), "\n") {
-		if rel == "" || strings.HasPrefix(rel, site.ManifestDir+"/") {
+		if rel == "" || strings.HasPrefix(rel, release.ManifestDir+"/") {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(src, rel))
@@ -77,7 +78,7 @@ func snapshotRepo(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(repo, site.ReleasesFile), []byte("{\n  \"releases\": []\n}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(repo, release.File), []byte("{\n  \"releases\": []\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	git(t, repo, "init", "-q")
@@ -166,7 +167,7 @@ func TestReleaseWithSubmission(t *testing.T) {
 		!strings.Contains(stderr.String(), broken) || !strings.Contains(stderr.String(), "-exclude-submission") {
 		t.Fatalf("cut with an invalid submission: exit %d, stderr %q; want exit 1 naming %s and -exclude-submission", code, stderr.String(), broken)
 	}
-	if _, err := os.Stat(filepath.Join(repo, site.ManifestDir, "v1.0.sha256")); err == nil {
+	if _, err := os.Stat(filepath.Join(repo, release.ManifestDir, "v1.0.sha256")); err == nil {
 		t.Fatal("a failed cut wrote a manifest")
 	}
 	stdout.Reset()
@@ -194,13 +195,13 @@ func TestReleaseWithSubmission(t *testing.T) {
 			t.Errorf("cut: stdout does not say %q:\n%s", want, stdout.String())
 		}
 	}
-	relData, err := os.ReadFile(filepath.Join(repo, site.ReleasesFile))
+	relData, err := os.ReadFile(filepath.Join(repo, release.File))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := site.ParseReleases(relData)
+	rs, err := release.Parse(relData)
 	if err != nil || len(rs) != 1 {
-		t.Fatalf("%s: %v, %v", site.ReleasesFile, rs, err)
+		t.Fatalf("%s: %v, %v", release.File, rs, err)
 	}
 	if r := rs[0]; r.GeneratorCommit != cutCommit || len(r.Runs) != len(sitetest.Runs())+len(subRuns) {
 		t.Errorf("release %s: commit %s, %d runs; want %s, %d results files + %d runs of %s", r.Version, r.GeneratorCommit, len(r.Runs),
@@ -230,7 +231,7 @@ func TestReleaseWithSubmission(t *testing.T) {
 		}
 	}
 	releasePages("after the cut")
-	if err := site.CheckManifest(repo, "v1.0", filepath.Join(out, "v1.0"), bench); err != nil {
+	if err := release.CheckManifest(repo, "v1.0", filepath.Join(out, "v1.0"), bench); err != nil {
 		t.Fatalf("the cut's own pages: %v", err)
 	}
 	commitAll(t, repo, "release v1.0")
@@ -334,6 +335,71 @@ func TestReleaseWithSubmission(t *testing.T) {
 	}
 	if !strings.Contains(readFile(t, filepath.Join(out, site.PreviewPath, "index.html")), mark) {
 		t.Errorf("the preview does not show the template change")
+	}
+
+	// With a release cache: the first build rebuilds v1.0 from its commit
+	// and stores it; the next copies it (no extraction), with the same
+	// pages; a damaged entry is rebuilt, saying why; a changed input (a
+	// run of v1.0 deleted: the pages would list it missing) is not taken
+	// from the cache.
+	cache := &release.Cache{Dir: filepath.Join(dir, "release-cache")}
+	cached := func(when string, wantCopied bool) {
+		t.Helper()
+		log.Reset()
+		rep, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, SubmissionsDir: subRoot, VerifiedDir: verRoot, Benchmark: bench,
+			RepoRoot: repo, OutDir: out, WorkDir: filepath.Join(dir, "work"), Releases: rs, Frozen: true, Cache: cache, Log: &log, AllowIncomplete: true})
+		if err != nil {
+			t.Fatalf("%s: build: %v", when, err)
+		}
+		copied := strings.Contains(log.String(), "release v1.0: its inputs are unchanged and its cached pages match")
+		extracted := strings.Contains(log.String(), "release v1.0: extracting its generator commit")
+		if copied != wantCopied || extracted == wantCopied {
+			t.Errorf("%s: v1.0 copied from the cache %v, rebuilt from its commit %v; want copied %v:\n%s", when, copied, extracted, wantCopied, log.String())
+		}
+		if wantCopied && !slices.Contains(rep.Verified, "v1.0") {
+			t.Errorf("%s: v1.0 copied from the cache is not among the releases matching their manifests: %v", when, rep.Verified)
+		}
+		if err := release.CheckManifest(repo, "v1.0", filepath.Join(out, "v1.0"), bench); err != nil {
+			t.Errorf("%s: %v", when, err)
+		}
+	}
+	cached("cold cache", false)
+	cached("warm cache", true)
+	entry := filepath.Join(cache.Dir, "v1.0", "pages", "index.html")
+	if err := os.WriteFile(entry, []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cached("damaged entry", false)
+	if !strings.Contains(log.String(), "the cached pages do not match its manifest") || !strings.Contains(log.String(), "/v1.0/index.html") {
+		t.Errorf("damaged entry: the log does not say why v1.0 was rebuilt:\n%s", log.String())
+	}
+	cached("entry rebuilt", true)
+	gone := filepath.Join(resultsDir, rs[0].Runs[0]+results.Extension)
+	if err := os.Rename(gone, gone+".away"); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	_, err = site.Build(context.Background(), site.Options{ResultsDir: resultsDir, SubmissionsDir: subRoot, VerifiedDir: verRoot, Benchmark: bench,
+		RepoRoot: repo, OutDir: filepath.Join(dir, "incomplete"), WorkDir: filepath.Join(dir, "work"), Releases: rs, Frozen: true, Cache: cache, Log: &log, AllowIncomplete: true})
+	if !strings.Contains(log.String(), "release v1.0: its inputs changed since it was cached") {
+		t.Errorf("a run of v1.0 removed: the log does not say its inputs changed (build error %v):\n%s", err, log.String())
+	}
+	if err := os.Rename(gone+".away", gone); err != nil {
+		t.Fatal(err)
+	}
+
+	// -preview-only: the preview and the root, no release, no /latest/.
+	pv := filepath.Join(dir, "preview-only")
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), []string{"-results", resultsDir, "-submissions", subRoot, "-verified", verRoot, "-repo", repo, "-data", bench.Root,
+		"-out", pv, "-work", filepath.Join(dir, "work"), "-preview-only"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("-preview-only: exit %d\n%s", code, stderr.String())
+	}
+	for p, want := range map[string]bool{"index.html": true, site.PreviewPath + "/index.html": true, "v1.0": false, site.LatestPath: false} {
+		if _, err := os.Stat(filepath.Join(pv, p)); (err == nil) != want {
+			t.Errorf("-preview-only: %s exists %v, want %v", p, err == nil, want)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 )
 
 // TestSecretsAbsentEverywhere: secrets planted in the API key
@@ -53,7 +54,7 @@ func TestSecretsAbsentEverywhere(t *testing.T) {
 	work := t.TempDir()
 	siteDir := filepath.Join(work, "public")
 	if _, err := site.Build(context.Background(), site.Options{ResultsDir: out, Benchmark: bench, DataHint: "hint",
-		RepoRoot: "../..", OutDir: siteDir, WorkDir: filepath.Join(work, "hugo"), Releases: []site.Release{}}); err != nil {
+		RepoRoot: "../..", OutDir: siteDir, WorkDir: filepath.Join(work, "hugo"), Releases: []release.Release{}}); err != nil {
 		t.Fatal(err)
 	}
 

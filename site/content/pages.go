@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -623,6 +624,7 @@ func (w *writer) writeDownloads(v *views) {
 		Size  string `json:"size"` // byteSize of the file, "" when unknown
 	}
 	var runs, tables, figures []dl
+	var archived []archiveEntry
 	for _, c := range v.lb.Configurations {
 		for _, r := range c.Runs {
 			p, ok := w.e.ResultsPaths[r.ID()]
@@ -635,6 +637,7 @@ func (w *writer) writeDownloads(v *views) {
 				return
 			}
 			w.static("downloads/runs/"+r.ID()+results.Extension, data)
+			archived = append(archived, archiveEntry{name: r.ID() + results.Extension, src: p})
 			runs = append(runs, dl{Name: r.ID() + results.Extension, Href: "downloads/runs/" + r.ID() + results.Extension,
 				About: c.Key.String() + fmt.Sprintf(" round %d", r.Round()), Size: byteSize(len(data))})
 		}
@@ -704,6 +707,16 @@ func (w *writer) writeDownloads(v *views) {
 		"paper_size": byteSize(w.sizes["downloads/paper-only-values.csv"])}
 	if runsCut != nil {
 		data["runs_cut"] = runsCut
+	}
+	if len(archived) > 0 && w.err == nil {
+		rel := ResultsArchivePath(w.e.Path)
+		n, err := writeResultsArchive(filepath.Join(w.dirs.Static, w.e.Path, filepath.FromSlash(rel)), w.e.Path, archived)
+		if err != nil {
+			w.err = err
+			return
+		}
+		data["archive"] = dl{Name: path.Base(rel), Href: rel, Size: byteSize(int(n)),
+			About: fmt.Sprintf("all %d results files of this edition in one zip archive (folder %s/)", len(archived), strings.TrimSuffix(path.Base(rel), ".zip"))}
 	}
 	w.page("downloads", "Downloads", "downloads", data)
 }

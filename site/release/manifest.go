@@ -1,4 +1,4 @@
-package site
+package release
 
 import (
 	"bufio"
@@ -152,16 +152,16 @@ func WriteManifest(repoRoot, version, editionDir string, b *datasets.Benchmark) 
 	return results.WriteFileAtomic(dataPath, dataRecord(b), 0o644)
 }
 
-// errNoManifest: the release has no committed manifest.
-var errNoManifest = errors.New("no manifest")
+// ErrNoManifest: the release has no committed manifest.
+var ErrNoManifest = errors.New("no manifest")
 
-// errOtherData: the manifest was cut from a data root with another fingerprint.
-var errOtherData = errors.New("manifest cut from another data root")
+// ErrOtherData: the manifest was cut from a data root with another fingerprint.
+var ErrOtherData = errors.New("manifest cut from another data root")
 
 // CheckManifest compares the built edition editionDir of release version
 // with its committed manifest. It returns nil when every file matches; an
-// error wrapping errNoManifest when the release has none; one wrapping
-// errOtherData (saying both fingerprints) when the manifest was cut from a
+// error wrapping ErrNoManifest when the release has none; one wrapping
+// ErrOtherData (saying both fingerprints) when the manifest was cut from a
 // data root whose question pages differ from b's, so that the bytes cannot
 // be compared; else an error naming the first differing file (in manifest
 // order: changed, missing or extra) and both hashes.
@@ -169,7 +169,7 @@ func CheckManifest(repoRoot, version, editionDir string, b *datasets.Benchmark) 
 	sumsPath, dataPath := ManifestPaths(repoRoot, version)
 	want, err := os.ReadFile(sumsPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("release %s: %w (%s)", version, errNoManifest, sumsPath)
+		return fmt.Errorf("release %s: %w (%s)", version, ErrNoManifest, sumsPath)
 	}
 	if err != nil {
 		return err
@@ -181,7 +181,7 @@ func CheckManifest(repoRoot, version, editionDir string, b *datasets.Benchmark) 
 	if have := DataFingerprint(b); have != fp {
 		return fmt.Errorf("release %s: %w: %s records data fingerprint %s, but this build's data root (%s) has %s; "+
 			"its question pages differ, so the pages are not compared with %s (build with the data root the release was cut from)",
-			version, errOtherData, dataPath, fp, benchRoot(b), have, sumsPath)
+			version, ErrOtherData, dataPath, fp, benchRoot(b), have, sumsPath)
 	}
 	got, err := HashTree(editionDir)
 	if err != nil {

@@ -1,4 +1,4 @@
-package site
+package release
 
 import (
 	"io/fs"

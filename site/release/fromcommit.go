@@ -1,4 +1,4 @@
-package site
+package release
 
 import (
 	"archive/tar"
@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,33 +17,33 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
-// ReleaseBuildEnv is set (to the release's version) in the environment of
+// BuildEnv is set (to the release's version) in the environment of
 // the build-site that builds a release inside its generator commit's tree.
 // A build-site that sees it builds every edition with its own code and
 // checks no manifest: the outer build takes only that release's directory.
-const ReleaseBuildEnv = "MATTOOLS_SITE_RELEASE_BUILD"
+const BuildEnv = "MATTOOLS_SITE_RELEASE_BUILD"
 
-// generatorPaths are the paths (git pathspecs) the pages depend on besides
+// GeneratorPaths are the paths (git pathspecs) the pages depend on besides
 // the results files and the benchmark: templates, prose, assets, the builder,
 // the results reader and model table, the benchmark loader, and the library
 // versions (Hugo's in tools/go.mod). The release list and manifests are not
 // part of the generator.
-var generatorPaths = []string{"layouts", "content", "static", "site", "cmd/build-site",
+var GeneratorPaths = []string{"layouts", "content", "static", "site", "cmd/build-site",
 	"results", "datasets", "go.mod", "go.sum", "tools/go.mod", "tools/go.sum",
-	":(exclude)" + ReleasesFile, ":(exclude)" + ManifestDir, ":(exclude)site/testdata", ":(exclude)results/published",
+	":(exclude)" + File, ":(exclude)" + ManifestDir, ":(exclude)site/testdata", ":(exclude)results/published",
 	":(exclude)results/FORMAT.md", ":(exclude)*_test.go", ":(exclude)*/testdata/*"}
 
-// errNotGit: repoRoot is not a git checkout (a source archive): releases are
+// ErrNotGit: repoRoot is not a git checkout (a source archive): releases are
 // built by the running code and only their manifests tell.
-var errNotGit = errors.New("not a git checkout")
+var ErrNotGit = errors.New("not a git checkout")
 
-// generatorChanged reports whether the generator in repoRoot's working tree
-// differs from the one at commit. It returns errNotGit when repoRoot is not a
+// GeneratorChanged reports whether the generator in repoRoot's working tree
+// differs from the one at commit. It returns ErrNotGit when repoRoot is not a
 // git checkout, and an error saying so when commit is not in the clone
 // (e.g. a shallow clone).
-func generatorChanged(ctx context.Context, repoRoot, commit string) (bool, error) {
+func GeneratorChanged(ctx context.Context, repoRoot, commit string) (bool, error) {
 	if out, err := exec.CommandContext(ctx, "git", "-C", repoRoot, "rev-parse", "--is-inside-work-tree").Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
-		return false, errNotGit
+		return false, ErrNotGit
 	}
 	if err := exec.CommandContext(ctx, "git", "-C", repoRoot, "cat-file", "-e", commit+"^{commit}").Run(); err != nil {
 		shallow, _ := exec.CommandContext(ctx, "git", "-C", repoRoot, "rev-parse", "--is-shallow-repository").Output()
@@ -52,7 +53,7 @@ func generatorChanged(ctx context.Context, repoRoot, commit string) (bool, error
 		}
 		return false, fmt.Errorf("generator commit %s is not in the clone at %s%s, so the release cannot be rebuilt by its own generator", commit, repoRoot, hint)
 	}
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", repoRoot, "diff", "--quiet", commit, "--"}, generatorPaths...)...)
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", repoRoot, "diff", "--quiet", commit, "--"}, GeneratorPaths...)...)
 	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
@@ -65,8 +66,8 @@ func generatorChanged(ctx context.Context, repoRoot, commit string) (bool, error
 	}
 }
 
-// commitBuild is what buildFromCommit needs.
-type commitBuild struct {
+// CommitBuild is what BuildFromCommit needs.
+type CommitBuild struct {
 	RepoRoot string
 	// Releases are the release to build (the last) and the older ones (for
 	// its version switcher, exactly as an in-process build shows them).
@@ -74,23 +75,28 @@ type commitBuild struct {
 	DataRoot string // MatTools data root ("" none): imported by the commit's own importer, and its question pages
 	// Present are the results files of this build by run id: runs of the
 	// releases that the commit's importer does not produce are copied from
-	// there, except runs of submissions (SubmissionFolder).
+	// there, except runs of submissions (those IsSubmissionRun reports).
 	Present map[string]string
+	// IsSubmissionRun reports whether a run id is a run of a submission
+	// (read from a submission folder, never copied); nil: none is.
+	IsSubmissionRun func(runID string) bool
 	// Submissions is set when the releases list runs of submissions: the
 	// commit's build-site then reads them from the commit's own
-	// SubmissionsRoot and VerifiedRoot (the folders as the release was cut
-	// from them), given as -submissions and -verified. Unset, neither flag
+	// SubmissionsRoot and VerifiedRoot (the folders, relative to a
+	// checkout's root, as the release was cut from them), given as
+	// -submissions and -verified. Unset, neither flag
 	// is given (the generator commits of releases without submissions may
 	// predate them), and the commit's build-site reads its own defaults
 	// (its working directory's submissions/ and verified/, when it has
 	// them), whose runs such a release does not list.
-	Submissions     bool
-	AllowIncomplete bool
-	Go              string
-	Log             func(format string, a ...any)
+	Submissions                   bool
+	SubmissionsRoot, VerifiedRoot string
+	AllowIncomplete               bool
+	Go                            string
+	Log                           func(format string, a ...any)
 }
 
-// buildFromCommit builds release b.Releases[last] with the programs of its
+// BuildFromCommit builds release b.Releases[last] with the programs of its
 // generator commit, in a temporary extraction of that commit (git archive):
 // the commit's importer over DataRoot, the release runs it does not produce
 // copied from Present (runs of submissions excepted: with b.Submissions, the
@@ -99,7 +105,7 @@ type commitBuild struct {
 // replaced by b.Releases (it is go:embed'ed), then the commit's
 // cmd/build-site. It copies the built /<version>/ directory to dst. The
 // extraction is removed afterwards.
-func buildFromCommit(ctx context.Context, b commitBuild, dst string) error {
+func BuildFromCommit(ctx context.Context, b CommitBuild, dst string) error {
 	r := b.Releases[len(b.Releases)-1]
 	tmp, err := os.MkdirTemp("", "mattools-release-"+r.Version+"-")
 	if err != nil {
@@ -115,7 +121,7 @@ func buildFromCommit(ctx context.Context, b commitBuild, dst string) error {
 	run := func(args ...string) error {
 		cmd := exec.CommandContext(ctx, goCmd, args...)
 		cmd.Dir = src
-		cmd.Env = append(os.Environ(), ReleaseBuildEnv+"="+r.Version, "GOFLAGS=-buildvcs=false", "GOTOOLCHAIN=local")
+		cmd.Env = append(os.Environ(), BuildEnv+"="+r.Version, "GOFLAGS=-buildvcs=false", "GOTOOLCHAIN=local")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
@@ -149,7 +155,7 @@ func buildFromCommit(ctx context.Context, b commitBuild, dst string) error {
 	copied := 0
 	for _, rel := range b.Releases {
 		for _, id := range rel.Runs {
-			if p, ok := b.Present[id]; ok && !produced[id] && SubmissionFolder(id) == "" {
+			if p, ok := b.Present[id]; ok && !produced[id] && (b.IsSubmissionRun == nil || !b.IsSubmissionRun(id)) {
 				data, err := os.ReadFile(p)
 				if err != nil {
 					return err
@@ -172,7 +178,7 @@ func buildFromCommit(ctx context.Context, b commitBuild, dst string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(src, ReleasesFile), append(buf, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(src, File), append(buf, '\n'), 0o644); err != nil {
 		return err
 	}
 	out := filepath.Join(tmp, "public")
@@ -182,8 +188,8 @@ func buildFromCommit(ctx context.Context, b commitBuild, dst string) error {
 		args = append(args, "-allow-incomplete")
 	}
 	if b.Submissions {
-		args = append(args, "-submissions", filepath.Join(src, SubmissionsRoot), "-verified", filepath.Join(src, VerifiedRoot))
-		b.Log("site: release %s: its runs of submissions are read from %s and %s of %s", r.Version, SubmissionsRoot, VerifiedRoot, r.GeneratorCommit)
+		args = append(args, "-submissions", filepath.Join(src, b.SubmissionsRoot), "-verified", filepath.Join(src, b.VerifiedRoot))
+		b.Log("site: release %s: its runs of submissions are read from %s and %s of %s", r.Version, b.SubmissionsRoot, b.VerifiedRoot, r.GeneratorCommit)
 	}
 	b.Log("site: release %s: building it with the build-site of %s", r.Version, r.GeneratorCommit)
 	if err := run(args...); err != nil {
@@ -192,7 +198,7 @@ func buildFromCommit(ctx context.Context, b commitBuild, dst string) error {
 	if err := os.RemoveAll(dst); err != nil {
 		return err
 	}
-	return copyDir(filepath.Join(out, r.Version), dst)
+	return CopyDir(filepath.Join(out, r.Version), dst)
 }
 
 // extractCommit writes the tree of commit into dir (git archive).
@@ -298,4 +304,45 @@ func tail(s string, n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// StaleGenerator warns, for a build that does not rebuild releases by their
+// own commits, when the site generator (GeneratorPaths) changed since
+// release r's generator commit: its pages, built by the running code (at
+// commit current), may then differ from the published ones. It says nothing
+// when git or the commits are unavailable.
+func StaleGenerator(repoRoot, current string, r Release) string {
+	if current == "" || r.GeneratorCommit == "" || current == r.GeneratorCommit {
+		return ""
+	}
+	cmd := exec.Command("git", append([]string{"-C", repoRoot, "diff", "--quiet", r.GeneratorCommit, "--"}, GeneratorPaths...)...)
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return fmt.Sprintf("release %s was generated by commit %s and the generator has changed since: its rebuilt pages may differ from the published ones "+
+			"(build-site builds it from its own commit: Options.Frozen)", r.Version, r.GeneratorCommit)
+	}
+	return ""
+}
+
+// CopyDir copies the regular files of src into dst, recursively.
+func CopyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
 }

@@ -1,0 +1,82 @@
+// Package release freezes leaderboard releases: the committed list of
+// releases (site/releases.json: Release, Parse), their manifests (the
+// SHA-256 of every page of an edition and the fingerprint of the benchmark
+// data it was cut with: WriteManifest, CheckManifest), the rebuild of a
+// release by its own generator commit in an extraction of that commit
+// (BuildFromCommit), and the cache of releases' built pages that lets a
+// build reuse them while their inputs and manifest still match (Cache).
+//
+// It knows nothing of how pages are made: package site builds the editions
+// and calls it. See docs/site.md (Releases).
+package release
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// Release is one frozen leaderboard release, as recorded in releases.json
+// when it was cut. Its pages are a pure function of its runs, the benchmark,
+// the paper-only values and the generator at GeneratorCommit: they show Date
+// and GeneratorCommit, never the build time.
+type Release struct {
+	Version string `json:"version"` // "v1.0"; also its URL path
+	Date    string `json:"date"`    // release date, YYYY-MM-DD
+	// GeneratorCommit is the commit of this project whose code generated the release.
+	GeneratorCommit string `json:"generator_commit"`
+	Title           string `json:"title"`
+	Notes           string `json:"notes"`
+	// Runs are the run ids of the results files the release is built from.
+	Runs []string `json:"runs"`
+}
+
+// File is the committed list of releases, relative to the repository root.
+// Every generator commit so far embeds it from there (package site), so a
+// rebuild from a commit replaces it at this path (BuildFromCommit).
+const File = "site/releases.json"
+
+var versionRE = regexp.MustCompile(`^v[0-9]+(\.[0-9]+){1,2}$`)
+
+// Parse reads a releases manifest ({"releases": [...]}, oldest
+// first) and checks it: versions like v1.0 and unique, dates YYYY-MM-DD and
+// not decreasing, run ids unique within a release. Errors name the release.
+func Parse(data []byte) ([]Release, error) {
+	var m struct {
+		Releases []Release `json:"releases"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %w", File, err)
+	}
+	seen := map[string]bool{}
+	prev := ""
+	for i, r := range m.Releases {
+		where := fmt.Sprintf("%s: release %d (%q)", File, i+1, r.Version)
+		if !versionRE.MatchString(r.Version) || r.Version == "latest" {
+			return nil, fmt.Errorf("%s: version: want v<major>.<minor>, e.g. v1.0", where)
+		}
+		if seen[r.Version] {
+			return nil, fmt.Errorf("%s: version: listed twice", where)
+		}
+		seen[r.Version] = true
+		if _, err := time.Parse(time.DateOnly, r.Date); err != nil {
+			return nil, fmt.Errorf("%s: date: %w", where, err)
+		}
+		if r.Date < prev {
+			return nil, fmt.Errorf("%s: date: %s is before the previous release's %s (list releases oldest first)", where, r.Date, prev)
+		}
+		prev = r.Date
+		ids := map[string]bool{}
+		for _, id := range r.Runs {
+			if ids[id] {
+				return nil, fmt.Errorf("%s: runs: %q listed twice", where, id)
+			}
+			ids[id] = true
+		}
+	}
+	return m.Releases, nil
+}
