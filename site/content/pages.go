@@ -384,6 +384,13 @@ func (w *writer) pageConfigs(data map[string]any, rel, title string, cvs []confi
 		})
 }
 
+// cutOf is the configurations' cut note pageConfigs put in data, nil when
+// the page lists them all.
+func cutOf(data map[string]any) *cutView {
+	c, _ := data["configs_cut"].(*cutView)
+	return c
+}
+
 // configMatrix is a configuration page's grid: its own column and, for a
 // configuration as published, its re-executed counterparts beside it.
 func (v *views) configMatrix(c *aggregate.Configuration) *matrixView {
@@ -532,6 +539,7 @@ func (w *writer) writeModels(v *views) {
 		data := map[string]any{"model_id": id, "name": m.DisplayName, "group": aggregate.GroupTitle(m.Group), "std": StdConvention}
 		rel := v.modelHref(id)
 		w.pageConfigs(data, rel, m.DisplayName, cvs)
+		data["config_tables"] = v.configTables(confs, true, "configs", cutOf(data))
 		w.pageMatrix(v, data, rel, m.DisplayName, "downloads/matrices/models-"+v.modelSlug[id]+".csv", tool)
 		var paper []*paperCell
 		for _, p := range w.e.Paper {
@@ -582,6 +590,7 @@ func (w *writer) writeSystems(v *views) {
 		data := map[string]any{"system": string(s), "name": aggregate.SystemTitle(s), "paper": paper,
 			"description": systemDescription[s], "std": StdConvention}
 		w.pageConfigs(data, systemHref(s), aggregate.SystemTitle(s), cvs)
+		data["config_tables"] = v.configTables(confs, false, "configs", cutOf(data))
 		if csvPath := "downloads/matrices/systems-" + string(s) + ".csv"; w.pageMatrix(v, data, systemHref(s), aggregate.SystemTitle(s), csvPath, tool) {
 			v.systemMatrices = append(v.systemMatrices, linkView{Text: aggregate.SystemTitle(s), Href: csvPath})
 		}
