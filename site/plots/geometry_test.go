@@ -3,10 +3,17 @@ package plots_test
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
@@ -166,5 +173,70 @@ func TestFiguresOrderBarsByTaskSuccess(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no figure of a non-paper table in the fixture")
+	}
+}
+
+// TestCostFigureLabelsNeverOverlap renders a cost figure of 30 points
+// packed close together and one far from them, with a title
+// longer than the figure is wide: in the SVG the title lies inside the
+// canvas, no two point labels' boxes (their width measured with the font
+// the SVG names) overlap, some labels are thinned out, and the x axis's
+// ticks stay within the points' span widened by 15 % a side, not from 0.
+func TestCostFigureLabelsNeverOverlap(t *testing.T) {
+	f := &plots.CostFigure{ID: "cost-dense", Title: "Task success vs cost: " + strings.Repeat("a long question set name ", 6), XLabel: "tokens per question"}
+	names := map[string]bool{}
+	for i := range 30 {
+		p := plots.CostPoint{Label: fmt.Sprintf("Model %d · Single LLM", i), Cost: 1268 + float64(i%5)*6, Accuracy: 10 + float64(i/5)*0.3}
+		f.Points = append(f.Points, p)
+		names[p.Label] = true
+	}
+	// One far point squeezes the other 30 into a corner.
+	f.Points = append(f.Points, plots.CostPoint{Label: "Far · LLM-RAG", Cost: 3000, Accuracy: 40})
+	names["Far · LLM-RAG"] = true
+	svg, err := f.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h, labels := svgLabels(t, svg)
+	type box struct{ x0, y0, x1, y1 float64 }
+	var boxes []box
+	var texts []string
+	var ticks []float64
+	for _, l := range labels {
+		if l.rotated {
+			continue
+		}
+		st := text.Style{Font: font.From(plot.DefaultFont, vg.Length(l.size)), Handler: plot.DefaultTextHandler}
+		wd := float64(st.Width(l.text))
+		switch {
+		case strings.HasPrefix(l.text, "Task success vs cost"):
+			if l.x < 0 || l.x+wd > w+0.5 || l.y+l.size > h || l.y < 0 {
+				t.Errorf("title at (%.1f, %.1f), %.1f pt wide, outside the %g × %g canvas", l.x, l.y, wd, w, h)
+			}
+		case names[l.text]:
+			b := box{l.x, l.y, l.x + wd, l.y + l.size*0.9}
+			for i, o := range boxes {
+				if b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1 {
+					t.Errorf("labels %q and %q overlap: %v, %v", texts[i], l.text, o, b)
+				}
+			}
+			boxes, texts = append(boxes, b), append(texts, l.text)
+		default:
+			if v, err := strconv.ParseFloat(l.text, 64); err == nil && v >= 1000 {
+				ticks = append(ticks, v)
+			}
+		}
+	}
+	if len(boxes) == 0 || len(boxes) == len(f.Points) {
+		t.Errorf("%d of %d points labelled: want some labelled and, packed this close, some thinned", len(boxes), len(f.Points))
+	}
+	lo, hi := 1268.0, 3000.0
+	for _, v := range ticks {
+		if v < lo-0.15*(hi-lo)-1e-9 || v > hi+0.15*(hi-lo)+1e-9 {
+			t.Errorf("x tick %g outside the points' span [%g, %g] widened by 15 %%", v, lo, hi)
+		}
+	}
+	if len(ticks) == 0 {
+		t.Error("no x tick label found")
 	}
 }
