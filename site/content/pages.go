@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
@@ -126,7 +127,23 @@ type outcomeView struct {
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
 	Status string `json:"status"`
+	// PassedProps and FailedProps name the properties the answer passed and
+	// failed, from the row's per-property outcomes (results format v3,
+	// property_outcomes); both empty when the row has none.
+	PassedProps []string     `json:"passed_props,omitempty"`
+	FailedProps []failedProp `json:"failed_props,omitempty"`
 }
+
+// failedProp is one failed property and what the verification said about
+// it (its message, capped at failMessageBytes).
+type failedProp struct {
+	Name    string `json:"name"`
+	Message string `json:"message,omitempty"`
+}
+
+// failMessageBytes caps a failed property's message on a question page;
+// the whole message is in the results file.
+const failMessageBytes = 300
 
 func verdictSymbol(v results.Verdict) string {
 	switch v {
@@ -196,6 +213,21 @@ func outcome(r *aggregate.Run, q *results.QuestionRow) outcomeView {
 	if q.PropertiesPassed != nil {
 		o.Passed = fmt.Sprintf("%d/%d", *q.PropertiesPassed, q.PropertyCount)
 		o.PassedText = fmt.Sprintf("%d of %s passed", *q.PropertiesPassed, count(q.PropertyCount, "property", "properties"))
+	}
+	for _, po := range q.PropertyOutcomes {
+		if po.Passed {
+			o.PassedProps = append(o.PassedProps, po.Property)
+			continue
+		}
+		msg := po.Message
+		if len(msg) > failMessageBytes {
+			cut := failMessageBytes
+			for cut > 0 && !utf8.RuneStart(msg[cut]) {
+				cut--
+			}
+			msg = msg[:cut] + " …"
+		}
+		o.FailedProps = append(o.FailedProps, failedProp{Name: po.Property, Message: msg})
 	}
 	return o
 }
