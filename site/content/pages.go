@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
@@ -127,7 +128,23 @@ type outcomeView struct {
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
 	Status string `json:"status"`
+	// PassedProps and FailedProps name the properties the answer passed and
+	// failed, from the row's per-property outcomes (results format v3,
+	// property_outcomes); both empty when the row has none.
+	PassedProps []string     `json:"passed_props,omitempty"`
+	FailedProps []failedProp `json:"failed_props,omitempty"`
 }
+
+// failedProp is one failed property and what the verification said about
+// it (its message, capped at failMessageBytes).
+type failedProp struct {
+	Name    string `json:"name"`
+	Message string `json:"message,omitempty"`
+}
+
+// failMessageBytes caps a failed property's message on a question page;
+// the whole message is in the results file.
+const failMessageBytes = 300
 
 func verdictSymbol(v results.Verdict) string {
 	switch v {
@@ -197,6 +214,21 @@ func outcome(r *aggregate.Run, q *results.QuestionRow) outcomeView {
 	if q.PropertiesPassed != nil {
 		o.Passed = fmt.Sprintf("%d/%d", *q.PropertiesPassed, q.PropertyCount)
 		o.PassedText = fmt.Sprintf("%d of %s passed", *q.PropertiesPassed, count(q.PropertyCount, "property", "properties"))
+	}
+	for _, po := range q.PropertyOutcomes {
+		if po.Passed {
+			o.PassedProps = append(o.PassedProps, po.Property)
+			continue
+		}
+		msg := po.Message
+		if len(msg) > failMessageBytes {
+			cut := failMessageBytes
+			for cut > 0 && !utf8.RuneStart(msg[cut]) {
+				cut--
+			}
+			msg = msg[:cut] + " …"
+		}
+		o.FailedProps = append(o.FailedProps, failedProp{Name: po.Property, Message: msg})
 	}
 	return o
 }
@@ -385,6 +417,13 @@ func (w *writer) pageConfigs(data map[string]any, rel, title string, cvs []confi
 		})
 }
 
+// cutOf is the configurations' cut note pageConfigs put in data, nil when
+// the page lists them all.
+func cutOf(data map[string]any) *cutView {
+	c, _ := data["configs_cut"].(*cutView)
+	return c
+}
+
 // configMatrix is a configuration page's grid: its own column and, for a
 // configuration as published, its re-executed counterparts beside it.
 func (v *views) configMatrix(c *aggregate.Configuration) *matrixView {
@@ -533,6 +572,7 @@ func (w *writer) writeModels(v *views) {
 		data := map[string]any{"model_id": id, "name": m.DisplayName, "group": aggregate.GroupTitle(m.Group), "std": StdConvention}
 		rel := v.modelHref(id)
 		w.pageConfigs(data, rel, m.DisplayName, cvs)
+		data["config_tables"] = v.configTables(confs, true, "configs", cutOf(data))
 		w.pageMatrix(v, data, rel, m.DisplayName, "downloads/matrices/models-"+v.modelSlug[id]+".csv", tool)
 		var paper []*paperCell
 		for _, p := range w.e.Paper {
@@ -586,6 +626,7 @@ func (w *writer) writeSystems(v *views) {
 		data := map[string]any{"system": string(s), "name": aggregate.SystemTitle(s), "paper": paper,
 			"description": systemDescription[s], "std": StdConvention}
 		w.pageConfigs(data, systemHref(s), aggregate.SystemTitle(s), cvs)
+		data["config_tables"] = v.configTables(confs, false, "configs", cutOf(data))
 		if csvPath := "downloads/matrices/systems-" + string(s) + ".csv"; w.pageMatrix(v, data, systemHref(s), aggregate.SystemTitle(s), csvPath, tool) {
 			v.systemMatrices = append(v.systemMatrices, linkView{Text: aggregate.SystemTitle(s), Href: csvPath})
 		}

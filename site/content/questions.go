@@ -99,6 +99,10 @@ func (w *writer) detailsOf(g *identityGroup) (groupRows, error) {
 				q.ErrorExcerpt, q.StdoutExcerpt, q.StderrExcerpt = d.ErrorExcerpt, d.StdoutExcerpt, d.StderrExcerpt
 				q.ErrorExcerptBytes, q.StdoutBytes, q.StderrBytes = d.ErrorExcerptBytes, d.StdoutBytes, d.StderrBytes
 				q.Retrieved, q.Trace = d.Retrieved, d.Trace
+				q.PropertyOutcomes = d.PropertyOutcomes
+				if len(q.PropertyOutcomes) == 0 && len(r.File.Questions) == len(det) && r.File.Questions[i].QuestionID == q.QuestionID {
+					q.PropertyOutcomes = r.File.Questions[i].PropertyOutcomes // the summary read them (results.ScanDir)
+				}
 				m[q.QuestionID] = &q
 			}
 			out[r] = m

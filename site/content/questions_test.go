@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
@@ -111,5 +112,65 @@ func TestQuestionPagesPaginateAndReadTextsFromFiles(t *testing.T) {
 	mx, _ := json.Marshal(mp["matrix"])
 	if want := "questions/" + q + "/page/3/#"; !strings.Contains(string(mx), want) {
 		t.Errorf("model-104's matrix does not link %s: %s", want, mx)
+	}
+}
+
+// TestQuestionPageNamesPassedAndFailedProperties: a runner run whose
+// partial answer (question 1: 2 of 4 properties) carries per-property
+// outcomes (results format v3), read back from its results file, shows on
+// the question page which properties passed and which failed with the
+// verification's message; its round's verdict line is said once (no
+// repeated sentence per protocol).
+func TestQuestionPageNamesPassedAndFailedProperties(t *testing.T) {
+	dir := t.TempDir()
+	var f *results.File
+	for _, g := range sitetest.Runs() {
+		if g.Run.Provenance.Kind == results.ProvenanceRunner && f == nil {
+			f = g
+		}
+	}
+	f.Questions[1].PropertyOutcomes = []results.PropertyOutcome{{Property: "prop_0", Passed: true}, {Property: "prop_1", Passed: false, Message: "expected <1> but got 2"},
+		{Property: "prop_2", Passed: true}, {Property: "prop_3", Passed: false, Message: strings.Repeat("é", 400)}}
+	path := filepath.Join(dir, "runs", f.Run.RunID+results.Extension)
+	if err := results.Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	sums, invalid, err := results.ScanDir(filepath.Join(dir, "runs"), results.SummaryOptions{CodeKey: CodeKey})
+	if err != nil || len(invalid) > 0 || len(sums) != 1 {
+		t.Fatalf("ScanDir: %d files, invalid %v, %v", len(sums), invalid, err)
+	}
+	e := &Edition{Path: "preview", Version: "preview", Benchmark: sitetest.Benchmark(), ResultsPaths: map[string]string{}, CodeKeys: map[string][]string{}}
+	for _, s := range sums {
+		e.Files = append(e.Files, s.File)
+		e.ResultsPaths[s.File.Run.RunID] = s.File.Path
+		e.CodeKeys[s.File.Run.RunID] = s.CodeKeys
+	}
+	e.Leaderboard = aggregate.Build(e.Files, aggregate.DefaultCatalog())
+	dirs := Dirs{Content: filepath.Join(dir, "content"), Static: filepath.Join(dir, "static")}
+	if err := Write(dirs, e); err != nil {
+		t.Fatal(err)
+	}
+	p := readParams(t, filepath.Join(dirs.Content, "preview", "questions", sitetest.Questions[1].ID+".md"))
+	secs, _ := p["sections"].([]any)
+	if len(secs) != 1 {
+		t.Fatalf("%d sections, want 1", len(secs))
+	}
+	entries := secs[0].(map[string]any)["entries"].([]any)
+	v := entries[0].(map[string]any)["verdicts"].([]any)[0].(map[string]any)
+	passed, _ := json.Marshal(v["passed_props"])
+	if string(passed) != `["prop_0","prop_2"]` {
+		t.Errorf("passed properties %s, want prop_0 and prop_2", passed)
+	}
+	failed := v["failed_props"].([]any)
+	if len(failed) != 2 {
+		t.Fatalf("failed properties %v, want prop_1 and prop_3", failed)
+	}
+	f1, f3 := failed[0].(map[string]any), failed[1].(map[string]any)
+	if f1["name"] != "prop_1" || f1["message"] != "expected <1> but got 2" {
+		t.Errorf("first failed property %v", f1)
+	}
+	// 400 × "é" is 800 bytes: cut at a rune boundary within failMessageBytes, marked.
+	if m, _ := f3["message"].(string); f3["name"] != "prop_3" || !strings.HasSuffix(m, " …") || len(m) > failMessageBytes+len(" …") || !utf8.ValidString(m) {
+		t.Errorf("second failed property %v: want prop_3 with its message cut to %d bytes", f3["name"], failMessageBytes)
 	}
 }

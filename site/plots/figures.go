@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,7 +35,46 @@ func ForTable(t *aggregate.Table, paper []paperonly.Value) *Figure {
 		return nil
 	}
 	f.TableID = t.ID
+	if PaperTable(t) {
+		f.Caption += " Bars in the paper's order (" + paperFigure[t.Board] + "), as it shows them."
+	} else if t.Board == aggregate.BoardAdvanced {
+		f.Caption += " Bars in the table's order: each model's LLM-RAG reference beside its advanced systems."
+	} else {
+		orderByHeadline(f)
+		f.Caption += " Bars ordered by task success rate (mean over rounds), best first."
+	}
 	return f
+}
+
+// paperFigure names the paper's figure a board's figures are laid out as.
+var paperFigure = map[aggregate.Board]string{aggregate.BoardSingleLLM: "Figure 4", aggregate.BoardLLMRAG: "Figure 5", aggregate.BoardAdvanced: "Figure 6"}
+
+// orderByHeadline sorts every panel's categories by the task success rate,
+// best first: a category's score is the mean of its task success bars (the
+// bars of series "Task success rate", or every bar of a panel of that
+// title: LLM-RAG's, one per retrieval source). Categories without such a bar
+// go last; ties keep their order. The bars themselves (and so the CSV) keep
+// theirs.
+func orderByHeadline(f *Figure) {
+	head := aggregate.TaskSuccessRate.Title()
+	sum, n := map[string]float64{}, map[string]int{}
+	for _, pn := range f.Panels {
+		for _, b := range pn.Bars {
+			if b.Series == head || pn.Title == head {
+				sum[b.Category] += b.Mean
+				n[b.Category]++
+			}
+		}
+	}
+	score := func(c string) float64 {
+		if n[c] == 0 {
+			return -1
+		}
+		return sum[c] / float64(n[c])
+	}
+	for i := range f.Panels {
+		slices.SortStableFunc(f.Panels[i].Categories, func(a, b string) int { return cmp.Compare(score(b), score(a)) })
+	}
 }
 
 func caption(t *aggregate.Table, what string) string {
@@ -115,7 +155,7 @@ func familyWords(f string) string {
 
 func figureID(kind string, t *aggregate.Table) string { return kind + "-" + t.ID }
 
-// singleLLM: Figure 4. Models along x (the paper's order), function runnable
+// singleLLM: Figure 4. Models along x (the table's order), function runnable
 // rate and task success rate side by side.
 func singleLLM(t *aggregate.Table) *Figure {
 	labels := rowLabels(t.Rows, false)

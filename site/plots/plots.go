@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -80,15 +81,26 @@ var paperOnlyColor = color.RGBA{0xDD, 0xDD, 0xDD, 0xFF}
 func (f *Figure) SVG() ([]byte, error) {
 	w, h := vg.Length(f.WidthInches)*vg.Inch, vg.Length(f.HeightInches)*vg.Inch
 	canvas := vgsvg.New(w, h)
-	dc := draw.New(canvas)
+	full := draw.New(canvas)
+	px := pxScale(f.WidthInches)
 	plots := make([]*plot.Plot, len(f.Panels))
+	var entries []legendEntry
 	for i := range f.Panels {
-		p, err := f.Panels[i].plot()
+		p, es, err := f.Panels[i].plot(px)
 		if err != nil {
 			return nil, fmt.Errorf("figure %s: %w", f.ID, err)
 		}
 		plots[i] = p
+		for _, e := range es {
+			if !slices.ContainsFunc(entries, func(x legendEntry) bool { return x.label == e.label }) {
+				entries = append(entries, e)
+			}
+		}
 	}
+	// One legend for the figure, at body-text size, in a strip above the
+	// panels (never over the bars).
+	legendH := drawLegend(full, entries, px)
+	dc := draw.Crop(full, 0, 0, 0, -legendH)
 	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2,
 		PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
 	canvases := plot.Align([][]*plot.Plot{plots}, tiles, dc)
@@ -132,12 +144,14 @@ func leftOverhang(p *plot.Plot, c draw.Canvas) vg.Length {
 	return 0
 }
 
-func (pn *Panel) plot() (*plot.Plot, error) {
+func (pn *Panel) plot(px float64) (*plot.Plot, []legendEntry, error) {
 	p := plot.New()
 	p.Title.Text = pn.Title
+	p.Title.TextStyle.Font.Size = pt(TitlePx, px)
 	p.Y.Label.Text = pn.YLabel
-	p.Y.Min, p.Y.Max = 0, 100
-	p.Y.Tick.Marker = plot.ConstantTicks(percentTicks())
+	p.Y.Label.TextStyle.Font.Size = pt(LabelPx, px)
+	p.Y.Tick.Label.Font.Size = pt(TickPx, px)
+	p.X.Tick.Label.Font.Size = pt(TickPx, px)
 	p.NominalX(pn.Categories...)
 	p.X.Min, p.X.Max = -0.6, float64(len(pn.Categories))-0.4
 	if len(pn.Categories) > 3 {
@@ -145,8 +159,6 @@ func (pn *Panel) plot() (*plot.Plot, error) {
 		p.X.Tick.Label.XAlign = text.XRight
 	}
 	p.X.Padding, p.Y.Padding = 0, 0
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	grid := plotter.NewGrid()
 	grid.Vertical.Width = 0
 	p.Add(grid)
@@ -156,38 +168,113 @@ func (pn *Panel) plot() (*plot.Plot, error) {
 	}
 	nSeries := len(pn.Series)
 	width := 0.8 / float64(max(nSeries, 1))
-	ymax := 100.0
+	ymax := 0.0
 	paperLegend := false
+	var entries []legendEntry
 	for si, s := range pn.Series {
-		b := &bars{width: width, color: seriesColors[si%len(seriesColors)], labels: nSeries <= 2}
+		b := &bars{width: width, color: seriesColors[si%len(seriesColors)], labels: nSeries <= 2, labelSize: pt(ValuePx, px)}
 		for _, bar := range pn.Bars {
 			if bar.Series != s {
 				continue
 			}
 			ci, ok := catIndex[bar.Category]
 			if !ok {
-				return nil, fmt.Errorf("bar category %q is not among the panel's categories", bar.Category)
+				return nil, nil, fmt.Errorf("bar category %q is not among the panel's categories", bar.Category)
 			}
 			b.items = append(b.items, barItem{x: float64(ci) + (float64(si)-float64(nSeries-1)/2)*width, bar: bar})
 			ymax = math.Max(ymax, bar.Mean+bar.Std)
 			paperLegend = paperLegend || bar.PaperOnly
 		}
 		p.Add(b)
-		p.Legend.Add(s, b)
+		entries = append(entries, legendEntry{s, b})
 	}
 	if paperLegend {
-		p.Legend.Add(paperonly.Mark, &bars{paperOnly: true})
+		entries = append(entries, legendEntry{paperonly.Mark, &bars{paperOnly: true}})
 	}
-	// Headroom for the legend above the bars.
-	p.Y.Max = math.Max(ymax, 100) + 20
-	return p, nil
+	// The y axis fits the data: from 0 to the next multiple of 10 above
+	// the highest bar and its error bar, with room for the value labels.
+	p.Y.Min, p.Y.Max = 0, yTop(ymax)
+	p.Y.Tick.Marker = plot.ConstantTicks(percentTicks(p.Y.Max))
+	return p, entries, nil
 }
 
-func percentTicks() []plot.Tick {
+// yTop is the top of a bar panel's y axis for bars reaching ymax percent:
+// the next multiple of 10 at least 6 points above it (the value labels),
+// at least 10; above 50 the next multiple of 20 (percentTicks labels
+// every 20 there, so the top tick is labelled).
+func yTop(ymax float64) float64 {
+	top := math.Max(10, math.Ceil((ymax+6)/10)*10)
+	if top > 50 {
+		top = math.Ceil((ymax+6)/20) * 20
+	}
+	return top
+}
+
+// DisplayWidthPx is the width, in CSS pixels, at which the pages show a
+// bar figure (layouts/_partials/ranked.html: img width="768"); font sizes
+// are chosen for that width.
+const DisplayWidthPx = 768
+
+// The text sizes of a bar figure at its display width, CSS pixels: the
+// legend at body-text size (site.css: 16 px body, tables .92rem).
+const (
+	LegendPx = 14
+	TitlePx  = 15
+	LabelPx  = 13
+	TickPx   = 12
+	ValuePx  = 11
+)
+
+// pxScale is how many CSS pixels one point of a figure widthInches wide
+// covers when shown DisplayWidthPx wide.
+func pxScale(widthInches float64) float64 { return DisplayWidthPx / (widthInches * 72) }
+
+// pt converts a size in display pixels to points of a figure of scale px.
+func pt(sizePx, px float64) vg.Length { return vg.Points(sizePx / px) }
+
+// legendEntry is one swatch and its label in a figure's legend.
+type legendEntry struct {
+	label string
+	thumb plot.Thumbnailer
+}
+
+// drawLegend draws the entries left to right along the top of c, wrapping
+// onto further lines as needed, at LegendPx display pixels; it returns the
+// height the legend takes (0 without entries).
+func drawLegend(c draw.Canvas, entries []legendEntry, px float64) vg.Length {
+	if len(entries) == 0 {
+		return 0
+	}
+	st := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, pt(LegendPx, px)), XAlign: text.XLeft, YAlign: text.YCenter,
+		Handler: plot.DefaultTextHandler}
+	lineH := st.FontExtents().Height * 1.3
+	sw := st.Font.Size * 1.1
+	gap, pad := st.Font.Size*1.2, vg.Millimeter*2
+	x, y := c.Min.X+pad, c.Max.Y-pad-lineH/2
+	for _, e := range entries {
+		wd := sw + st.Font.Size*0.4 + st.Width(e.label)
+		if x > c.Min.X+pad && x+wd > c.Max.X-pad {
+			x, y = c.Min.X+pad, y-lineH
+		}
+		box := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: x, Y: y - sw/2}, Max: vg.Point{X: x + sw, Y: y + sw/2}}}
+		e.thumb.Thumbnail(&box)
+		c.FillText(st, vg.Point{X: x + sw + st.Font.Size*0.4, Y: y}, e.label)
+		x += wd + gap
+	}
+	return c.Max.Y - (y - lineH/2) + pad/2
+}
+
+// percentTicks returns ticks every 10 % from 0 to top, labelled every 10
+// up to 50 and every 20 above.
+func percentTicks(top float64) []plot.Tick {
 	var ts []plot.Tick
-	for v := 0; v <= 100; v += 10 {
+	step := 10
+	if top > 50 {
+		step = 20
+	}
+	for v := 0; v <= int(top); v += 10 {
 		label := ""
-		if v%20 == 0 {
+		if v%step == 0 {
 			label = strconv.Itoa(v)
 		}
 		ts = append(ts, plot.Tick{Value: float64(v), Label: label})
@@ -208,7 +295,8 @@ type bars struct {
 	width     float64 // in data units
 	color     color.Color
 	labels    bool
-	paperOnly bool // for the legend entry
+	labelSize vg.Length // of the value labels
+	paperOnly bool      // for the legend entry
 }
 
 func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
@@ -263,6 +351,9 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 		if label != "" {
 			st := labelStyle
 			st.Handler = plot.DefaultTextHandler
+			if b.labelSize > 0 {
+				st.Font.Size = b.labelSize
+			}
 			c.FillText(st, vg.Point{X: (x0 + x1) / 2, Y: top + vg.Points(1.5)}, label)
 		}
 	}

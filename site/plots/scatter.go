@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"image/color"
@@ -10,7 +11,9 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -38,12 +41,38 @@ type CostFigure struct {
 
 var frontierColor = color.RGBA{0xD5, 0x5E, 0x00, 0xFF}
 
-// SVG renders the figure (7 × 4.5 inches); equal figures give equal bytes.
+// CostDisplayWidthPx is the width, in CSS pixels, at which the cost page
+// shows a cost figure (layouts/cost.html: img width="672"); CostWidthInches
+// and CostHeightInches size its SVG.
+const (
+	CostDisplayWidthPx = 672
+	CostWidthInches    = 7
+	CostHeightInches   = 4.5
+)
+
+// SVG renders the figure (CostWidthInches × CostHeightInches); equal
+// figures give equal bytes. The title is shrunk until it fits the width, the
+// legend sits in a strip above the plot, the axes span the points (with a
+// margin), and each point's label goes right, left, above or below it,
+// wherever it overlaps no other label, point or the plot's edge; a label
+// that fits nowhere is left out (every point is in the table beside the
+// figure and in its CSV).
 func (f *CostFigure) SVG() ([]byte, error) {
+	px := float64(CostDisplayWidthPx) / (CostWidthInches * 72)
 	p := plot.New()
 	p.Title.Text = f.Title
+	p.Title.TextStyle.Font.Size = pt(TitlePx, px)
+	w, h := vg.Length(CostWidthInches)*vg.Inch, vg.Length(CostHeightInches)*vg.Inch
+	pad := vg.Millimeter * 2
+	for p.Title.TextStyle.Width(f.Title) > w-2*pad && p.Title.TextStyle.Font.Size > vg.Points(6) {
+		p.Title.TextStyle.Font.Size *= 0.95
+	}
 	p.X.Label.Text = f.XLabel
 	p.Y.Label.Text = "Task success rate (%)"
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = pt(LabelPx, px)
+		a.Tick.Label.Font.Size = pt(TickPx, px)
+	}
 	var all, front plotter.XYs
 	for _, pt := range f.Points {
 		all = append(all, plotter.XY{X: pt.Cost, Y: pt.Accuracy})
@@ -70,7 +99,7 @@ func (f *CostFigure) SVG() ([]byte, error) {
 	sc.GlyphStyle.Color = seriesColors[0]
 	sc.GlyphStyle.Radius = vg.Points(3)
 	sc.GlyphStyle.Shape = draw.CircleGlyph{}
-	p.Add(sc)
+	var entries []legendEntry
 	if len(front) > 0 {
 		// The frontier as a staircase: accuracy holds until the next frontier point.
 		var steps plotter.XYs
@@ -88,35 +117,90 @@ func (f *CostFigure) SVG() ([]byte, error) {
 		ln.LineStyle.Width = vg.Points(1.2)
 		ln.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 		p.Add(ln)
-		p.Legend.Add("Pareto frontier", ln)
+		entries = append(entries, legendEntry{"Pareto frontier", ln})
 	}
-	p.Legend.Add("configuration", sc)
-	p.Legend.Top = true
-	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: all, Labels: pointLabels(f.Points)})
-	if err != nil {
-		return nil, err
-	}
-	labels.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
-	for i := range labels.TextStyle {
-		labels.TextStyle[i].Font = plot.DefaultFont
-		labels.TextStyle[i].Font.Size = vg.Points(7)
-	}
-	p.Add(labels)
-	xmax, ymax := 0.0, 0.0
-	for _, pt := range all {
-		xmax, ymax = max(xmax, pt.X), max(ymax, pt.Y)
-	}
-	// y from 0 to the next multiple of 10 above the best point, plus headroom for the legend.
-	p.Y.Min, p.Y.Max = 0, math.Min(100, math.Ceil(ymax*1.3/10)*10+10)
-	p.X.Min, p.X.Max = 0, xmax*1.35+1e-9 // room for the labels
-	w, h := 7*vg.Inch, 4.5*vg.Inch
+	p.Add(sc)
+	entries = append(entries, legendEntry{"configuration", sc})
+	p.Add(&placedLabels{xys: all, labels: pointLabels(f.Points), size: pt(ValuePx, px), radius: sc.GlyphStyle.Radius})
+	p.X.Min, p.X.Max = fitRange(all, func(q plotter.XY) float64 { return q.X }, 0)
+	p.Y.Min, p.Y.Max = fitRange(all, func(q plotter.XY) float64 { return q.Y }, 100)
 	canvas := vgsvg.New(w, h)
-	p.Draw(draw.New(canvas))
+	full := draw.Crop(draw.New(canvas), pad, -pad, pad, -pad)
+	legendH := drawLegend(full, entries, px)
+	p.Draw(draw.Crop(full, 0, 0, 0, -legendH))
 	var buf bytes.Buffer
 	if _, err := canvas.WriteTo(&buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// fitRange returns an axis range around the values of xys: their span
+// widened by 15 % on each side (5 % of the value, or 1, when they are all
+// equal), not below 0 and, when top > 0, not above top.
+func fitRange(xys plotter.XYs, v func(plotter.XY) float64, top float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, q := range xys {
+		lo, hi = math.Min(lo, v(q)), math.Max(hi, v(q))
+	}
+	m := 0.15 * (hi - lo)
+	if m == 0 {
+		m = math.Max(0.05*math.Abs(hi), 1)
+	}
+	lo, hi = math.Max(0, lo-m), hi+m
+	if top > 0 {
+		hi = math.Min(top, hi)
+	}
+	return lo, hi
+}
+
+// placedLabels draws one label per point where it overlaps nothing
+// already placed (labels, points, the data area's edges): to the right of
+// the point, else left, above, below; a label with no free place is not
+// drawn. Points are labelled from the top of the plot down.
+type placedLabels struct {
+	xys    plotter.XYs
+	labels []string
+	size   vg.Length
+	radius vg.Length // of the points' glyphs
+}
+
+func (l *placedLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	st := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, l.size), Handler: plot.DefaultTextHandler}
+	var taken []vg.Rectangle
+	for _, q := range l.xys {
+		x, y := trX(q.X), trY(q.Y)
+		r := l.radius
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: x - r, Y: y - r}, Max: vg.Point{X: x + r, Y: y + r}})
+	}
+	order := make([]int, len(l.xys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(l.xys[b].Y, l.xys[a].Y) })
+	for _, i := range order {
+		x, y := trX(l.xys[i].X), trY(l.xys[i].Y)
+		wd, ht := st.Width(l.labels[i]), st.FontExtents().Height
+		gap := l.radius + vg.Points(2)
+		for _, min := range []vg.Point{
+			{X: x + gap, Y: y - ht/2}, {X: x - gap - wd, Y: y - ht/2}, {X: x - wd/2, Y: y + gap}, {X: x - wd/2, Y: y - gap - ht},
+		} {
+			box := vg.Rectangle{Min: min, Max: vg.Point{X: min.X + wd, Y: min.Y + ht}}
+			if box.Min.X < c.Min.X || box.Max.X > c.Max.X || box.Min.Y < c.Min.Y || box.Max.Y > c.Max.Y ||
+				slices.ContainsFunc(taken, func(t vg.Rectangle) bool { return overlaps(t, box) }) {
+				continue
+			}
+			taken = append(taken, box)
+			c.FillText(st, box.Min, l.labels[i])
+			break
+		}
+	}
+}
+
+// overlaps reports whether two rectangles share any area.
+func overlaps(a, b vg.Rectangle) bool {
+	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
 }
 
 func pointLabels(ps []CostPoint) []string {
