@@ -56,10 +56,13 @@ sandbox-env: ## install the sandbox's Python environment SANDBOX_ENV (pinned: sa
 # run in MATTOOLS_DATA (single LLM, LLM-RAG, agentic RAG, self-reflection) under mattools-v1 and
 # mattools-v1-strict, and records the verdicts in results/published/reexecuted.json (committed; make import
 # joins them with the published code, so make site never re-executes). Incremental and resumable: verdicts
-# made for the same code in the same environment are kept; interrupted, it keeps what it did.
+# made for the same code in the same environment are kept; interrupted, it keeps what it did. SANDBOX_ENV=tasks
+# re-executes them in the tasks environment and keeps those verdicts beside the main ones (rescore -alongside tasks:
+# run keys "<run id>@tasks"; the importer never reads them), then prints every verdict that differs between the two.
 rescore-published: sandbox-env ## re-execute every published answer into results/published/reexecuted.json (heavy, incremental; not part of make test)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make rescore-published: MATTOOLS_DATA is not set" >&2; exit 1; fi
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -all-published -store results/published/reexecuted.json
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -all-published -store results/published/reexecuted.json \
+	  $(if $(filter tasks,$(SANDBOX_ENV)),-alongside tasks)
 
 # audit runs the benchmark audit (cmd/audit, docs/benchmark-audit.md): every reference solution of
 # benchmarks/mattools-tool-usage/reference in the sandbox under both protocols, three negative controls per
