@@ -11,7 +11,19 @@ HUGO        := $(GO) tool -modfile=tools/go.mod hugo
 COMMIT      := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 LDFLAGS     := -X github.com/mattools-leaderboard/leaderboard/internal/version.Commit=$(COMMIT)
 
+# SANDBOX_ENV: which recorded sandbox environment the sandbox targets use (docs/sandbox.md, "Two environments"):
+# pinned (the default: sandbox-env/requirements.lock, /opt/mattools-sandbox; CI, the published verdicts, the site)
+# or tasks (sandbox-env/requirements-tasks.lock: the pinned lock plus ASE and dscribe, /opt/mattools-sandbox-tasks).
+SANDBOX_ENV    ?= pinned
+ifeq ($(SANDBOX_ENV),tasks)
+SANDBOX_PYTHON ?= /opt/mattools-sandbox-tasks
+AUDIT_OUT      ?= build/audit-tasks
+else ifeq ($(SANDBOX_ENV),pinned)
 SANDBOX_PYTHON ?= /opt/mattools-sandbox
+AUDIT_OUT      ?= build/audit
+else
+$(error SANDBOX_ENV=$(SANDBOX_ENV): want pinned or tasks)
+endif
 # PROMPTS: the prompt texts (optional: default $MATTOOLS_DATA/prompts, or extracted from an upstream checkout's
 # Python sources into build/prompts; see docs/runner.md#prompts).
 PROMPTS        ?=
@@ -37,17 +49,20 @@ test: setup vet ## install what the tests need, vet, run every test; the last li
 	$(GO) build -o build/bin/testreport ./scripts/testreport
 	@scripts/phase.sh -q test build/bin/testreport -go $(GO) $(PKGS)
 
-sandbox-env: ## install the sandbox's pinned Python environment (sandbox-env/requirements.lock; as root)
-	@MATTOOLS_SANDBOX_PYTHON=$(SANDBOX_PYTHON) scripts/sandbox-env.sh
+sandbox-env: ## install the sandbox's Python environment SANDBOX_ENV (pinned: sandbox-env/requirements.lock; tasks: requirements-tasks.lock; as root)
+	@MATTOOLS_SANDBOX_ENV=$(SANDBOX_ENV) MATTOOLS_SANDBOX_PYTHON=$(SANDBOX_PYTHON) scripts/sandbox-env.sh
 
 # rescore-published re-executes, question by question, the generated code of every published tool-usage
 # run in MATTOOLS_DATA (single LLM, LLM-RAG, agentic RAG, self-reflection) under mattools-v1 and
 # mattools-v1-strict, and records the verdicts in results/published/reexecuted.json (committed; make import
 # joins them with the published code, so make site never re-executes). Incremental and resumable: verdicts
-# made for the same code in the same environment are kept; interrupted, it keeps what it did.
+# made for the same code in the same environment are kept; interrupted, it keeps what it did. SANDBOX_ENV=tasks
+# re-executes them in the tasks environment and keeps those verdicts beside the main ones (rescore -alongside tasks:
+# run keys "<run id>@tasks"; the importer never reads them), then prints every verdict that differs between the two.
 rescore-published: sandbox-env ## re-execute every published answer into results/published/reexecuted.json (heavy, incremental; not part of make test)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make rescore-published: MATTOOLS_DATA is not set" >&2; exit 1; fi
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -all-published -store results/published/reexecuted.json
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -all-published -store results/published/reexecuted.json \
+	  $(if $(filter tasks,$(SANDBOX_ENV)),-alongside tasks)
 
 # audit runs the benchmark audit (cmd/audit, docs/benchmark-audit.md): every reference solution of
 # benchmarks/mattools-tool-usage/reference in the sandbox under both protocols, three negative controls per
@@ -60,7 +75,7 @@ rescore-published: sandbox-env ## re-execute every published answer into results
 AUDIT_FLAGS ?=
 audit: sandbox-env ## the benchmark audit: reference solutions, negative controls, static probe of every verification (build/audit; heavy)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make audit: MATTOOLS_DATA is not set" >&2; exit 1; fi
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/audit -python $(SANDBOX_PYTHON) -out build/audit $(AUDIT_FLAGS)
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/audit -python $(SANDBOX_PYTHON) -out $(AUDIT_OUT) $(AUDIT_FLAGS)
 
 # compare-verdicts re-executes the generated code of every published tool-usage run (both protocols) into
 # build/verdicts/$(MODE).json, from scratch, in the sandbox's warm workers (MODE=warm, the default) or with a

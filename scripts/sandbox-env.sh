@@ -5,19 +5,32 @@
 # are found is left alone (≈0.1 s: found, not imported; importing them took 6–10 s on a busy
 # machine, at every make test; the sandbox's self-check at Open runs the environment anyway).
 #
-#   scripts/sandbox-env.sh            # into $MATTOOLS_SANDBOX_PYTHON or /opt/mattools-sandbox
+#   scripts/sandbox-env.sh            # the pinned environment: sandbox-env/requirements.lock into
+#                                     # $MATTOOLS_SANDBOX_PYTHON or /opt/mattools-sandbox
+#   MATTOOLS_SANDBOX_ENV=tasks scripts/sandbox-env.sh
+#                                     # the tasks environment: sandbox-env/requirements-tasks.lock (the pinned
+#                                     # lock plus ASE, dscribe and their dependencies) into
+#                                     # $MATTOOLS_SANDBOX_PYTHON or /opt/mattools-sandbox-tasks
+#
+# The two environments and which is used for what: docs/sandbox.md ("Two environments").
 #
 # The venv is made from Debian's /usr/bin/python3 (python3-venv): the python3 on PATH may live
 # in root's home, which the sandbox uid cannot read.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-prefix="${MATTOOLS_SANDBOX_PYTHON:-/opt/mattools-sandbox}"
-lock=sandbox-env/requirements.lock
+case "${MATTOOLS_SANDBOX_ENV:-pinned}" in
+  pinned) lock=sandbox-env/requirements.lock; default_prefix=/opt/mattools-sandbox
+          modules='"pymatgen.core", "pymatgen.analysis.defects", "pydefect"' ;;
+  tasks)  lock=sandbox-env/requirements-tasks.lock; default_prefix=/opt/mattools-sandbox-tasks
+          modules='"pymatgen.core", "pymatgen.analysis.defects", "pydefect", "ase", "dscribe"' ;;
+  *) echo "sandbox-env: MATTOOLS_SANDBOX_ENV=${MATTOOLS_SANDBOX_ENV}: want pinned or tasks" >&2; exit 2 ;;
+esac
+prefix="${MATTOOLS_SANDBOX_PYTHON:-$default_prefix}"
 stamp="$prefix/.mattools-lock.sha256"
 want="$(sha256sum "$lock" | cut -d' ' -f1)"
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
-   "$prefix/bin/python3" -I -c 'import importlib.util as u, sys; sys.exit(not all(u.find_spec(m) for m in ("pymatgen.core", "pymatgen.analysis.defects", "pydefect")))' >/dev/null 2>&1; then
+   "$prefix/bin/python3" -I -c 'import importlib.util as u, sys; sys.exit(not all(u.find_spec(m) for m in ('"$modules"')))' >/dev/null 2>&1; then
   exit 0
 fi
 if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then

@@ -42,6 +42,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/published"
 	"github.com/mattools-leaderboard/leaderboard/runner/journal"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
@@ -69,7 +70,10 @@ type config struct {
 	force, quiet                                    bool
 	allPublished                                    bool
 	store, compare, runs                            string
-	only                                            []string
+	// alongside labels the environment whose verdicts -all-published keeps
+	// beside the store's main ones (published.AlongsideKey); "" for the main.
+	alongside string
+	only      []string
 	// shard is this invocation's part of a sharded rescoring (-shard i/n;
 	// the zero Shard: unsharded); merge lists the shards' output
 	// directories to merge (-merge).
@@ -98,6 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.allPublished, "all-published", false, "re-execute every published tool-usage run of the data root, question by question, into -store (no INPUT; incremental)")
 	fs.StringVar(&c.store, "store", "results/published/reexecuted.json", "with -all-published: the committed store of re-executed verdicts")
 	fs.StringVar(&c.compare, "compare", "", "with -all-published: compare the verdicts, question by question, with this store (e.g. the committed one) and fail on any difference")
+	fs.StringVar(&c.alongside, "alongside", "", "with -all-published: keep the verdicts beside the store's main ones, under run keys `<run id>@LABEL` (e.g. tasks: the environment of sandbox-env/requirements-tasks.lock; docs/sandbox.md), leaving the main verdicts alone")
 	fs.StringVar(&c.runs, "runs", "", "with -all-published: re-execute only the published runs whose id matches this regular expression")
 	shardFlag := fs.String("shard", "", "re-execute only shard `i/n` of the items (0 ≤ i < n), journaled into -out/.journal; merge the shards with -merge")
 	merge := fs.String("merge", "", "write the outputs from the journals of the shards' output directories `DIR,DIR,…` (same inputs, data and -questions), executing nothing")
@@ -122,6 +127,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *merge != "" {
 		c.merge = strings.Split(*merge, ",")
+	}
+	if c.alongside != "" {
+		if err := published.CheckAlongsideLabel(c.alongside); err != nil || !c.allPublished {
+			if err == nil {
+				err = fmt.Errorf("only with -all-published")
+			}
+			fmt.Fprintln(stderr, "rescore: -alongside:", err)
+			return exitUsage
+		}
 	}
 	if only != "" {
 		for _, id := range strings.Split(only, ",") {

@@ -33,6 +33,9 @@ const checkpointEvery = 20 * time.Second
 // code (SHA-256) and environment (sandbox, libraries, lock hash) is not
 // executed again; a run whose code or environment changed is redone whole.
 // Questions whose data files are absent are skipped (they get no row).
+// With c.alongside the verdicts are kept under the store keys
+// published.AlongsideKey(run id, c.alongside), beside the main ones, which
+// stay as they are.
 func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	root, bench, err := c.benchmark()
 	if err != nil {
@@ -92,6 +95,13 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	}
 	parts = append(parts, journal.QuestionParts(bench)...)
 	itemID := func(k int) string { return items[k].run + "/" + items[k].q.ID }
+	// key is the store key of a published run's verdicts in this environment.
+	key := func(runID string) string {
+		if c.alongside != "" {
+			return published.AlongsideKey(runID, c.alongside)
+		}
+		return runID
+	}
 	ids := make([]string, len(items))
 	for k := range items {
 		ids[k] = itemID(k)
@@ -126,13 +136,13 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	kept, redone := 0, 0
 	done := map[string]map[string]int{}
 	for _, f := range runs {
-		rx, src := st.Runs[f.Run.RunID], sources[f.Run.RunID]
+		rx, src := st.Runs[key(f.Run.RunID)], sources[f.Run.RunID]
 		if rx != nil && (rx.Source.SHA256 != src.SHA256 || rx.Environment != envID) {
 			redone++
 			rx = nil
 		}
 		if rx == nil && c.shard.Count == 0 { // a shard leaves the store alone
-			st.Runs[f.Run.RunID] = &published.ReexecutedRun{Source: src, Environment: envID}
+			st.Runs[key(f.Run.RunID)] = &published.ReexecutedRun{Source: src, Environment: envID}
 		}
 		done[f.Run.RunID] = map[string]int{}
 		if rx != nil {
@@ -173,7 +183,7 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	}
 	// record adds job j's verdicts s to the store.
 	record := func(j job, s *scoring.Scored) error {
-		rx := st.Runs[j.run]
+		rx := st.Runs[key(j.run)]
 		for _, p := range scoring.Protocols {
 			o, err := s.Outcome(p)
 			if err != nil {
@@ -283,8 +293,11 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	} else if err := write(); err != nil {
 		return err
 	}
-	if err := summarizePublished(stdout, runs, st); err != nil {
+	if err := summarizePublished(stdout, runs, st, key); err != nil {
 		return err
+	}
+	if c.alongside != "" {
+		printDifferences(stdout, st, c.alongside)
 	}
 	if c.compare != "" {
 		other, err := published.ReadReexecuted(c.compare)
@@ -293,7 +306,7 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 		}
 		mine := published.NewReexecuted()
 		for _, f := range runs {
-			mine.Runs[f.Run.RunID] = st.Runs[f.Run.RunID]
+			mine.Runs[f.Run.RunID] = st.Runs[key(f.Run.RunID)]
 		}
 		return reportComparison(stdout, c.store, c.compare, mine, other)
 	}
@@ -304,7 +317,7 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 // and passed properties under both protocols (over the questions
 // re-executed) next to the published totals of the same runs (over 49
 // questions and 138 properties each).
-func summarizePublished(w io.Writer, runs []*results.File, st *published.Reexecuted) error {
+func summarizePublished(w io.Writer, runs []*results.File, st *published.Reexecuted, storeKey func(runID string) string) error {
 	type tally struct{ runs, questions, properties, pubRunnable, pubPassed, pubQuestions, pubProperties, scoredRuns int }
 	type key struct {
 		system   results.System
@@ -314,7 +327,7 @@ func summarizePublished(w io.Writer, runs []*results.File, st *published.Reexecu
 	re := map[key][2]int{}
 	var systems []results.System
 	for _, f := range runs {
-		rx := st.Runs[f.Run.RunID]
+		rx := st.Runs[storeKey(f.Run.RunID)]
 		if rx == nil {
 			continue
 		}
@@ -364,4 +377,17 @@ func summarizePublished(w io.Writer, runs []*results.File, st *published.Reexecu
 			fmt.Sprintf("%d/%d", strict[0], t.questions), fmt.Sprintf("%d/%d", strict[1], t.properties), pub)
 	}
 	return nil
+}
+
+// printDifferences prints every question × protocol whose verdict differs
+// between the store's main environment and the one labelled label, both
+// sides (published.Reexecuted.EnvironmentDifferences).
+func printDifferences(w io.Writer, st *published.Reexecuted, label string) {
+	diffs, compared := st.EnvironmentDifferences(label)
+	fmt.Fprintf(w, "verdicts that differ between the main environment and %s: %d of %d question × protocol pairs compared\n", label, len(diffs), compared)
+	for _, d := range diffs {
+		fmt.Fprintf(w, "  %-28s %-19s %s  main %s: %s %s %d  %s %s: %s %s %d\n", d.QuestionID, d.Protocol, d.RunID,
+			d.MainEnvironment, d.Main.Verdict, d.Main.Cause, d.Main.PropertiesPassed,
+			label, d.OtherEnvironment, d.Other.Verdict, d.Other.Cause, d.Other.PropertiesPassed)
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,4 +152,97 @@ func TestRescorePublishedIsIncremental(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// TestRescorePublishedAlongside re-executes the same two questions first into
+// the store's main rows, then with -alongside into rows beside them (here in
+// the same Python environment under another CPU limit, so under another
+// environment id: the path make rescore-published SANDBOX_ENV=tasks takes),
+// and checks that the main rows are unchanged, the alongside rows sit under
+// "<run id>@again" with their own environment, the importer reads only the
+// main rows, the verdicts compare equal, and -alongside is refused without
+// -all-published or with a bad label.
+func TestRescorePublishedAlongside(t *testing.T) {
+	for _, bad := range [][]string{{"-alongside", "tasks", "x.jsonl"}, {"-all-published", "-alongside", "Tasks!"}} {
+		var stderr bytes.Buffer
+		if code := run(context.Background(), append([]string{"-data", t.TempDir()}, bad...), io.Discard, &stderr); code != exitUsage ||
+			!strings.Contains(stderr.String(), "-alongside") {
+			t.Errorf("%v: exit %d, %s; want a usage error naming -alongside", bad, code, stderr.String())
+		}
+	}
+	root := mattoolstest.DataRoot(t, "to re-execute the published runs")
+	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
+	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
+	}
+	mini := miniRoot(t, root)
+	store := filepath.Join(t.TempDir(), "reexecuted.json")
+	args := []string{"-quiet", "-slots", "2", "-data", mini, "-all-published", "-store", store, "-questions", "test_vacancy,test_boltzmann"}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("main: exit %d: %s", code, stderr.String())
+	}
+	first, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), append(args, "-alongside", "again", "-cpu", "200s"), &stdout, &stderr); code != exitOK {
+		t.Fatalf("alongside: exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "2 questions to re-execute, 0 kept") {
+		t.Errorf("alongside invocation said:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "verdicts that differ between the main environment and again: 0 of 4 question × protocol pairs compared") {
+		t.Errorf("alongside invocation printed:\n%s", stdout.String())
+	}
+	st, err := published.ReadReexecuted(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := published.ReadReexecuted(writeFile(t, first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "imported__tool-usage__single-llm__s0__gpt-4o-2024-08-06__mattools-original__r1"
+	main, other := st.Runs[id], st.Runs[published.AlongsideKey(id, "again")]
+	if main == nil || other == nil || len(st.Runs) != 2 || len(st.Environments) != 2 {
+		t.Fatalf("store runs %v, %d environments; want the main run and %s@again in two environments", st.Runs, len(st.Environments), id)
+	}
+	if main.Environment != before.Runs[id].Environment || len(main.Rows) != len(before.Runs[id].Rows) || main.Environment == other.Environment {
+		t.Errorf("main rows in %s (before %s), alongside rows in %s", main.Environment, before.Runs[id].Environment, other.Environment)
+	}
+	if cpu := st.Environments[other.Environment].Sandbox.Limits["cpu"]; cpu != "3m20s" {
+		t.Errorf("alongside environment's CPU limit %q, want 3m20s", cpu)
+	}
+	for i, v := range other.Rows {
+		if m := main.Rows[i]; m.QuestionID != v.QuestionID || m.Verdict != v.Verdict || m.PropertiesPassed != v.PropertiesPassed {
+			t.Errorf("row %d: main %+v, alongside %+v", i, m, v)
+		}
+	}
+	// A third invocation of either kind keeps everything.
+	stderr.Reset()
+	if code := run(context.Background(), append(args, "-alongside", "again", "-cpu", "200s"), io.Discard, &stderr); code != exitOK ||
+		!strings.Contains(stderr.String(), "0 questions to re-execute, 2 kept") {
+		t.Errorf("alongside again: exit %d: %s", code, stderr.String())
+	}
+	imp, err := published.Read(mini, published.Options{Reexecuted: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range imp.Files {
+		if f.Run.Provenance.Kind == results.ProvenanceRescored && f.Run.Environment.Sandbox.Limits["cpu"] != st.Environments[main.Environment].Sandbox.Limits["cpu"] {
+			t.Errorf("%s: imported from the alongside environment (cpu %s)", f.Run.RunID, f.Run.Environment.Sandbox.Limits["cpu"])
+		}
+	}
+}
+
+func writeFile(t *testing.T, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "store.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

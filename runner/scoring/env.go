@@ -35,7 +35,7 @@ const LockStamp = ".mattools-lock.sha256"
 // versions and the lock stamp.
 const probe = `import importlib.metadata as m, json, os, platform, sys
 libs = {"python": platform.python_version()}
-for p in ("pymatgen", "pymatgen-analysis-defects", "pydefect", "numpy", "scipy", "matplotlib", "pandas", "monty", "spglib"):
+for p in ("pymatgen", "pymatgen-analysis-defects", "pydefect", "numpy", "scipy", "matplotlib", "pandas", "monty", "spglib", "ase", "dscribe", "numba"):
     try:
         libs[p] = m.version(p)
     except m.PackageNotFoundError:

@@ -1,0 +1,93 @@
+package published
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// The store's runs map holds, under each published run id, the verdicts the
+// importer joins with the published code: those of the store's main
+// environment (the pinned one, sandbox-env/requirements.lock). Verdicts of
+// the same code re-executed in another recorded environment are kept beside
+// them, never in their place, under the key AlongsideKey(run id, label)
+// ("<run id>@<label>", e.g. "…__r1@tasks" for the environment of
+// sandbox-env/requirements-tasks.lock; make rescore-published
+// SANDBOX_ENV=tasks), each with its own environment id. The importer never
+// reads them (it looks runs up by their id), so the leaderboard's runs and
+// their verdicts do not change; EnvironmentDifferences compares the two.
+// See docs/sandbox.md ("Two environments").
+
+// alongsideLabel is what a label may be: lower-case letters, digits and
+// '-', starting with a letter.
+var alongsideLabel = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// CheckAlongsideLabel returns an error unless label can name an environment
+// kept beside the main one.
+func CheckAlongsideLabel(label string) error {
+	if !alongsideLabel.MatchString(label) {
+		return fmt.Errorf("environment label %q: want lower-case letters, digits and '-', starting with a letter", label)
+	}
+	return nil
+}
+
+// AlongsideKey is the store key of a published run's verdicts in the
+// environment labelled label, kept beside its main verdicts.
+func AlongsideKey(runID, label string) string { return runID + "@" + label }
+
+// EnvironmentDifference is one question of one published run under one
+// scoring protocol whose verdict, runnability or properties passed differ
+// between the store's main environment and the one labelled Label. Both
+// sides are given, never combined.
+type EnvironmentDifference struct {
+	RunID, QuestionID, Protocol string
+	Label                       string // the other environment's label, e.g. "tasks"
+	MainEnvironment             string // environment ids (keys of Reexecuted.Environments)
+	OtherEnvironment            string
+	Main, Other                 ReexecutedVerdict
+}
+
+// EnvironmentDifferences returns every question × protocol that both the
+// main environment and the environment labelled label re-executed, for the
+// same code (source SHA-256), whose verdict, runnable flag or properties
+// passed differ, sorted by question, protocol, then run id; and how many
+// such question × protocol pairs were compared. Questions only one side
+// executed are not compared.
+func (st *Reexecuted) EnvironmentDifferences(label string) (diffs []EnvironmentDifference, compared int) {
+	for id, main := range st.Runs {
+		if strings.Contains(id, "@") {
+			continue
+		}
+		other := st.Runs[AlongsideKey(id, label)]
+		if other == nil || other.Source.SHA256 != main.Source.SHA256 {
+			continue
+		}
+		mine := map[string]ReexecutedVerdict{}
+		for _, v := range main.Rows {
+			mine[v.QuestionID+"/"+v.Protocol] = v
+		}
+		for _, o := range other.Rows {
+			m, ok := mine[o.QuestionID+"/"+o.Protocol]
+			if !ok {
+				continue
+			}
+			compared++
+			if m.Verdict != o.Verdict || m.Runnable != o.Runnable || m.PropertiesPassed != o.PropertiesPassed {
+				diffs = append(diffs, EnvironmentDifference{RunID: id, QuestionID: o.QuestionID, Protocol: o.Protocol, Label: label,
+					MainEnvironment: main.Environment, OtherEnvironment: other.Environment, Main: m, Other: o})
+			}
+		}
+	}
+	sort.Slice(diffs, func(i, j int) bool {
+		a, b := diffs[i], diffs[j]
+		if a.QuestionID != b.QuestionID {
+			return a.QuestionID < b.QuestionID
+		}
+		if a.Protocol != b.Protocol {
+			return a.Protocol < b.Protocol
+		}
+		return a.RunID < b.RunID
+	})
+	return diffs, compared
+}
