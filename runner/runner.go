@@ -820,7 +820,7 @@ func (e *engine) modelClient(p *prepared) (*llm.Client, error) {
 	return llm.New(llm.Config{
 		BaseURL: m.BaseURLFor(p.pr.Round), APIKey: e.o.APIKeys[m.APIKeyEnv], Model: m.Name,
 		Params:  llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed},
-		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, HTTPClient: e.o.HTTPClient,
+		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, RetryTimeouts: m.RetryTimeouts, HTTPClient: e.o.HTTPClient,
 		OnRetry: func(attempt int, err error, delay time.Duration) {
 			e.log.Warn("retrying", "run", p.journalID, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
 		},
@@ -903,6 +903,17 @@ func (e *engine) writeOuts(p *prepared, src *lineSource, senv *scoring.Environme
 // session of a resumed run are not in the journal, so not included.)
 var implausibleUsage sync.Map // *prepared → *atomic.Int64
 
+// qaRefused counts, per prepared QA run, the questions of this process the
+// server refused as longer than the model's context (recorded unanswered);
+// assemble names the count in the run's warnings. A tool-usage question's
+// refusal is in its row (FinishContextLength, scoring.CauseContextLength).
+var qaRefused sync.Map // *prepared → *atomic.Int64
+
+// FinishContextLength is the finish reason recorded for a tool-usage
+// question whose model call the server refused as longer than the
+// model's context window (llm.ErrContextLength): no answer was generated.
+const FinishContextLength = "context_length_exceeded"
+
 // Caps of what answer stores: the model's answer text is stored
 // capped at a UTF-8 boundary, with its original length; generated code is
 // never cut: code over maxCodeBytes is refused whole (empty code, verdict
@@ -926,6 +937,16 @@ func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.A
 	}()
 	if it.q != nil {
 		g, err := sys.Generate(ctx, it.q, env)
+		// A call refused as longer than the model's context is the
+		// question's outcome, not the run's failure: no answer, recorded
+		// with finish reason FinishContextLength and cause
+		// scoring.CauseContextLength (docs/runner.md, "Local servers").
+		refused := err != nil && errors.Is(err, llm.ErrContextLength) && ctx.Err() == nil
+		if refused {
+			e.log.Warn("the server refused a call as longer than the model's context window; recorded as the question's outcome",
+				"run", p.journalID, "question", it.id, "error", err)
+			g.Code, g.FunctionName, g.Response, g.FinishReason, err = "", "", "", FinishContextLength, nil
+		}
 		if err != nil {
 			return l, err
 		}
@@ -945,15 +966,22 @@ func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.A
 		if tooLarge {
 			l.Question.VerdictCause = scoring.CauseCodeTooLarge // also recorded when unscored
 		}
+		if refused {
+			l.Question.VerdictCause = scoring.CauseContextLength // also recorded when unscored
+		}
 		if scorer != nil {
 			s, err := scorer.Score(ctx, it.q, scoring.Submission{Code: code, FunctionName: g.FunctionName})
 			if err != nil {
 				return l, fmt.Errorf("scoring: %w", err)
 			}
-			if tooLarge {
+			if tooLarge || refused {
+				cause := scoring.CauseCodeTooLarge
+				if refused {
+					cause = scoring.CauseContextLength
+				}
 				for _, o := range []*scoring.Outcome{&s.V1, &s.Strict} {
 					if o.Cause == scoring.CauseEmptyCode {
-						o.Cause = scoring.CauseCodeTooLarge
+						o.Cause = cause
 					}
 				}
 			}
@@ -962,6 +990,15 @@ func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.A
 		}
 	} else {
 		a, err := systems.AnswerQA(ctx, it.qa, env)
+		if err != nil && errors.Is(err, llm.ErrContextLength) && ctx.Err() == nil {
+			// The question's outcome: no answer (scored incorrect), counted
+			// in the run's warnings.
+			e.log.Warn("the server refused the question as longer than the model's context window; recorded as unanswered",
+				"run", p.journalID, "question", it.id, "error", err)
+			a, err = systems.QAAnswer{}, nil
+			v, _ := qaRefused.LoadOrStore(p, new(atomic.Int64))
+			v.(*atomic.Int64).Add(1)
+		}
 		if err != nil {
 			return l, err
 		}
@@ -972,6 +1009,15 @@ func (e *engine) answer(ctx context.Context, p *prepared, it item, sys systems.A
 			ExtractedLenient: &s.Lenient, CorrectAnswer: &it.qa.CorrectAnswer, AnswerTextBytes: ptr(int64(len(a.Response)))}
 		u = a.Usage
 		l.QA.PromptTokens, l.QA.CompletionTokens, l.QA.LatencyMS = &u.PromptTokens, &u.CompletionTokens, ptr(u.Latency.Milliseconds())
+	}
+	if audit.Missing() > 0 {
+		// A call answered without usage: the question's tokens are
+		// unknown (null), not 0, and so is the run's cost.
+		if l.Question != nil {
+			l.Question.PromptTokens, l.Question.CompletionTokens = nil, nil
+		} else {
+			l.QA.PromptTokens, l.QA.CompletionTokens = nil, nil
+		}
 	}
 	l.Calls, l.Attempts = u.Calls, u.Attempts
 	t := e.o.Now().UTC()
@@ -1037,7 +1083,11 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 		}
 		return a + b
 	}
+	var unknownRows, refusedRows int64
 	addUsage := func(pt, ct *int64, calls int) {
+		if pt == nil && ct == nil && calls > 0 {
+			unknownRows++ // a call was answered without usage (answer)
+		}
 		bound := llm.MaxPlausibleTokens * int64(max(calls, 1))
 		bad := false
 		add := func(sum *int64, n int64) {
@@ -1085,6 +1135,9 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 				}
 			}
 			addUsage(row.PromptTokens, row.CompletionTokens, l.Calls)
+			if row.FinishReason != nil && *row.FinishReason == FinishContextLength {
+				refusedRows++
+			}
 			outcomes = append(outcomes, results.QuestionRow{QuestionID: row.QuestionID, Verdict: row.Verdict, Runnable: row.Runnable,
 				PropertiesPassed: row.PropertiesPassed})
 			err = w.WriteQuestion(row)
@@ -1133,7 +1186,18 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 		r.Warnings = append(r.Warnings, fmt.Sprintf("usage: %d journal row(s) held negative or implausible token counts; "+
 			"they are counted as unknown (0), so the usage totals are lower bounds", badRows))
 	}
-	if price := p.pr.Model.Price; price != nil {
+	if v, ok := qaRefused.Load(p); ok {
+		refusedRows += v.(*atomic.Int64).Load()
+	}
+	if refusedRows > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("context: the server refused %d question(s) as longer than the model's context window; "+
+			"they are recorded unanswered (finish reason %s, cause %s)", refusedRows, FinishContextLength, scoring.CauseContextLength))
+	}
+	if unknownRows > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("usage: the server reported no token usage for %d question(s) (their tokens are null); "+
+			"the usage totals are lower bounds and the cost is unknown", unknownRows))
+	}
+	if price := p.pr.Model.Price; price != nil && unknownRows == 0 {
 		usage.CostUSD = ptr(price.Cost(usage.PromptTokens, usage.CompletionTokens))
 	}
 	r.Usage = usage

@@ -219,7 +219,8 @@ func TestFaultInjectionAnswersEveryQuestionExactlyOnce(t *testing.T) {
 	out := t.TempDir()
 	var logs bytes.Buffer
 	start := time.Now()
-	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "")), DataRoot: root, OutDir: out, Unscored: true,
+	// retry_timeouts: the fake is on 127.0.0.1, whose timeouts are not retried by default.
+	res, err := Run(context.Background(), Options{Plan: mustPlan(t, toolPlan(srv.URL, 1, "retry_timeouts = true\n")), DataRoot: root, OutDir: out, Unscored: true,
 		APIKeys: map[string]string{"FAKE_API_KEY": testKey}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -120,7 +120,7 @@ func TestEmbedRetriesTransientFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.New(t, llmtest.Options{FaultSequence: tt.faults, RetryAfter: "7", SlowDelay: time.Minute}) // the slow answer never beats the timeout; the others arrive well within it
 			rs := &recordSleep{}
-			c := embedClient(t, srv, Config{Timeout: 2 * time.Second, Sleep: rs.sleep, EmbeddingFormat: tt.format})
+			c := embedClient(t, srv, Config{Timeout: 2 * time.Second, Sleep: rs.sleep, EmbeddingFormat: tt.format, RetryTimeouts: ptr(true)})
 			got, err := c.Embed(context.Background(), "m", []string{"x"})
 			if err != nil || got.Attempts != 2 {
 				t.Fatalf("got %+v, %v; want success on attempt 2", got, err)

@@ -27,12 +27,14 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -102,6 +104,15 @@ type Config struct {
 	MaxRetryAfter time.Duration // cap of a server's Retry-After
 	// RequestsPerMinute limits the rate of attempts (0 = unlimited).
 	RequestsPerMinute float64
+	// RetryTimeouts says whether an attempt that got no response within
+	// Timeout is retried. nil: yes, unless the base URL is local (IsLocal:
+	// a loopback address or "localhost"). A local server such as llama.cpp's
+	// computes one request at a time and does not cancel a request whose
+	// client gave up: it computes it to the end while the retry queues
+	// behind it, so every retry adds a whole request to the queue
+	// (docs/runner.md, "Local servers"). A timeout that is not retried
+	// fails the call with an error saying so.
+	RetryTimeouts *bool
 	// HTTPClient sends the requests; nil means a client shared by every
 	// Client of the process, pooling DefaultConns connections per host
 	// (NewHTTPClient). Its own Timeout should be 0 or longer than Timeout.
@@ -139,26 +150,35 @@ type Completion struct {
 	// any MaxCompletionBytes cap (equal to len(Content) when not capped).
 	ContentBytes int64
 	// PromptTokens and CompletionTokens are the server's usage counts
-	// (0 when the server reports none, or an implausible count: see
-	// UsageImplausible).
+	// (0 when the server reports none: see UsageMissing; or an implausible
+	// count: see UsageImplausible).
 	PromptTokens     int64
 	CompletionTokens int64
 	// UsageImplausible is set when the server reported a negative token
 	// count or one above MaxPlausibleTokens; such a count is replaced by 0
 	// (unknown) and the call is counted in the context's UsageAudit.
 	UsageImplausible bool
-	Latency          time.Duration // of the successful attempt
-	Attempts         int           // attempts made, ≥ 1
+	// UsageMissing is set when the response had no usage (no "usage"
+	// object, or neither token count in it), as some local servers answer:
+	// the counts are then unknown, not 0, and the call is counted in the
+	// context's UsageAudit (UsageAudit.Missing).
+	UsageMissing bool
+	Latency      time.Duration // of the successful attempt
+	Attempts     int           // attempts made, ≥ 1
 }
 
 // UsageAudit counts the calls whose reported usage was implausible. Attach
 // one to a context with WithUsageAudit; every Complete and Embed made with
 // that context (or one derived from it) that gets an implausible usage
 // report adds 1. It is safe for concurrent use.
-type UsageAudit struct{ n atomic.Int64 }
+type UsageAudit struct{ n, missing atomic.Int64 }
 
 // Implausible returns the number of calls counted so far.
 func (a *UsageAudit) Implausible() int64 { return a.n.Load() }
+
+// Missing returns the number of chat completions answered without usage
+// (Completion.UsageMissing) so far.
+func (a *UsageAudit) Missing() int64 { return a.missing.Load() }
 
 type auditKey struct{}
 
@@ -231,7 +251,10 @@ type Client struct {
 	http    *doer          // chat completions, sent by chatAttempt
 	chatURL string         // the base URL (without its query) + "/chat/completions"
 	limiter *rate.Limiter
-	redact  *strings.Replacer // of completions: the API key
+	// retryTimeouts is Config.RetryTimeouts resolved; local is IsLocal of
+	// the base URL (for the errors' hints).
+	retryTimeouts, local bool
+	redact               *strings.Replacer // of completions: the API key
 	// redactErr is of errors: the API key and the base URL's credentials
 	// (user info, query string and its values).
 	redactErr *strings.Replacer
@@ -299,7 +322,30 @@ func New(cfg Config) (*Client, error) {
 	if cfg.RequestsPerMinute > 0 {
 		c.limiter = rate.NewLimiter(rate.Limit(cfg.RequestsPerMinute/60), 1)
 	}
+	c.local = IsLocal(cfg.BaseURL)
+	c.retryTimeouts = !c.local
+	if cfg.RetryTimeouts != nil {
+		c.retryTimeouts = *cfg.RetryTimeouts
+	}
 	return c, nil
+}
+
+// IsLocal reports whether base URL u names this machine: its host is
+// "localhost" (or ends in ".localhost") or a loopback IP address
+// (127.0.0.0/8, ::1). Such an endpoint is taken to be a local server
+// (llama.cpp, vLLM or Ollama on the user's machine), whose timeouts
+// Config.RetryTimeouts does not retry by default.
+func IsLocal(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	h := strings.ToLower(p.Hostname())
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Model returns the model id the client sends.
@@ -352,6 +398,7 @@ func (c *Client) CompleteWith(ctx context.Context, msgs []Message, o CallOptions
 	var comp *Completion
 	attempts, err := c.retry(ctx, c.cfg.Model, func(actx context.Context, info *attemptInfo) error {
 		var err error
+		info.jsonMode = o.JSONObject
 		comp, err = c.attempt(actx, info, body)
 		return err
 	})
@@ -453,6 +500,19 @@ func (c *Client) embedAttempt(ctx context.Context, info *attemptInfo, req openai
 	start := time.Now()
 	resp, err := c.oa.CreateEmbeddings(actx, req)
 	latency := time.Since(start)
+	var ute *json.UnmarshalTypeError
+	if err != nil && ctx.Err() == nil && info.status >= 200 && info.status < 300 && errors.As(err, &ute) && ute.Value == "array" &&
+		strings.HasSuffix(ute.Field, "embedding") {
+		// Not retried: the server would send the same shape again.
+		if req.EncodingFormat == openai.EmbeddingEncodingFormatBase64 {
+			return nil, fmt.Errorf("%w: the server sent arrays where encoding_format base64 asks for base64 strings; "+
+				"set the embedding format to \"float\"", ErrInvalidEmbeddings)
+		}
+		return nil, fmt.Errorf("%w: the server sent one vector per token of each input (\"embedding\": [[…], …]), not one per input: "+
+			"its model is served without pooling. Start llama-cpp-python's server with --kv_overrides <arch>.pooling_type=int:1 "+
+			"(mean pooling; <arch> is the GGUF's general.architecture, e.g. llama.pooling_type=int:1), llama.cpp's llama-server "+
+			"with --pooling mean, or serve an embedding model", ErrPerTokenEmbeddings)
+	}
 	if err != nil {
 		return nil, c.classify(ctx, actx, info, err)
 	}
@@ -461,8 +521,59 @@ func (c *Client) embedAttempt(ctx context.Context, info *attemptInfo, req openai
 		return nil, err
 	}
 	tok, bad := checkUsage(ctx, resp.Usage.PromptTokens)
+	if words := minTokens(req.Input); tok[0] > 0 && tok[0] < words {
+		return nil, fmt.Errorf("%w: the server counted %d input tokens for %d input(s) of at least %d words (the longest: %d words): "+
+			"it embedded only the start of each input; llama.cpp's server cuts every input to n_batch tokens (512 by default): "+
+			"start it with --n_batch (and --n_ubatch) of at least the longest input's tokens, and --n_ctx as large, or embed shorter chunks",
+			ErrEmbeddingsTruncated, tok[0], len(req.Input), words, longestWords(req.Input))
+	}
 	return &Embeddings{Vectors: vecs, Model: string(resp.Model),
 		PromptTokens: tok[0], UsageImplausible: bad, Latency: latency}, nil
+}
+
+// ErrPerTokenEmbeddings (wrapping ErrInvalidEmbeddings) is the error of an
+// embeddings response with one vector per token of each input
+// ("embedding": [[…], …]), as llama.cpp's servers answer for a model served
+// without pooling (a chat model's GGUF); the error names the server
+// setting that fixes it.
+var ErrPerTokenEmbeddings = fmt.Errorf("%w: per-token embeddings", ErrInvalidEmbeddings)
+
+// ErrEmbeddingsTruncated (wrapping ErrInvalidEmbeddings) is the error of an
+// embeddings response whose usage counts fewer input tokens than the inputs
+// have words (minTokens): the server embedded only the start of the inputs,
+// as llama.cpp's servers do past n_batch tokens. It is detected only where
+// the server reports usage, and only when it cut more than the inputs'
+// word count; a cut within that is not seen (docs/runner.md, "Local servers").
+var ErrEmbeddingsTruncated = fmt.Errorf("%w: inputs truncated by the server", ErrInvalidEmbeddings)
+
+// minTokens is a lower bound of the tokens of inputs under the tokenizers of
+// embedding and chat models (BPE with GPT-2-style pre-tokenization, and
+// SentencePiece), which never merge two whitespace-separated words into one
+// token: the whitespace-separated fields holding a letter or a digit.
+func minTokens(inputs []string) int64 {
+	var n int64
+	for _, in := range inputs {
+		n += int64(words(in))
+	}
+	return n
+}
+
+func words(s string) int {
+	n := 0
+	for _, f := range strings.Fields(s) {
+		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func longestWords(inputs []string) int {
+	m := 0
+	for _, in := range inputs {
+		m = max(m, words(in))
+	}
+	return m
 }
 
 // checkEmbeddings returns the vectors of data if there is one per input
@@ -501,6 +612,7 @@ type attemptInfo struct {
 	retryAfter time.Duration
 	retryable  bool
 	tooLarge   atomic.Bool // the response body reached the MaxResponseBytes cap
+	jsonMode   bool        // the request sent response_format json_object
 }
 
 type infoKey struct{}
@@ -539,9 +651,11 @@ type chatResponse struct {
 			Content textOrParts `json:"content"`
 		} `json:"message"`
 	} `json:"choices"`
-	Usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+	// Usage is nil when the response has none (or "usage": null); a count
+	// is nil when absent.
+	Usage *struct {
+		PromptTokens     *int `json:"prompt_tokens"`
+		CompletionTokens *int `json:"completion_tokens"`
 	} `json:"usage"`
 }
 
@@ -625,8 +739,16 @@ func (c *Client) attempt(ctx context.Context, info *attemptInfo, body []byte) (*
 	if c.cfg.MaxCompletionBytes > 0 {
 		content = CapText(content, c.cfg.MaxCompletionBytes)
 	}
-	tok, bad := checkUsage(ctx, resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
+	var pt, ct int
+	missing := resp.Usage == nil || (resp.Usage.PromptTokens == nil && resp.Usage.CompletionTokens == nil)
+	if !missing {
+		pt, ct = derefInt(resp.Usage.PromptTokens), derefInt(resp.Usage.CompletionTokens)
+	} else if a, ok := ctx.Value(auditKey{}).(*UsageAudit); ok && a != nil {
+		a.missing.Add(1)
+	}
+	tok, bad := checkUsage(ctx, pt, ct)
 	return &Completion{
+		UsageMissing:     missing,
 		Content:          content,
 		ContentBytes:     n,
 		FinishReason:     string(ch.FinishReason),
@@ -636,6 +758,13 @@ func (c *Client) attempt(ctx context.Context, info *attemptInfo, body []byte) (*
 		UsageImplausible: bad,
 		Latency:          latency,
 	}, nil
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // classify marks a failed attempt's err retryable (HTTP 408, 429, 5xx, a
@@ -649,8 +778,22 @@ func (c *Client) classify(ctx, actx context.Context, info *attemptInfo, err erro
 		// attempt reads MaxResponseBytes.
 		err = fmt.Errorf("response body (HTTP %d) exceeds the cap of %d bytes (MaxResponseBytes); reading stopped there", info.status, c.cfg.MaxResponseBytes)
 	case errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil:
+		if !c.retryTimeouts {
+			why := "RetryTimeouts is off"
+			if c.local {
+				why = "the server is local, and a local server (llama.cpp's) keeps computing a request whose client gave up, so a retry would queue behind it"
+			}
+			err = fmt.Errorf("no response within the request timeout of %s, not retried (%s); raise the model's timeout, or lower its max_concurrency: %w", c.cfg.Timeout, why, err)
+			break
+		}
 		err = fmt.Errorf("no response within the request timeout of %s: %w", c.cfg.Timeout, err)
 		info.retryable = true
+	case refusal(info.status) && isContextLength(err):
+		// Not retried: the same prompt would be refused again.
+		err = fmt.Errorf("%w (HTTP %d, not retried): %w", ErrContextLength, info.status, err)
+	case info.jsonMode && refusal(info.status) && isJSONModeRefusal(err):
+		err = fmt.Errorf("%w (HTTP %d, not retried): %w; set json_mode = false for this model in the plan (docs/runner.md, \"Local servers\")",
+			ErrJSONModeUnsupported, info.status, err)
 	case info.status == 0:
 		info.retryable = true // transport error: connection refused or reset, EOF
 	case info.status == http.StatusRequestTimeout || info.status == http.StatusTooManyRequests || info.status >= 500:
@@ -660,6 +803,62 @@ func (c *Client) classify(ctx, actx context.Context, info *attemptInfo, err erro
 		info.retryable = true
 	}
 	return err
+}
+
+// ErrContextLength is wrapped by the *Error of a request the server refused
+// because the prompt (with max_tokens) is longer than the model's context
+// window: HTTP 400, 413 or 422 whose error names the context length
+// (isContextLength). It is not retried; the runner records it as the
+// question's outcome (docs/runner.md, "Local servers").
+var ErrContextLength = errors.New("prompt longer than the model's context window")
+
+// ErrJSONModeUnsupported is wrapped by the *Error of a JSON-mode request
+// (CallOptions.JSONObject) that the server refused because of its
+// response_format (HTTP 400, 413 or 422 naming response_format, json_object
+// or JSON mode). It is not retried; the fallback is the plan's
+// json_mode = false, which sends no response_format (the prompts ask for
+// JSON anyway).
+var ErrJSONModeUnsupported = errors.New("server does not support JSON mode (response_format json_object)")
+
+// refusal reports whether status is a refusal of the request as sent.
+func refusal(status int) bool { return status == 400 || status == 413 || status == 422 }
+
+// contextLengthMarks are lowercased phrases of the context-length errors of
+// OpenAI and llama-cpp-python ("context_length_exceeded", "This model's
+// maximum context length is …"), llama.cpp's llama-server
+// ("exceed_context_size_error", "the request exceeds the available context
+// size"), vLLM ("… is longer than the maximum model length of …") and
+// Ollama ("input length exceeds the context length").
+var contextLengthMarks = []string{"context_length_exceeded", "maximum context length", "exceed_context_size",
+	"exceeds the available context size", "maximum model length", "context length", "context window"}
+
+func isContextLength(err error) bool {
+	t := strings.ToLower(errText(err))
+	for _, m := range contextLengthMarks {
+		if strings.Contains(t, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func isJSONModeRefusal(err error) bool {
+	t := strings.ToLower(errText(err))
+	return strings.Contains(t, "response_format") || strings.Contains(t, "json_object") || strings.Contains(t, "json mode")
+}
+
+// errText is err's text with, for an error response, its code and body.
+func errText(err error) string {
+	t := err.Error()
+	var ae *openai.APIError
+	if errors.As(err, &ae) {
+		t += fmt.Sprintf(" %v %s", ae.Code, ae.Type)
+	}
+	var re *openai.RequestError
+	if errors.As(err, &re) {
+		t += " " + string(re.Body)
+	}
+	return t
 }
 
 // backoff returns the delay before retry number attempt (1-based): an
@@ -701,14 +900,19 @@ func (e *Error) Error() string {
 }
 
 // Unwrap returns the context's error when the caller's context ended, so
-// that errors.Is(err, context.Canceled) works; ErrInvalidEmbeddings when an
-// embeddings response failed validation; otherwise nil.
+// that errors.Is(err, context.Canceled) works; otherwise the sentinel of
+// the failure (sentinels: ErrContextLength, ErrJSONModeUnsupported,
+// ErrPerTokenEmbeddings and ErrEmbeddingsTruncated, which wrap
+// ErrInvalidEmbeddings, or ErrInvalidEmbeddings itself), or nil.
 func (e *Error) Unwrap() error {
 	if e.ctxErr != nil {
 		return e.ctxErr
 	}
 	return e.cause
 }
+
+// sentinels are the errors an *Error unwraps to, most specific first.
+var sentinels = []error{ErrContextLength, ErrJSONModeUnsupported, ErrPerTokenEmbeddings, ErrEmbeddingsTruncated, ErrInvalidEmbeddings}
 
 func (c *Client) fail(model string, attempts int, ctxErr error, status int, err error) *Error {
 	var ue *url.Error
@@ -717,8 +921,11 @@ func (c *Client) fail(model string, attempts int, ctxErr error, status int, err 
 	}
 	e := &Error{Model: model, Attempts: attempts, Status: status,
 		msg: c.redactErr.Replace(err.Error()), ctxErr: ctxErr}
-	if errors.Is(err, ErrInvalidEmbeddings) {
-		e.cause = ErrInvalidEmbeddings
+	for _, s := range sentinels {
+		if errors.Is(err, s) {
+			e.cause = s
+			break
+		}
 	}
 	return e
 }

@@ -152,7 +152,8 @@ func TestRetriesTransientFailuresThenSucceeds(t *testing.T) {
 	srv, n := sequence(t, status(500), status(503), malformed, hang, noChoices, status(408), ok("done"))
 	rs := &recordSleep{}
 	var retries []string
-	c, _ := New(Config{BaseURL: srv.URL, Model: "m", Timeout: 2 * time.Second, MaxRetries: 6, // the good answers arrive well within it, loaded or not
+	// RetryTimeouts: the fake is on 127.0.0.1, whose timeouts are not retried by default.
+	c, _ := New(Config{BaseURL: srv.URL, Model: "m", Timeout: 2 * time.Second, MaxRetries: 6, RetryTimeouts: ptr(true), // the good answers arrive well within it, loaded or not
 		BackoffBase: time.Second, BackoffMax: 10 * time.Second, Sleep: rs.sleep,
 		OnRetry: func(a int, err error, d time.Duration) { retries = append(retries, err.Error()) }})
 	comp, err := c.Complete(context.Background(), []Message{User("q")})

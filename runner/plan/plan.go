@@ -176,6 +176,7 @@ type Embedding struct {
 	BatchSize         int      `toml:"batch_size"`          // inputs per request; default 100
 	RequestsPerMinute float64  `toml:"requests_per_minute"` // 0 = unlimited
 	Timeout           Duration `toml:"timeout"`             // per request; default 600s
+	RetryTimeouts     *bool    `toml:"retry_timeouts"`      // as Model.RetryTimeouts
 	// Price is in US dollars per million input tokens; cost is estimated only when set.
 	PricePerMillion float64 `toml:"price_per_million"`
 }
@@ -274,6 +275,10 @@ type Model struct {
 	MaxRetries        *int     `toml:"max_retries"`         // default 5
 	RequestsPerMinute float64  `toml:"requests_per_minute"` // 0 = unlimited
 	MaxConcurrency    int      `toml:"max_concurrency"`     // 0 = the plan's concurrency
+	// RetryTimeouts says whether a request that timed out is retried;
+	// unset: yes, unless base_url is local (llm.IsLocal), whose server
+	// keeps computing a request its client gave up on (llm.Config.RetryTimeouts).
+	RetryTimeouts *bool `toml:"retry_timeouts"`
 
 	// Price is in US dollars per million tokens; cost is reported only when set.
 	Price *Price `toml:"price"`

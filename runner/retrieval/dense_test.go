@@ -266,7 +266,8 @@ func TestDenseRetriesTransientFailuresAndTheQueryIsEmbeddedPerSearch(t *testing.
 	srv := llmtest.New(t, llmtest.Options{EmbeddingDims: 16, SlowDelay: time.Minute, // past the timeout by far; the other answers arrive well within it
 		FaultSequence: []llmtest.Fault{llmtest.FaultRateLimit, "", llmtest.FaultServerError, llmtest.FaultSlow}})
 	c := denseCorpus()
-	d, err := NewDense(context.Background(), c, client(t, srv, llm.Config{Timeout: 2 * time.Second}), DenseOptions{Model: "emb", BatchSize: 10})
+	retry := true // the fake is on 127.0.0.1, whose timeouts llm does not retry by default
+	d, err := NewDense(context.Background(), c, client(t, srv, llm.Config{Timeout: 2 * time.Second, RetryTimeouts: &retry}), DenseOptions{Model: "emb", BatchSize: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

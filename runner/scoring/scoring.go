@@ -91,6 +91,7 @@ const (
 	CauseVerifyException    = "verify-exception"    // strict: the unit test could not be run at all
 	CauseVerifyMalformed    = "verify-malformed"    // v1: a list whose last two items are not counts
 	CauseCodeTooLarge       = "code-too-large"      // the runner refused the extracted code whole: over its size cap, not run
+	CauseContextLength      = "context-length"      // the server refused a model call as longer than the model's context window: no answer, not run
 	// "exception:<Type>" — the code raised <Type> (e.g. exception:FileNotFoundError).
 )
 

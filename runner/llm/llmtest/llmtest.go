@@ -189,6 +189,30 @@ type Options struct {
 	EmbeddingDims int
 	// SlowDelay is how long FaultSlow waits before answering (2 s when 0).
 	SlowDelay time.Duration
+
+	// Quirks of local servers (llama.cpp's, docs/runner.md "Local servers"):
+
+	// PerTokenEmbeddings answers embeddings with one vector per word of
+	// each input ("embedding": [[…], …], at least one), as llama.cpp's
+	// servers do for a model served without pooling.
+	PerTokenEmbeddings bool
+	// EmbeddingTokenLimit, when positive, cuts every embeddings input to
+	// its first EmbeddingTokenLimit words before embedding and counting
+	// it, as llama.cpp's servers cut inputs to n_batch tokens.
+	EmbeddingTokenLimit int
+	// ContextTokens, when positive, refuses a chat request whose prompt
+	// words (the usage count) plus its max_tokens exceed it with HTTP 400
+	// and llama-cpp-python's context_length_exceeded error body.
+	ContextTokens int
+	// NoUsage leaves "usage" out of chat answers.
+	NoUsage bool
+	// RejectJSONMode refuses a chat request with a response_format with
+	// HTTP 400 naming response_format.
+	RejectJSONMode bool
+	// Raw, when set, is asked first about every request: when it returns
+	// ok, the server answers with that status and body (Content-Type
+	// application/json), e.g. a recorded exchange of a real server.
+	Raw func(Request) (status int, body []byte, ok bool)
 }
 
 // Server is the fake. Create it with New.
@@ -372,8 +396,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		Model    string    `json:"model"`
-		Messages []Message `json:"messages"`
+		Model          string          `json:"model"`
+		Messages       []Message       `json:"messages"`
+		MaxTokens      int             `json:"max_tokens"`
+		ResponseFormat json.RawMessage `json:"response_format"`
 	}
 	raw, err := io.ReadAll(r.Body)
 	if err == nil {
@@ -385,6 +411,25 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	req := Request{Endpoint: "chat/completions", Model: body.Model, Messages: body.Messages, Body: raw, Header: r.Header.Clone(),
 		URL: r.URL.RequestURI()}
+
+	if s.raw(w, req) {
+		return
+	}
+	if s.opts.RejectJSONMode && len(body.ResponseFormat) > 0 && string(body.ResponseFormat) != "null" {
+		s.record(req)
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "llmtest: response_format is not supported")
+		return
+	}
+	if n := promptWords(req.Messages); s.opts.ContextTokens > 0 && n+body.MaxTokens > s.opts.ContextTokens {
+		s.record(req)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+			"message": fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+				s.opts.ContextTokens, n+body.MaxTokens, n, body.MaxTokens),
+			"type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+		return
+	}
 
 	s.mu.Lock()
 	if req.Fault = s.nextFault(); isEmbeddingFault(req.Fault) {
@@ -444,9 +489,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	pt, ct := reply.PromptTokens, reply.CompletionTokens
 	if pt == 0 && ct == 0 {
-		for _, m := range req.Messages {
-			pt += len(strings.Fields(m.Content))
-		}
+		pt = promptWords(req.Messages)
 		ct = len(strings.Fields(reply.Content))
 	}
 	fr := reply.FinishReason
@@ -459,12 +502,52 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			"message": map[string]any{"role": "assistant", "content": reply.Content}}},
 		"usage": map[string]any{"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
 	}
+	if s.opts.NoUsage {
+		delete(resp, "usage")
+	}
 	w.Header().Set("Content-Type", "application/json")
 	if err := json.NewEncoder(w).Encode(resp); err == nil {
 		s.mu.Lock()
 		s.answered++
 		s.mu.Unlock()
 	}
+}
+
+// promptWords is the fake's prompt token count: the whitespace-separated
+// words of every message.
+func promptWords(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(strings.Fields(m.Content))
+	}
+	return n
+}
+
+// record appends req (answered without a fault) to the requests.
+func (s *Server) record(req Request) {
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+}
+
+// raw answers req from Options.Raw when it says so, and reports whether it did.
+func (s *Server) raw(w http.ResponseWriter, req Request) bool {
+	if s.opts.Raw == nil {
+		return false
+	}
+	status, body, ok := s.opts.Raw(req)
+	if !ok {
+		return false
+	}
+	s.record(req)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if _, err := w.Write(body); err == nil && status < 300 {
+		s.mu.Lock()
+		s.answered++
+		s.mu.Unlock()
+	}
+	return true
 }
 
 // endless writes 200, prefix, then 'a' bytes in 64 KiB flushed chunks until
@@ -536,6 +619,22 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	req := Request{Endpoint: "embeddings", Model: body.Model, Inputs: inputs, Body: raw, Header: r.Header.Clone(),
 		URL: r.URL.RequestURI()}
+	if s.raw(w, req) {
+		return
+	}
+	if n := s.opts.EmbeddingTokenLimit; n > 0 {
+		cut := make([]string, len(inputs))
+		for i, in := range inputs {
+			ws := Words(in)
+			cut[i] = strings.Join(ws[:min(len(ws), n)], " ")
+		}
+		inputs = cut
+	}
+	if s.opts.PerTokenEmbeddings {
+		s.record(req)
+		s.perToken(w, req.Model, inputs)
+		return
+	}
 	s.mu.Lock()
 	req.Fault = s.nextFault()
 	s.requests = append(s.requests, req)
@@ -620,6 +719,36 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(&b, `],"model":%s,"usage":{"prompt_tokens":%d,"total_tokens":%d}}`, model, tokens, tokens)
 	w.Header().Set("Content-Type", "application/json")
 	if _, err := io.WriteString(w, b.String()); err == nil {
+		s.mu.Lock()
+		s.answered++
+		s.mu.Unlock()
+	}
+}
+
+// perToken answers with one float vector per word of each input (at least
+// one), llama.cpp's answer without pooling.
+func (s *Server) perToken(w http.ResponseWriter, model string, inputs []string) {
+	type item struct {
+		Object    string      `json:"object"`
+		Embedding [][]float32 `json:"embedding"`
+		Index     int         `json:"index"`
+	}
+	data := make([]item, len(inputs))
+	tokens := 0
+	for i, in := range inputs {
+		ws := Words(in)
+		if len(ws) == 0 {
+			ws = []string{""}
+		}
+		data[i] = item{Object: "embedding", Index: i}
+		for _, wd := range ws {
+			data[i].Embedding = append(data[i].Embedding, Embedding(wd, s.opts.EmbeddingDims))
+		}
+		tokens += len(ws)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": model,
+		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens}}); err == nil {
 		s.mu.Lock()
 		s.answered++
 		s.mu.Unlock()
