@@ -130,8 +130,10 @@ type VerifiedAuditRow struct {
 // averaged over the configuration's aggregated runs. A configuration with a
 // run that cannot be scored (a question of the set without a row or without
 // outcomes) is listed, unranked, with the reason. audit's strict runs (the
-// benchmark audit's) give the unranked bounds. nil when set is nil.
-func BuildVerifiedTable(set *VerifiedSet, tables []*RankedTable, audit []*results.File) *VerifiedTable {
+// benchmark audit's) give the unranked bounds, scored on auditRows[run id]
+// (their compact rows, as the site loads them) or, for a run without an
+// entry, on their Questions. nil when set is nil.
+func BuildVerifiedTable(set *VerifiedSet, tables []*RankedTable, audit []*results.File, auditRows map[string][]results.SummaryRow) *VerifiedTable {
 	if set == nil {
 		return nil
 	}
@@ -202,7 +204,11 @@ func BuildVerifiedTable(set *VerifiedSet, tables []*RankedTable, audit []*result
 				f.Run.BenchmarkVersion != set.BenchmarkVersion {
 				continue
 			}
-			p, n, err := results.TallySummaryProperties(results.SummaryRows(f.Questions), set.Set)
+			rows, ok := auditRows[f.Run.RunID]
+			if !ok {
+				rows = results.SummaryRows(f.Questions)
+			}
+			p, n, err := results.TallySummaryProperties(rows, set.Set)
 			if err != nil {
 				continue // an audit of another question set
 			}

@@ -142,7 +142,7 @@ func TestVerifiedTableFromStoredOutcomes(t *testing.T) {
 			}
 		}
 	}
-	vt := aggregate.BuildVerifiedTable(vs, lb.Headline, auditFiles(t))
+	vt := aggregate.BuildVerifiedTable(vs, lb.Headline, auditFiles(t), nil)
 	if len(vt.Rows) == 0 {
 		t.Fatal("no row scored on the verified set")
 	}
@@ -206,7 +206,7 @@ func TestVerifiedTableFromStoredOutcomes(t *testing.T) {
 	}
 	defer func() { victim.Questions = old }()
 	lb2 := aggregate.Build(files, aggregate.DefaultCatalog())
-	vt2 := aggregate.BuildVerifiedTable(vs, lb2.Headline, nil)
+	vt2 := aggregate.BuildVerifiedTable(vs, lb2.Headline, nil, nil)
 	last := vt2.Rows[len(vt2.Rows)-1]
 	if len(vt2.Rows) != len(vt.Rows) || last.Rank != 0 || !strings.Contains(last.Unscorable, victim.Run.RunID) ||
 		!strings.Contains(last.Unscorable, "has no per-property outcomes") {
