@@ -73,8 +73,8 @@ type Edition struct {
 	// releases show what they showed.
 	VerifiedSet *aggregate.VerifiedSet
 	Figures     []*plots.Figure
-	Benchmark *datasets.Benchmark // nil: no question pages
-	Paper     []paperonly.Value
+	Benchmark   *datasets.Benchmark // nil: no question pages
+	Paper       []paperonly.Value
 	// Catalog names models that have no run (paper-only rows); nil means aggregate.DefaultCatalog().
 	Catalog *aggregate.Catalog
 	// ResultsPaths maps run ids to their results files, copied as downloads.
