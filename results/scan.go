@@ -63,6 +63,19 @@ type SummaryRow struct {
 	PromptTokens     *int64
 	CompletionTokens *int64
 	LatencyMS        *int64
+	// Outcomes are the row's per-property outcomes (format v3's
+	// property_outcomes) without their messages, in the unit test's order;
+	// nil when the row has none. TallySummaryProperties scores a question
+	// set defined by properties on them.
+	Outcomes []PropertyPass
+}
+
+// PropertyPass is one property's outcome as a SummaryRow keeps it: the
+// property's name and whether its check passed (PropertyOutcome without
+// the message).
+type PropertyPass struct {
+	Property string
+	Passed   bool
 }
 
 // SummaryRows returns the summary columns of rows, in order (nil for none);
@@ -114,6 +127,12 @@ func summaryRows(rows []QuestionRow, in func(string) string) []SummaryRow {
 			s.PropertiesPassed = &i32s[len(i32s)-1]
 		}
 		s.PromptTokens, s.CompletionTokens, s.LatencyMS = opt64(q.PromptTokens), opt64(q.CompletionTokens), opt64(q.LatencyMS)
+		if len(q.PropertyOutcomes) > 0 {
+			s.Outcomes = make([]PropertyPass, len(q.PropertyOutcomes))
+			for j, o := range q.PropertyOutcomes {
+				s.Outcomes[j] = PropertyPass{Property: in(o.Property), Passed: o.Passed}
+			}
+		}
 	}
 	return out
 }

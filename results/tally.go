@@ -80,10 +80,36 @@ func (s PropertySet) Size() (questions, properties int) {
 // question, a data-missing question: those must be re-executed, or are
 // outside the run), or without one of set's properties.
 func TallyProperties(rows []QuestionRow, set PropertySet) (passed, total int, err error) {
-	byID := map[string]*QuestionRow{}
+	byID := map[string][]PropertyPass{}
+	verdict := map[string]string{}
 	for i := range rows {
-		byID[rows[i].QuestionID] = &rows[i]
+		q := &rows[i]
+		verdict[q.QuestionID] = q.Verdict
+		po := make([]PropertyPass, len(q.PropertyOutcomes))
+		for j, o := range q.PropertyOutcomes {
+			po[j] = PropertyPass{Property: o.Property, Passed: o.Passed}
+		}
+		byID[q.QuestionID] = po
 	}
+	return tallyProperties(byID, verdict, set)
+}
+
+// TallySummaryProperties is TallyProperties on a run's rows as the
+// leaderboard keeps them (SummaryRow.Outcomes), with the same errors.
+func TallySummaryProperties(rows []SummaryRow, set PropertySet) (passed, total int, err error) {
+	byID := map[string][]PropertyPass{}
+	verdict := map[string]string{}
+	for i := range rows {
+		byID[rows[i].QuestionID] = rows[i].Outcomes
+		verdict[rows[i].QuestionID] = rows[i].Verdict
+	}
+	return tallyProperties(byID, verdict, set)
+}
+
+// tallyProperties scores set on the per-property outcomes of each
+// question's row (question id → outcomes; a question with a row is in
+// verdict).
+func tallyProperties(byID map[string][]PropertyPass, verdict map[string]string, set PropertySet) (passed, total int, err error) {
 	ids := make([]string, 0, len(set))
 	for id := range set {
 		ids = append(ids, id)
@@ -94,15 +120,15 @@ func TallyProperties(rows []QuestionRow, set PropertySet) (passed, total int, er
 		if len(props) == 0 {
 			continue
 		}
-		q := byID[id]
+		v, ok := verdict[id]
 		switch {
-		case q == nil:
+		case !ok:
 			return 0, 0, fmt.Errorf("question %s: no row", id)
-		case len(q.PropertyOutcomes) == 0:
-			return 0, 0, fmt.Errorf("question %s: the row (verdict %s) has no per-property outcomes; re-execute it to score it by property", id, q.Verdict)
+		case len(byID[id]) == 0:
+			return 0, 0, fmt.Errorf("question %s: the row (verdict %s) has no per-property outcomes; re-execute it to score it by property", id, v)
 		}
 		outcome := map[string]bool{}
-		for _, o := range q.PropertyOutcomes {
+		for _, o := range byID[id] {
 			outcome[o.Property] = o.Passed
 		}
 		for _, p := range props {

@@ -232,5 +232,13 @@ func TestTallyPropertiesFromStoredRows(t *testing.T) {
 		if _, _, err := TallyProperties(rows, c.set); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("TallyProperties = %v, want %s", err, c.want)
 		}
+		// The leaderboard's compact rows keep the outcomes (without the
+		// messages) and give the same errors.
+		if _, _, err := TallySummaryProperties(SummaryRows(rows), c.set); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("TallySummaryProperties = %v, want %s", err, c.want)
+		}
+	}
+	if passed, total, err := TallySummaryProperties(SummaryRows(rows), set); err != nil || passed != 3 || total != 5 {
+		t.Errorf("TallySummaryProperties = %d of %d, %v; want 3 of 5", passed, total, err)
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/release"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -67,7 +69,8 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 		fixtureIDs = append(fixtureIDs, f.Run.RunID)
 	}
 	out := filepath.Join(base, "public")
-	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: auditDir, RepoRoot: repoRoot(t), OutDir: out,
+	verifiedFile := filepath.Join(repoRoot(t), "benchmarks", "mattools-tool-usage", "verified-v1.json")
+	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: auditDir, VerifiedSet: verifiedFile, RepoRoot: repoRoot(t), OutDir: out,
 		WorkDir: filepath.Join(base, "work"), Releases: []release.Release{{Version: "v1.0", Date: "2025-06-01", Title: "fixture", Runs: fixtureIDs}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +158,42 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 		if html := readFile(t, page); strings.Contains(html, "audit-row") || strings.Contains(html, "of what a correct solution reaches") {
 			t.Errorf("%s: a release that lists no audit run shows audit rows", page)
 		}
+	}
+	// The verified question set's table: on the preview's home page only,
+	// after the full set's tables; the model's strict run scored on it from
+	// its rows' per-property outcomes, with its full-set rank; the
+	// reference solution passes every property of the set.
+	vs, err := aggregate.ReadVerifiedSet(verifiedFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	passed := 0
+	for _, q := range model[results.ProtocolMatToolsV1Strict].Questions {
+		for _, o := range q.PropertyOutcomes {
+			if o.Passed && slices.Contains(vs.Set[q.QuestionID], o.Property) {
+				passed++
+			}
+		}
+	}
+	home := readFile(t, filepath.Join(preview, "index.html"))
+	sec := regexp.MustCompile(`(?s)<section class="leaderboard-table verified-table" id="[^"]*">.*?</section>`).FindString(home)
+	if sec == "" || strings.Index(home, sec) < strings.LastIndex(home, `class="leaderboard-table ranked-table"`) {
+		t.Fatalf("the preview's home page has no verified-set table after the full set's tables")
+	}
+	t.Logf("verified table:\n%s", sec)
+	modelRow := regexp.MustCompile(`(?s)<tr class="computed-row">\s*<td class="num rank" data-sort="1">1</td>.*?</tr>`).FindString(sec)
+	wantCell := fmt.Sprintf(`%s</a> <span class="detail">%d/%d, n = 1</span>`, pct(passed, vs.Properties), passed, vs.Properties)
+	if !strings.Contains(modelRow, wantCell) || !strings.Contains(modelRow, `<td class="num full-rank" data-sort="1"`) ||
+		!strings.Contains(sec, fmt.Sprintf("Verified question set verified-v1: %d properties of %d questions", vs.Properties, vs.Questions)) {
+		t.Errorf("the model's verified row %q; want the cell %q and full-set rank 1", modelRow, wantCell)
+	}
+	if ref := fmt.Sprintf(`Reference solution</th>
+<td class="wrap"></td><td></td>
+<td class="num">100.00 <span class="detail">%d/%d</span></td>`, vs.Properties, vs.Properties); !strings.Contains(sec, ref) {
+		t.Errorf("the verified table lacks the reference solution's row %q", ref)
+	}
+	if strings.Contains(readFile(t, filepath.Join(out, "v1.0", "index.html")), "verified-table") {
+		t.Error("release v1.0 shows the verified-set table")
 	}
 	// The audit's runs are no configurations: no configuration page of the
 	// audit's systems.

@@ -121,6 +121,12 @@ type Options struct {
 	// manifest check. The preview still compares with the newest release's
 	// runs; the links to releases lead nowhere in this output.
 	PreviewOnly bool
+	// VerifiedSet is the verified question set's file
+	// (benchmarks/mattools-tool-usage/verified-v1.json;
+	// aggregate.ReadVerifiedSet): the preview's home page gets its ranked
+	// table, scored from the runs' stored per-property outcomes, after the
+	// full set's tables. Empty or absent: none; releases never show it.
+	VerifiedSet string
 	// Strict makes an invalid results file an error even when no release
 	// lists its run; by default such a file is skipped and reported
 	// (Report.Skipped). An invalid file of a run a release lists is always an error.
@@ -188,12 +194,16 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if len(subs) > 0 {
 		logf("site: %d submissions in %s (%d runs and verified records)", len(subs), o.SubmissionsDir, len(subFiles))
 	}
-	audit, err := loadAudit(o.AuditDir, paths)
+	audit, auditRows, err := loadAudit(o.AuditDir, paths)
 	if err != nil {
 		return nil, err
 	}
 	if len(audit) > 0 {
 		logf("site: %d benchmark audit results files in %s", len(audit), o.AuditDir)
+	}
+	verifiedSet, err := aggregate.ReadVerifiedSet(o.VerifiedSet)
+	if err != nil {
+		return nil, err
 	}
 	auditByID := map[string]*results.File{}
 	for _, f := range audit {
@@ -354,7 +364,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if needPreview(o.Releases, files, audit) || o.PreviewOnly {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
 			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Audit: audit, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
-			CodeKeys: codeKeys, Submissions: subs}
+			CodeKeys: codeKeys, Submissions: subs, AuditRows: auditRows, VerifiedSet: verifiedSet}
 		if n := len(o.Releases); n > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[n-1].Version, o.Releases[n-1].Runs
 		}
@@ -623,16 +633,16 @@ func LoadResults(dir string) (*Loaded, error) {
 // cannot be read or fails validation, a run that is not an audit run
 // (provenance audit), and a run id also among present (the results files'
 // run ids → paths) are errors naming the file.
-func loadAudit(dir string, present map[string]string) ([]*results.File, error) {
+func loadAudit(dir string, present map[string]string) ([]*results.File, map[string][]results.SummaryRow, error) {
 	if dir == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	l, err := LoadResults(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var errs []error
 	for _, iv := range l.Invalid {
@@ -648,9 +658,9 @@ func loadAudit(dir string, present map[string]string) ([]*results.File, error) {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return l.Files, nil
+	return l.Files, l.Rows, nil
 }
 
 func countPages(dir string) (int, error) {

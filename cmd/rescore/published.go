@@ -30,8 +30,10 @@ const checkpointEvery = 20 * time.Second
 // reads it) under mattools-v1 and mattools-v1-strict, and records the
 // verdicts in the store at c.store (results/published/reexecuted.json).
 // It is incremental: a question whose verdicts the store holds for the same
-// code (SHA-256) and environment (sandbox, libraries, lock hash) is not
-// executed again; a run whose code or environment changed is redone whole.
+// code (SHA-256) and environment (sandbox, libraries, lock hash), with
+// their per-property outcomes, is not executed again; a run whose code or
+// environment changed is redone whole, and a question whose rows lack
+// per-property outcomes (the store's first form) is re-executed.
 // Questions whose data files are absent are skipped (they get no row).
 // With c.alongside the verdicts are kept under the store keys
 // published.AlongsideKey(run id, c.alongside), beside the main ones, which
@@ -133,7 +135,7 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	}
 
 	// The jobs: the items whose verdicts the store does not keep.
-	kept, redone := 0, 0
+	kept, redone, withoutOutcomes := 0, 0, 0
 	done := map[string]map[string]int{}
 	for _, f := range runs {
 		rx, src := st.Runs[key(f.Run.RunID)], sources[f.Run.RunID]
@@ -146,8 +148,24 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 		}
 		done[f.Run.RunID] = map[string]int{}
 		if rx != nil {
+			// A question is kept when both protocols' rows record their
+			// per-property outcomes; rows of the store's first form (no
+			// outcomes) are dropped and the question re-executed.
+			var keep []published.ReexecutedVerdict
 			for _, v := range rx.Rows {
-				done[f.Run.RunID][v.QuestionID]++
+				if v.HasOutcomes {
+					done[f.Run.RunID][v.QuestionID]++
+				}
+			}
+			for _, v := range rx.Rows {
+				if done[f.Run.RunID][v.QuestionID] == len(scoring.Protocols) {
+					keep = append(keep, v)
+				} else {
+					withoutOutcomes++
+				}
+			}
+			if c.shard.Count == 0 {
+				rx.Rows = keep
 			}
 		}
 	}
@@ -190,7 +208,8 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 				return err
 			}
 			rx.Rows = append(rx.Rows, published.ReexecutedVerdict{QuestionID: j.q.ID, Protocol: p, Verdict: o.Verdict,
-				Cause: o.Cause, Runnable: o.Runnable, PropertiesPassed: o.PropertiesPassed})
+				Cause: o.Cause, Runnable: o.Runnable, PropertiesPassed: o.PropertiesPassed,
+				HasOutcomes: true, Outcomes: published.StoredOutcomes(o.Properties)})
 		}
 		return nil
 	}
@@ -213,8 +232,8 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 			delete(st.Environments, id)
 		}
 	}
-	fmt.Fprintf(stderr, "rescore: %d published tool-usage runs; environment %s; %d questions to re-execute, %d kept from %s (%d runs redone: code or environment changed)\n",
-		len(runs), envID, len(jobs), kept, c.store, redone)
+	fmt.Fprintf(stderr, "rescore: %d published tool-usage runs; environment %s; %d questions to re-execute, %d kept from %s (%d runs redone: code or environment changed; %d rows without per-property outcomes dropped)\n",
+		len(runs), envID, len(jobs), kept, c.store, redone, withoutOutcomes)
 
 	var mu sync.Mutex
 	write := func() error {

@@ -114,6 +114,26 @@ func TestRescorePublishedIsIncremental(t *testing.T) {
 	if strings.Join(got, "|") != want {
 		t.Errorf("rows\n%s\nwant\n%s", strings.Join(got, "|"), want)
 	}
+	// Per-property outcomes: every property under strict, as many passed
+	// as properties_passed; none for mattools-v1's partial test_vacancy.
+	for _, v := range rx.Rows {
+		passed := 0
+		for _, o := range v.Outcomes {
+			if o.Passed {
+				passed++
+			}
+			if len(o.Message) > published.ReexecutedMessageBytes+len("…") {
+				t.Errorf("%s %s: %s: message of %d bytes", v.QuestionID, v.Protocol, o.Property, len(o.Message))
+			}
+		}
+		want := map[string]int{"test_vacancy": 10, "test_boltzmann": 1}[v.QuestionID]
+		if v.Protocol == results.ProtocolMatToolsV1 && v.Verdict == results.VerdictPartial {
+			want = 0
+		}
+		if !v.HasOutcomes || len(v.Outcomes) != want || (want > 0 && passed != v.PropertiesPassed) {
+			t.Errorf("%s %s: outcomes %v (recorded %v); want %d, %d passed", v.QuestionID, v.Protocol, v.Outcomes, v.HasOutcomes, want, v.PropertiesPassed)
+		}
+	}
 
 	stderr.Reset()
 	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
@@ -124,6 +144,29 @@ func TestRescorePublishedIsIncremental(t *testing.T) {
 	}
 	if again, _ := os.ReadFile(store); !bytes.Equal(again, first) {
 		t.Error("the second invocation changed the store")
+	}
+
+	// A store of the first form (rows without per-property outcomes, as
+	// committed before) still loads; its questions are re-executed.
+	old := strings.ReplaceAll(string(first), `,[["Boltzmann_Filling_Distribution",true,""]]]`, "]")
+	if old == string(first) {
+		t.Fatalf("test_boltzmann's outcomes not found in the store:\n%s", first)
+	}
+	if err := os.WriteFile(store, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if first, err := published.ReadReexecuted(store); err != nil || first.Runs[id].Rows[2].HasOutcomes {
+		t.Fatalf("the first form's store: %v, row %+v", err, first.Runs[id].Rows[2])
+	}
+	stderr.Reset()
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("third invocation: exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "1 questions to re-execute, 1 kept") || !strings.Contains(stderr.String(), "2 rows without per-property outcomes dropped") {
+		t.Errorf("third invocation said:\n%s", stderr.String())
+	}
+	if again, _ := os.ReadFile(store); !bytes.Equal(again, first) {
+		t.Errorf("re-executing the first form's rows gave\n%s\nwant\n%s", again, first)
 	}
 
 	imp, err := published.Read(mini, published.Options{Reexecuted: st})
@@ -150,6 +193,15 @@ func TestRescorePublishedIsIncremental(t *testing.T) {
 		}
 		if err := results.Validate(f); err != nil {
 			t.Error(err)
+		}
+		with := 0
+		for _, q := range f.Questions {
+			if len(q.PropertyOutcomes) > 0 {
+				with++
+			}
+		}
+		if want := map[string]int{results.ProtocolMatToolsV1: 1, results.ProtocolMatToolsV1Strict: 2}[r.ScoringProtocol]; with != want {
+			t.Errorf("%s: %d rows with per-property outcomes; want %d", r.RunID, with, want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -445,6 +446,10 @@ func TestReexecutedRunsWithinPublishedTotals(t *testing.T) {
 					}
 				case !ok || q.Verdict != string(v.Verdict) || *q.PropertiesPassed != int32(v.PropertiesPassed):
 					t.Errorf("%s: %s: %s, store %+v", f.Run.RunID, q.QuestionID, q.Verdict, v)
+				case !reflect.DeepEqual(q.PropertyOutcomes, v.Outcomes) && (len(q.PropertyOutcomes) > 0 || len(v.Outcomes) > 0):
+					// The row carries the store's per-property outcomes
+					// (none for rows of the store's first form).
+					t.Errorf("%s: %s: property outcomes %v, store %v", f.Run.RunID, q.QuestionID, q.PropertyOutcomes, v.Outcomes)
 				}
 			}
 			if f.Run.QuestionSet.Questions != 49-missingQ || f.Run.QuestionSet.Properties != 138-missingP {

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
@@ -26,9 +27,15 @@ import (
 // generated-code file it was re-executed from (path relative to the data
 // root, SHA-256), the environment id and one row per question × scoring
 // protocol: [question_id, protocol, verdict, cause, runnable,
-// properties_passed]. No generated code: the importer joins the rows with
-// the code of the data root, and only while its SHA-256 matches. Questions
-// whose data files were absent where the command ran have no row.
+// properties_passed, property_outcomes], where property_outcomes is a list
+// of [property, passed, message] in the unit test's order (results format
+// v3's property_outcomes column, each message cut to
+// ReexecutedMessageBytes). Rows written before the store kept per-property
+// outcomes have six fields and still load (ReexecutedVerdict.HasOutcomes
+// false); make rescore-published re-executes them. No generated code: the
+// importer joins the rows with the code of the data root, and only while
+// its SHA-256 matches. Questions whose data files were absent where the
+// command ran have no row.
 const ReexecutedFile = "reexecuted.json"
 
 //go:embed reexecuted.json
@@ -59,7 +66,8 @@ func (e ReexecutionEnvironment) EnvironmentID() string {
 
 // ReexecutedVerdict is one question's outcome under one protocol, stored
 // as the JSON array [question_id, protocol, verdict, cause, runnable,
-// properties_passed].
+// properties_passed, property_outcomes] (six fields in rows written before
+// the store kept per-property outcomes).
 type ReexecutedVerdict struct {
 	QuestionID       string
 	Protocol         string // mattools-v1 or mattools-v1-strict
@@ -67,11 +75,55 @@ type ReexecutedVerdict struct {
 	Cause            string
 	Runnable         bool
 	PropertiesPassed int
+	// HasOutcomes reports whether the row records its per-property
+	// outcomes (the seventh field); false for rows of the store's first
+	// form, which must be re-executed to be scored by property.
+	HasOutcomes bool
+	// Outcomes is each property's outcome in the unit test's order, as
+	// scoring gives it (results.QuestionRow.PropertyOutcomes): every
+	// property under mattools-v1-strict; under mattools-v1 every property
+	// of a correct, not-runnable or crashed question, and none of a partial
+	// one (MatTools' credit is a count of error strings that cannot be
+	// attributed to properties). Messages are cut to ReexecutedMessageBytes.
+	Outcomes []results.PropertyOutcome
+}
+
+// ReexecutedMessageBytes caps each stored property message (the
+// verification's error strings, or why no check ran): longer messages are
+// cut at a UTF-8 boundary and end in "…". The full text is in the results
+// files of a re-execution (cmd/rescore INPUT), not in the committed store.
+const ReexecutedMessageBytes = 160
+
+// StoredOutcomes returns po as the store keeps it: a non-nil copy (empty,
+// not nil, when po is empty) with each message cut to
+// ReexecutedMessageBytes.
+func StoredOutcomes(po []results.PropertyOutcome) []results.PropertyOutcome {
+	out := make([]results.PropertyOutcome, 0, len(po))
+	for _, o := range po {
+		o.Message = strings.ToValidUTF8(o.Message, "\uFFFD")
+		if len(o.Message) > ReexecutedMessageBytes {
+			cut := ReexecutedMessageBytes
+			for cut > 0 && !utf8.RuneStart(o.Message[cut]) {
+				cut--
+			}
+			o.Message = o.Message[:cut] + "…"
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // MarshalJSON writes the row as an array.
 func (v ReexecutedVerdict) MarshalJSON() ([]byte, error) {
-	return json.Marshal([]any{v.QuestionID, v.Protocol, v.Verdict, v.Cause, v.Runnable, v.PropertiesPassed})
+	a := []any{v.QuestionID, v.Protocol, v.Verdict, v.Cause, v.Runnable, v.PropertiesPassed}
+	if v.HasOutcomes {
+		po := make([][]any, 0, len(v.Outcomes))
+		for _, o := range v.Outcomes {
+			po = append(po, []any{o.Property, o.Passed, o.Message})
+		}
+		a = append(a, po)
+	}
+	return json.Marshal(a)
 }
 
 // UnmarshalJSON reads the array form, checking each field.
@@ -80,8 +132,8 @@ func (v *ReexecutedVerdict) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &a); err != nil {
 		return err
 	}
-	if len(a) != 6 {
-		return fmt.Errorf("want [question_id, protocol, verdict, cause, runnable, properties_passed], got %d fields", len(a))
+	if len(a) != 6 && len(a) != 7 {
+		return fmt.Errorf("want [question_id, protocol, verdict, cause, runnable, properties_passed, property_outcomes], got %d fields", len(a))
 	}
 	var verdict string
 	for i, dst := range []any{&v.QuestionID, &v.Protocol, &verdict, &v.Cause, &v.Runnable, &v.PropertiesPassed} {
@@ -103,10 +155,52 @@ func (v *ReexecutedVerdict) UnmarshalJSON(data []byte) error {
 	default:
 		return fmt.Errorf("verdict: %q is not the verdict of an executed question", verdict)
 	}
+	v.HasOutcomes, v.Outcomes = len(a) == 7, nil
+	if !v.HasOutcomes {
+		return nil
+	}
+	var po [][]json.RawMessage
+	if err := json.Unmarshal(a[6], &po); err != nil {
+		return fmt.Errorf("property_outcomes: %w", err)
+	}
+	v.Outcomes = make([]results.PropertyOutcome, 0, len(po))
+	seen := map[string]bool{}
+	passed := 0
+	for i, e := range po {
+		var o results.PropertyOutcome
+		if len(e) != 3 {
+			return fmt.Errorf("property_outcomes[%d]: want [property, passed, message], got %d fields", i, len(e))
+		}
+		for j, dst := range []any{&o.Property, &o.Passed, &o.Message} {
+			if err := json.Unmarshal(e[j], dst); err != nil {
+				return fmt.Errorf("property_outcomes[%d].%s: %w", i, []string{"property", "passed", "message"}[j], err)
+			}
+		}
+		switch {
+		case o.Property == "":
+			return fmt.Errorf("property_outcomes[%d].property: empty", i)
+		case seen[o.Property]:
+			return fmt.Errorf("property_outcomes[%d].property: %q appears twice", i, o.Property)
+		}
+		seen[o.Property] = true
+		if o.Passed {
+			passed++
+		}
+		v.Outcomes = append(v.Outcomes, o)
+	}
+	if len(po) > 0 && passed != v.PropertiesPassed {
+		return fmt.Errorf("property_outcomes: %d of its %d properties passed but properties_passed is %d", passed, len(po), v.PropertiesPassed)
+	}
+	if len(po) == 0 && v.Protocol != results.ProtocolMatToolsV1 {
+		return fmt.Errorf("property_outcomes: empty under %s (only a mattools-v1 partial question has none)", v.Protocol)
+	}
+	if len(po) == 0 && v.Verdict != results.VerdictPartial {
+		return fmt.Errorf("property_outcomes: empty for a %s question (only a mattools-v1 partial question has none)", v.Verdict)
+	}
 	return nil
 }
 
-var rowFields = []string{"question_id", "protocol", "verdict", "cause", "runnable", "properties_passed"}
+var rowFields = []string{"question_id", "protocol", "verdict", "cause", "runnable", "properties_passed", "property_outcomes"}
 
 // Reexecuted is the store of re-executed verdicts.
 type Reexecuted struct {
@@ -116,7 +210,8 @@ type Reexecuted struct {
 }
 
 const reexecutedAbout = "Verdicts of MatTools' published generated code re-executed by this project (make rescore-published); " +
-	"rows are [question_id, protocol, verdict, cause, runnable, properties_passed]; see results/published/reexecuted.go."
+	"rows are [question_id, protocol, verdict, cause, runnable, properties_passed, property_outcomes] (six fields in rows recorded before per-property outcomes), " +
+	"property_outcomes a list of [property, passed, message]; see results/published/reexecuted.go."
 
 // NewReexecuted returns an empty store.
 func NewReexecuted() *Reexecuted {
@@ -143,14 +238,37 @@ func ReadReexecuted(path string) (*Reexecuted, error) {
 }
 
 func parseReexecuted(data []byte, name string) (*Reexecuted, error) {
-	st := NewReexecuted()
+	// The rows are decoded one by one, so that an error names its run and
+	// row.
+	var raw struct {
+		About        string                            `json:"about"`
+		Environments map[string]ReexecutionEnvironment `json:"environments"`
+		Runs         map[string]*struct {
+			Source      results.SourceFile `json:"source"`
+			Environment string             `json:"environment"`
+			Rows        []json.RawMessage  `json:"rows"`
+		} `json:"runs"`
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(st); err != nil {
+	if err := dec.Decode(&raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if st.Runs == nil || st.Environments == nil {
+	if raw.Runs == nil || raw.Environments == nil {
 		return nil, fmt.Errorf("%s: runs and environments: required", name)
+	}
+	st := &Reexecuted{About: raw.About, Environments: raw.Environments, Runs: map[string]*ReexecutedRun{}}
+	for id, rr := range raw.Runs {
+		if rr == nil {
+			return nil, fmt.Errorf("%s: runs.%s: null", name, id)
+		}
+		r := &ReexecutedRun{Source: rr.Source, Environment: rr.Environment, Rows: make([]ReexecutedVerdict, len(rr.Rows))}
+		for i, row := range rr.Rows {
+			if err := json.Unmarshal(row, &r.Rows[i]); err != nil {
+				return nil, fmt.Errorf("%s: runs.%s.rows[%d]: %w", name, id, i, err)
+			}
+		}
+		st.Runs[id] = r
 	}
 	for id, r := range st.Runs {
 		if _, ok := st.Environments[r.Environment]; !ok {
@@ -180,6 +298,7 @@ func parseReexecuted(data []byte, name string) (*Reexecuted, error) {
 // row per line, rows sorted by order (question id → evaluation position),
 // then protocol, so that the file diffs well.
 func (st *Reexecuted) Write(path string, order map[string]int) error {
+	st.About = reexecutedAbout
 	for _, r := range st.Runs {
 		sort.SliceStable(r.Rows, func(i, j int) bool {
 			if r.Rows[i].QuestionID != r.Rows[j].QuestionID {
@@ -279,7 +398,7 @@ func reexecutedFile(f *results.File, rx *ReexecutedRun, protocol string, env Ree
 	sb := env.Sandbox
 	r.Environment = results.Environment{Generator: Generator, GeneratorVersion: Version, Libraries: env.Libraries, Sandbox: &sb}
 	r.Warnings = nil
-	var ids, missing []string
+	var ids, missing, outcomeMismatch []string
 	props := 0
 	for _, q := range f.Questions {
 		row := results.QuestionRow{QuestionIndex: q.QuestionIndex, QuestionID: q.QuestionID, PropertyCount: q.PropertyCount,
@@ -287,6 +406,11 @@ func reexecutedFile(f *results.File, rx *ReexecutedRun, protocol string, env Ree
 		if v, ok := byQuestion[q.QuestionID]; ok {
 			rn, pp := v.Runnable, int32(v.PropertiesPassed)
 			row.Verdict, row.VerdictCause, row.Runnable, row.PropertiesPassed = string(v.Verdict), v.Cause, &rn, &pp
+			if len(v.Outcomes) == int(q.PropertyCount) {
+				row.PropertyOutcomes = append([]results.PropertyOutcome(nil), v.Outcomes...)
+			} else if v.HasOutcomes && len(v.Outcomes) > 0 {
+				outcomeMismatch = append(outcomeMismatch, q.QuestionID)
+			}
 			ids = append(ids, q.QuestionID)
 			props += int(q.PropertyCount)
 		} else {
@@ -304,6 +428,10 @@ func reexecutedFile(f *results.File, rx *ReexecutedRun, protocol string, env Ree
 	if len(missing) > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("scored on %d of %d questions (%d properties): not re-executed for %d questions (%s: data files absent where it ran); never compare with full-set runs",
 			len(ids), total, props, len(missing), strings.Join(missing, ", ")))
+	}
+	if len(outcomeMismatch) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("per-property outcomes left out for %s: the store lists another number of properties than the question has; run make rescore-published",
+			strings.Join(outcomeMismatch, ", ")))
 	}
 	r.FinishedAt = nil
 	r.RunID = results.MakeRunID(r)

@@ -3,8 +3,10 @@ package published
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
@@ -22,6 +24,22 @@ func sampleStore() *Reexecuted {
 			{QuestionID: "test_b", Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictNotRunnable, Cause: "exception:ImportError"},
 			{QuestionID: "test_a", Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: -1},
 			{QuestionID: "test_a", Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 3},
+		},
+	}
+	// A run of the store's second form: per-property outcomes (none for
+	// a mattools-v1 partial question).
+	st.Runs["imported__tool-usage__single-llm__s0__m__mattools-original__r2"] = &ReexecutedRun{
+		Source:      results.SourceFile{Path: "src/pure_agent_test/round2/m/function_generation_results.jsonl", SHA256: strings.Repeat("cd", 32)},
+		Environment: id,
+		Rows: []ReexecutedVerdict{
+			{QuestionID: "test_a", Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 1,
+				HasOutcomes: true, Outcomes: []results.PropertyOutcome{}},
+			{QuestionID: "test_a", Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 1,
+				HasOutcomes: true, Outcomes: []results.PropertyOutcome{{Property: "p1", Passed: true}, {Property: "p2", Message: "p2 mismatch: 1.0 != 2.0"}}},
+			{QuestionID: "test_b", Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictNotRunnable, Cause: "exception:ImportError",
+				HasOutcomes: true, Outcomes: []results.PropertyOutcome{{Property: "q", Message: "not-runnable: exception:ImportError"}}},
+			{QuestionID: "test_b", Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictNotRunnable, Cause: "exception:ImportError",
+				HasOutcomes: true, Outcomes: []results.PropertyOutcome{{Property: "q", Message: "not-runnable: exception:ImportError"}}},
 		},
 	}
 	return st
@@ -45,14 +63,24 @@ func TestReexecutedStoreRoundTrip(t *testing.T) {
 	}
 	for id, r := range st.Runs {
 		b := back.Runs[id]
-		if b == nil || b.Source != r.Source || b.Environment != r.Environment || len(b.Rows) != 3 {
+		if b == nil || b.Source != r.Source || b.Environment != r.Environment || len(b.Rows) != len(r.Rows) {
 			t.Fatalf("run %s read back as %+v", id, b)
 		}
 		for i := range r.Rows {
-			if b.Rows[i] != r.Rows[i] {
+			if !reflect.DeepEqual(b.Rows[i], r.Rows[i]) {
 				t.Errorf("row %d: %+v, want %+v", i, b.Rows[i], r.Rows[i])
 			}
 		}
+	}
+	if !strings.Contains(string(data), `["test_a","mattools-v1-strict","partial","",true,1,[["p1",true,""],["p2",false,"p2 mismatch: 1.0 != 2.0"]]]`) ||
+		!strings.Contains(string(data), `["test_a","mattools-v1","partial","",true,1,[]]`) {
+		t.Errorf("per-property outcomes not written as [property, passed, message]:\n%s", data)
+	}
+	if b := back.Runs["imported__tool-usage__single-llm__s0__m__mattools-original__r1"].Rows[0]; b.HasOutcomes || b.Outcomes != nil {
+		t.Errorf("a six-field row read back with outcomes: %+v", b)
+	}
+	if b := back.Runs["imported__tool-usage__single-llm__s0__m__mattools-original__r2"].Rows[0]; !b.HasOutcomes || b.Outcomes == nil {
+		t.Errorf("a mattools-v1 partial row's empty outcomes read back as not recorded: %+v", b)
 	}
 	if empty, err := ReadReexecuted(filepath.Join(t.TempDir(), "none.json")); err != nil || len(empty.Runs) != 0 {
 		t.Errorf("a missing store: %v, %v", empty, err)
@@ -78,6 +106,12 @@ func TestReexecutedStoreRejects(t *testing.T) {
 		{`"environment": "`, `"environment": "0`, "is not among the environments"},
 		{`"pymatgen": "2024.8.9"`, `"pymatgen": "2024.8.10"`, "its content hashes to"},
 		{`"sha256":"abab`, `"sha256":"ab`, "want a path and a 64-digit SHA-256"},
+		{`["p1",true,""]`, `["p1",false,""]`, "runs.imported__tool-usage__single-llm__s0__m__mattools-original__r2.rows[1]: property_outcomes: 0 of its 2 properties passed but properties_passed is 1"},
+		{`["p1",true,""]`, `["p2",true,""]`, `property_outcomes[1].property: "p2" appears twice`},
+		{`["p1",true,""]`, `["p1",true]`, "property_outcomes[0]: want [property, passed, message], got 2 fields"},
+		{`["p1",true,""]`, `["",true,""]`, "property_outcomes[0].property: empty"},
+		{`["q",false,"not-runnable: exception:ImportError"]]]`, `["q",1,""]]]`, "property_outcomes[0].passed"},
+		{`"exception:ImportError",false,0,[["q",false,"not-runnable: exception:ImportError"]]]`, `"exception:ImportError",false,0,[]]`, "empty"},
 	} {
 		bad := strings.Replace(string(good), c.from, c.to, 1)
 		if bad == string(good) {
@@ -87,5 +121,25 @@ func TestReexecutedStoreRejects(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "x.json") {
 			t.Errorf("%s → %s: %v; want %q", c.from, c.to, err, c.want)
 		}
+	}
+}
+
+// TestStoredOutcomesCut cuts long messages at a UTF-8 boundary, marks the
+// cut, and leaves short ones alone.
+func TestStoredOutcomesCut(t *testing.T) {
+	long := strings.Repeat("é", ReexecutedMessageBytes) // 2 bytes each
+	got := StoredOutcomes([]results.PropertyOutcome{{Property: "a", Message: long}, {Property: "b", Passed: true}})
+	if m := got[0].Message; !strings.HasSuffix(m, "…") || len(m) != ReexecutedMessageBytes+len("…") || !utf8.ValidString(m) {
+		t.Errorf("cut message: %d bytes %q", len(m), m)
+	}
+	if got[1].Message != "" || !got[1].Passed {
+		t.Errorf("short outcome changed: %+v", got[1])
+	}
+	if e := StoredOutcomes(nil); e == nil || len(e) != 0 {
+		t.Errorf("StoredOutcomes(nil) = %#v; want an empty, non-nil list", e)
+	}
+	odd := strings.Repeat("a", ReexecutedMessageBytes-1) + "é" // the cap falls inside é
+	if m := StoredOutcomes([]results.PropertyOutcome{{Property: "a", Message: odd}})[0].Message; m != strings.Repeat("a", ReexecutedMessageBytes-1)+"…" {
+		t.Errorf("cut inside a rune: %q", m)
 	}
 }

@@ -61,10 +61,20 @@ type Edition struct {
 	// tables of their question set, never configurations, never among
 	// Files. The preview shows every audit run of the build; a release only
 	// those it lists.
-	Audit     []*results.File
-	Figures   []*plots.Figure
-	Benchmark *datasets.Benchmark // nil: no question pages
-	Paper     []paperonly.Value
+	Audit []*results.File
+	// AuditRows are the audit runs' rows as the build loaded them (run id
+	// → compact rows with their per-property outcomes), for the verified
+	// question set's bounds; a run without an entry is scored on its
+	// Questions.
+	AuditRows map[string][]results.SummaryRow
+	// VerifiedSet is the verified question set (docs/benchmark-audit.md)
+	// whose ranked table the home page shows after the full set's tables;
+	// nil: none. Only unreleased builds (the preview) set it: the frozen
+	// releases show what they showed.
+	VerifiedSet *aggregate.VerifiedSet
+	Figures     []*plots.Figure
+	Benchmark   *datasets.Benchmark // nil: no question pages
+	Paper       []paperonly.Value
 	// Catalog names models that have no run (paper-only rows); nil means aggregate.DefaultCatalog().
 	Catalog *aggregate.Catalog
 	// ResultsPaths maps run ids to their results files, copied as downloads.

@@ -798,5 +798,5 @@ func (w *writer) writeHome(v *views) {
 	title := "MatTools leaderboard " + w.e.Version
 	w.page("", title, "edition", map[string]any{"boards": boards, "figures": figs, "configs": len(v.lb.Configurations), "std": StdConvention,
 		"headline": headline, "runnable_note": RunnableNote, "paper_url": PaperURL, "upstream_url": UpstreamURL,
-		"cite": citeText(w.e), "bibtex": bibtex(w.e), "new": newInEdition(v, w.e)})
+		"cite": citeText(w.e), "bibtex": bibtex(w.e), "new": newInEdition(v, w.e), "verified": v.verified()})
 }

@@ -1,0 +1,97 @@
+package content
+
+// The verified question set's ranked table on the home page
+// (aggregate.BuildVerifiedTable; docs/benchmark-audit.md): after the full
+// set's tables, never mixed with them, each row with its rank in the full
+// set's table it comes from, the audit's bounds unranked below.
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+)
+
+// verifiedView is the verified set's table as the home page shows it.
+type verifiedView struct {
+	ID      string              `json:"id"`
+	Heading string              `json:"heading"`
+	Caption string              `json:"caption"`
+	Note    string              `json:"note"`
+	Rows    []*verifiedRowView  `json:"rows"`
+	Audit   []*verifiedAuditRow `json:"audit"`
+}
+
+type verifiedRowView struct {
+	Rank       string      `json:"rank"` // "" when unscorable
+	RankSort   int         `json:"rank_sort"`
+	Model      string      `json:"model"`
+	ModelHref  string      `json:"model_href"`
+	System     string      `json:"system"`
+	Source     string      `json:"source"`
+	Mean       string      `json:"mean"` // "" when unscorable
+	Std        string      `json:"std"`  // "" when n = 1
+	N          int         `json:"n"`
+	Count      string      `json:"count"` // properties passed / properties, summed over the runs
+	Sort       string      `json:"sort"`
+	FullRank   string      `json:"full_rank"` // "–" when unranked there
+	FullSet    string      `json:"full_set"`
+	ConfigHref string      `json:"config_href"`
+	Badges     []badgeView `json:"badges"`
+	Unscorable string      `json:"unscorable"`
+}
+
+type verifiedAuditRow struct {
+	Label string    `json:"label"`
+	Badge badgeView `json:"badge"`
+	Mean  string    `json:"mean"`
+	Count string    `json:"count"`
+	Run   string    `json:"run"`
+}
+
+// verified returns the home page's verified-set table, nil when the
+// edition has no verified set (every release) or nothing to score.
+func (v *views) verified() *verifiedView {
+	vt := aggregate.BuildVerifiedTable(v.e.VerifiedSet, v.lb.Headline, v.e.Audit, v.e.AuditRows)
+	if vt == nil || (len(vt.Rows) == 0 && len(vt.Audit) == 0) {
+		return nil
+	}
+	set := vt.Set
+	out := &verifiedView{ID: aggregate.Slug("tool-usage-" + set.ID), Heading: vt.Title(),
+		Caption: fmt.Sprintf("Benchmark version %s · question set %s, version %d (%s, %s) · scoring protocol %s · a question set of its own: never mixed with the full set's tables above",
+			set.BenchmarkVersion, set.ID, set.Version, count(set.Questions, "question", "questions"), count(set.Properties, "property", "properties"), aggregate.VerifiedSetProtocol),
+		Rows: []*verifiedRowView{}, Audit: []*verifiedAuditRow{}}
+	out.Note = "The verified question set holds the properties whose verification this project's reference solution passes (make audit) and whose diagnosis is not “expected value wrong” " +
+		"(docs/benchmark-audit.md). Each row is a mattools-v1-strict configuration of the tables above, scored on these properties from its runs' stored per-property outcomes " +
+		"(results format v3; nothing re-executed): the percentage of the set's properties passed, mean ± population std (÷ n) over its runs, ranked by the mean (competition rank). " +
+		"“Full-set rank” is the row's rank in the table it comes from (ranked there by its own headline protocol)."
+	if vt.NoStrict > 0 {
+		out.Note += fmt.Sprintf(" %s of the tables above have no mattools-v1-strict runs (MatTools' published totals, mattools-v1 only) and cannot be scored on the set.", count(vt.NoStrict, "row", "rows"))
+	}
+	for _, r := range vt.Rows {
+		c := r.Config
+		rv := &verifiedRowView{RankSort: 1 << 30, Model: c.Model.DisplayName, ModelHref: v.modelHref(c.Model.ID), System: r.Full.SystemLabel(),
+			Source: aggregate.RetrievalTitle(&c.Runs[0].File.Run), FullRank: "–", FullSet: r.FullSetName(), ConfigHref: confHref(c), Unscorable: r.Unscorable}
+		if r.Full.Variant != "" {
+			rv.Model += " (" + r.Full.Variant + ")"
+		}
+		if r.FullRank > 0 {
+			rv.FullRank = strconv.Itoa(r.FullRank)
+		}
+		rv.Badges = append(rv.Badges, newBadge(aggregate.BadgeOf(c.Key.Provenance)))
+		if r.Unscorable == "" {
+			rv.Rank, rv.RankSort = strconv.Itoa(r.Rank), r.Rank
+			rv.Mean, rv.N, rv.Sort = fmtPct(r.Summary.Mean), r.Summary.N, strconv.FormatFloat(r.Summary.Mean, 'f', 6, 64)
+			if r.Summary.N > 1 {
+				rv.Std = fmtPct(r.Summary.PopStd)
+			}
+			rv.Count = fmt.Sprintf("%d/%d", r.Passed, r.Total)
+		}
+		out.Rows = append(out.Rows, rv)
+	}
+	for _, a := range vt.Audit {
+		out.Audit = append(out.Audit, &verifiedAuditRow{Label: auditLabels[a.System], Badge: auditBadges[a.System],
+			Mean: fmtPct(100 * float64(a.Passed) / float64(a.Total)), Count: fmt.Sprintf("%d/%d", a.Passed, a.Total), Run: a.Run.Run.RunID})
+	}
+	return out
+}
