@@ -68,7 +68,7 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 			x.Protocols = append(x.Protocols, out.run.ScoringProtocol)
 		}
 		var sys systems.System
-		if p.pr.Benchmark == results.BenchmarkToolUsage {
+		if p.pr.Benchmark.Kind() == results.KindToolUsage {
 			if sys, err = systems.New(p.pr.System, systemParams(p.pr.Configuration)); err != nil {
 				return nil, err
 			}
