@@ -145,7 +145,7 @@ var manifestCSV []byte
 type ManifestEntry struct {
 	Index      int      // 0-based position in the published evaluation order
 	ID         string   // question folder name
-	Properties int      // number of properties (MatTools' ref_sub_tasks_list)
+	Properties int      // number of properties (MatTools' ref_sub_tasks_list); -1: not checked (a folder benchmark)
 	DataFiles  []string // files the question reads, relative to the root's src/ folder
 }
 
@@ -285,7 +285,7 @@ func loadQuestion(root, qdir string, e ManifestEntry) (*Question, error) {
 	if q.Properties, err = parseProperties([]byte(props)); err != nil {
 		return nil, &FormatError{File: propsPath, Err: err}
 	}
-	if len(q.Properties) != e.Properties {
+	if e.Properties >= 0 && len(q.Properties) != e.Properties {
 		return nil, &FormatError{File: propsPath, Field: "properties",
 			Err: fmt.Errorf("has %d properties; the benchmark manifest says %d", len(q.Properties), e.Properties)}
 	}

@@ -1,8 +1,10 @@
 package results
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"sync"
@@ -36,12 +38,13 @@ const SuiteMatTools = "mattools"
 // BenchmarkVersion is one version of a benchmark's data: its id (the runs'
 // benchmark_version) and the size of its whole question set ("all").
 type BenchmarkVersion struct {
-	ID string // e.g. "2025-05"
+	ID string `json:"id"` // e.g. "2025-05"
 	// Questions and Properties are the whole set's sizes; Properties is 0
 	// for a multiple-choice benchmark.
-	Questions, Properties int
+	Questions  int `json:"questions"`
+	Properties int `json:"properties"`
 	// UpstreamCommit is the commit of the source the version refers to ("" if none).
-	UpstreamCommit string
+	UpstreamCommit string `json:"upstream_commit,omitempty"`
 }
 
 // BenchmarkInfo is one entry of the benchmark registry: what the results
@@ -49,22 +52,30 @@ type BenchmarkVersion struct {
 // (its questions are loaded by datasets; its protocols are entries of the
 // scoring-protocol registry, protocols.go).
 type BenchmarkInfo struct {
-	Name Benchmark // the runs' benchmark, [a-z0-9-]+
-	Kind BenchmarkKind
+	Name Benchmark     `json:"name"` // the runs' benchmark, [a-z0-9-]+
+	Kind BenchmarkKind `json:"kind"`
 	// Suite groups benchmarks shown in shared tables (SuiteMatTools); ""
 	// means the benchmark's own name: tables of its own.
-	Suite    string
-	Versions []BenchmarkVersion // oldest first
+	Suite    string             `json:"suite,omitempty"`
+	Versions []BenchmarkVersion `json:"versions"` // oldest first
 	// Protocols are the ids of the scoring protocols its runs may record,
 	// scored by this project or only imported, in display order; each must
 	// be registered for the benchmark's kind.
-	Protocols []string
+	Protocols []string `json:"protocols"`
 	// Title names the benchmark on the site ("Tool usage", "Code QA");
 	// Description is one sentence saying what it asks; Headline is the id
 	// of its headline metric ("task_success_rate", "accuracy"); Column, if
 	// set, labels its columns in a table shared with the other benchmarks
 	// of its suite ("Code": "Code accuracy (%)").
-	Title, Description, Headline, Column string
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Headline    string `json:"headline,omitempty"`
+	Column      string `json:"column,omitempty"`
+	// Recorded marks a benchmark registered at run time (a folder
+	// benchmark): its runs carry this entry as the run extension
+	// ExtensionBenchmark, and reading such a run registers it, so that the
+	// site and the validators know it without its folder.
+	Recorded bool `json:"-"`
 }
 
 // Version returns the registered version id; ok is false for a version
@@ -145,8 +156,11 @@ func RegisterBenchmark(b BenchmarkInfo) error {
 	}
 	benchmarkMu.Lock()
 	defer benchmarkMu.Unlock()
-	if slices.ContainsFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Name == b.Name }) {
-		return fmt.Errorf("benchmark %s: already registered", b.Name)
+	if i := slices.IndexFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Name == b.Name }); i >= 0 {
+		if reflect.DeepEqual(benchmarkRegistry[i], b) {
+			return nil // the same entry again (a plan parsed twice, a second run of it read)
+		}
+		return fmt.Errorf("benchmark %s: already registered, differently", b.Name)
 	}
 	b.Versions, b.Protocols = slices.Clone(b.Versions), slices.Clone(b.Protocols)
 	benchmarkRegistry = append(benchmarkRegistry, b)
@@ -237,13 +251,48 @@ func FullQuestionSet(b Benchmark, version string) (questions, properties int, ok
 	return v.Questions, v.Properties, ok
 }
 
-// checkBenchmark checks the run record's benchmark: given and registered.
-func checkBenchmark(b Benchmark) error {
-	if b == "" {
+// ExtensionBenchmark is the run extension holding the registry entry
+// (BenchmarkInfo, as JSON) of a benchmark registered at run time
+// (BenchmarkInfo.Recorded): results files of a folder benchmark describe
+// their benchmark themselves.
+const ExtensionBenchmark = "benchmark"
+
+// BenchmarkRecord returns the extension ExtensionBenchmark for runs of b:
+// its registry entry as JSON; ok is false unless b is registered with
+// Recorded set (MatTools' benchmarks are not: their runs stay as they were).
+func BenchmarkRecord(b Benchmark) (ext json.RawMessage, ok bool) {
+	info, ok := LookupBenchmark(b)
+	if !ok || !info.Recorded {
+		return nil, false
+	}
+	ext, err := json.Marshal(info)
+	return ext, err == nil
+}
+
+// checkBenchmark checks the run record's benchmark: given and registered,
+// or described by the run's extension ExtensionBenchmark, which it then
+// registers (an entry that contradicts the registry is an error).
+func checkBenchmark(r *Run) error {
+	if r.Benchmark == "" {
 		return metaErr("benchmark", "required field missing")
 	}
-	if _, ok := LookupBenchmark(b); !ok {
-		return metaErr("benchmark", "unknown value %q", string(b))
+	raw, has := r.Extensions[ExtensionBenchmark]
+	if _, ok := LookupBenchmark(r.Benchmark); ok && !has {
+		return nil
+	}
+	if !has {
+		return metaErr("benchmark", "unknown value %q", string(r.Benchmark))
+	}
+	var info BenchmarkInfo
+	if err := json.Unmarshal(raw, &info); err != nil {
+		return metaErr("extensions."+ExtensionBenchmark, "%v", err)
+	}
+	if info.Name != r.Benchmark {
+		return metaErr("extensions."+ExtensionBenchmark, "describes benchmark %q; the run's is %q", info.Name, r.Benchmark)
+	}
+	info.Recorded = true
+	if err := RegisterBenchmark(info); err != nil {
+		return metaErr("extensions."+ExtensionBenchmark, "%v", err)
 	}
 	return nil
 }

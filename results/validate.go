@@ -92,7 +92,7 @@ func validateRecord(r *Run) []error {
 	if r.Variant != "" && !validRunID.MatchString(r.Variant) {
 		add(metaErr("variant", "%q must use only [A-Za-z0-9._-]", r.Variant))
 	}
-	add(checkBenchmark(r.Benchmark))
+	add(checkBenchmark(r))
 	add(checkEnum("system", r.System, systems))
 	add(checkEnum("provenance.kind", r.Provenance.Kind, provenances))
 	for _, fv := range []struct{ field, v string }{{"benchmark_version", r.BenchmarkVersion}, {"model", r.Model},

@@ -64,6 +64,10 @@ type Plan struct {
 	ToolUsage ToolUsage     `toml:"tool_usage"`
 	Sandbox   Sandbox       `toml:"sandbox"`
 	QASets    map[string]QA `toml:"qa_sets"` // keyed by benchmark: "qa-code", "qa-doc"
+	// FolderBenchmarks are tool-usage benchmarks loaded from folders
+	// (datasets.LoadFolder: MatTools' layout plus a benchmark.json), keyed
+	// by their name, which benchmarks then lists; see RegisterFolder.
+	FolderBenchmarks map[string]FolderBenchmark `toml:"folder_benchmarks"`
 	// SelfReflection configures the self-reflection-rag system.
 	SelfReflection SelfReflection `toml:"self_reflection"`
 	// Agentic configures the agentic-rag system.
@@ -436,6 +440,22 @@ func Parse(data []byte, name string) (*Plan, error) {
 	}
 	if len(p.Benchmarks) == 0 {
 		p.Benchmarks = []results.Benchmark{results.BenchmarkToolUsage}
+	}
+	for k, fb := range p.FolderBenchmarks {
+		if fb.Path == "" {
+			add("folder_benchmarks."+k+".path", "is required: the benchmark's folder (with its benchmark.json)")
+			continue
+		}
+		fb.Path = os.ExpandEnv(fb.Path)
+		if !filepath.IsAbs(fb.Path) && name != "" {
+			fb.Path = filepath.Join(filepath.Dir(name), fb.Path)
+		}
+		p.FolderBenchmarks[k] = fb
+		if info, err := RegisterFolder(fb.Path); err != nil {
+			add("folder_benchmarks."+k+".path", "%v", err)
+		} else if string(info.Name) != k {
+			add("folder_benchmarks."+k, "the folder %s holds benchmark %q; name the table after it", fb.Path, info.Name)
+		}
 	}
 	var toolUsage []results.Benchmark // the plan's tool-usage-kind benchmarks
 	for i, b := range p.Benchmarks {
