@@ -37,7 +37,7 @@ var allowed = map[string][]string{
 	// outcome journals: no model client, system or retrieval, so that
 	// rescore and validate-submission build without them.
 	"runner/journal":        []string{"datasets", "results", "internal/flock", "internal/version", "runner/scoring"},
-	"runner/plan":           []string{"results"},
+	"runner/plan":           []string{"datasets", "results"}, // datasets: the folder benchmarks it registers
 	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "internal/pystr", "runner/llm", "runner/plan", "runner/retrieval"},
 	"runner/retrieval":      []string{"datasets/corpus", "internal/pystr", "runner/llm"},
 	"runner/graphrag":       []string{"results", "internal/pystr", "runner/llm"},

@@ -78,8 +78,12 @@ type DataFile struct {
 
 // Benchmark is the loaded tool-usage benchmark.
 type Benchmark struct {
-	Root      string
-	Commit    string // the upstream commit of the root (UPSTREAM_COMMIT or .git), "" if unknown
+	Root   string
+	Commit string // the upstream commit of the root (UPSTREAM_COMMIT or .git), "" if unknown
+	// Version is the benchmark version the questions are (the runs'
+	// benchmark_version): "2025-05" for MatTools' tool usage; "" means
+	// the registry's first version.
+	Version   string
 	Questions []Question
 }
 
@@ -141,7 +145,7 @@ var manifestCSV []byte
 type ManifestEntry struct {
 	Index      int      // 0-based position in the published evaluation order
 	ID         string   // question folder name
-	Properties int      // number of properties (MatTools' ref_sub_tasks_list)
+	Properties int      // number of properties (MatTools' ref_sub_tasks_list); -1: not checked (a folder benchmark)
 	DataFiles  []string // files the question reads, relative to the root's src/ folder
 }
 
@@ -204,6 +208,10 @@ func RootFromEnv() (string, error) {
 	return filepath.Abs(root)
 }
 
+// Version2025_05 is the benchmark version of the MatTools data at
+// PinnedCommit (results.BenchmarkVersion2025_05).
+const Version2025_05 = "2025-05"
+
 // PinnedCommit is the MatTools commit this project's benchmark version 2025-05 refers to.
 const PinnedCommit = "44385630f2acf461512996468fc0b24f44ddcaaf"
 
@@ -234,7 +242,7 @@ func Load(root string) (*Benchmark, error) {
 			return nil, &FormatError{File: filepath.Join(qdir, e.Name()), Err: errors.New("question folder not in the benchmark manifest (datasets/manifest.csv)")}
 		}
 	}
-	b := &Benchmark{Root: root, Commit: upstreamCommit(root)}
+	b := &Benchmark{Root: root, Commit: upstreamCommit(root), Version: Version2025_05}
 	for _, e := range m {
 		q, err := loadQuestion(root, qdir, e)
 		if err != nil {
@@ -277,7 +285,7 @@ func loadQuestion(root, qdir string, e ManifestEntry) (*Question, error) {
 	if q.Properties, err = parseProperties([]byte(props)); err != nil {
 		return nil, &FormatError{File: propsPath, Err: err}
 	}
-	if len(q.Properties) != e.Properties {
+	if e.Properties >= 0 && len(q.Properties) != e.Properties {
 		return nil, &FormatError{File: propsPath, Field: "properties",
 			Err: fmt.Errorf("has %d properties; the benchmark manifest says %d", len(q.Properties), e.Properties)}
 	}

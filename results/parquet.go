@@ -51,7 +51,7 @@ const MaxRows = 1 << 22
 const Extension = ".parquet"
 
 func rowKind(b Benchmark) string {
-	if b.IsQA() {
+	if b.Kind() == KindMultipleChoice {
 		return RowKindQAItem
 	}
 	return RowKindToolUsageQuestion
@@ -91,7 +91,7 @@ func encode(f *File, runJSON []byte) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	var err error
-	if r.Benchmark.IsQA() {
+	if r.Benchmark.Kind() == KindMultipleChoice {
 		err = writeRows(&buf, f.QAItems, opts)
 	} else {
 		err = writeRows(&buf, f.Questions, opts)
@@ -282,7 +282,7 @@ func decode(data []byte) (f *File, err error) {
 			return nil, metaErr(key, "is %q but %s says %q", got, MetaRun, want)
 		}
 	}
-	if r.Benchmark.IsQA() {
+	if r.Benchmark.Kind() == KindMultipleChoice {
 		f.QAItems, err = readRows[QAItem](pf)
 	} else {
 		f.Questions, err = readRows[QuestionRow](pf)

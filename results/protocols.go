@@ -7,12 +7,13 @@ import (
 )
 
 // ScoringProtocol is one entry of the scoring-protocol registry: a
-// protocol's id (the runs' scoring_protocol), the benchmarks whose runs it
-// scores, and whether this project scores with it or only imports numbers
-// scored by it.
+// protocol's id (the runs' scoring_protocol), the kind of benchmark whose
+// runs it scores, and whether this project scores with it or only imports
+// numbers scored by it. Which benchmarks a protocol scores is each
+// benchmark's BenchmarkInfo.Protocols.
 type ScoringProtocol struct {
-	ID         string
-	Benchmarks []Benchmark
+	ID   string
+	Kind BenchmarkKind
 	// Scored is true when this project's runner, rescore and
 	// validate-submission score runs with the protocol; false for a
 	// protocol whose numbers are only imported as published.
@@ -23,15 +24,33 @@ type ScoringProtocol struct {
 // runner, the re-execution commands and the validator of re-executed
 // verdicts read it; a protocol not in it is an error wherever one is named.
 var scoringProtocols = []ScoringProtocol{
-	{ID: ProtocolMatToolsV1, Benchmarks: []Benchmark{BenchmarkToolUsage}, Scored: true},
-	{ID: ProtocolMatToolsV1Strict, Benchmarks: []Benchmark{BenchmarkToolUsage}, Scored: true},
-	{ID: ProtocolMatToolsOriginal, Benchmarks: []Benchmark{BenchmarkToolUsage}},
-	{ID: ProtocolQAV1, Benchmarks: []Benchmark{BenchmarkQACode, BenchmarkQADoc}, Scored: true},
+	{ID: ProtocolMatToolsV1, Kind: KindToolUsage, Scored: true},
+	{ID: ProtocolMatToolsV1Strict, Kind: KindToolUsage, Scored: true},
+	{ID: ProtocolMatToolsOriginal, Kind: KindToolUsage},
+	{ID: ProtocolQAV1, Kind: KindMultipleChoice, Scored: true},
+}
+
+// RegisterScoringProtocol adds p to the registry, after the protocols
+// already there. Errors: an empty id, one already registered, or an
+// unknown kind.
+func RegisterScoringProtocol(p ScoringProtocol) error {
+	if p.ID == "" || (p.Kind != KindToolUsage && p.Kind != KindMultipleChoice) {
+		return fmt.Errorf("scoring protocol %q of kind %q: want an id and kind %s or %s", p.ID, p.Kind, KindToolUsage, KindMultipleChoice)
+	}
+	benchmarkMu.Lock()
+	defer benchmarkMu.Unlock()
+	if slices.ContainsFunc(scoringProtocols, func(q ScoringProtocol) bool { return q.ID == p.ID }) {
+		return fmt.Errorf("scoring protocol %s: already registered", p.ID)
+	}
+	scoringProtocols = append(scoringProtocols, p)
+	return nil
 }
 
 // LookupScoringProtocol returns the registered protocol id; ok is false
 // for an id the registry does not hold.
 func LookupScoringProtocol(id string) (p ScoringProtocol, ok bool) {
+	benchmarkMu.RLock()
+	defer benchmarkMu.RUnlock()
 	i := slices.IndexFunc(scoringProtocols, func(p ScoringProtocol) bool { return p.ID == id })
 	if i < 0 {
 		return ScoringProtocol{}, false
@@ -40,12 +59,14 @@ func LookupScoringProtocol(id string) (p ScoringProtocol, ok bool) {
 }
 
 // ScoredProtocols returns the ids of the protocols this project scores
-// benchmark b's runs with, in display order (tool usage: mattools-v1 and
-// mattools-v1-strict; QA: mattools-qa-v1).
+// benchmark b's runs with, in b's display order (BenchmarkInfo.Protocols;
+// tool usage: mattools-v1 and mattools-v1-strict; QA: mattools-qa-v1);
+// nil for an unregistered benchmark.
 func ScoredProtocols(b Benchmark) []string {
+	info, _ := LookupBenchmark(b)
 	var ids []string
-	for _, p := range scoringProtocols {
-		if p.Scored && slices.Contains(p.Benchmarks, b) {
+	for _, id := range info.Protocols {
+		if p, ok := LookupScoringProtocol(id); ok && p.Scored {
 			ids = append(ids, p.ID)
 		}
 	}

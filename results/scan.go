@@ -331,7 +331,7 @@ func decodeSummary(data []byte, o SummaryOptions) (s *Summary, err error) {
 	}
 	s = &Summary{File: f}
 	run := &f.Run
-	if run.Benchmark.IsQA() {
+	if run.Benchmark.Kind() == KindMultipleChoice {
 		if f.QAItems, err = summaryQA(pf, data); err != nil {
 			return nil, err
 		}
@@ -392,7 +392,7 @@ func decodeDetails(data []byte) (out []QuestionRow, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.Run.Benchmark.IsQA() {
+	if f.Run.Benchmark.Kind() == KindMultipleChoice {
 		return nil, metaErr("benchmark", "is %s: QA files have no question details", f.Run.Benchmark)
 	}
 	n := int(min(max(pf.NumRows(), 0), MaxRows))

@@ -69,7 +69,7 @@ func NewStreamWriter(path string, run *Run) (*StreamWriter, error) {
 	}
 	w := &StreamWriter{path: path, id: identityOf(run), tmp: tmp, buf: bufio.NewWriterSize(tmp, 1<<16)}
 	opts := writerOptions(run)
-	if run.Benchmark.IsQA() {
+	if run.Benchmark.Kind() == KindMultipleChoice {
 		w.items = parquet.NewGenericWriter[QAItem](w.buf, opts...)
 	} else {
 		w.questions = parquet.NewGenericWriter[QuestionRow](w.buf, opts...)
@@ -199,9 +199,9 @@ func (w *StreamWriter) Close(run *Run) (err error) {
 			w.path, got.RunID, got.Environment.Generator, got.Environment.GeneratorVersion, w.id.RunID, w.id.Environment.Generator, w.id.Environment.GeneratorVersion)
 	}
 	errs := validateRecord(run)
-	if run.Benchmark.IsQA() {
+	if run.Benchmark.Kind() == KindMultipleChoice {
 		errs = append(errs, w.qa.finish(run.Totals)...)
-	} else if run.Benchmark == BenchmarkToolUsage {
+	} else if run.Benchmark.Kind() == KindToolUsage {
 		errs = append(errs, w.rowErr...)
 		errs = append(errs, validateToolUsage(&File{Run: *run, Questions: w.slim})...)
 	}

@@ -57,14 +57,15 @@ func rowErr(row int, field, format string, a ...any) error {
 func Validate(f *File) error {
 	errs := validateRecord(&f.Run)
 	r := &f.Run
-	if r.Benchmark.IsQA() {
+	switch r.Benchmark.Kind() {
+	case KindMultipleChoice:
 		if len(f.Questions) > 0 {
 			errs = append(errs, metaErr("benchmark", "%s files hold QA items, not tool-usage questions", r.Benchmark))
 		}
 		errs = append(errs, validateQA(f)...)
-	} else if r.Benchmark == BenchmarkToolUsage {
+	case KindToolUsage:
 		if len(f.QAItems) > 0 {
-			errs = append(errs, metaErr("benchmark", "tool-usage files hold questions, not QA items"))
+			errs = append(errs, metaErr("benchmark", "%s files hold questions, not QA items", r.Benchmark))
 		}
 		errs = append(errs, validateToolUsage(f)...)
 	}
@@ -91,7 +92,7 @@ func validateRecord(r *Run) []error {
 	if r.Variant != "" && !validRunID.MatchString(r.Variant) {
 		add(metaErr("variant", "%q must use only [A-Za-z0-9._-]", r.Variant))
 	}
-	add(checkEnum("benchmark", r.Benchmark, benchmarks))
+	add(checkBenchmark(r))
 	add(checkEnum("system", r.System, systems))
 	add(checkEnum("provenance.kind", r.Provenance.Kind, provenances))
 	for _, fv := range []struct{ field, v string }{{"benchmark_version", r.BenchmarkVersion}, {"model", r.Model},
@@ -113,7 +114,7 @@ func validateRecord(r *Run) []error {
 	if r.Round < 0 {
 		add(metaErr("round", "is %d; want ≥ 0", r.Round))
 	}
-	if r.QuestionSet.Name != QuestionSetAll && (r.Benchmark == BenchmarkToolUsage || len(r.QuestionSet.IDs) > 0) &&
+	if r.QuestionSet.Name != QuestionSetAll && (r.Benchmark.Kind() == KindToolUsage || len(r.QuestionSet.IDs) > 0) &&
 		len(r.QuestionSet.IDs) != r.QuestionSet.Questions {
 		add(metaErr("question_set.ids", "lists %d ids for a subset of %d questions", len(r.QuestionSet.IDs), r.QuestionSet.Questions))
 	}

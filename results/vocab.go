@@ -1,22 +1,8 @@
 package results
 
-// Benchmark names one of the benchmarks a run is scored on.
+// Benchmark names one of the benchmarks a run is scored on: an entry of
+// the benchmark registry (benchmarks.go).
 type Benchmark string
-
-// The benchmarks. Tool usage is MatTools' real-world benchmark (49 questions,
-// 138 properties); the QA benchmarks are its two multiple-choice sets about
-// pymatgen (code: 34,621 questions, doc: 34,604). See docs/mattools.md §1, §4.
-const (
-	BenchmarkToolUsage Benchmark = "tool-usage"
-	BenchmarkQACode    Benchmark = "qa-code"
-	BenchmarkQADoc     Benchmark = "qa-doc"
-)
-
-// Benchmarks lists every benchmark in display order.
-var Benchmarks = []Benchmark{BenchmarkToolUsage, BenchmarkQACode, BenchmarkQADoc}
-
-// IsQA reports whether b is one of the multiple-choice QA benchmarks.
-func (b Benchmark) IsQA() bool { return b == BenchmarkQACode || b == BenchmarkQADoc }
 
 // BenchmarkVersion2025_05 is the version of the MatTools benchmark data as
 // published at UpstreamCommit (all result files date from May 2025).
@@ -25,26 +11,6 @@ const BenchmarkVersion2025_05 = "2025-05"
 // UpstreamCommit is the commit of github.com/Grenzlinie/MatTools that
 // BenchmarkVersion2025_05 refers to.
 const UpstreamCommit = "44385630f2acf461512996468fc0b24f44ddcaaf"
-
-// FullQuestionSet returns the size of the whole benchmark b at a version:
-// its questions and (tool usage) properties. ok is false for an unknown
-// benchmark version. Version 2025-05: tool usage 49 questions / 138
-// properties; qa-code 34,621 and qa-doc 34,604 questions
-// (docs/mattools.md §1, §4).
-func FullQuestionSet(b Benchmark, version string) (questions, properties int, ok bool) {
-	if version != BenchmarkVersion2025_05 {
-		return 0, 0, false
-	}
-	switch b {
-	case BenchmarkToolUsage:
-		return 49, 138, true
-	case BenchmarkQACode:
-		return 34621, 0, true
-	case BenchmarkQADoc:
-		return 34604, 0, true
-	}
-	return 0, 0, false
-}
 
 // System names an LLM system under test (the paper's five systems).
 type System string
@@ -149,7 +115,6 @@ var verdicts = map[Verdict]bool{
 // Valid reports whether v is one of the verdicts above.
 func (v Verdict) Valid() bool { return verdicts[v] }
 
-var benchmarks = map[Benchmark]bool{BenchmarkToolUsage: true, BenchmarkQACode: true, BenchmarkQADoc: true}
 var systems = map[System]bool{SystemSingleLLM: true, SystemLLMRAG: true, SystemAgenticRAG: true, SystemGraphRAG: true, SystemSelfReflectionRAG: true,
 	SystemReferenceSolution: true, SystemBaselineAllTrue: true, SystemBaselineAllNone: true}
 var provenances = map[ProvenanceKind]bool{ProvenanceImported: true, ProvenanceRunner: true, ProvenanceRescored: true, ProvenanceSubmitted: true,

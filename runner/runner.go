@@ -300,13 +300,14 @@ func (p *prepared) setGraphIndex(rec json.RawMessage) {
 
 // scored reports whether p's tool-usage answers are scored.
 func (p *prepared) scored() bool {
-	return p.pr.Benchmark == results.BenchmarkToolUsage && p.outs[0].run.ScoringProtocol != ProtocolUnscored
+	return p.pr.Benchmark.Kind() == results.KindToolUsage && p.outs[0].run.ScoringProtocol != ProtocolUnscored
 }
 
 type engine struct {
-	o       Options
-	log     *slog.Logger
-	bench   *datasets.Benchmark
+	o   Options
+	log *slog.Logger
+	// benches holds the loaded tool-usage-kind benchmarks, by name.
+	benches map[results.Benchmark]*datasets.Benchmark
 	prompts *systems.Prompts
 	qaSets  map[string]*datasets.QASet
 	// qaInfo holds, per loaded QA set (qaKey), its audit's baselines and,
@@ -349,19 +350,22 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 	if e.prompts, err = systems.ObtainPrompts(ctx, o.DataRoot, o.PromptsDir, systems.ExtractOptions{Python: o.Python, CacheDir: o.PromptsCache}); err != nil {
 		return nil, err
 	}
-	e.bench = o.Benchmark
+	e.benches = map[results.Benchmark]*datasets.Benchmark{}
+	if o.Benchmark != nil {
+		e.benches[results.BenchmarkToolUsage] = o.Benchmark
+	}
 	for _, pr := range o.Plan.Runs() {
-		if pr.Benchmark == results.BenchmarkToolUsage && e.bench == nil {
-			if e.bench, err = datasets.Load(o.DataRoot); err != nil {
+		if pr.Benchmark.Kind() == results.KindToolUsage && e.benches[pr.Benchmark] == nil {
+			if e.benches[pr.Benchmark], err = loadBenchmark(pr.Benchmark, o.DataRoot); err != nil {
 				return nil, err
 			}
 		}
-		if pr.Benchmark.IsQA() && e.qaSets[qaKey(pr.QA)] == nil {
+		if pr.Benchmark.Kind() == results.KindMultipleChoice && e.qaSets[qaKey(pr.QA)] == nil {
 			set, err := datasets.LoadQA(pr.QA.Path)
 			if err != nil {
 				return nil, err
 			}
-			want := map[results.Benchmark]int{results.BenchmarkQACode: datasets.NumQACode, results.BenchmarkQADoc: datasets.NumQADoc}[pr.Benchmark]
+			want, _, _ := results.FullQuestionSet(pr.Benchmark, results.BenchmarkVersion2025_05)
 			if pr.QA.Name == results.QuestionSetAll && len(set.Questions) != want {
 				return nil, fmt.Errorf("%s: %d questions, but the whole %s set has %d; give the subset a name of its own in qa_sets.%s.name",
 					pr.QA.Path, len(set.Questions), pr.Benchmark, want, pr.Benchmark)
@@ -389,7 +393,7 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 	m := pr.Model
 	protocols := pr.ScoringProtocols
-	if pr.Benchmark == results.BenchmarkToolUsage && e.o.Unscored {
+	if pr.Benchmark.Kind() == results.KindToolUsage && e.o.Unscored {
 		protocols = []string{ProtocolUnscored}
 	}
 	r := results.Run{
@@ -409,7 +413,7 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 	}
 	var sys systems.System
 	var needs systems.Needs
-	if pr.Benchmark == results.BenchmarkToolUsage {
+	if pr.Benchmark.Kind() == results.KindToolUsage {
 		var err error
 		if sys, err = systems.New(pr.System, systemParams(pr.Configuration)); err != nil {
 			return nil, err
@@ -459,20 +463,30 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			}
 		}
 	}
+	if ext, ok := results.BenchmarkRecord(pr.Benchmark); ok { // a folder benchmark describes itself on its runs
+		r.Extensions = maps.Clone(r.Extensions)
+		if r.Extensions == nil {
+			r.Extensions = map[string]json.RawMessage{}
+		}
+		r.Extensions[results.ExtensionBenchmark] = ext
+	}
 	p := &prepared{pr: pr, sys: sys, needs: needs, first: e.nItems, shard: e.o.Shard}
 	h := sha256.New()
 	var all int // items before sharding
-	if pr.Benchmark == results.BenchmarkToolUsage {
-		r.UpstreamCommit = e.bench.Commit
-		r.QuestionSet = results.QuestionSet{Name: results.QuestionSetAll, Questions: len(e.bench.Questions), Properties: e.bench.Properties()}
+	if bench := e.benches[pr.Benchmark]; bench != nil {
+		r.UpstreamCommit = bench.Commit
+		if bench.Version != "" {
+			r.BenchmarkVersion = bench.Version
+		}
+		r.QuestionSet = results.QuestionSet{Name: results.QuestionSetAll, Questions: len(bench.Questions), Properties: bench.Properties()}
 		if protocols[0] != ProtocolUnscored {
 			// Every question is asked (its code is kept for a later
 			// rescoring); those whose data files are absent are data-missing.
-			r.QuestionSet = scoring.QuestionSet(e.bench)
+			r.QuestionSet = scoring.QuestionSet(bench)
 		}
-		p.bench, all = e.bench, len(e.bench.Questions)
-		for i := range e.bench.Questions {
-			q := &e.bench.Questions[i]
+		p.bench, all = bench, len(bench.Questions)
+		for i := range bench.Questions {
+			q := &bench.Questions[i]
 			h.Write([]byte(q.ID + "\x00" + q.Text + "\x00"))
 		}
 	} else {
@@ -1154,7 +1168,7 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 		}
 	}
 	switch {
-	case r.Benchmark.IsQA():
+	case r.Benchmark.Kind() == results.KindMultipleChoice:
 		r.Totals = results.Totals{Scored: true, Questions: r.QuestionSet.Questions, Correct: &qaCorrect, CorrectLenient: &qaLenient}
 		b, err := json.Marshal(qaFormat)
 		if err != nil {
@@ -1168,7 +1182,7 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 	case senv != nil:
 		var missing []string
 		r.Totals, missing = scoring.Tally(outcomes, r.QuestionSet)
-		r.Warnings = append(r.Warnings, scoring.Warnings(r.Environment.Sandbox, e.bench, r.QuestionSet, missing)...)
+		r.Warnings = append(r.Warnings, scoring.Warnings(r.Environment.Sandbox, p.bench, r.QuestionSet, missing)...)
 	default:
 		r.Totals = results.Totals{Questions: r.QuestionSet.Questions, Properties: r.QuestionSet.Properties}
 		r.Warnings = append(r.Warnings, fmt.Sprintf("not scored: generated code only (run with scoring off); the plan asks for %s",

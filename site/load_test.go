@@ -31,7 +31,7 @@ func TestLoadResultsKeepsCompactRows(t *testing.T) {
 			t.Fatalf("file %d: run %s with %d questions and %d QA items; want run %s without rows", i, f.Run.RunID, len(f.Questions), len(f.QAItems), want.Run.RunID)
 		}
 		got, ok := loaded.Rows[f.Run.RunID]
-		if want.Run.Benchmark.IsQA() {
+		if want.Run.Benchmark.Kind() == results.KindMultipleChoice {
 			if ok {
 				t.Errorf("QA run %s has %d rows kept", f.Run.RunID, len(got))
 			}

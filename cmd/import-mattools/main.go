@@ -91,10 +91,9 @@ func summarize(w io.Writer, imp *published.Import) {
 	for k := range runs {
 		keys = append(keys, k)
 	}
-	rank := func(b results.Benchmark) int { return slices.Index(results.Benchmarks, b) }
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].bench != keys[j].bench {
-			return rank(keys[i].bench) < rank(keys[j].bench)
+			return keys[i].bench.Order() < keys[j].bench.Order()
 		}
 		return slices.Index(results.Systems, keys[i].system) < slices.Index(results.Systems, keys[j].system)
 	})

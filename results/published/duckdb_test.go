@@ -65,7 +65,7 @@ func TestDuckDBReadsEveryFile(t *testing.T) {
 		var rows, a, b, nbytes int64
 		var first string
 		var text []string
-		if f.Run.Benchmark.IsQA() {
+		if f.Run.Benchmark.Kind() == results.KindMultipleChoice {
 			rows, first = int64(len(f.QAItems)), f.QAItems[0].Item
 			for _, it := range f.QAItems {
 				a += int64(it.Questions)

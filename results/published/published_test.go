@@ -225,7 +225,7 @@ func TestImportReproducesTable1(t *testing.T) {
 	}
 	acc := map[qaKey]string{}
 	for _, file := range files {
-		if !file.Run.Benchmark.IsQA() {
+		if file.Run.Benchmark.Kind() != results.KindMultipleChoice {
 			continue
 		}
 		var q, c int

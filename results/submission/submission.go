@@ -334,8 +334,13 @@ func (s *Submission) readMetadata(path string, data []byte) Problems {
 	if len(m.Authors) == 0 {
 		add("authors", "required field missing: at least one author")
 	}
-	if m.Benchmark != "" && !slices.Contains([]string{string(results.BenchmarkToolUsage), string(results.BenchmarkQACode), string(results.BenchmarkQADoc)}, m.Benchmark) {
-		add("benchmark", "unknown value %q; want tool-usage, qa-code or qa-doc", m.Benchmark)
+	if _, ok := results.LookupBenchmark(results.Benchmark(m.Benchmark)); m.Benchmark != "" && !ok {
+		names := results.BenchmarkNames()
+		want := make([]string, len(names))
+		for i, n := range names {
+			want[i] = string(n)
+		}
+		add("benchmark", "unknown value %q; want %s or %s", m.Benchmark, strings.Join(want[:len(want)-1], ", "), want[len(want)-1])
 	}
 	if u, err := url.Parse(m.Link); m.Link != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil) {
 		add("link", "%q is not an http(s) URL without credentials", m.Link)

@@ -64,6 +64,10 @@ type Plan struct {
 	ToolUsage ToolUsage     `toml:"tool_usage"`
 	Sandbox   Sandbox       `toml:"sandbox"`
 	QASets    map[string]QA `toml:"qa_sets"` // keyed by benchmark: "qa-code", "qa-doc"
+	// FolderBenchmarks are tool-usage benchmarks loaded from folders
+	// (datasets.LoadFolder: MatTools' layout plus a benchmark.json), keyed
+	// by their name, which benchmarks then lists; see RegisterFolder.
+	FolderBenchmarks map[string]FolderBenchmark `toml:"folder_benchmarks"`
 	// SelfReflection configures the self-reflection-rag system.
 	SelfReflection SelfReflection `toml:"self_reflection"`
 	// Agentic configures the agentic-rag system.
@@ -442,19 +446,39 @@ func Parse(data []byte, name string) (*Plan, error) {
 	if len(p.Benchmarks) == 0 {
 		p.Benchmarks = []results.Benchmark{results.BenchmarkToolUsage}
 	}
-	for i, b := range p.Benchmarks {
-		if !slices.Contains(results.Benchmarks, b) {
-			add(fmt.Sprintf("benchmarks[%d]", i), "unknown benchmark %q; want one of %v", b, results.Benchmarks)
+	for k, fb := range p.FolderBenchmarks {
+		if fb.Path == "" {
+			add("folder_benchmarks."+k+".path", "is required: the benchmark's folder (with its benchmark.json)")
+			continue
 		}
-		if b.IsQA() {
+		fb.Path = os.ExpandEnv(fb.Path)
+		if !filepath.IsAbs(fb.Path) && name != "" {
+			fb.Path = filepath.Join(filepath.Dir(name), fb.Path)
+		}
+		p.FolderBenchmarks[k] = fb
+		if info, err := RegisterFolder(fb.Path); err != nil {
+			add("folder_benchmarks."+k+".path", "%v", err)
+		} else if string(info.Name) != k {
+			add("folder_benchmarks."+k, "the folder %s holds benchmark %q; name the table after it", fb.Path, info.Name)
+		}
+	}
+	var toolUsage []results.Benchmark // the plan's tool-usage-kind benchmarks
+	for i, b := range p.Benchmarks {
+		if _, ok := results.LookupBenchmark(b); !ok {
+			add(fmt.Sprintf("benchmarks[%d]", i), "unknown benchmark %q; want one of %v", b, results.BenchmarkNames())
+		}
+		switch b.Kind() {
+		case results.KindMultipleChoice:
 			if qa, ok := p.QASets[string(b)]; !ok || qa.Path == "" {
 				add("qa_sets."+string(b)+".path", "is required to run the %s benchmark (the question set in MatTools' JSON format)", b)
 			}
+		case results.KindToolUsage:
+			toolUsage = append(toolUsage, b)
 		}
 	}
 	for k, qa := range p.QASets {
-		if !results.Benchmark(k).IsQA() {
-			add("qa_sets."+k, "unknown QA benchmark; want qa-code or qa-doc")
+		if results.Benchmark(k).Kind() != results.KindMultipleChoice {
+			add("qa_sets."+k, "unknown QA benchmark; want %s", orList(results.BenchmarksOf("", results.KindMultipleChoice)))
 			continue
 		}
 		if qa.Name == "" {
@@ -542,17 +566,37 @@ func Parse(data []byte, name string) (*Plan, error) {
 	if retrieves && slices.Contains(r.Methods, MethodEmbedding) && r.Embedding == nil {
 		add("retrieval.embedding", "is required by the method %q (model, base_url, api_key_env)", MethodEmbedding)
 	}
+	// tool_usage.scoring_protocols apply to every tool-usage benchmark of
+	// the plan that they score (results.ScoredProtocols); the default is
+	// all of those benchmarks' scored protocols (MatTools' tool usage:
+	// mattools-v1 and mattools-v1-strict).
+	if len(toolUsage) == 0 {
+		toolUsage = []results.Benchmark{results.BenchmarkToolUsage}
+	}
+	var scoredTU []string
+	for _, b := range toolUsage {
+		for _, id := range results.ScoredProtocols(b) {
+			if !slices.Contains(scoredTU, id) {
+				scoredTU = append(scoredTU, id)
+			}
+		}
+	}
 	if !md.IsDefined("tool_usage", "scoring_protocols") {
-		p.ToolUsage.ScoringProtocols = results.ScoredProtocols(results.BenchmarkToolUsage)
+		p.ToolUsage.ScoringProtocols = scoredTU
 	}
 	if len(p.ToolUsage.ScoringProtocols) == 0 {
-		add("tool_usage.scoring_protocols", "is empty; want one or more of %s", strings.Join(results.ScoredProtocols(results.BenchmarkToolUsage), ", "))
+		add("tool_usage.scoring_protocols", "is empty; want one or more of %s", strings.Join(scoredTU, ", "))
 	}
 	for i, sp := range p.ToolUsage.ScoringProtocols {
-		if err := results.CheckScoredProtocol(results.BenchmarkToolUsage, sp); err != nil {
-			add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "%v", err)
+		if !slices.Contains(scoredTU, sp) {
+			add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "is %q; want %s", sp, orList(scoredTU))
 		} else if slices.Index(p.ToolUsage.ScoringProtocols, sp) != i {
 			add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "%q appears twice", sp)
+		}
+	}
+	for _, b := range toolUsage {
+		if !slices.ContainsFunc(p.ToolUsage.ScoringProtocols, func(id string) bool { return slices.Contains(results.ScoredProtocols(b), id) }) && len(p.ToolUsage.ScoringProtocols) > 0 {
+			add("tool_usage.scoring_protocols", "has no protocol that scores the %s benchmark; want one or more of %s", b, strings.Join(results.ScoredProtocols(b), ", "))
 		}
 	}
 	if p.Sandbox.Backend == "" {
@@ -752,7 +796,7 @@ func (p *Plan) Configurations() []Configuration {
 	var out []Configuration
 	for _, b := range p.Benchmarks {
 		for _, s := range p.Systems {
-			if b.IsQA() && s != results.SystemSingleLLM {
+			if b.Kind() == results.KindMultipleChoice && s != results.SystemSingleLLM {
 				continue
 			}
 			sources, methods := []int{0}, []string{""}
@@ -790,9 +834,12 @@ func (p *Plan) Configurations() []Configuration {
 							if s == results.SystemAgenticRAG {
 								c.NameLookup = p.Agentic.NameLookup
 							}
-							if b.IsQA() {
+							switch b.Kind() {
+							case results.KindMultipleChoice:
 								qa := p.QASets[string(b)]
 								c.QA, c.ScoringProtocols = &qa, results.ScoredProtocols(b)
+							case results.KindToolUsage:
+								c.ScoringProtocols = protocolsFor(b, p.ToolUsage.ScoringProtocols)
 							}
 							out = append(out, c)
 						}
@@ -802,6 +849,31 @@ func (p *Plan) Configurations() []Configuration {
 		}
 	}
 	return out
+}
+
+// protocolsFor returns the protocols of ids that score benchmark b, in
+// the order of ids.
+func protocolsFor(b results.Benchmark, ids []string) []string {
+	scored := results.ScoredProtocols(b)
+	var out []string
+	for _, id := range ids {
+		if slices.Contains(scored, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// orList joins names as "a", "a or b", "a, b or c".
+func orList[T ~string](names []T) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 // Runs returns every run of the plan, round-major: round 1 of every

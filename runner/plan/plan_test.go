@@ -355,3 +355,28 @@ max_concurrency = 0
 		t.Errorf("defaults %+v", d)
 	}
 }
+
+// TestFolderBenchmarkPlan: [folder_benchmarks.<name>] registers the folder's
+// benchmark, which benchmarks may then name; a table named otherwise than
+// the folder's benchmark, or a folder without a manifest, is an error.
+func TestFolderBenchmarkPlan(t *testing.T) {
+	dir, _ := filepath.Abs("../../datasets/testdata/folder-benchmark")
+	base := "benchmarks = [\"toy-pymatgen\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"
+	p, err := Parse([]byte(base+fmt.Sprintf("[folder_benchmarks.toy-pymatgen]\npath = %q\n", dir)), "plan.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := p.Configurations()
+	if len(cs) != 1 || cs[0].Benchmark != "toy-pymatgen" || strings.Join(cs[0].ScoringProtocols, ",") != "mattools-v1,mattools-v1-strict" {
+		t.Errorf("configurations %+v", cs)
+	}
+	if q, props, ok := results.FullQuestionSet("toy-pymatgen", "0.1"); !ok || q != 3 || props != 5 {
+		t.Errorf("registered size %d / %d, %v; want 3 / 5", q, props, ok)
+	}
+	if _, err := Parse([]byte(base+fmt.Sprintf("[folder_benchmarks.other]\npath = %q\n", dir)), "plan.toml"); err == nil || !strings.Contains(err.Error(), `holds benchmark "toy-pymatgen"`) {
+		t.Errorf("misnamed table: %v", err)
+	}
+	if _, err := Parse([]byte(base+fmt.Sprintf("[folder_benchmarks.toy-pymatgen]\npath = %q\n", t.TempDir())), "plan.toml"); err == nil || !strings.Contains(err.Error(), "benchmark.json") {
+		t.Errorf("folder without a manifest: %v", err)
+	}
+}

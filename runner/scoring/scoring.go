@@ -131,10 +131,14 @@ type Outcome struct {
 // Scored is the outcome of one question under both protocols, with what the
 // generated code printed.
 type Scored struct {
-	QuestionID     string
-	PropertyCount  int
-	V1, Strict     Outcome
-	Stdout, Stderr []byte // the function run's output, capped (see the Dropped counts)
+	QuestionID    string
+	PropertyCount int
+	V1, Strict    Outcome
+	// Others holds the outcomes under registered protocols besides
+	// mattools-v1 and mattools-v1-strict, by protocol id (a Scorer of
+	// another package fills it; this package's Scorer never does).
+	Others         map[string]Outcome `json:",omitempty"`
+	Stdout, Stderr []byte             // the function run's output, capped (see the Dropped counts)
 	StdoutDropped  int64
 	StderrDropped  int64
 	RunError       string // the function's exception, "" if none
@@ -158,6 +162,9 @@ func (s *Scored) Outcome(p string) (Outcome, error) {
 		return s.V1, nil
 	case results.ProtocolMatToolsV1Strict:
 		return s.Strict, nil
+	}
+	if o, ok := s.Others[p]; ok {
+		return o, nil
 	}
 	return Outcome{}, fmt.Errorf("scoring protocol %q: this scorer scores %s", p, strings.Join(Protocols, " and "))
 }

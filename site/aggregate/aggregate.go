@@ -60,7 +60,7 @@ func (m Metric) Title() string {
 
 // metricsOf returns the metrics of a benchmark in display order.
 func metricsOf(b results.Benchmark) []Metric {
-	if b.IsQA() {
+	if b.Kind() == results.KindMultipleChoice {
 		return []Metric{Accuracy, AccuracyLenient}
 	}
 	return []Metric{FunctionRunnableRate, TaskSuccessRate}
@@ -229,7 +229,7 @@ const ReferenceSource = 4
 
 func boardOf(k Key) Board {
 	switch {
-	case k.Benchmark.IsQA():
+	case k.Benchmark.Kind() == results.KindMultipleChoice:
 		return BoardQA
 	case k.System == results.SystemSingleLLM:
 		return BoardSingleLLM

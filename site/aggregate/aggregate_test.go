@@ -221,7 +221,7 @@ func testOldFilesRender(t *testing.T, version, n int) {
 		}
 		var m aggregate.Metric
 		var want float64
-		if f.Run.Benchmark.IsQA() {
+		if f.Run.Benchmark.Kind() == results.KindMultipleChoice {
 			m, want = aggregate.Accuracy, 100*float64(*f.Run.Totals.Correct)/float64(f.Run.Totals.Questions)
 		} else {
 			m, want = aggregate.TaskSuccessRate, 100*float64(*f.Run.Totals.PropertiesPassed)/float64(f.Run.Totals.Properties)

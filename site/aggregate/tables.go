@@ -31,13 +31,12 @@ type Column struct {
 	Metric    Metric
 }
 
-// Title returns the column heading, e.g. "Code accuracy (%)".
+// Title returns the column heading, e.g. "Code accuracy (%)": the metric,
+// after the benchmark's column label (results.BenchmarkInfo.Column) when
+// it has one.
 func (c Column) Title() string {
-	switch c.Benchmark {
-	case results.BenchmarkQACode:
-		return "Code " + strings.ToLower(c.Metric.Title()) + " (%)"
-	case results.BenchmarkQADoc:
-		return "Doc " + strings.ToLower(c.Metric.Title()) + " (%)"
+	if info, ok := results.LookupBenchmark(c.Benchmark); ok && info.Column != "" {
+		return info.Column + " " + strings.ToLower(c.Metric.Title()) + " (%)"
 	}
 	return c.Metric.Title() + " (%)"
 }
@@ -82,12 +81,29 @@ type Cell struct {
 	Rounds   []Value // per aggregated run, in round order
 }
 
+// tableKey is what the configurations of one table share: the benchmark
+// version, the scoring protocol and the question set, and, for a benchmark
+// outside MatTools' suite, its suite (results.BenchmarkInfo.Suite), so
+// that its tables are its own.
 func tableKey(c *Configuration) string {
 	qs := c.Key.QuestionSet
-	if c.Key.Benchmark.IsQA() {
+	if c.Key.Benchmark.Kind() == results.KindMultipleChoice {
 		qs = c.QuestionSetName()
 	}
-	return c.Key.BenchmarkVersion + "|" + c.Key.ScoringProtocol + "|" + qs
+	k := c.Key.BenchmarkVersion + "|" + c.Key.ScoringProtocol + "|" + qs
+	if s := suiteOf(c.Key.Benchmark); s != results.SuiteMatTools {
+		k = s + "|" + k
+	}
+	return k
+}
+
+// suiteOf returns the suite of benchmark b (its own name when unregistered).
+func suiteOf(b results.Benchmark) string {
+	info, ok := results.LookupBenchmark(b)
+	if !ok {
+		return string(b)
+	}
+	return info.SuiteName()
 }
 
 func buildTables(b Board, confs []*Configuration) []*Table {
@@ -124,10 +140,10 @@ func buildTables(b Board, confs []*Configuration) []*Table {
 		addReferences(tables, confs)
 	}
 	for _, t := range tables {
-		t.Columns = columnsOf(b, t.Rows)
+		t.Columns = columnsOf(b, t.Rows, t.Rows[0].Configurations[0].Key.Benchmark)
 		for _, row := range t.Rows {
 			slices.SortFunc(row.Configurations, func(x, y *Configuration) int {
-				return cmp.Compare(slices.Index(results.Benchmarks, x.Key.Benchmark), slices.Index(results.Benchmarks, y.Key.Benchmark))
+				return cmp.Compare(x.Key.Benchmark.Order(), y.Key.Benchmark.Order())
 			})
 			row.Cells = make([]*Cell, len(t.Columns))
 			for i, col := range t.Columns {
@@ -182,7 +198,11 @@ func addReferences(tables []*Table, confs []*Configuration) {
 	}
 }
 
-func columnsOf(b Board, rows []*Row) []Column {
+// columnsOf returns the columns of a table of board b whose first row's
+// benchmark is first: on the QA board, the accuracy of each multiple-choice
+// benchmark of first's suite (strict always, lenient where a row has it);
+// elsewhere first's metrics.
+func columnsOf(b Board, rows []*Row, first results.Benchmark) []Column {
 	has := map[Column]bool{}
 	for _, row := range rows {
 		for _, c := range row.Configurations {
@@ -194,7 +214,7 @@ func columnsOf(b Board, rows []*Row) []Column {
 	var cols []Column
 	if b == BoardQA {
 		for _, m := range []Metric{Accuracy, AccuracyLenient} {
-			for _, bench := range []results.Benchmark{results.BenchmarkQACode, results.BenchmarkQADoc} {
+			for _, bench := range results.BenchmarksOf(suiteOf(first), results.KindMultipleChoice) {
 				// Strict accuracy columns are always shown (Table 1's layout).
 				if m == Accuracy || has[Column{bench, m}] {
 					cols = append(cols, Column{bench, m})
@@ -203,7 +223,10 @@ func columnsOf(b Board, rows []*Row) []Column {
 		}
 		return cols
 	}
-	return []Column{{results.BenchmarkToolUsage, FunctionRunnableRate}, {results.BenchmarkToolUsage, TaskSuccessRate}}
+	for _, m := range metricsOf(first) {
+		cols = append(cols, Column{first, m})
+	}
+	return cols
 }
 
 func protocolOrder(p string) int {

@@ -54,7 +54,7 @@ type configRowView struct {
 
 // headlineMetric is the metric a configuration table is ranked by.
 func headlineMetric(b results.Benchmark) aggregate.Metric {
-	if b.IsQA() {
+	if b.Kind() == results.KindMultipleChoice {
 		return aggregate.Accuracy
 	}
 	return aggregate.TaskSuccessRate
@@ -65,7 +65,7 @@ func headlineMetric(b results.Benchmark) aggregate.Metric {
 func tableMetrics(b results.Benchmark) []aggregate.Metric {
 	h := headlineMetric(b)
 	out := []aggregate.Metric{h}
-	if b.IsQA() {
+	if b.Kind() == results.KindMultipleChoice {
 		return append(out, aggregate.AccuracyLenient)
 	}
 	return append(out, aggregate.FunctionRunnableRate)

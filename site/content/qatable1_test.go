@@ -186,7 +186,7 @@ func TestTable1BaselinesFromUpstreamQuestionSets(t *testing.T) {
 	// Each imported QA run records its set's baselines and lists the zip among its sources.
 	qaRuns := 0
 	for _, f := range imp.Files {
-		if !f.Run.Benchmark.IsQA() {
+		if f.Run.Benchmark.Kind() != results.KindMultipleChoice {
 			continue
 		}
 		qaRuns++

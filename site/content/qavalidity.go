@@ -239,7 +239,7 @@ func cellsOf(t *aggregate.Table, sets map[results.Benchmark]*qaaudit.Baselines, 
 func (v *views) qaFormats(confs []*aggregate.Configuration) []formatView {
 	var out []formatView
 	for _, c := range confs {
-		if !c.Key.Benchmark.IsQA() {
+		if c.Key.Benchmark.Kind() != results.KindMultipleChoice {
 			continue
 		}
 		var sum qaaudit.Format

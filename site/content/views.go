@@ -228,8 +228,8 @@ func paperLabel(cat *aggregate.Catalog, p paperonly.Value) string {
 		name = m.DisplayName
 	}
 	l := aggregate.SystemTitle(p.System) + " · " + name
-	if p.Benchmark.IsQA() {
-		l = map[results.Benchmark]string{results.BenchmarkQACode: "Code QA", results.BenchmarkQADoc: "Doc QA"}[p.Benchmark] + " · " + name
+	if p.Benchmark.Kind() == results.KindMultipleChoice {
+		l = p.Benchmark.Title() + " · " + name
 	}
 	if p.RetrievalSource > 0 {
 		l += fmt.Sprintf(" · source %d", p.RetrievalSource)
@@ -394,7 +394,7 @@ func (v *views) insertPaperRows(t *aggregate.Table, tv *tableView) {
 func boardHas(b aggregate.Board, p paperonly.Value) bool {
 	switch b {
 	case aggregate.BoardQA:
-		return p.Benchmark.IsQA()
+		return p.Benchmark.Kind() == results.KindMultipleChoice
 	case aggregate.BoardSingleLLM:
 		return p.Benchmark == results.BenchmarkToolUsage && p.System == results.SystemSingleLLM
 	case aggregate.BoardLLMRAG:

@@ -73,7 +73,7 @@ func baseRun(bench results.Benchmark, sys results.System, src int, model, protoc
 	if kind == results.ProvenanceImported {
 		r.Provenance.Citation = "fixture: MatTools-like imported run"
 	}
-	if bench.IsQA() {
+	if bench.Kind() == results.KindMultipleChoice {
 		r.QuestionSet = results.QuestionSet{Name: "tiny-qa", Questions: 10}
 	} else {
 		r.QuestionSet = results.QuestionSet{Name: "tiny", Questions: 3, Properties: 15}

@@ -48,7 +48,7 @@ func run(from string, n int, out string) error {
 	}
 	var tool, qa []*results.File
 	for _, f := range files {
-		if f.Run.Benchmark.IsQA() {
+		if f.Run.Benchmark.Kind() == results.KindMultipleChoice {
 			qa = append(qa, f)
 		} else {
 			tool = append(tool, f)

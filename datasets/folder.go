@@ -1,0 +1,95 @@
+package datasets
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// FolderManifestFile is the manifest of a benchmark loaded from a folder:
+// DIR/benchmark.json, as synth.WriteLayout writes it (docs/synthesis.md §5).
+const FolderManifestFile = "benchmark.json"
+
+// FolderManifest is the part of a folder benchmark's benchmark.json this
+// package reads; other keys (synth's model, prompts, excluded tests) are
+// ignored.
+type FolderManifest struct {
+	// Name is the benchmark's name (the runs' benchmark, [a-z0-9-]+) and
+	// the folder under DIR/src/question_segments/ holding its questions.
+	Name string `json:"name"`
+	// Version is the runs' benchmark_version, e.g. "0.1".
+	Version string `json:"version"`
+	// Title and Description, optional, name the benchmark on the site;
+	// an absent title is the name.
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	// Questions are the question folders in evaluation order.
+	Questions []string `json:"questions"`
+}
+
+var folderName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// ReadFolderManifest reads and checks dir's benchmark.json: a name
+// ([a-z0-9-]+), a version and at least one question, no question twice.
+// Errors name the file and field.
+func ReadFolderManifest(dir string) (*FolderManifest, error) {
+	path := filepath.Join(dir, FolderManifestFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m FolderManifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, &FormatError{File: path, Err: err}
+	}
+	var errs []error
+	if !folderName.MatchString(m.Name) {
+		errs = append(errs, &FormatError{File: path, Field: "name", Err: fmt.Errorf("is %q; want lower-case letters, digits and single hyphens", m.Name)})
+	}
+	if m.Version == "" {
+		errs = append(errs, &FormatError{File: path, Field: "version", Err: errors.New("required field missing")})
+	}
+	if len(m.Questions) == 0 {
+		errs = append(errs, &FormatError{File: path, Field: "questions", Err: errors.New("lists no question")})
+	}
+	seen := map[string]bool{}
+	for i, q := range m.Questions {
+		if q == "" || q != filepath.Base(q) || q == "." || q == ".." || seen[q] {
+			errs = append(errs, &FormatError{File: path, Field: fmt.Sprintf("questions[%d]", i), Err: fmt.Errorf("%q is not a new folder name", q)})
+		}
+		seen[q] = true
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return &m, nil
+}
+
+// LoadFolder reads a benchmark laid out as MatTools' tool usage under dir:
+// the manifest DIR/benchmark.json and, for each of its questions in order,
+// DIR/src/question_segments/<name>/<question>/ with question.txt,
+// properties.json and new_unit_test.py (which defines <question>(properties)).
+// Its questions read no data file. The benchmark's Version is the
+// manifest's and its Root is dir. Errors name the file.
+func LoadFolder(dir string) (*Benchmark, *FolderManifest, error) {
+	m, err := ReadFolderManifest(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	qdir := filepath.Join(dir, "src", "question_segments", m.Name)
+	b := &Benchmark{Root: dir, Version: m.Version}
+	for i, id := range m.Questions {
+		q, err := loadQuestion(dir, qdir, ManifestEntry{Index: i, ID: id, Properties: -1})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(q.Properties) == 0 {
+			return nil, nil, &FormatError{File: filepath.Join(qdir, id, "properties.json"), Field: "properties", Err: errors.New("has no property")}
+		}
+		b.Questions = append(b.Questions, *q)
+	}
+	return b, m, nil
+}

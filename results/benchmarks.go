@@ -1,0 +1,298 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"sync"
+)
+
+// BenchmarkKind says how a benchmark's questions are answered, scored and
+// stored: the row type of its results files and the scoring protocols that
+// can score it.
+type BenchmarkKind string
+
+// The kinds of benchmark.
+const (
+	// KindToolUsage: each question is answered with generated Python code,
+	// run in the sandbox and verified by the question's unit test, property
+	// by property (MatTools' layout: question.txt, properties.json,
+	// new_unit_test.py; docs/mattools.md §1, §2). Its files hold
+	// QuestionRows; metrics are the function runnable rate and the task
+	// success rate.
+	KindToolUsage BenchmarkKind = "tool-usage"
+	// KindMultipleChoice: each question is a multiple-choice item answered
+	// with one letter (MatTools' QA sets; docs/mattools.md §4). Its files
+	// hold QARows; the metric is the accuracy.
+	KindMultipleChoice BenchmarkKind = "multiple-choice"
+)
+
+// SuiteMatTools is the suite of MatTools' three benchmarks. The site shows
+// the benchmarks of one suite in shared tables (tool usage on its boards,
+// both QA sets side by side) and every other suite's in tables of its own.
+const SuiteMatTools = "mattools"
+
+// BenchmarkVersion is one version of a benchmark's data: its id (the runs'
+// benchmark_version) and the size of its whole question set ("all").
+type BenchmarkVersion struct {
+	ID string `json:"id"` // e.g. "2025-05"
+	// Questions and Properties are the whole set's sizes; Properties is 0
+	// for a multiple-choice benchmark.
+	Questions  int `json:"questions"`
+	Properties int `json:"properties"`
+	// UpstreamCommit is the commit of the source the version refers to ("" if none).
+	UpstreamCommit string `json:"upstream_commit,omitempty"`
+}
+
+// BenchmarkInfo is one entry of the benchmark registry: what the results
+// layer, the plan, the runner and the site need to know of a benchmark
+// (its questions are loaded by datasets; its protocols are entries of the
+// scoring-protocol registry, protocols.go).
+type BenchmarkInfo struct {
+	Name Benchmark     `json:"name"` // the runs' benchmark, [a-z0-9-]+
+	Kind BenchmarkKind `json:"kind"`
+	// Suite groups benchmarks shown in shared tables (SuiteMatTools); ""
+	// means the benchmark's own name: tables of its own.
+	Suite    string             `json:"suite,omitempty"`
+	Versions []BenchmarkVersion `json:"versions"` // oldest first
+	// Protocols are the ids of the scoring protocols its runs may record,
+	// scored by this project or only imported, in display order; each must
+	// be registered for the benchmark's kind.
+	Protocols []string `json:"protocols"`
+	// Title names the benchmark on the site ("Tool usage", "Code QA");
+	// Description is one sentence saying what it asks; Headline is the id
+	// of its headline metric ("task_success_rate", "accuracy"); Column, if
+	// set, labels its columns in a table shared with the other benchmarks
+	// of its suite ("Code": "Code accuracy (%)").
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Headline    string `json:"headline,omitempty"`
+	Column      string `json:"column,omitempty"`
+	// Recorded marks a benchmark registered at run time (a folder
+	// benchmark): its runs carry this entry as the run extension
+	// ExtensionBenchmark, and reading such a run registers it, so that the
+	// site and the validators know it without its folder.
+	Recorded bool `json:"-"`
+}
+
+// Version returns the registered version id; ok is false for a version
+// the benchmark does not have.
+func (b BenchmarkInfo) Version(id string) (v BenchmarkVersion, ok bool) {
+	i := slices.IndexFunc(b.Versions, func(v BenchmarkVersion) bool { return v.ID == id })
+	if i < 0 {
+		return BenchmarkVersion{}, false
+	}
+	return b.Versions[i], true
+}
+
+// SuiteName returns the suite the benchmark's tables belong to: Suite, or
+// the benchmark's own name when Suite is empty.
+func (b BenchmarkInfo) SuiteName() string {
+	if b.Suite == "" {
+		return string(b.Name)
+	}
+	return b.Suite
+}
+
+// The MatTools benchmarks, registered at start-up. Tool usage is MatTools'
+// real-world benchmark (49 questions, 138 properties); the QA benchmarks
+// are its two multiple-choice sets about pymatgen (code: 34,621 questions,
+// doc: 34,604). See docs/mattools.md §1, §4.
+const (
+	BenchmarkToolUsage Benchmark = "tool-usage"
+	BenchmarkQACode    Benchmark = "qa-code"
+	BenchmarkQADoc     Benchmark = "qa-doc"
+)
+
+var (
+	benchmarkMu       sync.RWMutex
+	benchmarkRegistry = []BenchmarkInfo{
+		{Name: BenchmarkToolUsage, Kind: KindToolUsage, Suite: SuiteMatTools,
+			Versions:  []BenchmarkVersion{{ID: BenchmarkVersion2025_05, Questions: 49, Properties: 138, UpstreamCommit: UpstreamCommit}},
+			Protocols: []string{ProtocolMatToolsV1, ProtocolMatToolsV1Strict, ProtocolMatToolsOriginal},
+			Title:     "Tool usage", Headline: "task_success_rate",
+			Description: "MatTools' real-world benchmark: write pymatgen code that computes the properties a question asks for."},
+		{Name: BenchmarkQACode, Kind: KindMultipleChoice, Suite: SuiteMatTools,
+			Versions:  []BenchmarkVersion{{ID: BenchmarkVersion2025_05, Questions: 34621, UpstreamCommit: UpstreamCommit}},
+			Protocols: []string{ProtocolQAV1},
+			Title:     "Code QA", Headline: "accuracy", Column: "Code",
+			Description: "MatTools' multiple-choice questions about pymatgen's code."},
+		{Name: BenchmarkQADoc, Kind: KindMultipleChoice, Suite: SuiteMatTools,
+			Versions:  []BenchmarkVersion{{ID: BenchmarkVersion2025_05, Questions: 34604, UpstreamCommit: UpstreamCommit}},
+			Protocols: []string{ProtocolQAV1},
+			Title:     "Doc QA", Headline: "accuracy", Column: "Doc",
+			Description: "MatTools' multiple-choice questions about pymatgen's documentation."},
+	}
+)
+
+var benchmarkName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// RegisterBenchmark adds b to the registry, after the benchmarks already
+// there (display order). Errors: a name already registered or not
+// [a-z0-9-]+, an unknown kind, no version, a version without questions,
+// or a protocol that is not registered for the benchmark's kind.
+func RegisterBenchmark(b BenchmarkInfo) error {
+	if !benchmarkName.MatchString(string(b.Name)) {
+		return fmt.Errorf("benchmark %q: a name is lower-case letters, digits and single hyphens", b.Name)
+	}
+	if b.Kind != KindToolUsage && b.Kind != KindMultipleChoice {
+		return fmt.Errorf("benchmark %s: kind %q; want %s or %s", b.Name, b.Kind, KindToolUsage, KindMultipleChoice)
+	}
+	if len(b.Versions) == 0 {
+		return fmt.Errorf("benchmark %s: no version", b.Name)
+	}
+	for _, v := range b.Versions {
+		if v.ID == "" || v.Questions < 1 || v.Properties < 0 {
+			return fmt.Errorf("benchmark %s: version %q has %d questions / %d properties; want an id and ≥ 1 question", b.Name, v.ID, v.Questions, v.Properties)
+		}
+	}
+	for _, id := range b.Protocols {
+		if p, ok := LookupScoringProtocol(id); !ok || p.Kind != b.Kind {
+			return fmt.Errorf("benchmark %s: protocol %q is not a registered %s protocol", b.Name, id, b.Kind)
+		}
+	}
+	benchmarkMu.Lock()
+	defer benchmarkMu.Unlock()
+	if i := slices.IndexFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Name == b.Name }); i >= 0 {
+		if reflect.DeepEqual(benchmarkRegistry[i], b) {
+			return nil // the same entry again (a plan parsed twice, a second run of it read)
+		}
+		return fmt.Errorf("benchmark %s: already registered, differently", b.Name)
+	}
+	b.Versions, b.Protocols = slices.Clone(b.Versions), slices.Clone(b.Protocols)
+	benchmarkRegistry = append(benchmarkRegistry, b)
+	return nil
+}
+
+// ErrUnknownBenchmark is returned (wrapped) for a benchmark the registry does not hold.
+var ErrUnknownBenchmark = errors.New("unknown benchmark")
+
+// LookupBenchmark returns the registry's entry for b; ok is false when b is
+// not registered.
+func LookupBenchmark(b Benchmark) (info BenchmarkInfo, ok bool) {
+	benchmarkMu.RLock()
+	defer benchmarkMu.RUnlock()
+	i := slices.IndexFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Name == b })
+	if i < 0 {
+		return BenchmarkInfo{}, false
+	}
+	return benchmarkRegistry[i], true
+}
+
+// RegisteredBenchmarks returns every registered benchmark in display order
+// (MatTools' tool usage, qa-code, qa-doc, then others as registered).
+func RegisteredBenchmarks() []BenchmarkInfo {
+	benchmarkMu.RLock()
+	defer benchmarkMu.RUnlock()
+	return slices.Clone(benchmarkRegistry)
+}
+
+// BenchmarkNames returns the registered benchmarks' names in display order.
+func BenchmarkNames() []Benchmark {
+	var names []Benchmark
+	for _, b := range RegisteredBenchmarks() {
+		names = append(names, b.Name)
+	}
+	return names
+}
+
+// BenchmarksOf returns the registered benchmarks of suite s and kind k
+// (either "" for any), in display order.
+func BenchmarksOf(s string, k BenchmarkKind) []Benchmark {
+	var names []Benchmark
+	for _, b := range RegisteredBenchmarks() {
+		if (s == "" || b.SuiteName() == s) && (k == "" || b.Kind == k) {
+			names = append(names, b.Name)
+		}
+	}
+	return names
+}
+
+// Kind returns b's kind from the registry; "" for an unregistered benchmark.
+func (b Benchmark) Kind() BenchmarkKind {
+	info, _ := LookupBenchmark(b)
+	return info.Kind
+}
+
+// Order returns b's position in the registry's display order; an
+// unregistered benchmark sorts last.
+func (b Benchmark) Order() int {
+	benchmarkMu.RLock()
+	defer benchmarkMu.RUnlock()
+	if i := slices.IndexFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Name == b }); i >= 0 {
+		return i
+	}
+	return len(benchmarkRegistry)
+}
+
+// Title returns b's title from the registry ("Code QA"); the name itself
+// for an unregistered benchmark.
+func (b Benchmark) Title() string {
+	if info, ok := LookupBenchmark(b); ok && info.Title != "" {
+		return info.Title
+	}
+	return string(b)
+}
+
+// FullQuestionSet returns the size of the whole benchmark b at a version:
+// its questions and (tool-usage kind) properties, from the registry. ok is
+// false for an unknown benchmark or version. Version 2025-05 of MatTools:
+// tool usage 49 questions / 138 properties; qa-code 34,621 and qa-doc
+// 34,604 questions (docs/mattools.md §1, §4).
+func FullQuestionSet(b Benchmark, version string) (questions, properties int, ok bool) {
+	info, ok := LookupBenchmark(b)
+	if !ok {
+		return 0, 0, false
+	}
+	v, ok := info.Version(version)
+	return v.Questions, v.Properties, ok
+}
+
+// ExtensionBenchmark is the run extension holding the registry entry
+// (BenchmarkInfo, as JSON) of a benchmark registered at run time
+// (BenchmarkInfo.Recorded): results files of a folder benchmark describe
+// their benchmark themselves.
+const ExtensionBenchmark = "benchmark"
+
+// BenchmarkRecord returns the extension ExtensionBenchmark for runs of b:
+// its registry entry as JSON; ok is false unless b is registered with
+// Recorded set (MatTools' benchmarks are not: their runs stay as they were).
+func BenchmarkRecord(b Benchmark) (ext json.RawMessage, ok bool) {
+	info, ok := LookupBenchmark(b)
+	if !ok || !info.Recorded {
+		return nil, false
+	}
+	ext, err := json.Marshal(info)
+	return ext, err == nil
+}
+
+// checkBenchmark checks the run record's benchmark: given and registered,
+// or described by the run's extension ExtensionBenchmark, which it then
+// registers (an entry that contradicts the registry is an error).
+func checkBenchmark(r *Run) error {
+	if r.Benchmark == "" {
+		return metaErr("benchmark", "required field missing")
+	}
+	raw, has := r.Extensions[ExtensionBenchmark]
+	if _, ok := LookupBenchmark(r.Benchmark); ok && !has {
+		return nil
+	}
+	if !has {
+		return metaErr("benchmark", "unknown value %q", string(r.Benchmark))
+	}
+	var info BenchmarkInfo
+	if err := json.Unmarshal(raw, &info); err != nil {
+		return metaErr("extensions."+ExtensionBenchmark, "%v", err)
+	}
+	if info.Name != r.Benchmark {
+		return metaErr("extensions."+ExtensionBenchmark, "describes benchmark %q; the run's is %q", info.Name, r.Benchmark)
+	}
+	info.Recorded = true
+	if err := RegisterBenchmark(info); err != nil {
+		return metaErr("extensions."+ExtensionBenchmark, "%v", err)
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package results_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+)
+
+// TestBenchmarkRegistry: MatTools' three benchmarks are registered in
+// display order with their kinds and the 2025-05 sizes of
+// docs/mattools.md §1, §4; an unknown benchmark or version has no size.
+func TestBenchmarkRegistry(t *testing.T) {
+	if got := results.BenchmarkNames()[:3]; !slices.Equal(got, []results.Benchmark{"tool-usage", "qa-code", "qa-doc"}) {
+		t.Errorf("first benchmarks %q; want tool-usage, qa-code, qa-doc", got)
+	}
+	for _, c := range []struct {
+		b        results.Benchmark
+		kind     results.BenchmarkKind
+		q, p     int
+		title    string
+		headline string
+	}{
+		{results.BenchmarkToolUsage, results.KindToolUsage, 49, 138, "Tool usage", "task_success_rate"},
+		{results.BenchmarkQACode, results.KindMultipleChoice, 34621, 0, "Code QA", "accuracy"},
+		{results.BenchmarkQADoc, results.KindMultipleChoice, 34604, 0, "Doc QA", "accuracy"},
+	} {
+		info, ok := results.LookupBenchmark(c.b)
+		if !ok || info.Kind != c.kind || c.b.Kind() != c.kind || info.Title != c.title || c.b.Title() != c.title || info.Headline != c.headline || info.SuiteName() != results.SuiteMatTools {
+			t.Errorf("%s: %+v, %v; want kind %s, title %q, headline %s, suite mattools", c.b, info, ok, c.kind, c.title, c.headline)
+		}
+		if q, p, ok := results.FullQuestionSet(c.b, "2025-05"); !ok || q != c.q || p != c.p {
+			t.Errorf("%s 2025-05: %d / %d, %v; want %d / %d", c.b, q, p, ok, c.q, c.p)
+		}
+		if _, _, ok := results.FullQuestionSet(c.b, "2024-01"); ok {
+			t.Errorf("%s 2024-01: found; want no such version", c.b)
+		}
+	}
+	if got := results.BenchmarksOf(results.SuiteMatTools, results.KindMultipleChoice); !slices.Equal(got, []results.Benchmark{"qa-code", "qa-doc"}) {
+		t.Errorf("MatTools multiple-choice benchmarks %q; want qa-code, qa-doc", got)
+	}
+	if _, ok := results.LookupBenchmark("no-such-benchmark"); ok || results.Benchmark("no-such-benchmark").Kind() != "" {
+		t.Error("no-such-benchmark is registered; want not")
+	}
+	if _, _, ok := results.FullQuestionSet("no-such-benchmark", "2025-05"); ok {
+		t.Error("no-such-benchmark has a size; want none")
+	}
+}
+
+// TestRegisterBenchmarkRefuses: a registration that would make the
+// registry ambiguous or a run unscorable is refused, naming why.
+func TestRegisterBenchmarkRefuses(t *testing.T) {
+	v := []results.BenchmarkVersion{{ID: "1", Questions: 2, Properties: 3}}
+	for _, c := range []struct {
+		info results.BenchmarkInfo
+		want string
+	}{
+		{results.BenchmarkInfo{Name: "tool-usage", Kind: results.KindToolUsage, Versions: v}, "already registered"},
+		{results.BenchmarkInfo{Name: "Bad_Name", Kind: results.KindToolUsage, Versions: v}, "lower-case"},
+		{results.BenchmarkInfo{Name: "refused-kind", Kind: "essay", Versions: v}, `kind "essay"`},
+		{results.BenchmarkInfo{Name: "refused-versions", Kind: results.KindToolUsage}, "no version"},
+		{results.BenchmarkInfo{Name: "refused-empty", Kind: results.KindToolUsage, Versions: []results.BenchmarkVersion{{ID: "1"}}}, "0 questions"},
+		{results.BenchmarkInfo{Name: "refused-protocol", Kind: results.KindToolUsage, Versions: v, Protocols: []string{results.ProtocolQAV1}}, `protocol "mattools-qa-v1" is not a registered tool-usage protocol`},
+		{results.BenchmarkInfo{Name: "refused-protocol2", Kind: results.KindToolUsage, Versions: v, Protocols: []string{"mattools-v9"}}, `protocol "mattools-v9"`},
+	} {
+		err := results.RegisterBenchmark(c.info)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want an error containing %q", c.info.Name, err, c.want)
+		}
+		if _, ok := results.LookupBenchmark(c.info.Name); ok && c.info.Name != results.BenchmarkToolUsage {
+			t.Errorf("%s: registered after an error", c.info.Name)
+		}
+	}
+	if err := results.RegisterScoringProtocol(results.ScoringProtocol{ID: results.ProtocolMatToolsV1, Kind: results.KindToolUsage}); err == nil {
+		t.Error("mattools-v1 registered twice; want an error")
+	}
+}
