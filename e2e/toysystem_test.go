@@ -24,6 +24,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 )
 
 // toySystem asks the model "name: <question id>" in one call and takes the
@@ -158,7 +159,7 @@ timeout = "30s"
 	}
 	out := filepath.Join(base, "public")
 	rep, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, Benchmark: bench, DataHint: "hint",
-		RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: []site.Release{}, Strict: true})
+		RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: []release.Release{}, Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}
