@@ -125,8 +125,16 @@ func TestVerifiedTableFromStoredOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The store's figures, straight from its rows: published run → passed.
+	// Runs kept beside the main ones under another environment
+	// (published.AlongsideKey: "<run id>@<label>") are not what the site
+	// scores.
 	fromStore := map[string]int{}
+	mainRuns := 0
 	for id, rx := range st.Runs {
+		if strings.Contains(id, "@") {
+			continue
+		}
+		mainRuns++
 		for _, v := range rx.Rows {
 			if v.Protocol != results.ProtocolMatToolsV1Strict {
 				continue
@@ -174,8 +182,8 @@ func TestVerifiedTableFromStoredOutcomes(t *testing.T) {
 			t.Errorf("rows %d and %d out of order", i-1, i)
 		}
 	}
-	if runs != len(st.Runs) {
-		t.Errorf("%d runs scored; the store holds %d re-executed runs", runs, len(st.Runs))
+	if runs != mainRuns {
+		t.Errorf("%d runs scored; the store holds %d re-executed runs in its main environment", runs, mainRuns)
 	}
 	audit := map[results.System][2]int{}
 	for _, a := range vt.Audit {
