@@ -195,6 +195,38 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 	if strings.Contains(readFile(t, filepath.Join(out, "v1.0", "index.html")), "verified-table") {
 		t.Error("release v1.0 shows the verified-set table")
 	}
+	// A release that records the verified set (release.Release.VerifiedSet,
+	// as build-site -cut-release does from v1.3 on) shows its table too,
+	// with the same rows; one that records another set than the build's is
+	// refused, naming both.
+	all := slices.Clone(fixtureIDs)
+	for _, g := range model {
+		all = append(all, g.Run.RunID)
+	}
+	audits, _, err := results.ReadDirReport(auditDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range audits {
+		all = append(all, f.Run.RunID)
+	}
+	rel := []release.Release{{Version: "v1.0", Date: "2025-06-01", Title: "fixture", Runs: fixtureIDs},
+		{Version: "v1.1", Date: "2025-07-01", Title: "with the verified set", Runs: all, VerifiedSet: vs.ID}}
+	out2 := filepath.Join(base, "public2")
+	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: auditDir, VerifiedSet: verifiedFile, RepoRoot: repoRoot(t), OutDir: out2,
+		WorkDir: filepath.Join(base, "work2"), Releases: rel}); err != nil {
+		t.Fatal(err)
+	}
+	relHome := readFile(t, filepath.Join(out2, "v1.1", "index.html"))
+	if relSec := regexp.MustCompile(`(?s)<section class="leaderboard-table verified-table" id="[^"]*">.*?</section>`).FindString(relHome); !strings.Contains(relSec, wantCell) {
+		t.Errorf("release v1.1, which records the verified set %s, shows no verified-set table with the model's cell %q", vs.ID, wantCell)
+	}
+	rel[1].VerifiedSet = "verified-v0"
+	_, err = site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: auditDir, VerifiedSet: verifiedFile, RepoRoot: repoRoot(t),
+		OutDir: filepath.Join(base, "public3"), WorkDir: filepath.Join(base, "work3"), Releases: rel})
+	if err == nil || !strings.Contains(err.Error(), "release v1.1") || !strings.Contains(err.Error(), "verified-v0") || !strings.Contains(err.Error(), vs.ID) {
+		t.Errorf("a release recording another verified set than the build's: err %v; want one naming the release and both sets", err)
+	}
 	// The audit's runs are no configurations: no configuration page of the
 	// audit's systems.
 	if pages, _ := filepath.Glob(filepath.Join(preview, "configurations", "*reference-solution*")); len(pages) > 0 {

@@ -280,6 +280,16 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
 			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
 			ResultsPaths: map[string]string{}, CodeKeys: codeKeys, Submissions: releaseSubmissions(subs, r)}
+		if r.VerifiedSet != "" {
+			if verifiedSet == nil || verifiedSet.ID != r.VerifiedSet {
+				have := "none"
+				if verifiedSet != nil {
+					have = verifiedSet.ID
+				}
+				return nil, fmt.Errorf("release %s (%s) shows the verified question set %s, but this build's is %s (build-site -verified-set)", r.Version, release.File, r.VerifiedSet, have)
+			}
+			e.VerifiedSet, e.AuditRows = verifiedSet, auditRows
+		}
 		if i > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[i-1].Version, o.Releases[i-1].Runs
 		}

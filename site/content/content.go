@@ -69,8 +69,9 @@ type Edition struct {
 	AuditRows map[string][]results.SummaryRow
 	// VerifiedSet is the verified question set (docs/benchmark-audit.md)
 	// whose ranked table the home page shows after the full set's tables;
-	// nil: none. Only unreleased builds (the preview) set it: the frozen
-	// releases show what they showed.
+	// nil: none. The preview sets it, and a release that records it
+	// (release.Release.VerifiedSet, from v1.3 on): v1.0-v1.2 show what
+	// they showed.
 	VerifiedSet *aggregate.VerifiedSet
 	Figures     []*plots.Figure
 	Benchmark   *datasets.Benchmark // nil: no question pages

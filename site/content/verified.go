@@ -50,7 +50,7 @@ type verifiedAuditRow struct {
 }
 
 // verified returns the home page's verified-set table, nil when the
-// edition has no verified set (every release) or nothing to score.
+// edition has no verified set (v1.0-v1.2, and a release that records none) or nothing to score.
 func (v *views) verified() *verifiedView {
 	vt := aggregate.BuildVerifiedTable(v.e.VerifiedSet, v.lb.Headline, v.e.Audit, v.e.AuditRows)
 	if vt == nil || (len(vt.Rows) == 0 && len(vt.Audit) == 0) {

@@ -31,6 +31,13 @@ type Release struct {
 	Notes           string `json:"notes"`
 	// Runs are the run ids of the results files the release is built from.
 	Runs []string `json:"runs"`
+	// VerifiedSet is the id of the verified question set whose ranked
+	// table the release's home page shows (e.g. "verified-v1",
+	// benchmarks/mattools-tool-usage/verified-v1.json; see
+	// docs/benchmark-audit.md); empty: none (v1.0-v1.2, cut before it
+	// existed). A build whose verified set (build-site -verified-set) has
+	// another id cannot build the release.
+	VerifiedSet string `json:"verified_set,omitempty"`
 }
 
 // File is the committed list of releases, relative to the repository root.
