@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	resultsDir := fl.String("results", "build/results", "directory searched recursively for results files (*.parquet)")
 	out := fl.String("out", "public", "output directory (replaced as a whole)")
 	subs := fl.String("submissions", "submissions", "directory of submission folders (SUBMITTING.md); absent: none")
-	verifiedSet := fl.String("verified-set", "benchmarks/mattools-tool-usage/verified-v1.json", "the verified question set (docs/benchmark-audit.md): the preview's home page ranks every mattools-v1-strict configuration on it from the stored per-property outcomes; absent: none")
+	verifiedSet := fl.String("verified-set", "benchmarks/mattools-tool-usage/verified-v1.json", "the verified question set (docs/benchmark-audit.md): the home page of the preview and of a release cut with it ranks every mattools-v1-strict configuration on it from the stored per-property outcomes; absent: none")
 	verified := fl.String("verified", "verified", "directory of the verified records of submissions (validate-submission -record); absent: none")
 	auditDir := fl.String("audit", "benchmarks/mattools-tool-usage/audit", "directory of the benchmark audit's committed results files (make audit AUDIT_FLAGS=-publish …): the unranked reference-solution and baseline rows; absent: none")
 	work := fl.String("work", "build/site", "directory for the generated Hugo sources (rewritten)")
