@@ -281,14 +281,11 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
 			ResultsPaths: map[string]string{}, CodeKeys: codeKeys, Submissions: releaseSubmissions(subs, r)}
 		if r.VerifiedSet != "" {
-			if verifiedSet == nil || verifiedSet.ID != r.VerifiedSet {
-				have := "none"
-				if verifiedSet != nil {
-					have = verifiedSet.ID
-				}
-				return nil, fmt.Errorf("release %s (%s) shows the verified question set %s, but this build's is %s (build-site -verified-set)", r.Version, release.File, r.VerifiedSet, have)
+			vs, err := releaseVerifiedSet(o.RepoRoot, verifiedSet, r.VerifiedSet)
+			if err != nil {
+				return nil, fmt.Errorf("release %s (%s): %w", r.Version, release.File, err)
 			}
-			e.VerifiedSet, e.AuditRows = verifiedSet, auditRows
+			e.VerifiedSet, e.AuditRows = vs, auditRows
 		}
 		if i > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[i-1].Version, o.Releases[i-1].Runs
@@ -682,4 +679,40 @@ func countPages(dir string) (int, error) {
 		return err
 	})
 	return n, err
+}
+
+// VerifiedSetsDir holds the verified question sets (docs/benchmark-audit.md),
+// one file <id>.json each, relative to the repository root.
+const VerifiedSetsDir = "benchmarks/mattools-tool-usage"
+
+// releaseVerifiedSet returns the verified question set id that a release
+// records: the build's own (Options.VerifiedSet) when it has that id, else
+// the committed file VerifiedSetsDir/<id>.json under root. A set that is
+// absent or has another id is an error naming the file.
+func releaseVerifiedSet(root string, have *aggregate.VerifiedSet, id string) (*aggregate.VerifiedSet, error) {
+	if have != nil && have.ID == id {
+		return have, nil
+	}
+	p := filepath.Join(root, VerifiedSetsDir, id+".json")
+	vs, err := aggregate.ReadVerifiedSet(p)
+	if err != nil {
+		return nil, err
+	}
+	if vs == nil {
+		return nil, fmt.Errorf("it shows the verified question set %s, but %s does not exist", id, p)
+	}
+	if vs.ID != id {
+		return nil, fmt.Errorf("it shows the verified question set %s, but %s is the set %s", id, p, vs.ID)
+	}
+	return vs, nil
+}
+
+// VerifiedSetID returns the id of the verified question set in the file at
+// path (aggregate.ReadVerifiedSet), "" when path is empty or absent.
+func VerifiedSetID(path string) (string, error) {
+	vs, err := aggregate.ReadVerifiedSet(path)
+	if err != nil || vs == nil {
+		return "", err
+	}
+	return vs.ID, nil
 }

@@ -37,7 +37,6 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
-	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/release"
 )
 
@@ -306,12 +305,8 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	r := release.Release{Version: version, Date: date, GeneratorCommit: commit, Title: title}
 	// The verified question set the build has (-verified-set) is shown by
 	// the release too: its id is recorded with it.
-	vs, err := aggregate.ReadVerifiedSet(o.VerifiedSet)
-	if err != nil {
+	if r.VerifiedSet, err = site.VerifiedSetID(o.VerifiedSet); err != nil {
 		return err
-	}
-	if vs != nil {
-		r.VerifiedSet = vs.ID
 	}
 	for _, f := range files {
 		r.Runs = append(r.Runs, f.Run.RunID)
