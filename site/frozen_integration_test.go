@@ -91,7 +91,7 @@ func buildChanged(repo, dataRoot, resultsDir string) error {
 	if changed.bench, err = datasets.Load(dataRoot); err != nil {
 		return err
 	}
-	changed.report, err = site.Build(context.Background(), site.Options{ResultsDir: resultsDir, Benchmark: changed.bench, DataHint: "hint",
+	changed.report, err = site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: filepath.Join(changed.repo, "benchmarks", "mattools-tool-usage", "audit"), Benchmark: changed.bench, DataHint: "hint",
 		RepoRoot: changed.repo, OutDir: changed.out, WorkDir: filepath.Join(base, "work"), Frozen: true})
 	return err
 }
