@@ -71,13 +71,15 @@ var wireChecks = map[string]func(t *testing.T, r wireResult){
 	"chat-past-context":          checkContextLength,
 	"chat-past-context-toplevel": checkContextLength,
 	"embeddings-disabled": func(t *testing.T, r wireResult) {
-		// A server error: retried like any 5xx (wireReplay allows one retry), then reported with the server's message.
+		// HTTP 500, but not retried like other 5xx: the error names the server setting.
 		var e *Error
-		if !errors.As(r.err, &e) || e.Status != r.ex.Status || e.Attempts != 2 || errors.Is(r.err, ErrInvalidEmbeddings) {
-			t.Fatalf("err = %v; want an *Error with status %d after 2 attempts", r.err, r.ex.Status)
+		if !errors.Is(r.err, ErrEmbeddingsDisabled) || !errors.As(r.err, &e) || e.Status != r.ex.Status || e.Attempts != 1 || len(r.requests) != 1 {
+			t.Fatalf("err = %v after %d requests; want ErrEmbeddingsDisabled with status %d after 1 attempt", r.err, len(r.requests), r.ex.Status)
 		}
-		if !strings.Contains(r.err.Error(), "embedding=True") {
-			t.Errorf("error %q does not carry the server's message", r.err)
+		for _, w := range []string{"embedding=True", "--embedding true", "--embeddings"} {
+			if !strings.Contains(r.err.Error(), w) {
+				t.Errorf("error %q does not say %q", r.err, w)
+			}
 		}
 	},
 	"embeddings-batch": checkEmbeddingsAnswer,
