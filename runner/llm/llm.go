@@ -794,6 +794,11 @@ func (c *Client) classify(ctx, actx context.Context, info *attemptInfo, err erro
 	case info.jsonMode && refusal(info.status) && isJSONModeRefusal(err):
 		err = fmt.Errorf("%w (HTTP %d, not retried): %w; set json_mode = false for this model in the plan (docs/runner.md, \"Local servers\")",
 			ErrJSONModeUnsupported, info.status, err)
+	case info.status >= 400 && isEmbeddingsDisabled(err):
+		// Not retried: the server answers every embeddings request so until restarted.
+		err = fmt.Errorf("%w (HTTP %d, not retried): %w; start llama-cpp-python's server with --embedding true "+
+			"(and --kv_overrides <arch>.pooling_type=int:1 for a chat GGUF), llama.cpp's llama-server with --embeddings "+
+			"(docs/runner.md, \"Local servers\")", ErrEmbeddingsDisabled, info.status, err)
 	case info.status == 0:
 		info.retryable = true // transport error: connection refused or reset, EOF
 	case info.status == http.StatusRequestTimeout || info.status == http.StatusTooManyRequests || info.status >= 500:
@@ -819,6 +824,27 @@ var ErrContextLength = errors.New("prompt longer than the model's context window
 // json_mode = false, which sends no response_format (the prompts ask for
 // JSON anyway).
 var ErrJSONModeUnsupported = errors.New("server does not support JSON mode (response_format json_object)")
+
+// ErrEmbeddingsDisabled is wrapped by the *Error of an embeddings request
+// to a server started without embeddings: llama-cpp-python answers HTTP 500
+// "Llama model must be created with embedding=True to call this method",
+// llama.cpp's llama-server "This server does not support embeddings. Start
+// it with `--embeddings`". It is not retried (a 5xx otherwise is), and the
+// error names the server setting (docs/runner.md, "Local servers").
+var ErrEmbeddingsDisabled = errors.New("server not started with embeddings")
+
+// embeddingsDisabledMarks are lowercased phrases of those errors.
+var embeddingsDisabledMarks = []string{"must be created with embedding=true", "does not support embeddings"}
+
+func isEmbeddingsDisabled(err error) bool {
+	t := strings.ToLower(errText(err))
+	for _, m := range embeddingsDisabledMarks {
+		if strings.Contains(t, m) {
+			return true
+		}
+	}
+	return false
+}
 
 // refusal reports whether status is a refusal of the request as sent.
 func refusal(status int) bool { return status == 400 || status == 413 || status == 422 }
@@ -902,8 +928,9 @@ func (e *Error) Error() string {
 // Unwrap returns the context's error when the caller's context ended, so
 // that errors.Is(err, context.Canceled) works; otherwise the sentinel of
 // the failure (sentinels: ErrContextLength, ErrJSONModeUnsupported,
-// ErrPerTokenEmbeddings and ErrEmbeddingsTruncated, which wrap
-// ErrInvalidEmbeddings, or ErrInvalidEmbeddings itself), or nil.
+// ErrEmbeddingsDisabled, ErrPerTokenEmbeddings and ErrEmbeddingsTruncated,
+// the last two wrapping ErrInvalidEmbeddings, or ErrInvalidEmbeddings
+// itself), or nil.
 func (e *Error) Unwrap() error {
 	if e.ctxErr != nil {
 		return e.ctxErr
@@ -912,7 +939,7 @@ func (e *Error) Unwrap() error {
 }
 
 // sentinels are the errors an *Error unwraps to, most specific first.
-var sentinels = []error{ErrContextLength, ErrJSONModeUnsupported, ErrPerTokenEmbeddings, ErrEmbeddingsTruncated, ErrInvalidEmbeddings}
+var sentinels = []error{ErrContextLength, ErrJSONModeUnsupported, ErrEmbeddingsDisabled, ErrPerTokenEmbeddings, ErrEmbeddingsTruncated, ErrInvalidEmbeddings}
 
 func (c *Client) fail(model string, attempts int, ctxErr error, status int, err error) *Error {
 	var ue *url.Error

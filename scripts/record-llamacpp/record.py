@@ -6,7 +6,12 @@ cmd/gen-docs make, and writes each exchange (request body, HTTP status,
 response body as received) as one JSON file under the output directory:
 
     {"server": ..., "kind": ..., "endpoint": "chat/completions" | "embeddings",
-     "request": {...}, "status": 200, "response": "<the body, verbatim>"}
+     "request": {...}, "status": 200, "response": "<the body, verbatim>",
+     "trimmed": "<how an embeddings body was cut>"}
+
+An embeddings body is kept small: every vector is cut to its first KEEP_DIMS
+numbers and the body re-serialized compactly ("trimmed" says so); other bodies
+are verbatim.
 
 runner/llm's wire test (wire_test.go) replays them through the fake server.
 Standard library only.
@@ -46,9 +51,39 @@ def post(base, path, body):
         return e.code, e.read().decode()
 
 
+KEEP_DIMS = 8  # embeddings vectors are cut to their first KEEP_DIMS numbers (576 in SmolLM2-135M)
+
+
+def trim(resp):
+    """The response with every embedding vector (or each per-token vector) cut to
+    KEEP_DIMS numbers, re-serialized compactly; None when it is not an embeddings list."""
+    try:
+        doc = json.loads(resp)
+    except ValueError:
+        return None, None
+    data = doc.get("data") if isinstance(doc, dict) else None
+    if not isinstance(data, list):
+        return None, None
+    dims = None
+    for item in data:
+        e = item.get("embedding")
+        if isinstance(e, list) and e and isinstance(e[0], list):
+            dims = len(e[0])
+            item["embedding"] = [v[:KEEP_DIMS] for v in e]
+        elif isinstance(e, list):
+            dims = len(e)
+            item["embedding"] = e[:KEEP_DIMS]
+    return json.dumps(doc, separators=(",", ":")), dims
+
+
 def record(base, out, kind, endpoint, body):
     status, resp = post(base, endpoint, body)
     ex = {"server": SERVER, "kind": kind, "endpoint": endpoint, "request": body, "status": status, "response": resp}
+    if endpoint == "embeddings" and status == 200:
+        trimmed, dims = trim(resp)
+        if trimmed is not None:
+            ex["response"] = trimmed
+            ex["trimmed"] = f"each vector cut from {dims} to its first {KEEP_DIMS} numbers; {len(resp)} bytes as received"
     tmp = os.path.join(out, kind + ".json.tmp")
     with open(tmp, "w") as f:
         json.dump(ex, f, indent=1, ensure_ascii=False)
