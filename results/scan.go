@@ -366,7 +366,8 @@ func decodeSummary(data []byte, o SummaryOptions) (s *Summary, err error) {
 // the columns a question page shows (question index and id, code, function
 // name, the error, stdout and stderr excerpts and their original byte
 // lengths, the retrieved context and the trace; the two lists read only
-// when some row has an element: nestedRow) set, and
+// when some row has an element: nestedRow; and the per-property outcomes of
+// format v3, which a question page lists as passed and failed) set, and
 // every other field zero, after checking the file's footer and run record
 // as ReadSummary does and these columns by Validate's rules. Errors are
 // *FormatError values naming path, the row and the field.
@@ -458,6 +459,9 @@ func decodeDetails(data []byte) (out []QuestionRow, err error) {
 				}
 			}
 		}
+	}
+	if err := readPropertyOutcomes(pf, data, out); err != nil {
+		return nil, err
 	}
 	var errs []error
 	for i := range out {

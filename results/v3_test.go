@@ -242,3 +242,35 @@ func TestTallyPropertiesFromStoredRows(t *testing.T) {
 		t.Errorf("TallySummaryProperties = %d of %d, %v; want 3 of 5", passed, total, err)
 	}
 }
+
+// TestDetailsReadPropertyOutcomes: ReadDetails, which a question page
+// reads, returns each row's per-property outcomes as written (a page lists
+// which properties passed and which failed), and none from a v2 file.
+func TestDetailsReadPropertyOutcomes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run"+Extension)
+	want := outcomesFile()
+	if err := Write(path, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadDetails(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want.Questions) {
+		t.Fatalf("%d rows, want %d", len(got), len(want.Questions))
+	}
+	for i := range want.Questions {
+		if !reflect.DeepEqual(got[i].PropertyOutcomes, want.Questions[i].PropertyOutcomes) {
+			t.Errorf("row %d: outcomes %+v, want %+v", i+1, got[i].PropertyOutcomes, want.Questions[i].PropertyOutcomes)
+		}
+	}
+	v2, err := ReadDetails(filepath.Join("testdata", "v2", "tool-usage"+Extension))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range v2 {
+		if q.PropertyOutcomes != nil {
+			t.Errorf("%s: outcomes read from a v2 file: %+v", q.QuestionID, q.PropertyOutcomes)
+		}
+	}
+}
