@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
@@ -68,10 +69,19 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 	for _, f := range fixture {
 		fixtureIDs = append(fixtureIDs, f.Run.RunID)
 	}
+	// The question pages need the benchmark (the MatTools data root); the
+	// rest of the test does not.
+	var bench *datasets.Benchmark
+	if root := os.Getenv(datasets.EnvVar); root != "" {
+		if bench, err = datasets.Load(root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	diagnosesFile := filepath.Join(repoRoot(t), "benchmarks", "mattools-tool-usage", "diagnoses.csv")
 	out := filepath.Join(base, "public")
 	verifiedFile := filepath.Join(repoRoot(t), "benchmarks", "mattools-tool-usage", "verified-v1.json")
-	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: auditDir, VerifiedSet: verifiedFile, RepoRoot: repoRoot(t), OutDir: out,
-		WorkDir: filepath.Join(base, "work"), Releases: []release.Release{{Version: "v1.0", Date: "2025-06-01", Title: "fixture", Runs: fixtureIDs}}}); err != nil {
+	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: auditDir, VerifiedSet: verifiedFile, Diagnoses: diagnosesFile, Benchmark: bench,
+		RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: []release.Release{{Version: "v1.0", Date: "2025-06-01", Title: "fixture", Runs: fixtureIDs}}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -227,6 +237,13 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "release v1.1") || !strings.Contains(err.Error(), "verified-v0") || !strings.Contains(err.Error(), "verified-v0.json does not exist") {
 		t.Errorf("a release recording a verified set the repository lacks: err %v; want one naming the release, the set and its missing file", err)
 	}
+	t.Run("question pages", func(t *testing.T) {
+		if bench == nil {
+			t.Skipf("%s is not set: the question pages need the MatTools data root", datasets.EnvVar)
+		}
+		checkQuestionPages(t, preview, model[results.ProtocolMatToolsV1Strict], byKey[key{results.SystemReferenceSolution, results.ProtocolMatToolsV1}],
+			byKey[key{results.SystemReferenceSolution, results.ProtocolMatToolsV1Strict}], bench, diagnosesFile)
+	})
 	// The audit's runs are no configurations: no configuration page of the
 	// audit's systems.
 	if pages, _ := filepath.Glob(filepath.Join(preview, "configurations", "*reference-solution*")); len(pages) > 0 {
@@ -250,5 +267,100 @@ func TestAuditDirHoldsOnlyAuditRuns(t *testing.T) {
 		OutDir: filepath.Join(base, "public"), WorkDir: filepath.Join(base, "work"), Releases: []release.Release{}})
 	if err == nil || !strings.Contains(err.Error(), files[0].Path) || !strings.Contains(err.Error(), `has provenance kind "imported"`) {
 		t.Errorf("error %v; want one naming %s and its provenance", err, files[0].Path)
+	}
+}
+
+// checkQuestionPages checks the preview's question pages: the model's strict
+// round lists which properties passed and which failed (read from the
+// results file's per-property outcomes: results.ReadDetails), in the file's
+// order; every question the reference solution was executed on shows it
+// under both protocols, passed count, failed properties with their
+// diagnoses, and its code; a question it was not executed on says so.
+func checkQuestionPages(t *testing.T, preview string, model, refV1, refStrict *results.File, bench *datasets.Benchmark, diagnosesFile string) {
+	mixed := 0
+	for _, q := range model.Questions {
+		var passedProps, failedProps []string
+		for _, o := range q.PropertyOutcomes {
+			if o.Passed {
+				passedProps = append(passedProps, "<code>"+o.Property+"</code>")
+			} else {
+				failedProps = append(failedProps, "<code>"+o.Property+"</code>")
+			}
+		}
+		if len(passedProps) == 0 || len(failedProps) == 0 {
+			continue
+		}
+		mixed++
+		page := filepath.Join(preview, "questions", q.QuestionID, "index.html")
+		sec := readFile(t, page)
+		sec = sec[strings.Index(sec, `<h2 id="runs">`):]
+		li := regexp.MustCompile(`(?s)<li>` + regexp.QuoteMeta(results.ProtocolMatToolsV1Strict) + `: .*?</li>`).FindString(sec)
+		if !strings.Contains(li, "Passed: "+strings.Join(passedProps, ", ")) || !strings.Contains(li, "Failed: "+failedProps[0]) {
+			t.Errorf("%s: the strict verdict's detail %q; want Passed: %s and Failed: %s …", page, li, strings.Join(passedProps, ", "), failedProps[0])
+		}
+	}
+	if mixed == 0 {
+		t.Error("no question of the all-True answers passed some properties and failed others")
+	}
+	diagnoses, err := datasets.ReadDiagnoses(diagnosesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	executed := map[string]bool{}
+	strict := map[string]results.QuestionRow{}
+	for _, q := range refStrict.Questions {
+		strict[q.QuestionID] = q
+	}
+	diagnosed := 0
+	for _, q := range refV1.Questions {
+		if results.Verdict(q.Verdict) == results.VerdictDataMissing {
+			continue
+		}
+		executed[q.QuestionID] = true
+		page := filepath.Join(preview, "questions", q.QuestionID, "index.html")
+		html := readFile(t, page)
+		start, end := strings.Index(html, `<h2 id="reference">`), strings.Index(html, `<h2 id="runs">`)
+		if start < 0 || end < start {
+			t.Errorf("%s: no reference-solution section before the generated code", page)
+			continue
+		}
+		sec := html[start:end]
+		for _, r := range []results.QuestionRow{q, strict[q.QuestionID]} {
+			want := fmt.Sprintf("%d of %d propert", *r.PropertiesPassed, r.PropertyCount)
+			li := regexp.MustCompile(`(?s)<li>` + regexp.QuoteMeta(r.ScoringProtocol) + `: .*?</li>`).FindString(sec)
+			if !strings.Contains(li, want) {
+				t.Errorf("%s: the reference's %s line %q lacks %q", page, r.ScoringProtocol, li, want)
+			}
+			for _, o := range r.PropertyOutcomes {
+				if o.Passed {
+					continue
+				}
+				if !strings.Contains(li, "<code>"+o.Property+"</code>") {
+					t.Errorf("%s: the reference's %s line lacks its failed property %s", page, r.ScoringProtocol, o.Property)
+				}
+				if d, ok := diagnoses.Of(q.QuestionID, o.Property); ok {
+					diagnosed++
+					if !strings.Contains(li, "diagnosed <strong>"+d.Category+"</strong>") {
+						t.Errorf("%s: the reference's failed %s (%s) lacks its diagnosis %q", page, o.Property, r.ScoringProtocol, d.Category)
+					}
+				}
+			}
+		}
+		if !strings.Contains(sec, "def "+q.FunctionName+"(") {
+			t.Errorf("%s: the reference section lacks the code of %s", page, q.FunctionName)
+		}
+	}
+	if len(executed) == 0 || diagnosed == 0 {
+		t.Errorf("%d questions with an executed reference, %d diagnosed failures shown; want some of each", len(executed), diagnosed)
+	}
+	for _, q := range bench.Questions {
+		if executed[q.ID] {
+			continue
+		}
+		page := filepath.Join(preview, "questions", q.ID, "index.html")
+		if html := readFile(t, page); !strings.Contains(html, "<code>benchmarks/mattools-tool-usage/reference/"+q.ID+".py</code>") || !strings.Contains(html, "Not executed here") {
+			t.Errorf("%s: want the reference's file named and 'Not executed here'", page)
+		}
+		break
 	}
 }

@@ -108,6 +108,12 @@ type Options struct {
 	// (content.Edition.Audit). A file there that is invalid or not an
 	// audit run is an error naming it; so is a run id also in ResultsDir.
 	AuditDir string
+	// Diagnoses is the benchmark audit's diagnoses file (datasets.
+	// ReadDiagnoses; benchmarks/mattools-tool-usage/diagnoses.csv): why the
+	// reference solution fails each property it fails, which the preview's
+	// question pages show beside the reference's outcomes. "" or absent:
+	// none; an invalid file is an error naming it and the line.
+	Diagnoses string
 	// Cache, when set with Frozen, keeps each release's built pages between
 	// builds (release.Cache): a release whose inputs (release.Inputs: its
 	// generator commit and release list, the data root, its runs' results
@@ -194,7 +200,11 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if len(subs) > 0 {
 		logf("site: %d submissions in %s (%d runs and verified records)", len(subs), o.SubmissionsDir, len(subFiles))
 	}
-	audit, auditRows, err := loadAudit(o.AuditDir, paths)
+	audit, auditRows, auditPaths, err := loadAudit(o.AuditDir, paths)
+	if err != nil {
+		return nil, err
+	}
+	diagnoses, err := datasets.ReadDiagnoses(o.Diagnoses)
 	if err != nil {
 		return nil, err
 	}
@@ -371,7 +381,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if needPreview(o.Releases, files, audit) || o.PreviewOnly {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
 			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Audit: audit, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
-			CodeKeys: codeKeys, Submissions: subs, AuditRows: auditRows, VerifiedSet: verifiedSet}
+			CodeKeys: codeKeys, Submissions: subs, AuditRows: auditRows, AuditPaths: auditPaths, Diagnoses: diagnoses, VerifiedSet: verifiedSet}
 		if n := len(o.Releases); n > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[n-1].Version, o.Releases[n-1].Runs
 		}
@@ -639,17 +649,18 @@ func LoadResults(dir string) (*Loaded, error) {
 // AuditDir) as LoadResults does; "" or an absent dir gives none. A file that
 // cannot be read or fails validation, a run that is not an audit run
 // (provenance audit), and a run id also among present (the results files'
-// run ids → paths) are errors naming the file.
-func loadAudit(dir string, present map[string]string) ([]*results.File, map[string][]results.SummaryRow, error) {
+// run ids → paths) are errors naming the file. It returns the files, their
+// rows and their paths by run id.
+func loadAudit(dir string, present map[string]string) ([]*results.File, map[string][]results.SummaryRow, map[string]string, error) {
 	if dir == "" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	l, err := LoadResults(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var errs []error
 	for _, iv := range l.Invalid {
@@ -665,9 +676,9 @@ func loadAudit(dir string, present map[string]string) ([]*results.File, map[stri
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return l.Files, l.Rows, nil
+	return l.Files, l.Rows, l.Paths, nil
 }
 
 func countPages(dir string) (int, error) {

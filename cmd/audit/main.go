@@ -31,7 +31,6 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -350,7 +349,7 @@ func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
 		return cacheErr
 	}
 
-	diagnoses, err := readDiagnoses(c.diagnoses)
+	diagnoses, err := datasets.ReadDiagnoses(c.diagnoses)
 	if err != nil {
 		return err
 	}
@@ -415,14 +414,14 @@ func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
 // verifiedSet is the verified question set of the executed questions: the
 // properties the reference passes under mattools-v1-strict, less those
 // whose diagnosis is "expected value wrong".
-func verifiedSet(qs []*QuestionReport, diagnoses map[string]string) results.PropertySet {
+func verifiedSet(qs []*QuestionReport, diagnoses datasets.Diagnoses) results.PropertySet {
 	set := results.PropertySet{}
 	for _, q := range qs {
 		if q.Outcomes == nil {
 			continue
 		}
 		for _, po := range q.Outcomes[results.ProtocolMatToolsV1Strict].Properties {
-			if po.Passed && !strings.EqualFold(diagnoses[q.ID+"/"+po.Property], "expected value wrong") {
+			if po.Passed && !strings.EqualFold(diagnoses[q.ID+"/"+po.Property].Category, "expected value wrong") {
 				set[q.ID] = append(set[q.ID], po.Property)
 			}
 		}
@@ -601,40 +600,9 @@ func writeCache(dir, key string, sc *scoring.Scored) error {
 	return results.WriteFileAtomic(filepath.Join(dir, key+".json"), b, 0o644)
 }
 
-// readDiagnoses reads the diagnoses file (question, property, category,
-// evidence; a header line), by "question/property" → category; a missing
-// file gives none. A line with too few fields is an error naming it.
-func readDiagnoses(path string) (map[string]string, error) {
-	out := map[string]string{}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	recs, err := r.ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for i, rec := range recs {
-		if i == 0 {
-			continue
-		}
-		if len(rec) < 3 {
-			return nil, fmt.Errorf("%s:%d: want the fields question, property, category, evidence", path, i+1)
-		}
-		out[rec[0]+"/"+rec[1]] = rec[2]
-	}
-	return out, nil
-}
-
 // printReport prints the per-question table, the static probe's flags,
 // the reference's failed properties with their diagnoses, and the totals.
-func printReport(w io.Writer, rep *Report, diagnoses map[string]string) {
+func printReport(w io.Writer, rep *Report, diagnoses datasets.Diagnoses) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "question\tdata\treference\tv1\tstrict\twall s\tCPU s\tcontrols v1\tcontrols strict\tflags")
 	for _, q := range rep.Questions {
@@ -699,7 +667,7 @@ func printReport(w io.Writer, rep *Report, diagnoses map[string]string) {
 				continue
 			}
 			failed[prop] = nil
-			d := diagnoses[q.ID+"/"+prop]
+			d := diagnoses[q.ID+"/"+prop].Category
 			if d == "" {
 				d = "undiagnosed"
 			}

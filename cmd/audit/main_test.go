@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,7 +144,7 @@ func TestFailedPropertiesNameTheirDiagnoses(t *testing.T) {
 		}, Timing: &Timing{Question: "q", WallSeconds: 1, CPUSeconds: 0.5}}},
 		Totals: []Total{{Protocol: results.ProtocolMatToolsV1Strict, Passed: 1, Properties: 3, Executed: 1, Questions: 1}}}
 	var b bytes.Buffer
-	printReport(&b, rep, map[string]string{"q/b": "verification bug"})
+	printReport(&b, rep, datasets.Diagnoses{"q/b": {Category: "verification bug"}})
 	for _, want := range []string{"  q (mattools-v1: 1 of 3, not attributable to properties)\n", "  q b (mattools-v1-strict): verification bug\n",
 		"  q c (mattools-v1-strict): undiagnosed\n", "reference: 1 of 3 properties passed under mattools-v1-strict (1 of 1 questions executed)\n"} {
 		if !strings.Contains(b.String(), want) {

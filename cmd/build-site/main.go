@@ -69,6 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	verifiedSet := fl.String("verified-set", "benchmarks/mattools-tool-usage/verified-v1.json", "the verified question set (docs/benchmark-audit.md): the home page of the preview and of a release cut with it ranks every mattools-v1-strict configuration on it from the stored per-property outcomes; absent: none")
 	verified := fl.String("verified", "verified", "directory of the verified records of submissions (validate-submission -record); absent: none")
 	auditDir := fl.String("audit", "benchmarks/mattools-tool-usage/audit", "directory of the benchmark audit's committed results files (make audit AUDIT_FLAGS=-publish …): the unranked reference-solution and baseline rows; absent: none")
+	diagnoses := fl.String("diagnoses", "benchmarks/mattools-tool-usage/diagnoses.csv", "the benchmark audit's diagnoses (question,property,category,evidence): the preview's question pages show each beside the reference solution's failed property; absent: none")
 	work := fl.String("work", "build/site", "directory for the generated Hugo sources (rewritten)")
 	data := fl.String("data", os.Getenv(datasets.EnvVar), "MatTools data root for the question pages (default $"+datasets.EnvVar+")")
 	repo := fl.String("repo", "", "repository root (default: found from the working directory)")
@@ -126,7 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
-	opts := site.Options{ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, VerifiedSet: *verifiedSet, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
+	opts := site.Options{ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Diagnoses: *diagnoses, VerifiedSet: *verifiedSet, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
 		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr, PreviewOnly: *previewOnly}
 	if *cacheDir != "" {
 		opts.Cache = &release.Cache{Dir: *cacheDir}

@@ -67,6 +67,15 @@ type Edition struct {
 	// question set's bounds; a run without an entry is scored on its
 	// Questions.
 	AuditRows map[string][]results.SummaryRow
+	// AuditPaths maps the audit runs' ids to their results files, from which
+	// the question pages read the reference solution's code and per-property
+	// outcomes (results.ReadDetails); nil: the question pages show no
+	// reference solution (releases before v1.4 showed none).
+	AuditPaths map[string]string
+	// Diagnoses say why the reference solution fails the properties it
+	// fails (datasets.ReadDiagnoses), shown beside them on the question
+	// pages; nil: none.
+	Diagnoses datasets.Diagnoses
 	// VerifiedSet is the verified question set (docs/benchmark-audit.md)
 	// whose ranked table the home page shows after the full set's tables;
 	// nil: none. The preview sets it, and a release that records it

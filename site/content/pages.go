@@ -140,11 +140,27 @@ type outcomeView struct {
 type failedProp struct {
 	Name    string `json:"name"`
 	Message string `json:"message,omitempty"`
+	// Category and Evidence are the property's diagnosis
+	// (datasets.Diagnosis), for the reference solution's failures only.
+	Category string `json:"category,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // failMessageBytes caps a failed property's message on a question page;
 // the whole message is in the results file.
 const failMessageBytes = 300
+
+// capMessage cuts msg to failMessageBytes at a rune boundary, marked " …".
+func capMessage(msg string) string {
+	if len(msg) <= failMessageBytes {
+		return msg
+	}
+	cut := failMessageBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + " …"
+}
 
 func verdictSymbol(v results.Verdict) string {
 	switch v {
@@ -220,15 +236,7 @@ func outcome(r *aggregate.Run, q *results.QuestionRow) outcomeView {
 			o.PassedProps = append(o.PassedProps, po.Property)
 			continue
 		}
-		msg := po.Message
-		if len(msg) > failMessageBytes {
-			cut := failMessageBytes
-			for cut > 0 && !utf8.RuneStart(msg[cut]) {
-				cut--
-			}
-			msg = msg[:cut] + " …"
-		}
-		o.FailedProps = append(o.FailedProps, failedProp{Name: po.Property, Message: msg})
+		o.FailedProps = append(o.FailedProps, failedProp{Name: po.Property, Message: capMessage(po.Message)})
 	}
 	return o
 }

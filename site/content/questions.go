@@ -190,6 +190,11 @@ func (w *writer) writeQuestions(v *views) {
 	}
 	groups, _ := v.identityGroups()
 	pages := v.questionPages()
+	refs, err := w.references()
+	if err != nil {
+		w.err = err
+		return
+	}
 	type questionItem struct {
 		questionRef
 		Properties int    `json:"properties"`
@@ -263,6 +268,9 @@ func (w *writer) writeQuestions(v *views) {
 		st.data = map[string]any{
 			"id": q.ID, "index": q.Index, "number": q.Index + 1, "statement": q.Text, "properties": props, "data_files": files,
 			"executable": q.Executable(), "configurations": st.sections, "runs": st.runs, "rounds": st.rounds, "known": knownText,
+		}
+		if ref := refs[q.ID]; ref != nil {
+			st.data["reference"] = ref
 		}
 		items = append(items, questionItem{questionRef: st.q, Properties: len(q.Properties), Executable: q.Executable(), Runs: st.runs, Known: knownText})
 	}
