@@ -221,9 +221,10 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 		all = append(all, f.Run.RunID)
 	}
 	rel := []release.Release{{Version: "v1.0", Date: "2025-06-01", Title: "fixture", Runs: fixtureIDs},
-		{Version: "v1.1", Date: "2025-07-01", Title: "with the verified set", Runs: all, VerifiedSet: vs.ID}}
+		{Version: "v1.1", Date: "2025-07-01", Title: "with the verified set", Runs: all, VerifiedSet: vs.ID, ReferencePages: true}}
 	out2 := filepath.Join(base, "public2")
-	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: auditDir, VerifiedSet: verifiedFile, RepoRoot: repoRoot(t), OutDir: out2,
+	if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: auditDir, VerifiedSet: verifiedFile, Diagnoses: diagnosesFile, Benchmark: bench,
+		RepoRoot: repoRoot(t), OutDir: out2,
 		WorkDir: filepath.Join(base, "work2"), Releases: rel}); err != nil {
 		t.Fatal(err)
 	}
@@ -243,6 +244,15 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 		}
 		checkQuestionPages(t, preview, model[results.ProtocolMatToolsV1Strict], byKey[key{results.SystemReferenceSolution, results.ProtocolMatToolsV1}],
 			byKey[key{results.SystemReferenceSolution, results.ProtocolMatToolsV1Strict}], bench, diagnosesFile)
+		// A release that records ReferencePages (as -cut-release does from
+		// now on) shows the section too; one that does not (v1.0-v1.3) none.
+		q := byKey[key{results.SystemReferenceSolution, results.ProtocolMatToolsV1Strict}].Questions[0].QuestionID
+		if html := readFile(t, filepath.Join(out2, "v1.1", "questions", q, "index.html")); !strings.Contains(html, `<h2 id="reference">`) {
+			t.Errorf("release v1.1 (reference_pages) question %s: no reference-solution section", q)
+		}
+		if html := readFile(t, filepath.Join(out2, "v1.0", "questions", q, "index.html")); strings.Contains(html, `<h2 id="reference">`) {
+			t.Errorf("release v1.0 question %s: a reference-solution section", q)
+		}
 	})
 	// The audit's runs are no configurations: no configuration page of the
 	// audit's systems.

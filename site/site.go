@@ -300,9 +300,15 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		if i > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[i-1].Version, o.Releases[i-1].Runs
 		}
+		if r.ReferencePages {
+			e.AuditPaths, e.Diagnoses = map[string]string{}, diagnoses
+		}
 		for _, id := range r.Runs {
 			if f := auditByID[id]; f != nil {
 				e.Audit = append(e.Audit, f)
+				if e.AuditPaths != nil {
+					e.AuditPaths[id] = auditPaths[id]
+				}
 				continue
 			}
 			if f := byID[id]; f != nil {
@@ -573,6 +579,10 @@ func releaseInputs(o Options, rs []release.Release, paths map[string]string, aud
 		if o.VerifiedDir != "" {
 			in.Trees = append(in.Trees, filepath.Join(o.VerifiedDir, f))
 		}
+	}
+	// Its question pages show the diagnoses (its audit runs are hashed among Runs).
+	if r.ReferencePages && o.Diagnoses != "" {
+		in.Trees = append(in.Trees, filepath.Dir(o.Diagnoses))
 	}
 	return in
 }

@@ -303,7 +303,9 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	if err != nil {
 		return err
 	}
-	r := release.Release{Version: version, Date: date, GeneratorCommit: commit, Title: title}
+	// Its question pages show the reference solution (of the audit runs it
+	// lists) with its diagnoses.
+	r := release.Release{Version: version, Date: date, GeneratorCommit: commit, Title: title, ReferencePages: true}
 	// The verified question set the build has (-verified-set) is shown by
 	// the release too: its id is recorded with it.
 	if r.VerifiedSet, err = site.VerifiedSetID(o.VerifiedSet); err != nil {

@@ -38,6 +38,11 @@ type Release struct {
 	// existed). A build whose verified set (build-site -verified-set) has
 	// another id cannot build the release.
 	VerifiedSet string `json:"verified_set,omitempty"`
+	// ReferencePages: the release's question pages show the benchmark
+	// audit's reference solution of the audit runs it lists, with the
+	// diagnoses of its failures (docs/benchmark-audit.md); false for the
+	// releases cut before they did (v1.0-v1.3), whose pages are unchanged.
+	ReferencePages bool `json:"reference_pages,omitempty"`
 }
 
 // File is the committed list of releases, relative to the repository root.
