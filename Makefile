@@ -31,7 +31,7 @@ PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup vet site preview import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen synth-qa audit record-llamacpp
+.PHONY: all help test setup vet site preview import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen synth-qa audit record-llamacpp local-model
 
 all: site ## the default: make site
 
@@ -197,6 +197,9 @@ replay-check: replay ## make replay, rescore the same 9 published runs, compare 
 FUZZTIME ?= 1m
 record-llamacpp: ## record llama-cpp-python's server (SmolLM2-135M on CPU) into runner/llm/testdata/wire (heavy: builds llama.cpp; not part of make test)
 	scripts/record-llamacpp/run.sh
+
+local-model: ## SmolLM2-135M on CPU (llama.cpp's server) through every system, gen-docs and the QA sample, 3 rounds, into build/results/local-cpu (plans/local-cpu.toml; heavy, not part of make test)
+	scripts/local-model/run.sh
 
 fuzz: ## run each fuzz target for FUZZTIME (default 1m), one after another; per target: executions and findings
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh

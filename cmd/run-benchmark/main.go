@@ -74,6 +74,18 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ{os.Getenv, os.Unsetenv}))
 }
 
+// scoresToolUsage reports whether p runs a tool-usage benchmark (MatTools'
+// or a registered one, such as a folder benchmark), whose answers are scored
+// in the sandbox.
+func scoresToolUsage(p *plan.Plan) bool {
+	for _, b := range p.Benchmarks {
+		if b.Kind() == results.KindToolUsage {
+			return true
+		}
+	}
+	return false
+}
+
 // openScorer opens the sandbox scorer for the plan's tool-usage runs:
 // backend "" means the plan's sandbox.backend.
 // noCgroup lets the local backend run with rlimits only (sandbox.Options
@@ -191,7 +203,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		env.unsetenv(k.Name) // no child process may inherit a key
 	}
 	opts.APIKeys = keys
-	if !*unscored && slices.Contains(p.Benchmarks, results.BenchmarkToolUsage) {
+	if !*unscored && scoresToolUsage(p) {
 		sc, err := openScorer(ctx, p, *data, *backend, *python, *noCgroup, *cold)
 		if err != nil {
 			fmt.Fprintln(stderr, "run-benchmark:", err)

@@ -505,3 +505,34 @@ func TestDryRunOnAnUpstreamCheckout(t *testing.T) {
 		t.Errorf("dry run without prompts/:\n%s\nwith -prompts %s:\n%s", got, published, want)
 	}
 }
+
+// TestScoresToolUsage: a plan of a folder benchmark (a registered
+// tool-usage benchmark) is scored in the sandbox as MatTools' tool usage is;
+// a QA-only plan opens no sandbox.
+func TestScoresToolUsage(t *testing.T) {
+	dir := t.TempDir()
+	folder, err := filepath.Abs(filepath.Join("..", "..", "datasets", "testdata", "folder-benchmark"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		toml string
+		want bool
+	}{
+		{"benchmarks = [\"toy-pymatgen\"]\n[folder_benchmarks.toy-pymatgen]\npath = \"" + folder + "\"\n", true},
+		{"benchmarks = [\"tool-usage\"]\n", true},
+		{"benchmarks = [\"qa-code\"]\n[qa_sets.qa-code]\npath = \"q.json\"\nname = \"s\"\n", false},
+	} {
+		path := filepath.Join(dir, "plan.toml")
+		if err := os.WriteFile(path, []byte(c.toml+"[[models]]\nname = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := plan.Load(path)
+		if err != nil {
+			t.Fatalf("%s: %v", c.toml, err)
+		}
+		if got := scoresToolUsage(p); got != c.want {
+			t.Errorf("%s: scoresToolUsage = %v, want %v", c.toml, got, c.want)
+		}
+	}
+}
