@@ -75,7 +75,8 @@ func builtReal(t *testing.T) *realSite {
 		}
 		out := filepath.Join(base, "public")
 		_, realErr = site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: committedAuditDir(t), Benchmark: bench, DataHint: "hint",
-			RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: rs})
+			Diagnoses: filepath.Join(repoRoot(t), "benchmarks", "mattools-tool-usage", "diagnoses.csv"),
+			RepoRoot:  repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: rs})
 		realBuilt = &realSite{dir: out, release: rs[len(rs)-1].Version, files: files, releases: rs}
 	})
 	if realErr != nil {
