@@ -114,6 +114,11 @@ type Options struct {
 	// question pages show beside the reference's outcomes. "" or absent:
 	// none; an invalid file is an error naming it and the line.
 	Diagnoses string
+	// EnvironmentComparison is the file of the published answers whose
+	// verdicts differ between the pinned and the tasks environment
+	// (results.EnvironmentComparisonFile, written by cmd/import-mattools),
+	// which the preview's methodology page lists. "" or absent: none.
+	EnvironmentComparison string
 	// Cache, when set with Frozen, keeps each release's built pages between
 	// builds (release.Cache): a release whose inputs (release.Inputs: its
 	// generator commit and release list, the data root, its runs' results
@@ -205,6 +210,10 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	diagnoses, err := datasets.ReadDiagnoses(o.Diagnoses)
+	if err != nil {
+		return nil, err
+	}
+	envCmp, err := results.ReadEnvironmentComparison(o.EnvironmentComparison)
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +396,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if needPreview(o.Releases, files, audit) || o.PreviewOnly {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
 			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Audit: audit, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
-			CodeKeys: codeKeys, Submissions: subs, AuditRows: auditRows, AuditPaths: auditPaths, Diagnoses: diagnoses, VerifiedSet: verifiedSet}
+			CodeKeys: codeKeys, Submissions: subs, AuditRows: auditRows, AuditPaths: auditPaths, Diagnoses: diagnoses, EnvironmentComparison: envCmp, VerifiedSet: verifiedSet}
 		if n := len(o.Releases); n > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[n-1].Version, o.Releases[n-1].Runs
 		}

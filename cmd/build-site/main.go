@@ -70,6 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	verified := fl.String("verified", "verified", "directory of the verified records of submissions (validate-submission -record); absent: none")
 	auditDir := fl.String("audit", "benchmarks/mattools-tool-usage/audit", "directory of the benchmark audit's committed results files (make audit AUDIT_FLAGS=-publish …): the unranked reference-solution and baseline rows; absent: none")
 	diagnoses := fl.String("diagnoses", "benchmarks/mattools-tool-usage/diagnoses.csv", "the benchmark audit's diagnoses (question,property,category,evidence): the preview's question pages show each beside the reference solution's failed property; absent: none")
+	envCmp := fl.String("environment-differences", "", "the published answers whose verdicts differ between the pinned and the tasks environment (make import writes it), listed on the preview's methodology page; default <results>/imported/"+results.EnvironmentComparisonFile+"; absent: none")
 	work := fl.String("work", "build/site", "directory for the generated Hugo sources (rewritten)")
 	data := fl.String("data", os.Getenv(datasets.EnvVar), "MatTools data root for the question pages (default $"+datasets.EnvVar+")")
 	repo := fl.String("repo", "", "repository root (default: found from the working directory)")
@@ -127,7 +128,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
-	opts := site.Options{ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Diagnoses: *diagnoses, VerifiedSet: *verifiedSet, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
+	if *envCmp == "" {
+		*envCmp = filepath.Join(*resultsDir, "imported", results.EnvironmentComparisonFile)
+	}
+	opts := site.Options{EnvironmentComparison: *envCmp, ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Diagnoses: *diagnoses, VerifiedSet: *verifiedSet, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
 		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr, PreviewOnly: *previewOnly}
 	if *cacheDir != "" {
 		opts.Cache = &release.Cache{Dir: *cacheDir}

@@ -15,10 +15,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"text/tabwriter"
@@ -61,6 +63,24 @@ func run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	if err := imp.WriteAll(*out); err != nil {
+		fmt.Fprintln(stderr, "import-mattools:", err)
+		return exitError
+	}
+	// The published answers whose verdicts differ between the main
+	// environment and the tasks environment, for the site's methodology page.
+	st, err := published.CommittedReexecuted()
+	if err != nil {
+		fmt.Fprintln(stderr, "import-mattools:", err)
+		return exitError
+	}
+	cmpPath := filepath.Join(*out, results.EnvironmentComparisonFile)
+	if c := st.EnvironmentComparison(published.TasksEnvironmentLabel); c != nil {
+		if err := c.Write(cmpPath); err != nil {
+			fmt.Fprintln(stderr, "import-mattools:", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "wrote %s: %d of %d question × protocol verdicts differ in the %s environment\n", cmpPath, len(c.Differences), c.Compared, c.Label)
+	} else if err := os.Remove(cmpPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintln(stderr, "import-mattools:", err)
 		return exitError
 	}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
 // The store's runs map holds, under each published run id, the verdicts the
@@ -90,4 +92,43 @@ func (st *Reexecuted) EnvironmentDifferences(label string) (diffs []EnvironmentD
 		return a.RunID < b.RunID
 	})
 	return diffs, compared
+}
+
+// TasksEnvironmentLabel labels the tasks environment's verdicts in the
+// store (make rescore-published SANDBOX_ENV=tasks: the pinned environment
+// plus ASE and dscribe; docs/sandbox.md, "Two environments").
+const TasksEnvironmentLabel = "tasks"
+
+// EnvironmentComparison returns EnvironmentDifferences(label) in the results
+// format the site reads (results.EnvironmentComparison), with the
+// environments it names; nil when the store holds no run re-executed in the
+// environment labelled label.
+func (st *Reexecuted) EnvironmentComparison(label string) *results.EnvironmentComparison {
+	found := false
+	for id := range st.Runs {
+		if strings.HasSuffix(id, "@"+label) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return nil
+	}
+	diffs, compared := st.EnvironmentDifferences(label)
+	c := &results.EnvironmentComparison{
+		About: "Published MatTools answers re-executed by this project in two environments whose verdicts differ: main, the pinned sandbox " +
+			"environment every verdict of the leaderboard uses, and " + label + " (docs/sandbox.md, \"Two environments\"); written by cmd/import-mattools " +
+			"from results/published/reexecuted.json. The two sides are never averaged.",
+		Label: label, Environments: map[string]results.ComparedEnvironment{}, Compared: compared, Differences: []results.EnvironmentDifference{}}
+	side := func(env string, v ReexecutedVerdict) results.EnvironmentOutcome {
+		if e, ok := st.Environments[env]; ok {
+			c.Environments[env] = results.ComparedEnvironment{Libraries: e.Libraries, Sandbox: e.Sandbox}
+		}
+		return results.EnvironmentOutcome{Environment: env, Verdict: v.Verdict, Runnable: v.Runnable, PropertiesPassed: v.PropertiesPassed}
+	}
+	for _, d := range diffs {
+		c.Differences = append(c.Differences, results.EnvironmentDifference{RunID: d.RunID, QuestionID: d.QuestionID, Protocol: d.Protocol,
+			Main: side(d.MainEnvironment, d.Main), Other: side(d.OtherEnvironment, d.Other)})
+	}
+	return c
 }

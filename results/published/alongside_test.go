@@ -53,6 +53,24 @@ func TestEnvironmentDifferences(t *testing.T) {
 	if strings.Join(got, "|") != want {
 		t.Errorf("differences\n%s\nwant\n%s", strings.Join(got, "|"), want)
 	}
+	// The same differences as the file the importer writes for the site,
+	// read back through results.
+	cmpPath := filepath.Join(t.TempDir(), results.EnvironmentComparisonFile)
+	if err := back.EnvironmentComparison("tasks").Write(cmpPath); err != nil {
+		t.Fatal(err)
+	}
+	c, err := results.ReadEnvironmentComparison(cmpPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Label != "tasks" || c.Compared != 3 || len(c.Differences) != 2 || c.Differences[1].QuestionID != "test_b" ||
+		c.Differences[1].Main.Verdict != results.VerdictNotRunnable || c.Differences[1].Other.PropertiesPassed != 2 ||
+		c.Environments[other].Libraries["ase"] != "3.23.0" || c.Differences[1].Main.Environment != mainRun.Environment {
+		t.Errorf("comparison %+v", c)
+	}
+	if back.EnvironmentComparison("other") != nil {
+		t.Error("a comparison for a label the store lacks")
+	}
 	if d, n := back.EnvironmentDifferences("other"); len(d) != 0 || n != 0 {
 		t.Errorf("an absent label: %d differences of %d", len(d), n)
 	}

@@ -72,6 +72,11 @@ type Edition struct {
 	// outcomes (results.ReadDetails); nil: the question pages show no
 	// reference solution (releases before v1.4 showed none).
 	AuditPaths map[string]string
+	// EnvironmentComparison lists the published answers whose verdicts
+	// differ between the pinned environment and the tasks environment
+	// (results.ReadEnvironmentComparison), shown on the methodology page;
+	// nil: none (releases before v1.4).
+	EnvironmentComparison *results.EnvironmentComparison
 	// Diagnoses say why the reference solution fails the properties it
 	// fails (datasets.ReadDiagnoses), shown beside them on the question
 	// pages; nil: none.

@@ -659,10 +659,14 @@ func (w *writer) writeMethodology(v *views) {
 	for _, p := range w.e.Paper {
 		paper = append(paper, newPaperCell(p, paperLabel(w.e.Catalog, p)))
 	}
-	w.page("methodology", "Methodology", "methodology", map[string]any{
+	data := map[string]any{
 		"paper": paper, "paper_mark": paperonly.Mark, "paper_file": paperonly.File, "std": StdConvention,
 		"protocols": w.ev.Protocols, "benchmark_versions": w.ev.BenchmarkVersions,
-	})
+	}
+	if d := w.envDiff(); d != nil {
+		data["environments"] = d
+	}
+	w.page("methodology", "Methodology", "methodology", data)
 }
 
 func (w *writer) writeDownloads(v *views) {
