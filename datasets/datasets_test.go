@@ -14,7 +14,7 @@ func dataRoot(t *testing.T) string {
 	t.Helper()
 	root := os.Getenv(EnvVar)
 	if root == "" {
-		t.Skipf("%s is not set: set it to a MatTools checkout (CI: ../shared/mattools) to run tests on the real benchmark", EnvVar)
+		t.Skipf("%s is not set: set it to a MatTools checkout (CI sets it) to run tests on the real benchmark", EnvVar)
 	}
 	return root
 }

@@ -52,7 +52,7 @@ func TestGraphRAGRunRecordsAndKeys(t *testing.T) {
 		if os.Getenv("CI") != "" {
 			t.Fatal("LIGHTRAG_DATA is not set, and CI is")
 		}
-		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG's prompt texts (../shared/lightrag)")
+		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG's prompt texts (docs/graphrag.md)")
 	}
 	chat := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder})
 	emb := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder})
@@ -123,7 +123,7 @@ func TestShardedGraphRAGMergeKeepsTheGraphIndex(t *testing.T) {
 		if os.Getenv("CI") != "" {
 			t.Fatal("LIGHTRAG_DATA is not set, and CI is")
 		}
-		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG's prompt texts (../shared/lightrag)")
+		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG's prompt texts (docs/graphrag.md)")
 	}
 	ctx := context.Background()
 	chat := llmtest.New(t, llmtest.Options{Responder: graphragtest.Responder})

@@ -327,7 +327,7 @@ func scoreReferences(t *testing.T, b *datasets.Benchmark, s *scoring.Scorer, ids
 func TestReferencesScore(t *testing.T) {
 	root := os.Getenv(datasets.EnvVar)
 	if root == "" {
-		t.Skipf("%s is not set: set it to a MatTools checkout (CI: ../shared/mattools) to score the reference solutions", datasets.EnvVar)
+		t.Skipf("%s is not set: set it to a MatTools checkout (CI sets it) to score the reference solutions", datasets.EnvVar)
 	}
 	b, err := datasets.Load(root)
 	if err != nil {
@@ -502,7 +502,7 @@ func TestReferencesTiming(t *testing.T) {
 func TestReferencesWithoutData(t *testing.T) {
 	root := os.Getenv(datasets.EnvVar)
 	if root == "" {
-		t.Skipf("%s is not set: set it to a MatTools checkout (CI: ../shared/mattools) to run the references of its data-missing questions", datasets.EnvVar)
+		t.Skipf("%s is not set: set it to a MatTools checkout (CI sets it) to run the references of its data-missing questions", datasets.EnvVar)
 	}
 	b, err := datasets.Load(root)
 	if err != nil {

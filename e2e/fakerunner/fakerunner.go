@@ -18,7 +18,7 @@
 // (ExecuteEveryRound turns this off). Questions whose data
 // files are absent from the data root are data-missing, and the runs'
 // question set is the executable subset (executable-…/28 with
-// ../shared/mattools), the same as the re-executed published runs
+// this project's CI copy), the same as the re-executed published runs
 // (results/published), so they land in the same leaderboard tables.
 //
 // Only tests import it. It imports the runner, which the site's own code
@@ -397,7 +397,7 @@ max_retries = 0
 	lightrag := os.Getenv("LIGHTRAG_DATA")
 	if lightrag == "" {
 		if ci {
-			return Result{}, "", errors.New("LIGHTRAG_DATA is not set (CI sets it to ../shared/lightrag)")
+			return Result{}, "", errors.New("LIGHTRAG_DATA is not set (CI sets it; docs/graphrag.md)")
 		}
 		return res, "", nil // no GraphDir
 	}

@@ -430,7 +430,7 @@ func TestFakeModelGraphRAGRuns(t *testing.T) {
 	root := mattoolstest.DataRoot(t, "to run the fake model's graph-rag configuration")
 	res := fakerunner.Run(t, root)
 	if res.GraphDir == "" {
-		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG 1.3.3's prompt texts (../shared/lightrag) to run graph-rag")
+		t.Skip("LIGHTRAG_DATA is not set: set it to LightRAG 1.3.3's prompt texts (docs/graphrag.md) to run graph-rag")
 	}
 	files, err := results.ReadDir(res.GraphDir)
 	if err != nil {

@@ -197,7 +197,7 @@ func DataRoot(t testing.TB, need string) string {
 	t.Helper()
 	root := os.Getenv(datasets.EnvVar)
 	if root == "" {
-		t.Skipf("%s is not set: set it to a MatTools checkout (CI: ../shared/mattools) %s", datasets.EnvVar, need)
+		t.Skipf("%s is not set: set it to a MatTools checkout (CI sets it) %s", datasets.EnvVar, need)
 	}
 	return root
 }

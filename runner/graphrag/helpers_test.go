@@ -26,9 +26,9 @@ func DataDir(t testing.TB) string {
 	dir := os.Getenv(EnvData)
 	if dir == "" {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not set, and CI is: CI must set it to LightRAG's prompt texts (../shared/lightrag)", EnvData)
+			t.Fatalf("%s is not set, and CI is: CI must set it to LightRAG's prompt texts (docs/graphrag.md)", EnvData)
 		}
-		t.Skipf("%s is not set: set it to LightRAG 1.3.3's prompt texts (../shared/lightrag) to run this test", EnvData)
+		t.Skipf("%s is not set: set it to LightRAG 1.3.3's prompt texts (docs/graphrag.md) to run this test", EnvData)
 	}
 	return dir
 }

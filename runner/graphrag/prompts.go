@@ -77,7 +77,7 @@ type Prompts struct {
 // difference is an error naming the key.
 func LoadPrompts(dir string) (*Prompts, error) {
 	if dir == "" {
-		return nil, fmt.Errorf("graphrag: no prompt directory (set %s to LightRAG's prompt texts, e.g. ../shared/lightrag)", EnvData)
+		return nil, fmt.Errorf("graphrag: no prompt directory (set %s to LightRAG's prompt texts; docs/graphrag.md)", EnvData)
 	}
 	text := map[string]string{}
 	sums := map[string]string{}

@@ -310,10 +310,10 @@ func compareInputs(t *testing.T) (python, data, prompts string) {
 		missing = append(missing, "the venv "+DefaultVenv+" (scripts/setup.sh makes it)")
 	}
 	if data == "" {
-		missing = append(missing, datasets.EnvVar+" (the MatTools data, e.g. ../shared/mattools)")
+		missing = append(missing, datasets.EnvVar+" (the MatTools data: an upstream checkout)")
 	}
 	if prompts == "" {
-		missing = append(missing, graphrag.EnvData+" (LightRAG's prompt texts, e.g. ../shared/lightrag)")
+		missing = append(missing, graphrag.EnvData+" (LightRAG's prompt texts; docs/graphrag.md)")
 	}
 	if len(missing) > 0 {
 		if os.Getenv("CI") != "" {

@@ -18,7 +18,7 @@ func TestValuesMatchTheReference(t *testing.T) {
 	ref := filepath.Join("..", "..", "..", "shared", "reference", "paper-only-values.csv")
 	data, err := os.ReadFile(ref)
 	if err != nil {
-		t.Skipf("reference file not found (%v); it sits in ../shared/reference beside the project", err)
+		t.Skipf("reference file not found (%v); the reference notes this project was written from sit beside the checkout, not in it", err)
 	}
 	recs, err := csv.NewReader(strings.NewReader(string(data))).ReadAll()
 	if err != nil {

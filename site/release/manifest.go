@@ -69,8 +69,8 @@ func HashTree(dir string) ([]byte, error) {
 // DataFingerprint is "sha256:<hex>" of everything the question pages show
 // from the benchmark data root: its upstream commit, and for each question
 // its id, statement, properties and data files (path, presence, size).
-// Two roots with the same fingerprint give the same question pages; our copy
-// of MatTools (../shared/mattools) and an upstream checkout differ (the
+// Two roots with the same fingerprint give the same question pages; the copy of
+// MatTools this project's CI reads and an upstream checkout differ (the
 // upstream one has data files ours lacks). nil (no data) gives "none".
 func DataFingerprint(b *datasets.Benchmark) string {
 	if b == nil {
