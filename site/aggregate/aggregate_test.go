@@ -303,3 +303,43 @@ func TestAuditRunsAreNeverRanked(t *testing.T) {
 		}
 	}
 }
+
+// TestRankedTablesKeepBenchmarksApart: a registered benchmark of another
+// suite whose runs record MatTools' benchmark version and question set (as
+// a folder benchmark may) gets a ranked table of its own, after MatTools',
+// titled with its benchmark; MatTools' tables are unchanged.
+func TestRankedTablesKeepBenchmarksApart(t *testing.T) {
+	const other = results.Benchmark("ranked-apart-toy")
+	if err := results.RegisterBenchmark(results.BenchmarkInfo{Name: other, Kind: results.KindToolUsage, Suite: "ranked-apart",
+		Versions: []results.BenchmarkVersion{{ID: results.BenchmarkVersion2025_05, Questions: 3, Properties: 15}}, Protocols: []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict},
+		Title: "Toy suite", Headline: "task_success_rate", Recorded: true}); err != nil {
+		t.Fatal(err)
+	}
+	runs := sitetest.Runs()
+	before := aggregate.Build(runs, aggregate.DefaultCatalog()).Headline
+	var copies []*results.File
+	for _, f := range runs {
+		if f.Run.Provenance.Kind == results.ProvenanceRunner && f.Run.Benchmark == results.BenchmarkToolUsage {
+			g := *f
+			g.Run.Benchmark = other
+			g.Run.RunID = results.MakeRunID(&g.Run)
+			copies = append(copies, &g)
+		}
+	}
+	if len(copies) == 0 {
+		t.Fatal("no runner run in the fixture")
+	}
+	after := aggregate.Build(append(runs, copies...), aggregate.DefaultCatalog()).Headline
+	if len(after) != len(before)+1 {
+		t.Fatalf("%d ranked tables with the other benchmark's runs, %d without; want one more", len(after), len(before))
+	}
+	for i, rt := range before {
+		if after[i].ID != rt.ID || after[i].Title() != rt.Title() || len(after[i].Rows) != len(rt.Rows) || after[i].Benchmark != results.BenchmarkToolUsage {
+			t.Errorf("MatTools table %d: %s %q (%d rows), want %s %q (%d rows)", i, after[i].ID, after[i].Title(), len(after[i].Rows), rt.ID, rt.Title(), len(rt.Rows))
+		}
+	}
+	last := after[len(after)-1]
+	if last.Benchmark != other || !strings.HasPrefix(last.Title(), "Toy suite: ") || last.QuestionSet == "" {
+		t.Errorf("the other benchmark's table: %s %q, question set %s", last.Benchmark, last.Title(), last.QuestionSet)
+	}
+}

@@ -19,8 +19,12 @@ import (
 // rate). It joins the per-protocol Tables of that question set (Parts),
 // whose rows and cells it reuses.
 type RankedTable struct {
-	ID               string // URL-safe, unique
-	Board            Board  // BoardToolUsage for the all-systems table of the landing page
+	ID    string // URL-safe, unique
+	Board Board  // BoardToolUsage for the all-systems table of the landing page
+	// Benchmark is the table's benchmark (its suite's tables are never
+	// joined with another suite's: a folder benchmark's version and
+	// question set may read like MatTools').
+	Benchmark        results.Benchmark
 	BenchmarkVersion string
 	// QuestionSet is the question set name and size, e.g. "all/49" or
 	// "executable-85659656/28".
@@ -146,6 +150,14 @@ func (t *RankedTable) Canonical() bool {
 // (138 properties)" or "28 of 49 questions (93 of 138 properties): those
 // whose data files the machine that ran them had".
 func (t *RankedTable) Title() string {
+	if suiteOf(t.Benchmark) != results.SuiteMatTools {
+		// Another benchmark's table says whose questions it holds.
+		return t.Benchmark.Title() + ": " + strings.ToLower(t.questionsTitle()[:1]) + t.questionsTitle()[1:]
+	}
+	return t.questionsTitle()
+}
+
+func (t *RankedTable) questionsTitle() string {
 	if t.Canonical() {
 		return fmt.Sprintf("All %d questions (%d properties)", t.Questions, t.Properties)
 	}
@@ -171,17 +183,23 @@ func (t *RankedTable) Executable() bool {
 // landing page's all-systems tables) into RankedTables, one per benchmark
 // version and question set, canonical set first.
 func buildRanked(b Board, tables []*Table) []*RankedTable {
-	type key struct{ version, qs string }
+	type key struct{ suite, version, qs string }
 	byKey := map[key]*RankedTable{}
 	var out []*RankedTable
 	for _, t := range tables {
 		if t.Board == BoardQA {
 			continue
 		}
-		k := key{t.BenchmarkVersion, t.QuestionSet}
+		bench := t.Rows[0].Configurations[0].Key.Benchmark
+		suite := suiteOf(bench)
+		k := key{suite, t.BenchmarkVersion, t.QuestionSet}
 		rt := byKey[k]
 		if rt == nil {
-			rt = &RankedTable{ID: Slug(string(b) + "-" + t.BenchmarkVersion + "-" + t.QuestionSet), Board: b,
+			id := string(b) + "-" + t.BenchmarkVersion + "-" + t.QuestionSet
+			if suite != results.SuiteMatTools {
+				id = string(b) + "-" + suite + "-" + t.BenchmarkVersion + "-" + t.QuestionSet
+			}
+			rt = &RankedTable{ID: Slug(id), Board: b, Benchmark: bench,
 				BenchmarkVersion: t.BenchmarkVersion, QuestionSet: t.QuestionSet}
 			byKey[k] = rt
 			out = append(out, rt)
@@ -193,6 +211,7 @@ func buildRanked(b Board, tables []*Table) []*RankedTable {
 	}
 	slices.SortStableFunc(out, func(x, y *RankedTable) int {
 		return cmp.Or(
+			cmp.Compare(x.Benchmark.Order(), y.Benchmark.Order()), // MatTools' (registered first) before a folder benchmark's
 			strings.Compare(y.BenchmarkVersion, x.BenchmarkVersion),
 			cmp.Compare(questionSetOrder(x.QuestionSet), questionSetOrder(y.QuestionSet)),
 			cmp.Compare(y.Questions, x.Questions),

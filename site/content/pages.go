@@ -802,13 +802,20 @@ func (w *writer) writeHome(v *views) {
 	if figs == nil {
 		figs = []figureView{}
 	}
-	headline := []*rankedView{}
+	// MatTools' tables first, then the verified set's, then other
+	// benchmarks' (a folder benchmark's: never mixed with MatTools').
+	headline, others := []*rankedView{}, []*rankedView{}
 	for _, t := range v.lb.Headline {
-		headline = append(headline, w.boundRanked(v.ranked(t, v.lb.Headline), linkView{Text: "Back to the home page", Href: ""}))
+		tv := w.boundRanked(v.ranked(t, v.lb.Headline), linkView{Text: "Back to the home page", Href: ""})
+		if t.Benchmark.Kind() == results.KindToolUsage && t.Benchmark != results.BenchmarkToolUsage {
+			others = append(others, tv)
+		} else {
+			headline = append(headline, tv)
+		}
 		w.static(rankedCSVPath(t), RankedCSV(t))
 	}
 	title := "MatTools leaderboard " + w.e.Version
 	w.page("", title, "edition", map[string]any{"boards": boards, "figures": figs, "configs": len(v.lb.Configurations), "std": StdConvention,
-		"headline": headline, "runnable_note": RunnableNote, "paper_url": PaperURL, "upstream_url": UpstreamURL,
+		"headline": headline, "other_benchmarks": others, "runnable_note": RunnableNote, "paper_url": PaperURL, "upstream_url": UpstreamURL,
 		"cite": citeText(w.e), "bibtex": bibtex(w.e), "new": newInEdition(v, w.e), "verified": v.verified()})
 }
