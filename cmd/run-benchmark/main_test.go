@@ -536,3 +536,64 @@ func TestScoresToolUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestFolderBenchmarkIsScoredInTheSandbox: a plan of a folder benchmark
+// alone (datasets/testdata/folder-benchmark) opens the sandbox and scores
+// every answer, as MatTools' tool usage is (such a plan once failed, "runs
+// need a Scorer": the scorer opened only for the benchmark named tool-usage).
+func TestFolderBenchmarkIsScoredInTheSandbox(t *testing.T) {
+	python := envOr(os.Getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
+	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
+	}
+	root := sandboxReadableRoot(t)
+	folder, err := filepath.Abs(filepath.Join("..", "..", "datasets", "testdata", "folder-benchmark"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The iron question answered right, the others with a wrong value.
+	srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
+		body := "return {'atomic_number': 25}"
+		if strings.Contains(r.Prompt(), "Look up iron") {
+			body = "from pymatgen.core import Element\n    return {'atomic_number': int(Element('Fe').Z)}"
+		}
+		return llmtest.Reply{Content: "<answer><code>```python\ndef f():\n    " + body + "\n```</code><name>f</name></answer>"}
+	}})
+	plan := writePlan(t, srv.URL)
+	data, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "benchmarks = [\"toy-pymatgen\"]\n" + string(data) + fmt.Sprintf("[folder_benchmarks.toy-pymatgen]\npath = %q\n", folder)
+	if err := os.WriteFile(plan, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	cmd, _, stderr := child(t, "", "-plan", plan, "-data", root.Dir, "-out", out, "-no-progress")
+	if code := exitCode(cmd.Wait()); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.parquet"))
+	if len(files) != 2 {
+		t.Fatalf("results files %q; want one per protocol", files)
+	}
+	for _, path := range files {
+		f, err := results.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := f.Run
+		if r.Benchmark != "toy-pymatgen" || !r.Totals.Scored || r.Environment.Sandbox == nil || r.Totals.PropertiesPassed == nil || *r.Totals.PropertiesPassed != 1 {
+			t.Errorf("%s: benchmark %s, totals %+v, sandbox %+v; want scored in the sandbox with 1 property passed", r.RunID, r.Benchmark, r.Totals, r.Environment.Sandbox)
+		}
+		for _, q := range f.Questions {
+			want := results.VerdictPartial
+			if q.QuestionID == "test_iron_number" {
+				want = results.VerdictCorrect
+			}
+			if results.Verdict(q.Verdict) != want {
+				t.Errorf("%s %s: verdict %s, want %s", r.RunID, q.QuestionID, q.Verdict, want)
+			}
+		}
+	}
+}
