@@ -99,11 +99,20 @@ func (st *Reexecuted) EnvironmentDifferences(label string) (diffs []EnvironmentD
 // plus ASE and dscribe; docs/sandbox.md, "Two environments").
 const TasksEnvironmentLabel = "tasks"
 
-// EnvironmentComparison returns EnvironmentDifferences(label) in the results
-// format the site reads (results.EnvironmentComparison), with the
-// environments it names; nil when the store holds no run re-executed in the
-// environment labelled label.
-func (st *Reexecuted) EnvironmentComparison(label string) *results.EnvironmentComparison {
+// EnvironmentComparison returns EnvironmentDifferences(label) of the runs
+// whose ids only holds (nil: every run) in the results format the site
+// reads (results.EnvironmentComparison), with the environments it names;
+// nil when none of them was re-executed in the environment labelled label.
+func (st *Reexecuted) EnvironmentComparison(label string, only map[string]bool) *results.EnvironmentComparison {
+	if only != nil {
+		sub := &Reexecuted{About: st.About, Environments: st.Environments, Runs: map[string]*ReexecutedRun{}}
+		for id, r := range st.Runs {
+			if base, _, _ := strings.Cut(id, "@"); only[base] {
+				sub.Runs[id] = r
+			}
+		}
+		st = sub
+	}
 	found := false
 	for id := range st.Runs {
 		if strings.HasSuffix(id, "@"+label) {

@@ -56,7 +56,7 @@ func TestEnvironmentDifferences(t *testing.T) {
 	// The same differences as the file the importer writes for the site,
 	// read back through results.
 	cmpPath := filepath.Join(t.TempDir(), results.EnvironmentComparisonFile)
-	if err := back.EnvironmentComparison("tasks").Write(cmpPath); err != nil {
+	if err := back.EnvironmentComparison("tasks", nil).Write(cmpPath); err != nil {
 		t.Fatal(err)
 	}
 	c, err := results.ReadEnvironmentComparison(cmpPath)
@@ -68,8 +68,14 @@ func TestEnvironmentDifferences(t *testing.T) {
 		c.Environments[other].Libraries["ase"] != "3.23.0" || c.Differences[1].Main.Environment != mainRun.Environment {
 		t.Errorf("comparison %+v", c)
 	}
-	if back.EnvironmentComparison("other") != nil {
+	if back.EnvironmentComparison("other", nil) != nil {
 		t.Error("a comparison for a label the store lacks")
+	}
+	if back.EnvironmentComparison("tasks", map[string]bool{"imported__y__r1": true}) != nil {
+		t.Error("a comparison of runs that are not in the store")
+	}
+	if c := back.EnvironmentComparison("tasks", map[string]bool{id: true}); c == nil || len(c.Differences) != 2 || c.Compared != 3 {
+		t.Errorf("the comparison of run %s alone: %+v", id, c)
 	}
 	if d, n := back.EnvironmentDifferences("other"); len(d) != 0 || n != 0 {
 		t.Errorf("an absent label: %d differences of %d", len(d), n)
