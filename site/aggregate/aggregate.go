@@ -411,7 +411,9 @@ func Slug(key string) string {
 // SourceTitle names a retrieval source as the paper does.
 // RetrievalTitle names how a run retrieved, for labels: the retrieval
 // source (SourceTitle) and, when recorded, the method: "1: pymatgen code,
-// BM25", "2: official docs, dense (text-embedding-3-large)". Imported runs
+// BM25", "2: official docs, dense (text-embedding-3-large)", and a graph's
+// corpus when it is a folder below pymatgen ("…, corpus
+// pymatgen/analysis/defects"). Imported runs
 // record no method (the paper's Chroma store, dense).
 func RetrievalTitle(r *results.Run) string {
 	s := SourceTitle(r.RetrievalSource)
@@ -426,6 +428,10 @@ func RetrievalTitle(r *results.Run) string {
 	}
 	if r.TopK > 0 && r.TopK != 5 {
 		s += fmt.Sprintf(", top-%d", r.TopK)
+	}
+	// A graph built from part of the pymatgen source says which part.
+	if c := r.SystemParams["corpus"]; c != "" && c != "pymatgen" {
+		s += ", corpus " + c
 	}
 	var origin string
 	if raw, ok := r.Extensions["corpus_origin"]; ok && json.Unmarshal(raw, &origin) == nil && origin != "" {

@@ -343,3 +343,18 @@ func TestRankedTablesKeepBenchmarksApart(t *testing.T) {
 		t.Errorf("the other benchmark's table: %s %q, question set %s", last.Benchmark, last.Title(), last.QuestionSet)
 	}
 }
+
+// TestRetrievalTitleNamesAGraphsPartialCorpus: a GraphRAG run whose graph
+// was built from a folder below pymatgen says so; one of the whole package
+// does not.
+func TestRetrievalTitleNamesAGraphsPartialCorpus(t *testing.T) {
+	r := &results.Run{System: results.SystemGraphRAG, RetrievalSource: 1, RetrievalMethod: "graph", TopK: 60,
+		SystemParams: map[string]string{"corpus": "pymatgen/analysis/topological"}}
+	if got, want := aggregate.RetrievalTitle(r), "1: pymatgen code, graph, top-60, corpus pymatgen/analysis/topological"; got != want {
+		t.Errorf("title %q, want %q", got, want)
+	}
+	r.SystemParams["corpus"] = "pymatgen"
+	if got, want := aggregate.RetrievalTitle(r), "1: pymatgen code, graph, top-60"; got != want {
+		t.Errorf("whole-package title %q, want %q", got, want)
+	}
+}
