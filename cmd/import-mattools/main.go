@@ -68,27 +68,8 @@ func run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// The imported runs' answers whose verdicts differ between the main
 	// environment and the tasks environment, for the site's methodology page.
-	st, err := published.CommittedReexecuted()
-	if err != nil {
-		fmt.Fprintln(stderr, "import-mattools:", err)
-		return exitError
-	}
 	cmpPath := filepath.Join(*out, results.EnvironmentComparisonFile)
-	// Only runs whose published code is what the store re-executed (the
-	// same file, by SHA-256), as the importer joins their verdicts.
-	imported := map[string]bool{}
-	for _, f := range imp.Files {
-		rx := st.Runs[f.Run.RunID]
-		if rx == nil {
-			continue
-		}
-		for _, src := range f.Run.Provenance.Source {
-			if src.SHA256 == rx.Source.SHA256 {
-				imported[f.Run.RunID] = true
-			}
-		}
-	}
-	if c := st.EnvironmentComparison(published.TasksEnvironmentLabel, imported); c != nil {
+	if c := imp.Environments; c != nil {
 		if err := c.Write(cmpPath); err != nil {
 			fmt.Fprintln(stderr, "import-mattools:", err)
 			return exitError

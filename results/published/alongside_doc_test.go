@@ -2,6 +2,7 @@ package published
 
 import (
 	"fmt"
+	"github.com/mattools-leaderboard/leaderboard/results"
 	"os"
 	"sort"
 	"strings"
@@ -67,6 +68,40 @@ func TestDocsListTheTasksEnvironmentDifferences(t *testing.T) {
 	for _, row := range differenceSummary(diffs) {
 		if !strings.Contains(page, row) {
 			t.Errorf("docs/benchmark-audit.md lacks the row\n%s", row)
+		}
+	}
+}
+
+// TestImportComparesTheJoinedRunsEnvironments: Read's comparison of the
+// tasks environment covers exactly the runs whose re-executed verdicts it
+// joined; on a data root holding every published run, that is every
+// difference of the committed store.
+func TestImportComparesTheJoinedRunsEnvironments(t *testing.T) {
+	st, err := CommittedReexecuted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffs, compared := st.EnvironmentDifferences(TasksEnvironmentLabel)
+	if compared == 0 {
+		t.Skip("the committed store holds no verdicts of the tasks environment")
+	}
+	imp, err := Read(dataRoot(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := imp.Environments
+	if c == nil || c.Label != TasksEnvironmentLabel || len(c.Differences) != len(diffs) || c.Compared != compared {
+		t.Fatalf("import's comparison %v; want %d of %d differences", c, len(diffs), compared)
+	}
+	rescored := map[string]bool{}
+	for _, f := range imp.Files {
+		if f.Run.Provenance.Kind == results.ProvenanceRescored {
+			rescored[f.Run.Provenance.DerivedFrom] = true
+		}
+	}
+	for _, d := range c.Differences {
+		if !rescored[d.RunID] {
+			t.Errorf("difference of run %s, whose verdicts the import did not join", d.RunID)
 		}
 	}
 }

@@ -65,6 +65,11 @@ type Import struct {
 	Files      []*results.File // tool-usage runs (by folder path), their re-executed runs, then QA runs
 	Duplicates []Duplicate
 	Warnings   []string
+	// Environments compares, for the re-executed runs joined, the main
+	// environment's verdicts with the tasks environment's
+	// (Reexecuted.EnvironmentComparison); nil when none of them was
+	// re-executed there.
+	Environments *results.EnvironmentComparison
 }
 
 type importer struct {
@@ -119,7 +124,9 @@ func Read(root string, opts Options) (*Import, error) {
 			return nil, err
 		}
 	}
-	out.Files = append(append(tool, im.reexecutedFiles(tool, st)...), qa...)
+	rx, joined := im.reexecutedFiles(tool, st)
+	out.Files = append(append(tool, rx...), qa...)
+	out.Environments = st.EnvironmentComparison(TasksEnvironmentLabel, joined)
 	ids := map[string]string{}
 	for _, f := range out.Files {
 		src := f.Run.Provenance.Source[0].Path

@@ -355,9 +355,9 @@ func (st *Reexecuted) Write(path string, order map[string]int) error {
 // mattools-v1-strict: the imported rows' code with the stored verdicts;
 // questions without a stored verdict are data-missing and outside the
 // question set. A run whose code changed since it was re-executed is left
-// out with a warning.
-func (im *importer) reexecutedFiles(tool []*results.File, st *Reexecuted) []*results.File {
-	var out []*results.File
+// out with a warning. joined holds the run ids whose verdicts were joined.
+func (im *importer) reexecutedFiles(tool []*results.File, st *Reexecuted) (out []*results.File, joined map[string]bool) {
+	joined = map[string]bool{}
 	for _, f := range tool {
 		rx := st.Runs[f.Run.RunID]
 		if rx == nil || len(rx.Rows) == 0 {
@@ -378,8 +378,9 @@ func (im *importer) reexecutedFiles(tool []*results.File, st *Reexecuted) []*res
 		for _, protocol := range results.ScoredProtocols(results.BenchmarkToolUsage) {
 			out = append(out, reexecutedFile(f, rx, protocol, env, len(im.order)))
 		}
+		joined[f.Run.RunID] = true
 	}
-	return out
+	return out, joined
 }
 
 func reexecutedFile(f *results.File, rx *ReexecutedRun, protocol string, env ReexecutionEnvironment, total int) *results.File {
