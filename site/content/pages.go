@@ -231,14 +231,21 @@ func outcome(r *aggregate.Run, q *results.QuestionRow) outcomeView {
 		o.Passed = fmt.Sprintf("%d/%d", *q.PropertiesPassed, q.PropertyCount)
 		o.PassedText = fmt.Sprintf("%d of %s passed", *q.PropertiesPassed, count(q.PropertyCount, "property", "properties"))
 	}
-	for _, po := range q.PropertyOutcomes {
+	o.PassedProps, o.FailedProps = propertyLists(q.PropertyOutcomes)
+	return o
+}
+
+// propertyLists splits a row's per-property outcomes into the names passed
+// and the failures with their messages (capMessage), in the row's order.
+func propertyLists(pos []results.PropertyOutcome) (passed []string, failed []failedProp) {
+	for _, po := range pos {
 		if po.Passed {
-			o.PassedProps = append(o.PassedProps, po.Property)
+			passed = append(passed, po.Property)
 			continue
 		}
-		o.FailedProps = append(o.FailedProps, failedProp{Name: po.Property, Message: capMessage(po.Message)})
+		failed = append(failed, failedProp{Name: po.Property, Message: capMessage(po.Message)})
 	}
-	return o
+	return passed, failed
 }
 
 // toolConfigs returns the tool-usage configurations in display order.

@@ -45,15 +45,16 @@ type referenceOutcome struct {
 	PassedText  string       `json:"passed_text"`
 	PassedProps []string     `json:"passed_props,omitempty"`
 	FailedProps []failedProp `json:"failed_props,omitempty"`
-	// CPU and wall seconds the audit measured, "" when not recorded.
+	// Time is the sandbox's wall time of the execution and verification
+	// (the row's exec_ms), "" when not recorded.
 	Time string `json:"time,omitempty"`
 }
 
 // references returns the reference solution of every question the
 // benchmark has, by question id: from the edition's reference-solution
-// audit runs (Audit, each file read whole from AuditPaths), else unexecuted. Nil
-// when the edition has no audit paths (releases before the reference was
-// shown). A file that cannot be read is an error naming it.
+// audit runs (Audit, each file read whole from AuditPaths), else
+// unexecuted. Nil when the edition has no audit paths (releases cut before
+// the section existed). A file that cannot be read is an error naming it.
 func (w *writer) references() (map[string]*referenceView, error) {
 	e := w.e
 	if e.AuditPaths == nil || e.Benchmark == nil {
@@ -94,16 +95,12 @@ func (w *writer) references() (map[string]*referenceView, error) {
 			if q.ExecMS != nil {
 				o.Time = fmt.Sprintf("%.1f s in the sandbox", float64(*q.ExecMS)/1000)
 			}
-			for _, po := range q.PropertyOutcomes {
-				if po.Passed {
-					o.PassedProps = append(o.PassedProps, po.Property)
-					continue
-				}
-				fp := failedProp{Name: po.Property, Message: capMessage(po.Message)}
-				if d, ok := e.Diagnoses.Of(q.QuestionID, po.Property); ok {
+			o.PassedProps, o.FailedProps = propertyLists(q.PropertyOutcomes)
+			for i := range o.FailedProps {
+				fp := &o.FailedProps[i]
+				if d, ok := e.Diagnoses.Of(q.QuestionID, fp.Name); ok {
 					fp.Category, fp.Evidence = d.Category, d.Evidence
 				}
-				o.FailedProps = append(o.FailedProps, fp)
 			}
 			ref.Protocols = append(ref.Protocols, o)
 		}
