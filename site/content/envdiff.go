@@ -59,7 +59,8 @@ func (w *writer) envDiff() *envDiffView {
 		}
 	}
 	v := &envDiffView{Label: c.Label, Compared: c.Compared, Differing: len(c.Differences)}
-	// The environments' libraries: the main side's, and what the other adds or changes.
+	// The environments' libraries: the main side's, and what the other adds
+	// or changes (named by the differences; none: both empty).
 	var mainLibs, otherLibs map[string]string
 	for _, d := range c.Differences {
 		mainLibs, otherLibs = c.Environments[d.Main.Environment].Libraries, c.Environments[d.Other.Environment].Libraries
