@@ -150,12 +150,17 @@ func (t *RankedTable) Canonical() bool {
 // (138 properties)" or "28 of 49 questions (93 of 138 properties): those
 // whose data files the machine that ran them had".
 func (t *RankedTable) Title() string {
-	if suiteOf(t.Benchmark) != results.SuiteMatTools {
+	if t.OtherSuite() {
 		// Another benchmark's table says whose questions it holds.
 		return t.Benchmark.Title() + ": " + strings.ToLower(t.questionsTitle()[:1]) + t.questionsTitle()[1:]
 	}
 	return t.questionsTitle()
 }
+
+// OtherSuite reports whether the table's benchmark is outside MatTools'
+// suite (a folder benchmark's): its tables are titled with the benchmark
+// and shown apart from MatTools'.
+func (t *RankedTable) OtherSuite() bool { return suiteOf(t.Benchmark) != results.SuiteMatTools }
 
 func (t *RankedTable) questionsTitle() string {
 	if t.Canonical() {

@@ -814,7 +814,7 @@ func (w *writer) writeHome(v *views) {
 	headline, others := []*rankedView{}, []*rankedView{}
 	for _, t := range v.lb.Headline {
 		tv := w.boundRanked(v.ranked(t, v.lb.Headline), linkView{Text: "Back to the home page", Href: ""})
-		if t.Benchmark.Kind() == results.KindToolUsage && t.Benchmark != results.BenchmarkToolUsage {
+		if t.OtherSuite() {
 			others = append(others, tv)
 		} else {
 			headline = append(headline, tv)
