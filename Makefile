@@ -59,10 +59,13 @@ sandbox-env: ## install the sandbox's Python environment SANDBOX_ENV (pinned: sa
 # made for the same code in the same environment are kept; interrupted, it keeps what it did. SANDBOX_ENV=tasks
 # re-executes them in the tasks environment and keeps those verdicts beside the main ones (rescore -alongside tasks:
 # run keys "<run id>@tasks"; the importer never reads them), then prints every verdict that differs between the two.
+# BENCHMARK_VERSION=2025-05-corrected-1 re-executes the questions that corrected version corrects (datasets/corrections.json)
+# with its verification, kept under run keys "<run id>@2025-05-corrected-1": make import makes of them the runs of that
+# version, scored apart from the published one (docs/benchmark-audit.md, "The corrected version").
 rescore-published: sandbox-env ## re-execute every published answer into results/published/reexecuted.json (heavy, incremental; not part of make test)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make rescore-published: MATTOOLS_DATA is not set" >&2; exit 1; fi
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -all-published -store results/published/reexecuted.json \
-	  $(if $(filter tasks,$(SANDBOX_ENV)),-alongside tasks)
+	  $(if $(filter tasks,$(SANDBOX_ENV)),-alongside tasks) $(if $(BENCHMARK_VERSION),-benchmark-version $(BENCHMARK_VERSION))
 
 # audit runs the benchmark audit (cmd/audit, docs/benchmark-audit.md): every reference solution of
 # benchmarks/mattools-tool-usage/reference in the sandbox under both protocols, three negative controls per

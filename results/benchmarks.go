@@ -45,6 +45,14 @@ type BenchmarkVersion struct {
 	Properties int `json:"properties"`
 	// UpstreamCommit is the commit of the source the version refers to ("" if none).
 	UpstreamCommit string `json:"upstream_commit,omitempty"`
+	// CorrectsVersion, for a corrected version, is the version whose
+	// questions it holds with some verifications corrected
+	// (datasets/corrections.json; docs/benchmark-audit.md, "The corrected
+	// version"); Title then names it in table titles ("corrected"). Its
+	// runs are scored and shown apart from those of the version it
+	// corrects, never mixed.
+	CorrectsVersion string `json:"corrects_version,omitempty"`
+	Title           string `json:"title,omitempty"`
 }
 
 // BenchmarkInfo is one entry of the benchmark registry: what the results
@@ -111,7 +119,9 @@ var (
 	benchmarkMu       sync.RWMutex
 	benchmarkRegistry = []BenchmarkInfo{
 		{Name: BenchmarkToolUsage, Kind: KindToolUsage, Suite: SuiteMatTools,
-			Versions:  []BenchmarkVersion{{ID: BenchmarkVersion2025_05, Questions: 49, Properties: 138, UpstreamCommit: UpstreamCommit}},
+			Versions: []BenchmarkVersion{{ID: BenchmarkVersion2025_05, Questions: 49, Properties: 138, UpstreamCommit: UpstreamCommit},
+				{ID: BenchmarkVersion2025_05Corrected1, Questions: 49, Properties: 138, UpstreamCommit: UpstreamCommit,
+					Title: "corrected", CorrectsVersion: BenchmarkVersion2025_05}},
 			Protocols: []string{ProtocolMatToolsV1, ProtocolMatToolsV1Strict, ProtocolMatToolsOriginal},
 			Title:     "Tool usage", Headline: "task_success_rate",
 			Description: "MatTools' real-world benchmark: write pymatgen code that computes the properties a question asks for."},

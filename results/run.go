@@ -442,6 +442,10 @@ var runIDPart = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 //     except for imported runs and runs rescored from imported code;
 //   - scoring protocol, "set-"+question subset (when not "all"), "r"+round.
 //
+// After the benchmark comes "b-"+benchmark version when the run's version
+// is not its benchmark's first registered one (a corrected version,
+// "b-2025-05-corrected-1"), so that runs of both versions sit side by side.
+//
 // Example: "imported__tool-usage__single-llm__s0__gpt-4o-2024-08-06__mattools-original__r1".
 // Imported runs (and their rescorings) leave the system parameters out:
 // their identity is the published run folder, which MatTools ran with one
@@ -449,7 +453,7 @@ var runIDPart = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // those of format v1. A part that is not already made of [A-Za-z0-9._-]
 // without "__" is cleaned (other characters become "-") and suffixed with
 // 8 hex digits of its SHA-256, so that different names never collide
-// ("Qwen/Qwen2.5-7B" → "Qwen-Qwen2.5-7B-<hash>"). The benchmark version and
+// ("Qwen/Qwen2.5-7B" → "Qwen-Qwen2.5-7B-<hash>"). The first version and
 // the generation settings are not in the id: a runner must give a Variant
 // to runs that would otherwise share an id.
 func MakeRunID(r *Run) string {
@@ -461,7 +465,11 @@ func MakeRunID(r *Run) string {
 	if r.Provenance.Submission != nil {
 		parts = append(parts, r.Provenance.Submission.Folder)
 	}
-	parts = append(parts, string(r.Benchmark), string(r.System), "s"+strconv.Itoa(r.RetrievalSource), r.Model)
+	parts = append(parts, string(r.Benchmark))
+	if b, ok := LookupBenchmark(r.Benchmark); ok && len(b.Versions) > 1 && r.BenchmarkVersion != b.Versions[0].ID && r.BenchmarkVersion != "" {
+		parts = append(parts, "b-"+r.BenchmarkVersion) // a later version: runs of both versions sit side by side
+	}
+	parts = append(parts, string(r.System), "s"+strconv.Itoa(r.RetrievalSource), r.Model)
 	if r.Variant != "" {
 		parts = append(parts, "v-"+r.Variant)
 	}

@@ -8,6 +8,12 @@ type Benchmark string
 // published at UpstreamCommit (all result files date from May 2025).
 const BenchmarkVersion2025_05 = "2025-05"
 
+// BenchmarkVersion2025_05Corrected1 is the tool-usage benchmark of version
+// 2025-05 with three verifications corrected as the original unit tests
+// check them (datasets/corrections.json; docs/benchmark-audit.md, "The
+// corrected version"). Its runs are never mixed with 2025-05's.
+const BenchmarkVersion2025_05Corrected1 = "2025-05-corrected-1"
+
 // UpstreamCommit is the commit of github.com/Grenzlinie/MatTools that
 // BenchmarkVersion2025_05 refers to.
 const UpstreamCommit = "44385630f2acf461512996468fc0b24f44ddcaaf"

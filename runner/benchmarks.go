@@ -9,9 +9,11 @@ import (
 
 // loadBenchmark loads the questions of tool-usage benchmark b from the
 // data root with the loader registered for it (datasets.RegisterLoader),
-// and checks that their version is one the benchmark registry holds
-// (results.RegisterBenchmark).
-func loadBenchmark(b results.Benchmark, root string) (*datasets.Benchmark, error) {
+// in version version for MatTools' tool usage (plan
+// tool_usage.benchmark_version: a corrected version edits the loaded
+// questions' verification, correctedVersion), and checks that their
+// version is one the benchmark registry holds (results.RegisterBenchmark).
+func loadBenchmark(b results.Benchmark, root, version string) (*datasets.Benchmark, error) {
 	load, ok := datasets.LoaderOf(string(b))
 	if !ok {
 		return nil, fmt.Errorf("benchmark %s: no loader of its questions is registered", b)
@@ -19,6 +21,11 @@ func loadBenchmark(b results.Benchmark, root string) (*datasets.Benchmark, error
 	bench, err := load(root)
 	if err != nil {
 		return nil, err
+	}
+	if b == results.BenchmarkToolUsage {
+		if bench, err = correctedVersion(bench, version); err != nil {
+			return nil, err
+		}
 	}
 	info, _ := results.LookupBenchmark(b)
 	if bench.Version == "" && len(info.Versions) > 0 {
@@ -28,4 +35,18 @@ func loadBenchmark(b results.Benchmark, root string) (*datasets.Benchmark, error
 		return nil, fmt.Errorf("benchmark %s: its loader read version %q, which the benchmark registry does not list", b, bench.Version)
 	}
 	return bench, nil
+}
+
+// correctedVersion returns bench in the tool-usage benchmark version
+// version: bench itself for "" or its own version, else a copy with the
+// corrections of datasets/corrections.json applied.
+func correctedVersion(bench *datasets.Benchmark, version string) (*datasets.Benchmark, error) {
+	if version == "" || version == bench.Version || (bench.Version == "" && version == results.BenchmarkVersion2025_05) {
+		return bench, nil
+	}
+	v, ok := datasets.LookupCorrectedVersion(version)
+	if !ok {
+		return nil, fmt.Errorf("tool-usage benchmark version %q: the questions loaded are version %q", version, bench.Version)
+	}
+	return v.Apply(bench)
 }

@@ -352,11 +352,13 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 	}
 	e.benches = map[results.Benchmark]*datasets.Benchmark{}
 	if o.Benchmark != nil {
-		e.benches[results.BenchmarkToolUsage] = o.Benchmark
+		if e.benches[results.BenchmarkToolUsage], err = correctedVersion(o.Benchmark, o.Plan.ToolUsage.BenchmarkVersion); err != nil {
+			return nil, err
+		}
 	}
 	for _, pr := range o.Plan.Runs() {
 		if pr.Benchmark.Kind() == results.KindToolUsage && e.benches[pr.Benchmark] == nil {
-			if e.benches[pr.Benchmark], err = loadBenchmark(pr.Benchmark, o.DataRoot); err != nil {
+			if e.benches[pr.Benchmark], err = loadBenchmark(pr.Benchmark, o.DataRoot, o.Plan.ToolUsage.BenchmarkVersion); err != nil {
 				return nil, err
 			}
 		}

@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -81,6 +82,9 @@ type config struct {
 	only                                             []string
 	force, quiet, noCgroup, cold                     bool
 	publish                                          string
+	// version is the tool-usage benchmark version audited: "" for the
+	// published 2025-05, or a corrected version (datasets/corrections.json).
+	version string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -93,6 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.diagnoses, "diagnoses", "benchmarks/mattools-tool-usage/diagnoses.csv", "the diagnoses of the properties the reference fails (question,property,category,evidence); absent: none")
 	fs.StringVar(&c.out, "out", "build/audit", "output folder: audit.json, results/, .cache/")
 	fs.StringVar(&c.publish, "publish", "", "also copy the results files into this folder, replacing the results files there (the committed copy the site reads: benchmarks/mattools-tool-usage/audit)")
+	fs.StringVar(&c.version, "benchmark-version", "", "the tool-usage benchmark version whose verification scores the references: 2025-05 (the default) or a corrected version (datasets/corrections.json); its results files are that version's")
 	fs.StringVar(&c.backend, "sandbox", "auto", "sandbox backend: auto, local or docker")
 	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make sandbox-env)")
 	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
@@ -174,6 +179,7 @@ type Report struct {
 	GeneratorVersion string              `json:"generator_version"`
 	DataRoot         string              `json:"data_root"`
 	DataCommit       string              `json:"data_commit"`
+	BenchmarkVersion string              `json:"benchmark_version"`
 	Reference        string              `json:"reference"`
 	Environment      scoring.Environment `json:"environment"`
 	Limits           ReportLimits        `json:"limits"`
@@ -260,7 +266,7 @@ func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bench, err := datasets.Load(root)
+	bench, err := datasets.LoadVersion(root, c.version)
 	if err != nil {
 		return err
 	}
@@ -349,11 +355,11 @@ func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
 		return cacheErr
 	}
 
-	diagnoses, err := datasets.ReadDiagnoses(c.diagnoses)
+	diagnoses, err := readDiagnoses(c.diagnoses, bench.Version)
 	if err != nil {
 		return err
 	}
-	rep := &Report{GeneratorVersion: version.String(), DataRoot: root, DataCommit: bench.Commit, Reference: c.reference,
+	rep := &Report{GeneratorVersion: version.String(), DataRoot: root, DataCommit: bench.Commit, BenchmarkVersion: bench.Version, Reference: c.reference,
 		Environment: env, Limits: ReportLimits{WallSeconds: c.wall.Seconds(), CPUSeconds: c.cpu.Seconds()}}
 	totals := map[string]*Total{}
 	for _, p := range scoring.Protocols {
@@ -388,7 +394,7 @@ func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
 		return err
 	}
 	if c.publish != "" {
-		if err := publishResults(written, c.publish); err != nil {
+		if err := publishResults(written, c.publish, bench.Version); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "audit: copied %d results files into %s\n", len(written), c.publish)
@@ -561,6 +567,33 @@ func firstLine(s string) string {
 		s = s[:160] + "…"
 	}
 	return s
+}
+
+// readDiagnoses reads the diagnoses file path; for a corrected benchmark
+// version (datasets/corrections.json) the diagnoses of the properties it
+// corrects are dropped and those of the file beside path named
+// "<name>-<version>.csv" (if any) added: a corrected check fails for its
+// own reasons.
+func readDiagnoses(path, version string) (datasets.Diagnoses, error) {
+	d, err := datasets.ReadDiagnoses(path)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := datasets.LookupCorrectedVersion(version)
+	if !ok || path == "" {
+		return d, nil
+	}
+	for _, c := range v.Corrections {
+		for _, p := range c.Properties {
+			delete(d, c.Question+"/"+p)
+		}
+	}
+	own, err := datasets.ReadDiagnoses(strings.TrimSuffix(path, ".csv") + "-" + version + ".csv")
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(d, own)
+	return d, nil
 }
 
 // cacheKey is the SHA-256 (hex) of what decides an item's outcome: its

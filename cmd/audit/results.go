@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
@@ -52,7 +53,7 @@ func writeResults(out string, bench *datasets.Benchmark, audited []*datasets.Que
 	for _, ar := range auditRuns {
 		for _, p := range scoring.Protocols {
 			run := results.Run{FormatVersion: results.FormatVersion, Benchmark: results.BenchmarkToolUsage,
-				BenchmarkVersion: results.BenchmarkVersion2025_05, UpstreamCommit: commit, System: ar.system,
+				BenchmarkVersion: bench.Version, UpstreamCommit: commit, System: ar.system,
 				Model: results.ModelNone, Round: 1, ScoringProtocol: p, QuestionSet: qs,
 				Provenance: results.Provenance{Kind: results.ProvenanceAudit}, Environment: renv, FinishedAt: &now}
 			run.RunID = results.MakeRunID(&run)
@@ -106,9 +107,10 @@ func emptyAnswer(q *datasets.Question) *scoring.Scored {
 
 // publishResults copies the results files at paths into dir (created if
 // needed), each atomically, and removes the other results files there
-// (*.parquet): dir then holds exactly this audit's files, the copy that
-// build-site reads (-audit; docs/benchmark-audit.md).
-func publishResults(paths []string, dir string) error {
+// (*.parquet) of the same benchmark version: dir then holds exactly this
+// audit's files of version (and those of the other versions' audits), the
+// copy that build-site reads (-audit; docs/benchmark-audit.md).
+func publishResults(paths []string, dir, version string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -129,11 +131,21 @@ func publishResults(paths []string, dir string) error {
 		return err
 	}
 	for _, p := range old {
-		if !keep[filepath.Base(p)] {
+		if !keep[filepath.Base(p)] && sameVersion(filepath.Base(p), version) {
 			if err := os.Remove(p); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// sameVersion reports whether the results file named name is a run of
+// tool-usage benchmark version version (its run id names a version other
+// than the first registered one: results.MakeRunID).
+func sameVersion(name, version string) bool {
+	if version == "" || version == results.BenchmarkVersion2025_05 {
+		return !strings.Contains(name, "__b-")
+	}
+	return strings.Contains(name, "__b-"+version+"__")
 }

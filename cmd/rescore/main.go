@@ -73,7 +73,12 @@ type config struct {
 	// alongside labels the environment whose verdicts -all-published keeps
 	// beside the store's main ones (published.AlongsideKey); "" for the main.
 	alongside string
-	only      []string
+	// version is the tool-usage benchmark version the verdicts are made
+	// in: "" for the published 2025-05, or a corrected version
+	// (datasets/corrections.json), whose verdicts -all-published keeps
+	// under published.VersionKey and makes for its corrected questions only.
+	version string
+	only    []string
 	// shard is this invocation's part of a sharded rescoring (-shard i/n;
 	// the zero Shard: unsharded); merge lists the shards' output
 	// directories to merge (-merge).
@@ -103,6 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.store, "store", "results/published/reexecuted.json", "with -all-published: the committed store of re-executed verdicts")
 	fs.StringVar(&c.compare, "compare", "", "with -all-published: compare the verdicts, question by question, with this store (e.g. the committed one) and fail on any difference")
 	fs.StringVar(&c.alongside, "alongside", "", "with -all-published: keep the verdicts beside the store's main ones, under run keys `<run id>@LABEL` (e.g. tasks: the environment of sandbox-env/requirements-tasks.lock; docs/sandbox.md), leaving the main verdicts alone")
+	fs.StringVar(&c.version, "benchmark-version", "", "the tool-usage benchmark version whose verification scores the answers: 2025-05 (the default) or a corrected version (datasets/corrections.json); with -all-published its verdicts are kept under run keys `<run id>@VERSION`, for its corrected questions only")
 	fs.StringVar(&c.runs, "runs", "", "with -all-published: re-execute only the published runs whose id matches this regular expression")
 	shardFlag := fs.String("shard", "", "re-execute only shard `i/n` of the items (0 ≤ i < n), journaled into -out/.journal; merge the shards with -merge")
 	merge := fs.String("merge", "", "write the outputs from the journals of the shards' output directories `DIR,DIR,…` (same inputs, data and -questions), executing nothing")
@@ -134,6 +140,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				err = fmt.Errorf("only with -all-published")
 			}
 			fmt.Fprintln(stderr, "rescore: -alongside:", err)
+			return exitUsage
+		}
+	}
+	if c.version == results.BenchmarkVersion2025_05 {
+		c.version = ""
+	}
+	if c.version != "" {
+		if _, ok := datasets.LookupCorrectedVersion(c.version); !ok || c.alongside != "" {
+			err := fmt.Errorf("%q is not a corrected version of datasets/corrections.json", c.version)
+			if ok {
+				err = fmt.Errorf("not with -alongside (a corrected version is re-executed in the main environment)")
+			}
+			fmt.Fprintln(stderr, "rescore: -benchmark-version:", err)
 			return exitUsage
 		}
 	}
@@ -172,7 +191,7 @@ func (c config) benchmark() (root string, bench *datasets.Benchmark, err error) 
 	if err != nil {
 		return "", nil, err
 	}
-	bench, err = datasets.Load(root)
+	bench, err = datasets.LoadVersion(root, c.version)
 	if err != nil {
 		return "", nil, err
 	}

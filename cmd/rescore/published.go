@@ -63,8 +63,20 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 			return fmt.Errorf("-runs: %w", err)
 		}
 	}
-	// The items, in order: each published run's executable questions, the
-	// runs in the importer's order (what -shard partitions).
+	// In a corrected version only its corrected questions are re-executed:
+	// the others' code and verification are the published version's, whose
+	// verdicts the store holds under the run's own key.
+	var corrected map[string]bool
+	if c.version != "" {
+		v, _ := datasets.LookupCorrectedVersion(c.version)
+		corrected = map[string]bool{}
+		for _, cor := range v.Corrections {
+			corrected[cor.Question] = true
+		}
+	}
+	// The items, in order: each published run's executable questions (a
+	// corrected version's corrected ones), the runs in the importer's order
+	// (what -shard partitions).
 	var items []job
 	var runs []*results.File
 	sources := map[string]results.SourceFile{}
@@ -90,7 +102,7 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 			code[q.QuestionID] = scoring.Submission{Code: q.Code, FunctionName: q.FunctionName}
 		}
 		for i := range bench.Questions {
-			if q := &bench.Questions[i]; q.Executable() {
+			if q := &bench.Questions[i]; q.Executable() && (corrected == nil || corrected[q.ID]) {
 				items = append(items, job{k: len(items), run: f.Run.RunID, q: q, code: code[q.ID]})
 			}
 		}
@@ -99,8 +111,11 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	itemID := func(k int) string { return items[k].run + "/" + items[k].q.ID }
 	// key is the store key of a published run's verdicts in this environment.
 	key := func(runID string) string {
-		if c.alongside != "" {
+		switch {
+		case c.alongside != "":
 			return published.AlongsideKey(runID, c.alongside)
+		case c.version != "":
+			return published.VersionKey(runID, c.version)
 		}
 		return runID
 	}

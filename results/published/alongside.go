@@ -21,6 +21,21 @@ import (
 // their verdicts do not change; EnvironmentDifferences compares the two.
 // See docs/sandbox.md ("Two environments").
 
+// Verdicts of the same code scored by a corrected benchmark version's
+// verification (datasets/corrections.json; make rescore-published
+// BENCHMARK_VERSION=2025-05-corrected-1) are kept beside them too, under
+// VersionKey(run id, version) ("…__r1@2025-05-corrected-1"), for the
+// version's corrected questions only and in the main environment: the
+// importer makes of them and the main verdicts of the other questions
+// (whose code and verification are the published ones) the run's
+// rescorings in that version (reexecutedFiles), runs of their own.
+// A label starts with a letter and a version with a digit: the keys never
+// clash.
+
+// VersionKey is the store key of a published run's verdicts in the
+// corrected benchmark version version.
+func VersionKey(runID, version string) string { return runID + "@" + version }
+
 // alongsideLabel is what a label may be: lower-case letters, digits and
 // '-', starting with a letter.
 var alongsideLabel = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)

@@ -411,13 +411,48 @@ func TestReexecutedRunsWithinPublishedTotals(t *testing.T) {
 	}
 	imported := map[string]*results.File{}
 	reexecuted := map[string][]*results.File{}
+	var corrected []*results.File
 	for _, f := range files {
-		switch f.Run.Provenance.Kind {
-		case results.ProvenanceImported:
+		switch {
+		case f.Run.Provenance.Kind == results.ProvenanceImported:
 			imported[f.Run.RunID] = f
-		case results.ProvenanceRescored:
+		case f.Run.Provenance.Kind == results.ProvenanceRescored && f.Run.BenchmarkVersion == results.BenchmarkVersion2025_05:
 			reexecuted[f.Run.Provenance.DerivedFrom] = append(reexecuted[f.Run.Provenance.DerivedFrom], f)
+		case f.Run.Provenance.Kind == results.ProvenanceRescored:
+			corrected = append(corrected, f)
 		}
+	}
+	// A corrected version's runs: its corrected questions' rows are the
+	// store's verdicts in that version, every other row the published
+	// version's.
+	for _, f := range corrected {
+		v, ok := datasets.LookupCorrectedVersion(f.Run.BenchmarkVersion)
+		if !ok || !strings.Contains(f.Run.RunID, "__b-"+v.ID+"__") {
+			t.Errorf("%s: benchmark version %q", f.Run.RunID, f.Run.BenchmarkVersion)
+			continue
+		}
+		main, cor := map[string]ReexecutedVerdict{}, map[string]ReexecutedVerdict{}
+		for _, r := range st.Runs[f.Run.Provenance.DerivedFrom].Rows {
+			main[r.Protocol+"/"+r.QuestionID] = r
+		}
+		for _, r := range st.Runs[VersionKey(f.Run.Provenance.DerivedFrom, v.ID)].Rows {
+			cor[r.Protocol+"/"+r.QuestionID] = r
+		}
+		for _, q := range f.Questions {
+			if q.Verdict == string(results.VerdictDataMissing) {
+				continue
+			}
+			want, from := main[f.Run.ScoringProtocol+"/"+q.QuestionID], "published"
+			if _, fixed := v.Corrected(q.QuestionID); fixed {
+				want, from = cor[f.Run.ScoringProtocol+"/"+q.QuestionID], v.ID
+			}
+			if q.Verdict != string(want.Verdict) || *q.PropertiesPassed != int32(want.PropertiesPassed) {
+				t.Errorf("%s: %s: %s %d; the %s verdict is %s %d", f.Run.RunID, q.QuestionID, q.Verdict, *q.PropertiesPassed, from, want.Verdict, want.PropertiesPassed)
+			}
+		}
+	}
+	if len(corrected) > 0 && len(corrected) != 2*len(reexecuted) {
+		t.Errorf("%d runs of corrected versions for %d re-executed published runs; want two (one per protocol) each", len(corrected), len(reexecuted))
 	}
 	if len(reexecuted) == 0 {
 		t.Skipf("results/published/%s holds no verdicts for the code of this data root (make rescore-published)", ReexecutedFile)

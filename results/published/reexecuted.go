@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
@@ -379,8 +380,71 @@ func (im *importer) reexecutedFiles(tool []*results.File, st *Reexecuted) (out [
 			out = append(out, reexecutedFile(f, rx, protocol, env, len(im.order)))
 		}
 		joined[f.Run.RunID] = true
+		for _, v := range datasets.CorrectedVersions() {
+			cx, err := correctedRun(rx, st.Runs[VersionKey(f.Run.RunID, v.ID)], v)
+			if err != nil {
+				im.warnf("%s: its verdicts in benchmark version %s are left out: %v; run make rescore-published BENCHMARK_VERSION=%s", f.Run.RunID, v.ID, err, v.ID)
+				continue
+			}
+			if cx == nil {
+				continue
+			}
+			for _, protocol := range results.ScoredProtocols(results.BenchmarkToolUsage) {
+				g := reexecutedFile(f, cx, protocol, env, len(im.order))
+				g.Run.BenchmarkVersion = v.ID
+				g.Run.Warnings = append(g.Run.Warnings, fmt.Sprintf("benchmark version %s (datasets/corrections.json): %s; the verdicts of %s come from their re-execution with the corrected verification, the others' from the published version's (same code, same verification)",
+					v.ID, v.Description, strings.Join(correctedIDs(v), ", ")))
+				g.Run.RunID = results.MakeRunID(&g.Run)
+				out = append(out, g)
+			}
+		}
 	}
 	return out, joined
+}
+
+// correctedIDs returns the ids of the questions v corrects.
+func correctedIDs(v datasets.CorrectedVersion) []string {
+	var ids []string
+	for _, c := range v.Corrections {
+		ids = append(ids, c.Question)
+	}
+	return ids
+}
+
+// correctedRun returns a published run's verdicts in the corrected
+// version v: main's rows with those of v's corrected questions replaced by
+// cor's (the store's VersionKey entry); nil when cor is nil. An error when
+// cor was made for other code or in another environment than main, or
+// lacks a corrected question main has.
+func correctedRun(main, cor *ReexecutedRun, v datasets.CorrectedVersion) (*ReexecutedRun, error) {
+	if cor == nil {
+		return nil, nil
+	}
+	if cor.Source.SHA256 != main.Source.SHA256 || cor.Environment != main.Environment {
+		return nil, fmt.Errorf("re-executed for other code or in another environment (%s, not %s)", cor.Environment, main.Environment)
+	}
+	fixed := map[string]bool{}
+	for _, id := range correctedIDs(v) {
+		fixed[id] = true
+	}
+	has := map[string]bool{}
+	for _, r := range cor.Rows {
+		has[r.QuestionID+"/"+r.Protocol] = true
+	}
+	out := &ReexecutedRun{Source: main.Source, Environment: main.Environment}
+	for _, r := range main.Rows {
+		if !fixed[r.QuestionID] {
+			out.Rows = append(out.Rows, r)
+		} else if !has[r.QuestionID+"/"+r.Protocol] {
+			return nil, fmt.Errorf("question %s (%s) not re-executed in this version", r.QuestionID, r.Protocol)
+		}
+	}
+	for _, r := range cor.Rows {
+		if fixed[r.QuestionID] {
+			out.Rows = append(out.Rows, r)
+		}
+	}
+	return out, nil
 }
 
 func reexecutedFile(f *results.File, rx *ReexecutedRun, protocol string, env ReexecutionEnvironment, total int) *results.File {

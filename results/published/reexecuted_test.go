@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
@@ -141,5 +142,42 @@ func TestStoredOutcomesCut(t *testing.T) {
 	odd := strings.Repeat("a", ReexecutedMessageBytes-1) + "é" // the cap falls inside é
 	if m := StoredOutcomes([]results.PropertyOutcome{{Property: "a", Message: odd}})[0].Message; m != strings.Repeat("a", ReexecutedMessageBytes-1)+"…" {
 		t.Errorf("cut inside a rune: %q", m)
+	}
+}
+
+// TestCorrectedRun: a run's verdicts in a corrected version are the
+// published ones with the corrected questions' replaced; verdicts made for
+// other code, in another environment or lacking a corrected question are
+// refused, saying which.
+func TestCorrectedRun(t *testing.T) {
+	v, _ := datasets.LookupCorrectedVersion(datasets.Version2025_05Corrected1)
+	row := func(q, p string, passed int) ReexecutedVerdict {
+		return ReexecutedVerdict{QuestionID: q, Protocol: p, Verdict: results.VerdictPartial, PropertiesPassed: passed}
+	}
+	main := &ReexecutedRun{Source: results.SourceFile{SHA256: "aa"}, Environment: "env1", Rows: []ReexecutedVerdict{
+		row("test_vacancy", results.ProtocolMatToolsV1, 7), row("test_antisite_generator", results.ProtocolMatToolsV1, 0)}}
+	cor := &ReexecutedRun{Source: main.Source, Environment: "env1", Rows: []ReexecutedVerdict{row("test_antisite_generator", results.ProtocolMatToolsV1, 1)}}
+	got, err := correctedRun(main, cor, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	passed := map[string]int{}
+	for _, r := range got.Rows {
+		passed[r.QuestionID] = r.PropertiesPassed
+	}
+	if len(got.Rows) != 2 || passed["test_vacancy"] != 7 || passed["test_antisite_generator"] != 1 {
+		t.Errorf("rows %+v; want test_vacancy's published verdict and test_antisite_generator's corrected one", got.Rows)
+	}
+	if got, err := correctedRun(main, nil, v); got != nil || err != nil {
+		t.Errorf("no verdicts in the version: %v, %v; want none and no error", got, err)
+	}
+	other := *cor
+	other.Environment = "env2"
+	if _, err := correctedRun(main, &other, v); err == nil || !strings.Contains(err.Error(), "another environment (env2, not env1)") {
+		t.Errorf("other environment: %v", err)
+	}
+	if _, err := correctedRun(main, &ReexecutedRun{Source: main.Source, Environment: "env1"}, v); err == nil ||
+		!strings.Contains(err.Error(), "question test_antisite_generator (mattools-v1) not re-executed in this version") {
+		t.Errorf("corrected question missing: %v", err)
 	}
 }

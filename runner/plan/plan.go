@@ -202,6 +202,14 @@ type ToolUsage struct {
 	// sandbox yields the verdicts of both, so asking for both costs no more
 	// model calls or executions than asking for one.
 	ScoringProtocols []string `toml:"scoring_protocols"`
+	// BenchmarkVersion is the version of MatTools' tool-usage benchmark
+	// the plan's tool-usage runs answer: "2025-05" (the default, the
+	// published questions) or a corrected version of it, e.g.
+	// "2025-05-corrected-1" (datasets/corrections.json;
+	// docs/benchmark-audit.md, "The corrected version"). Runs of another
+	// version are scored and shown apart, never mixed. Folder benchmarks
+	// have the version of their manifest.
+	BenchmarkVersion string `toml:"benchmark_version"`
 }
 
 // Sandbox configures where generated code runs (runner/sandbox).
@@ -598,6 +606,15 @@ func Parse(data []byte, name string) (*Plan, error) {
 		if !slices.ContainsFunc(p.ToolUsage.ScoringProtocols, func(id string) bool { return slices.Contains(results.ScoredProtocols(b), id) }) && len(p.ToolUsage.ScoringProtocols) > 0 {
 			add("tool_usage.scoring_protocols", "has no protocol that scores the %s benchmark; want one or more of %s", b, strings.Join(results.ScoredProtocols(b), ", "))
 		}
+	}
+	if v := p.ToolUsage.BenchmarkVersion; v == "" {
+		p.ToolUsage.BenchmarkVersion = results.BenchmarkVersion2025_05
+	} else if info, _ := results.LookupBenchmark(results.BenchmarkToolUsage); !slices.ContainsFunc(info.Versions, func(bv results.BenchmarkVersion) bool { return bv.ID == v }) {
+		var ids []string
+		for _, bv := range info.Versions {
+			ids = append(ids, bv.ID)
+		}
+		add("tool_usage.benchmark_version", "is %q; want %s", v, orList(ids))
 	}
 	if p.Sandbox.Backend == "" {
 		p.Sandbox.Backend = "auto"

@@ -1,0 +1,100 @@
+package datasets
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCorrectedVersionsAreWellFormed(t *testing.T) {
+	vs := CorrectedVersions()
+	if len(vs) == 0 || vs[0].ID != Version2025_05Corrected1 {
+		t.Fatalf("corrected versions %v; want %s first", vs, Version2025_05Corrected1)
+	}
+	counts := map[string]int{}
+	for _, e := range Manifest() {
+		counts[e.ID] = e.Properties
+	}
+	for _, v := range vs {
+		if v.Base != Version2025_05 || v.Title == "" || v.Description == "" || len(v.Corrections) == 0 {
+			t.Errorf("%s: base %q, title %q, %d corrections", v.ID, v.Base, v.Title, len(v.Corrections))
+		}
+		for _, c := range v.Corrections {
+			if _, ok := counts[c.Question]; !ok {
+				t.Errorf("%s: %s is not a question of the manifest", v.ID, c.Question)
+			}
+			if len(c.Properties) == 0 || len(c.Properties) > counts[c.Question] || len(c.Edits) == 0 {
+				t.Errorf("%s %s: %d properties (of %d), %d edits", v.ID, c.Question, len(c.Properties), counts[c.Question], len(c.Edits))
+			}
+			// Every correction follows a line of the original unit test.
+			if !strings.Contains(c.Test, "tests/test_") || !strings.Contains(c.Test, "l.") || c.Reason == "" {
+				t.Errorf("%s %s: test %q, reason %q: want the original test's file and line", v.ID, c.Question, c.Test, c.Reason)
+			}
+		}
+	}
+	if _, ok := LookupCorrectedVersion(Version2025_05); ok {
+		t.Error("2025-05 is the published version, not a corrected one")
+	}
+}
+
+// TestLoadCorrectedVersion applies the corrections to the real questions:
+// each edit's text occurs once, only the corrected questions' verification
+// changes, and each corrected check is the one the original test makes.
+func TestLoadCorrectedVersion(t *testing.T) {
+	root := dataRoot(t)
+	pub, err := LoadVersion(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cor, err := LoadVersion(root, Version2025_05Corrected1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pub.Version != Version2025_05 || cor.Version != Version2025_05Corrected1 {
+		t.Fatalf("versions %q, %q", pub.Version, cor.Version)
+	}
+	var changed []string
+	for i, q := range cor.Questions {
+		p := pub.Questions[i]
+		if q.Text != p.Text || !slices.EqualFunc(q.Properties, p.Properties, func(a, b Property) bool { return a.Name == b.Name }) {
+			t.Errorf("%s: the question text or properties changed", q.ID)
+		}
+		if q.UnitTest != p.UnitTest {
+			changed = append(changed, q.ID)
+		}
+	}
+	slices.Sort(changed)
+	if want := []string{"test_antisite_generator", "test_defect_finder", "test_interstitial"}; !slices.Equal(changed, want) {
+		t.Errorf("corrected questions %v, want %v", changed, want)
+	}
+	for id, want := range map[string][]string{
+		"test_defect_finder":      {"if not actual_value < expected_info['value']:"},
+		"test_interstitial":       {"from pymatgen.core import Element", `"value": {Element("N"): 1}`},
+		"test_antisite_generator": {"if sorted(actual_value, key=str) != expected_value:"},
+	} {
+		q, _ := cor.Question(id)
+		for _, w := range want {
+			if !strings.Contains(q.UnitTest, w) {
+				t.Errorf("%s: corrected verification lacks %q:\n%s", id, w, q.UnitTest)
+			}
+		}
+	}
+}
+
+func TestLoadVersionFailsClearly(t *testing.T) {
+	root := copyQuestions(t)
+	if _, err := LoadVersion(root, "2026-01"); err == nil || !strings.Contains(err.Error(), `version "2026-01": not 2025-05`) {
+		t.Errorf("unknown version: %v", err)
+	}
+	// Data the correction was not written for: its text is absent.
+	file := filepath.Join(root, QuestionsDir, "test_antisite_generator", "new_unit_test.py")
+	if err := os.WriteFile(file, []byte("def test_antisite_generator(properties):\n    return 'ok'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadVersion(root, Version2025_05Corrected1)
+	if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "correction 2025-05-corrected-1 edit 1: its text occurs 0 times") {
+		t.Errorf("edit not found: %v", err)
+	}
+}
