@@ -37,8 +37,10 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// This test adds the published version's audit rows to a site's tables.
+	audit = slices.DeleteFunc(audit, func(f *results.File) bool { return f.Run.BenchmarkVersion != results.BenchmarkVersion2025_05 })
 	if len(audit) != 6 {
-		t.Fatalf("%d audit results files in %s; want 3 systems × 2 protocols", len(audit), auditDir)
+		t.Fatalf("%d audit results files of version 2025-05 in %s; want 3 systems × 2 protocols", len(audit), auditDir)
 	}
 	type key struct {
 		sys      results.System

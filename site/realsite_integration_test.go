@@ -157,6 +157,9 @@ func TestRealQuestionPagesListEveryImportedRun(t *testing.T) {
 	type want struct {
 		runs map[string][]string // question id → run ids
 		n    int
+		// corrected counts the runs of a corrected benchmark version,
+		// listed on the pages of the questions it corrects only.
+		corrected int
 	}
 	release, preview := want{runs: map[string][]string{}}, want{runs: map[string][]string{}}
 	byID := map[string]*results.File{}
@@ -169,10 +172,17 @@ func TestRealQuestionPagesListEveryImportedRun(t *testing.T) {
 		if inRelease[f.Run.RunID] {
 			ws = append(ws, &release)
 		}
+		cv, corrected := datasets.LookupCorrectedVersion(f.Run.BenchmarkVersion)
 		for _, w := range ws {
-			w.n++
+			if corrected {
+				w.corrected++
+			} else {
+				w.n++
+			}
 			for _, q := range f.Questions {
-				w.runs[q.QuestionID] = append(w.runs[q.QuestionID], f.Run.RunID)
+				if _, fixed := cv.Corrected(q.QuestionID); fixed || !corrected {
+					w.runs[q.QuestionID] = append(w.runs[q.QuestionID], f.Run.RunID)
+				}
 			}
 		}
 	}
@@ -181,7 +191,7 @@ func TestRealQuestionPagesListEveryImportedRun(t *testing.T) {
 		w    want
 	}
 	editions := []edition{{rs.release, release}}
-	if preview.n > release.n {
+	if preview.n+preview.corrected > release.n+release.corrected {
 		editions = append(editions, edition{site.PreviewPath, preview}) // runs no release lists
 	} else if _, err := os.Stat(filepath.Join(rs.dir, site.PreviewPath)); err == nil {
 		t.Errorf("a preview was built although the newest release lists every run")
@@ -202,9 +212,21 @@ func TestRealQuestionPagesListEveryImportedRun(t *testing.T) {
 			t.Errorf("%s: %d question pages, want %d", ed.path, pages, datasets.NumQuestions)
 		}
 		for _, id := range datasets.Order() {
-			doc := parseHTML(t, filepath.Join(rs.dir, ed.path, "questions", id, "index.html"))
+			// The question's pages: its own, then questions/<id>/page/<n>/
+			// when it has more sections than one page holds.
+			var entries []*html.Node
+			for n := 1; ; n++ {
+				page := filepath.Join(rs.dir, ed.path, "questions", id, "index.html")
+				if n > 1 {
+					page = filepath.Join(rs.dir, ed.path, "questions", id, "page", strconv.Itoa(n), "index.html")
+					if _, err := os.Stat(page); err != nil {
+						break
+					}
+				}
+				entries = append(entries, findAll(parseHTML(t, page), func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "run") && !hasClass(n, "reference") })...)
+			}
 			got := map[string]int{}
-			for _, n := range findAll(doc, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "run") }) {
+			for _, n := range entries {
 				round := -1
 				for _, r := range strings.Fields(attr(n, "data-runs")) {
 					got[r]++
@@ -224,8 +246,14 @@ func TestRealQuestionPagesListEveryImportedRun(t *testing.T) {
 			if len(got) != len(ed.w.runs[id]) {
 				t.Errorf("%s question %s lists %d runs, want %d", ed.path, id, len(got), len(ed.w.runs[id]))
 			}
-			if len(ed.w.runs[id]) != ed.w.n {
-				t.Errorf("%s question %s has rows in %d of the %d tool-usage runs", ed.path, id, len(ed.w.runs[id]), ed.w.n)
+			n := ed.w.n
+			if v, ok := datasets.LookupCorrectedVersion(results.BenchmarkVersion2025_05Corrected1); ok {
+				if _, fixed := v.Corrected(id); fixed {
+					n += ed.w.corrected
+				}
+			}
+			if len(ed.w.runs[id]) != n {
+				t.Errorf("%s question %s has rows in %d of the %d tool-usage runs", ed.path, id, len(ed.w.runs[id]), n)
 			}
 			listed += len(got)
 		}
@@ -268,7 +296,7 @@ func TestRealQuestionPageShowsReexecutedVerdicts(t *testing.T) {
 	for _, f := range rs.files {
 		r := f.Run
 		if r.Model == model && r.System == results.SystemSingleLLM && r.Provenance.Kind == results.ProvenanceRescored &&
-			r.Provenance.Origin == results.ProvenanceImported && r.ScoringProtocol == results.ProtocolMatToolsV1 {
+			r.Provenance.Origin == results.ProvenanceImported && r.ScoringProtocol == results.ProtocolMatToolsV1 && r.BenchmarkVersion == results.BenchmarkVersion2025_05 {
 			v1 = append(v1, f)
 		}
 	}
@@ -302,7 +330,7 @@ func TestRealQuestionPageShowsReexecutedVerdicts(t *testing.T) {
 		t.Fatal("no question on which every re-executed GPT-4o single-LLM round has a verdict")
 	}
 	doc := parseHTML(t, filepath.Join(rs.dir, fullEdition(rs), "questions", qid, "index.html"))
-	entries := findAll(doc, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "run") })
+	entries := findAll(doc, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "run") && !hasClass(n, "reference") })
 	var section *html.Node
 	correct := 0
 	var symbols strings.Builder
@@ -677,7 +705,7 @@ func TestBrowserQuestionPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runsListed, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("details.run").length`))
+	runsListed, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("details.run:not(.reference)").length`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -701,7 +729,7 @@ func TestBrowserQuestionPage(t *testing.T) {
 		f.elements.verdict.value = document.querySelector('section.identity[data-model="gpt-4o-2024-08-06"] details.run').dataset.verdict;
 		f.dispatchEvent(new Event("change"));
 		const secs = visible();
-		const rounds = Array.from(document.querySelectorAll("details.run")).filter(d => d.offsetHeight > 0);
+		const rounds = Array.from(document.querySelectorAll("details.run:not(.reference)")).filter(d => d.offsetHeight > 0);
 		return {formShown: f.offsetHeight > 0, all: all, shown: secs.length, verdict: f.elements.verdict.value,
 			models: Array.from(new Set(secs.map(s => s.dataset.model))).join(","),
 			verdicts: Array.from(new Set(rounds.map(d => d.dataset.verdict))).join(","),

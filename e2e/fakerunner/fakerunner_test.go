@@ -78,7 +78,7 @@ func TestFakeNoneModelRuns(t *testing.T) {
 	for _, f := range imp.Files {
 		r := f.Run
 		if r.Provenance.Kind == results.ProvenanceRescored && r.Provenance.Origin == results.ProvenanceImported &&
-			r.Benchmark == results.BenchmarkToolUsage && r.System == results.SystemSingleLLM && r.Model == gpt4o {
+			r.Benchmark == results.BenchmarkToolUsage && r.BenchmarkVersion == results.BenchmarkVersion2025_05 && r.System == results.SystemSingleLLM && r.Model == gpt4o {
 			gpt[r.ScoringProtocol] = append(gpt[r.ScoringProtocol], f)
 		}
 	}

@@ -154,8 +154,16 @@ func (t *RankedTable) Title() string {
 		// Another benchmark's table says whose questions it holds.
 		return t.Benchmark.Title() + ": " + strings.ToLower(t.questionsTitle()[:1]) + t.questionsTitle()[1:]
 	}
+	if t.Corrected() {
+		return "Corrected version " + t.BenchmarkVersion + ": " + strings.ToLower(t.questionsTitle()[:1]) + t.questionsTitle()[1:]
+	}
 	return t.questionsTitle()
 }
+
+// Corrected reports whether the table's benchmark version is a corrected
+// version of another (datasets/corrections.json): its runs are the same
+// answers scored with some verifications corrected, shown apart.
+func (t *RankedTable) Corrected() bool { return CorrectsVersion(t.BenchmarkVersion) != "" }
 
 // OtherSuite reports whether the table's benchmark is outside MatTools'
 // suite (a folder benchmark's): its tables are titled with the benchmark
@@ -217,7 +225,7 @@ func buildRanked(b Board, tables []*Table) []*RankedTable {
 	slices.SortStableFunc(out, func(x, y *RankedTable) int {
 		return cmp.Or(
 			cmp.Compare(x.Benchmark.Order(), y.Benchmark.Order()), // MatTools' (registered first) before a folder benchmark's
-			strings.Compare(y.BenchmarkVersion, x.BenchmarkVersion),
+			compareVersions(x.BenchmarkVersion, y.BenchmarkVersion),
 			cmp.Compare(questionSetOrder(x.QuestionSet), questionSetOrder(y.QuestionSet)),
 			cmp.Compare(y.Questions, x.Questions),
 			strings.Compare(x.QuestionSet, y.QuestionSet),

@@ -29,11 +29,11 @@ func realLeaderboard(t *testing.T) ([]*results.File, *aggregate.Leaderboard) {
 // expected computes a configuration's mean task success and runnable rate
 // directly from the runs' totals: the runs of that system, source, model,
 // protocol and provenance kind, over the rounds 1–3.
-func expected(files []*results.File, sys results.System, source int, model, protocol string, kind results.ProvenanceKind) (tsr, frr stats.Summary, qs string, ok bool) {
+func expected(files []*results.File, version string, sys results.System, source int, model, protocol string, kind results.ProvenanceKind) (tsr, frr stats.Summary, qs string, ok bool) {
 	var t, f []float64
 	for _, file := range files {
 		r := &file.Run
-		if r.Benchmark != results.BenchmarkToolUsage || r.System != sys || r.RetrievalSource != source || r.Model != model ||
+		if r.Benchmark != results.BenchmarkToolUsage || r.BenchmarkVersion != version || r.System != sys || r.RetrievalSource != source || r.Model != model ||
 			r.ScoringProtocol != protocol || r.Provenance.Kind != kind || r.Round == 0 || !r.Totals.Scored {
 			continue
 		}
@@ -113,7 +113,7 @@ func TestRankedTablesOfThePublishedResults(t *testing.T) {
 					t.Errorf("%s row %s column %s holds configuration %s", tab.ID, row.Identity, col.Title(), k)
 				}
 				kind, _, _ := strings.Cut(k.Provenance, ":")
-				tsr, frr, qs, ok := expected(files, k.System, k.RetrievalSource, k.Model, k.ScoringProtocol, results.ProvenanceKind(kind))
+				tsr, frr, qs, ok := expected(files, k.BenchmarkVersion, k.System, k.RetrievalSource, k.Model, k.ScoringProtocol, results.ProvenanceKind(kind))
 				want := tsr
 				if col.Metric == aggregate.FunctionRunnableRate {
 					want = frr
@@ -268,7 +268,7 @@ func TestHeadlineIsTheProtocolMostRowsHave(t *testing.T) {
 	for _, f := range files {
 		r := f.Run
 		if r.Provenance.Kind == results.ProvenanceRescored && r.System == results.SystemSingleLLM && r.Model == "gpt-4o-2024-08-06" &&
-			r.ScoringProtocol == results.ProtocolMatToolsV1 {
+			r.ScoringProtocol == results.ProtocolMatToolsV1 && r.BenchmarkVersion == results.BenchmarkVersion2025_05 {
 			g := *f
 			g.Run.QuestionSet = results.QuestionSet{Name: results.QuestionSetAll, Questions: 49, Properties: 138}
 			g.Run.Totals.Questions, g.Run.Totals.Properties = 49, 138

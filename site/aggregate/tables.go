@@ -171,7 +171,7 @@ func buildTables(b Board, confs []*Configuration) []*Table {
 			strings.Compare(x.ScoringProtocol, y.ScoringProtocol),
 			cmp.Compare(questionSetOrder(x.QuestionSet), questionSetOrder(y.QuestionSet)),
 			strings.Compare(x.QuestionSet, y.QuestionSet),
-			strings.Compare(y.BenchmarkVersion, x.BenchmarkVersion), // newest benchmark version first
+			compareVersions(x.BenchmarkVersion, y.BenchmarkVersion),
 		)
 	})
 	return tables
@@ -239,6 +239,33 @@ func protocolOrder(p string) int {
 		return 2
 	}
 	return 3
+}
+
+// compareVersions orders benchmark versions newest first, a corrected
+// version (results.BenchmarkVersion.CorrectsVersion) right after the
+// version it corrects: the published questions' tables before their
+// corrected version's.
+func compareVersions(x, y string) int {
+	base := func(v string) (string, int) {
+		if c := CorrectsVersion(v); c != "" {
+			return c, 1
+		}
+		return v, 0
+	}
+	bx, cx := base(x)
+	by, cy := base(y)
+	return cmp.Or(strings.Compare(by, bx), cmp.Compare(cx, cy), strings.Compare(x, y))
+}
+
+// CorrectsVersion returns the version that benchmark version v corrects
+// ("" when v is not a corrected version of a registered benchmark).
+func CorrectsVersion(v string) string {
+	for _, b := range results.RegisteredBenchmarks() {
+		if bv, ok := b.Version(v); ok && bv.CorrectsVersion != "" {
+			return bv.CorrectsVersion
+		}
+	}
+	return ""
 }
 
 func questionSetOrder(qs string) int {

@@ -95,6 +95,15 @@ func (v *views) identityGroups() ([]*identityGroup, map[*aggregate.Configuration
 		slices.SortStableFunc(g.Members, compareMembers)
 		g.Primary = primaryOf(g.Members)
 	}
+	// A corrected benchmark version's groups after the published ones:
+	// its sections follow theirs on a question's pages.
+	corrected := func(g *identityGroup) int {
+		if aggregate.CorrectsVersion(g.Primary.Key.BenchmarkVersion) != "" {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(groups, func(x, y *identityGroup) int { return cmp.Compare(corrected(x), corrected(y)) })
 	v.groups, v.groupOf = groups, groupOf
 	return groups, groupOf
 }
@@ -267,6 +276,7 @@ type identitySection struct {
 	SystemID  string       `json:"system_id"`
 	Source    string       `json:"source"`
 	Family    string       `json:"family"`
+	Version   string       `json:"version"` // "corrected version 2025-05-corrected-1"; "" for a published version
 	Href      string       `json:"href"`
 	Members   []memberView `json:"members"`
 	Agreement string       `json:"agreement"` // "2 of 3 rounds correct under mattools-v1"
@@ -284,6 +294,9 @@ func (v *views) questionSection(g *identityGroup, qid string, rows func(*aggrega
 	s := &identitySection{Anchor: p.Slug, Model: p.Model.DisplayName, ModelID: p.Key.Model, System: p.SystemLabel(),
 		SystemID: string(p.Key.System), Source: aggregate.RetrievalTitle(&p.Runs[0].File.Run), Family: familyText(p), Href: confHref(p),
 		Anchors: []string{}}
+	if aggregate.CorrectsVersion(p.Key.BenchmarkVersion) != "" {
+		s.Version = "corrected version " + p.Key.BenchmarkVersion
+	}
 	entries := map[string]*roundEntry{}
 	var order []string
 	var primaryVerdicts []string

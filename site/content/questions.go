@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 )
@@ -20,7 +21,9 @@ const SectionsPerPage = 50
 
 // questionPages returns, per question id, the page (1-based) of each
 // identity group's section: groups in identityGroups order, the groups with
-// no row for the question skipped, SectionsPerPage to a page. It reads only
+// no row for the question skipped (a corrected benchmark version's groups
+// are on the pages of the questions it corrects only), SectionsPerPage to
+// a page. It reads only
 // the rows' question ids.
 func (v *views) questionPages() map[string]map[*identityGroup]int {
 	if v.pageOf != nil {
@@ -31,10 +34,16 @@ func (v *views) questionPages() map[string]map[*identityGroup]int {
 	n := map[string]int{}
 	for _, g := range groups {
 		has := map[string]bool{}
+		// A corrected version's runs are the published answers with a few
+		// verifications corrected: shown on those questions' pages only
+		// (every other question's verdicts are the published version's).
+		cv, corrected := datasets.LookupCorrectedVersion(g.Primary.Key.BenchmarkVersion)
 		for _, c := range g.Members {
 			for _, r := range c.Runs {
 				for i := range r.Questions {
-					has[r.Questions[i].QuestionID] = true
+					if _, fixed := cv.Corrected(r.Questions[i].QuestionID); fixed || !corrected {
+						has[r.Questions[i].QuestionID] = true
+					}
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
@@ -210,6 +211,16 @@ func referencesText(t *aggregate.RankedTable) string {
 func differsText(t *aggregate.RankedTable, all []*aggregate.RankedTable) string {
 	if len(all) < 2 {
 		return ""
+	}
+	if v, ok := datasets.LookupCorrectedVersion(t.BenchmarkVersion); ok && t.Corrected() {
+		var ids []string
+		for _, c := range v.Corrections {
+			ids = append(ids, c.Question)
+		}
+		return fmt.Sprintf("This table scores the same answers as the version %s table with the same question set, with the verification of %s corrected as the original unit tests check them (%s; datasets/corrections.json, each change cited to the test's line; see the methodology page). "+
+			"A correct answer to those questions passes here where the published verification fails it; every other question is scored as published. "+
+			"Its numbers are not comparable with version %s's, and its runs are never mixed with them.",
+			v.Base, count(len(ids), "question", "questions"), strings.Join(ids, ", "), v.Base)
 	}
 	switch {
 	case t.Canonical():

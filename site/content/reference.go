@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 )
 
 // ReferenceSourceDir is where the reference solutions are kept, relative to
@@ -65,7 +66,10 @@ func (w *writer) references() (map[string]*referenceView, error) {
 		out[q.ID] = &referenceView{Source: ReferenceSourceDir + "/" + q.ID + ".py"}
 	}
 	for _, f := range e.Audit {
-		if f.Run.System != results.SystemReferenceSolution || f.Run.Benchmark != results.BenchmarkToolUsage {
+		// The published version's reference (its diagnoses are the page's);
+		// a corrected version's is in that version's tables.
+		if f.Run.System != results.SystemReferenceSolution || f.Run.Benchmark != results.BenchmarkToolUsage ||
+			aggregate.CorrectsVersion(f.Run.BenchmarkVersion) != "" {
 			continue
 		}
 		path := e.AuditPaths[f.Run.RunID]
