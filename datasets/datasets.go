@@ -48,6 +48,15 @@ type Question struct {
 	// DataFiles are the files the question reads (manifest order), relative to
 	// the root's src/ folder, which is /app in MatTools' container.
 	DataFiles []DataFile
+	// WholeDataDir marks a question that may read any file of the root's
+	// src/tool_source_code (a folder benchmark whose manifest gives
+	// data_dir, such as a synthesised benchmark of pymatgen's tests): the
+	// sandbox mounts the whole folder, read-only, instead of DataFiles.
+	WholeDataDir bool
+	// Env is what the sandbox's environment gains for this question
+	// (NAME=value; a folder benchmark's manifest env, e.g.
+	// PMG_TEST_FILES_DIR=/app/tool_source_code/pymatgen/tests/files).
+	Env []string
 }
 
 // Property is one expected property of a question, from properties.json.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 )
 
 // FolderManifestFile is the manifest of a benchmark loaded from a folder:
@@ -28,6 +29,32 @@ type FolderManifest struct {
 	Description string `json:"description"`
 	// Questions are the question folders in evaluation order.
 	Questions []string `json:"questions"`
+	// DataDir, when set, says the questions read files of the data root
+	// the runner is given (MATTOOLS_DATA), relative to it; only
+	// FolderDataDir, the folder the sandbox mounts read-only at
+	// /app/tool_source_code, is supported. Env is what the sandbox's
+	// environment gains for them (NAME=value, e.g.
+	// PMG_TEST_FILES_DIR=/app/tool_source_code/pymatgen/tests/files,
+	// which pymatgen's own tests read their files from). synth.WriteLayout
+	// writes both.
+	DataDir string   `json:"data_dir"`
+	Env     []string `json:"env"`
+}
+
+// FolderDataDir is the one data_dir a folder benchmark may give: the data
+// root's folder the sandbox mounts at /app/tool_source_code.
+const FolderDataDir = "src/tool_source_code"
+
+// envName is what a folder benchmark's env may set: upper-case names,
+// none that would change how the sandbox finds its programs or Python.
+var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+
+func forbiddenEnv(name string) bool {
+	switch name {
+	case "PATH", "HOME", "TMPDIR":
+		return true
+	}
+	return strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "PYTHON") || strings.HasPrefix(name, "MPL")
 }
 
 var folderName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -55,6 +82,18 @@ func ReadFolderManifest(dir string) (*FolderManifest, error) {
 	if len(m.Questions) == 0 {
 		errs = append(errs, &FormatError{File: path, Field: "questions", Err: errors.New("lists no question")})
 	}
+	if m.DataDir != "" && filepath.ToSlash(filepath.Clean(m.DataDir)) != FolderDataDir {
+		errs = append(errs, &FormatError{File: path, Field: "data_dir", Err: fmt.Errorf("is %q; only %q (mounted read-only at /app/tool_source_code) is supported", m.DataDir, FolderDataDir)})
+	}
+	for i, kv := range m.Env {
+		name, _, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || !envName.MatchString(name):
+			errs = append(errs, &FormatError{File: path, Field: fmt.Sprintf("env[%d]", i), Err: fmt.Errorf("%q is not NAME=value with an upper-case NAME", kv)})
+		case forbiddenEnv(name):
+			errs = append(errs, &FormatError{File: path, Field: fmt.Sprintf("env[%d]", i), Err: fmt.Errorf("%s may not be set: the sandbox fixes it", name)})
+		}
+	}
 	seen := map[string]bool{}
 	for i, q := range m.Questions {
 		if q == "" || q != filepath.Base(q) || q == "." || q == ".." || seen[q] {
@@ -72,8 +111,11 @@ func ReadFolderManifest(dir string) (*FolderManifest, error) {
 // the manifest DIR/benchmark.json and, for each of its questions in order,
 // DIR/src/question_segments/<name>/<question>/ with question.txt,
 // properties.json and new_unit_test.py (which defines <question>(properties)).
-// Its questions read no data file. The benchmark's Version is the
-// manifest's and its Root is dir. Errors name the file.
+// Its questions read no data file unless the manifest gives data_dir: then
+// they may read any file of the data root's src/tool_source_code
+// (Question.WholeDataDir), with the manifest's env (Question.Env). The
+// benchmark's Version is the manifest's and its Root is dir. Errors name
+// the file.
 func LoadFolder(dir string) (*Benchmark, *FolderManifest, error) {
 	m, err := ReadFolderManifest(dir)
 	if err != nil {
@@ -89,6 +131,7 @@ func LoadFolder(dir string) (*Benchmark, *FolderManifest, error) {
 		if len(q.Properties) == 0 {
 			return nil, nil, &FormatError{File: filepath.Join(qdir, id, "properties.json"), Field: "properties", Err: errors.New("has no property")}
 		}
+		q.WholeDataDir, q.Env = m.DataDir != "", append([]string(nil), m.Env...)
 		b.Questions = append(b.Questions, *q)
 	}
 	return b, m, nil

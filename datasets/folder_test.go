@@ -34,3 +34,34 @@ func TestLoadFolder(t *testing.T) {
 		t.Errorf("a missing question: %v; want an error naming its folder", err)
 	}
 }
+
+// TestLoadFolderWithDataDir: a manifest that gives data_dir and env makes
+// questions that read the whole data folder with that environment; a
+// data_dir other than src/tool_source_code, or an env entry that is not
+// NAME=value or sets what the sandbox fixes, is refused naming the field.
+func TestLoadFolderWithDataDir(t *testing.T) {
+	b, m, err := LoadFolder("testdata/folder-benchmark-data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := b.Questions[0]
+	if m.DataDir != FolderDataDir || !q.WholeDataDir || len(q.Env) != 1 || q.Env[0] != "PMG_TEST_FILES_DIR=/app/tool_source_code/pymatgen/tests/files" || b.Properties() != 2 {
+		t.Errorf("loaded %+v: whole data dir %v, env %v, %d properties", m, q.WholeDataDir, q.Env, b.Properties())
+	}
+	if plain, _, _ := LoadFolder("testdata/folder-benchmark"); plain.Questions[0].WholeDataDir || plain.Questions[0].Env != nil {
+		t.Errorf("a manifest without data_dir: whole data dir %v, env %v", plain.Questions[0].WholeDataDir, plain.Questions[0].Env)
+	}
+	for _, c := range []struct{ extra, want string }{
+		{`"data_dir": "src"`, `data_dir: is "src"; only "src/tool_source_code"`},
+		{`"env": ["NOEQUALS"]`, `env[0]: "NOEQUALS" is not NAME=value`},
+		{`"env": ["A=1", "PYTHONPATH=/app"]`, "env[1]: PYTHONPATH may not be set"},
+		{`"env": ["LD_PRELOAD=/x.so"]`, "env[0]: LD_PRELOAD may not be set"},
+		{`"env": ["PATH=/tmp"]`, "env[0]: PATH may not be set"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, FolderManifestFile), []byte(`{"name":"x","version":"1","questions":["a"],`+c.extra+`}`), 0o644)
+		if _, err := ReadFolderManifest(dir); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.extra, err, c.want)
+		}
+	}
+}

@@ -409,6 +409,7 @@ func (s *Scorer) run(ctx context.Context, q *datasets.Question, sub Submission) 
 		Files: map[string][]byte{"run.py": harnessFile("run.py"), "function.py": []byte(sub.Code),
 			"name.txt": []byte(sub.FunctionName)},
 		Argv:      []string{"python3", "-I", "/sbx/run.py"},
+		Env:       q.Env,
 		DataDir:   filepath.Join(s.Root, "src", "tool_source_code"),
 		DataFiles: dataFiles(q),
 		Limits:    s.Limits,
@@ -447,6 +448,9 @@ func (s *Scorer) run(ctx context.Context, q *datasets.Question, sub Submission) 
 // whose files are present, one lists a directory and one opens a file
 // outside its question's files (which does not exist).
 func dataFiles(q *datasets.Question) []string {
+	if q.WholeDataDir {
+		return nil // the whole folder, read-only
+	}
 	out := []string{}
 	for _, f := range q.DataFiles {
 		out = append(out, strings.TrimPrefix(f.Path, "tool_source_code/"))
