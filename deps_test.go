@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/version":      []string{},
 	"internal/words":        []string{},
 	"internal/flock":        []string{},
+	"internal/jsonl":        []string{"internal/flock"},
 	"internal/mattoolstest": []string{"datasets"},
 	"results/check":         []string{"results", "datasets"},
 	"results/published":     []string{"results", "datasets", "datasets/qaaudit"},
@@ -93,15 +94,15 @@ var allowed = map[string][]string{
 	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "runner/sandbox", "runner/scoring"},
 
 	// LLM-written documentation: the generator of sources 3/4's text.
-	"runner/docgen": []string{"datasets/corpus", "internal/flock", "runner/llm"},
+	"runner/docgen": []string{"datasets/corpus", "internal/jsonl", "runner/llm"},
 	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version"},
 
 	// make test's reporter of `go test -json`.
 	// Task synthesis from unit tests (MatTools' pipeline): splitter, triplet generation, checks.
-	"synth":          []string{"datasets/corpus", "runner/llm", "runner/sandbox"},
+	"synth":          []string{"datasets/corpus", "internal/jsonl", "runner/llm", "runner/sandbox"},
 	"cmd/synthesize": []string{"datasets", "datasets/corpus", "internal/version", "runner/docgen", "runner/llm", "runner/sandbox", "synth", "synth/qasynth"},
 	// QA synthesis from LLM documentation (MatTools' two QA prompts), the QA audit as its filters.
-	"synth/qasynth":   []string{"datasets", "datasets/corpus", "datasets/qaaudit", "internal/flock", "internal/pystr", "runner/llm"},
+	"synth/qasynth":   []string{"datasets", "datasets/corpus", "datasets/qaaudit", "internal/jsonl", "internal/pystr", "runner/llm"},
 	"synth/synthtest": []string{"runner/llm/llmtest", "synth"}, // a scripted model, imported only by tests
 
 	"scripts/testreport": []string{},

@@ -1,7 +1,6 @@
 package docgen
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -11,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -21,7 +18,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
-	"github.com/mattools-leaderboard/leaderboard/internal/flock"
+	"github.com/mattools-leaderboard/leaderboard/internal/jsonl"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
@@ -343,102 +340,42 @@ func capAnswer(s string, max int) (string, string, int) {
 
 // openJournal reads (or creates) the journal and returns its finished
 // lines by ID and the file, open for appending.
-func openJournal(p, model, endpoint string, maxAnswer int) (map[string]JournalLine, *os.File, error) {
+func openJournal(p, model, endpoint string, maxAnswer int) (map[string]JournalLine, *jsonl.File, error) {
 	want := journalHeader{JournalVersion, model, PromptSHA256, endpoint, maxAnswer}
 	done := map[string]JournalLine{}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, nil, fmt.Errorf("docgen: journal: %w", err)
-	}
-	// Locked before it is read: two gen-docs on one journal would
-	// overwrite each other's lines.
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, nil, fmt.Errorf("docgen: journal: %w", err)
-	}
-	if err := flock.Lock(f); err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("docgen: journal %s is in use by another process (%v): one generator per journal", p, err)
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("docgen: journal: %w", err)
-	}
-	good := 0 // bytes of complete, valid lines
-	if len(b) > 0 {
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(make([]byte, 1<<20), 1<<28)
-		n := 0
-		for sc.Scan() {
-			n++
-			line := sc.Bytes()
-			complete := good+len(line) < len(b) // followed by "\n"
-			if n == 1 {
-				var h journalHeader
-				if err := json.Unmarshal(line, &h); err != nil || !complete {
-					f.Close()
-					return nil, nil, fmt.Errorf("docgen: journal %s: the first line is not a docgen journal header", p)
-				}
-				if h.Journal != JournalVersion {
-					f.Close()
-					return nil, nil, fmt.Errorf("docgen: journal %s: version %q, want %q", p, h.Journal, JournalVersion)
-				}
-				if h != want {
-					f.Close()
-					return nil, nil, fmt.Errorf("docgen: journal %s was written for model %q at %q with prompt %s and answers capped at %d bytes; this run uses model %q at %q with prompt %s, cap %d: refusing to mix them (use another -journal, or delete it to start over)",
-						p, h.Model, h.Endpoint, h.PromptSHA256, h.MaxAnswerBytes, model, endpoint, PromptSHA256, maxAnswer)
-				}
-				good += len(line) + 1
-				continue
-			}
-			var l JournalLine
-			dec := json.NewDecoder(bytes.NewReader(line))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&l); err != nil || l.ID == "" || !complete {
-				if !complete {
-					break // a torn last line: dropped
-				}
-				f.Close()
-				return nil, nil, fmt.Errorf("docgen: journal %s: line %d is not a journal line", p, n)
-			}
-			done[l.ID] = l
-			good += len(line) + 1
+	f, err := jsonl.Open(p, want, func(raw []byte) error {
+		var h journalHeader
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return errors.New("the first line is not a docgen journal header")
 		}
-		if err := sc.Err(); err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("docgen: journal %s: %w", p, err)
+		if h.Journal != JournalVersion {
+			return fmt.Errorf("version %q, want %q", h.Journal, JournalVersion)
 		}
-	}
-	if err := f.Truncate(int64(good)); err == nil {
-		_, err = f.Seek(int64(good), io.SeekStart)
-	}
-	if err == nil && good == 0 {
-		var hb []byte
-		if hb, err = json.Marshal(want); err == nil {
-			if _, err = f.Write(append(hb, '\n')); err == nil {
-				err = f.Sync()
-			}
+		if h != want {
+			return fmt.Errorf("written for model %q at %q with prompt %s and answers capped at %d bytes; this run uses model %q at %q with prompt %s, cap %d: refusing to mix them (use another -journal, or delete it to start over)",
+				h.Model, h.Endpoint, h.PromptSHA256, h.MaxAnswerBytes, model, endpoint, PromptSHA256, maxAnswer)
 		}
+		return nil
+	}, func(n int, raw []byte) error {
+		var l JournalLine
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil || l.ID == "" {
+			return fmt.Errorf("line %d is not a journal line", n)
+		}
+		done[l.ID] = l
+		return nil
+	})
+	if errors.Is(err, jsonl.ErrInUse) {
+		return nil, nil, fmt.Errorf("docgen: journal %s is %v: one generator per journal", p, err)
 	}
 	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("docgen: journal %s: %w", p, err)
+		return nil, nil, fmt.Errorf("docgen: journal %w", err)
 	}
 	return done, f, nil
 }
 
-func appendLine(f *os.File, l JournalLine) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(l); err != nil {
-		return err
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	return f.Sync()
-}
+func appendLine(f *jsonl.File, l JournalLine) error { return f.Append(l) }
 
 // Estimate is a dry run's forecast.
 type Estimate struct {

@@ -1,7 +1,6 @@
 package qasynth
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -10,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -19,7 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
-	"github.com/mattools-leaderboard/leaderboard/internal/flock"
+	"github.com/mattools-leaderboard/leaderboard/internal/jsonl"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
@@ -263,86 +260,39 @@ feed:
 // attempts by id NUL attempt, and the file open for appending. A torn last
 // line (a crash while writing) is dropped; any other bad line is an error
 // naming the line.
-func openJournal(p string, want journalHeader) (map[string]JournalLine, *os.File, error) {
+func openJournal(p string, want journalHeader) (map[string]JournalLine, *jsonl.File, error) {
 	done := map[string]JournalLine{}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, nil, fmt.Errorf("qasynth: journal: %w", err)
-	}
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, nil, fmt.Errorf("qasynth: journal: %w", err)
-	}
-	fail := func(format string, a ...any) (map[string]JournalLine, *os.File, error) {
-		f.Close()
-		return nil, nil, fmt.Errorf("qasynth: journal %s: "+format, append([]any{p}, a...)...)
-	}
-	if err := flock.Lock(f); err != nil {
-		return fail("in use by another process (%v): one synthesis per journal", err)
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return fail("%v", err)
-	}
 	wantJSON, _ := json.Marshal(want)
-	good := 0
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 1<<28)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Bytes()
-		complete := good+len(line) < len(b)
-		if n == 1 {
-			var h journalHeader
-			if err := json.Unmarshal(line, &h); err != nil || !complete || h.Journal == "" {
-				return fail("the first line is not a QA-synthesis journal header")
-			}
-			if h.Journal != JournalVersion {
-				return fail("version %q, want %q", h.Journal, JournalVersion)
-			}
-			if got, _ := json.Marshal(h); !bytes.Equal(got, wantJSON) {
-				return fail("was written for set %q, model %q at %q with prompt %s; this run is set %q, model %q at %q with prompt %s: refusing to mix them (use another -journal, or delete it to start over)",
-					h.Set, h.Model, h.Endpoint, h.Prompt, want.Set, want.Model, want.Endpoint, want.Prompt)
-			}
-			good += len(line) + 1
-			continue
+	f, err := jsonl.Open(p, want, func(raw []byte) error {
+		var h journalHeader
+		if err := json.Unmarshal(raw, &h); err != nil || h.Journal == "" {
+			return fmt.Errorf("the first line is not a QA-synthesis journal header")
 		}
+		if h.Journal != JournalVersion {
+			return fmt.Errorf("version %q, want %q", h.Journal, JournalVersion)
+		}
+		if got, _ := json.Marshal(h); !bytes.Equal(got, wantJSON) {
+			return fmt.Errorf("was written for set %q, model %q at %q with prompt %s; this run is set %q, model %q at %q with prompt %s: refusing to mix them (use another -journal, or delete it to start over)",
+				h.Set, h.Model, h.Endpoint, h.Prompt, want.Set, want.Model, want.Endpoint, want.Prompt)
+		}
+		return nil
+	}, func(n int, raw []byte) error {
 		var l JournalLine
-		dec := json.NewDecoder(bytes.NewReader(line))
+		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil || l.ID == "" || l.Attempt < 1 || !complete {
-			if !complete {
-				break
-			}
-			return fail("line %d is not a journal line", n)
+		if err := dec.Decode(&l); err != nil || l.ID == "" || l.Attempt < 1 {
+			return fmt.Errorf("line %d is not a journal line", n)
 		}
 		done[l.ID+"\x00"+strconv.Itoa(l.Attempt)] = l
-		good += len(line) + 1
-	}
-	if err := sc.Err(); err != nil {
-		return fail("%v", err)
-	}
-	if err := f.Truncate(int64(good)); err == nil {
-		_, err = f.Seek(int64(good), io.SeekStart)
-	}
-	if err == nil && good == 0 {
-		if _, err = f.Write(append(wantJSON, '\n')); err == nil {
-			err = f.Sync()
-		}
+		return nil
+	})
+	if errors.Is(err, jsonl.ErrInUse) {
+		return nil, nil, fmt.Errorf("qasynth: journal %s: %v: one synthesis per journal", p, err)
 	}
 	if err != nil {
-		return fail("%v", err)
+		return nil, nil, fmt.Errorf("qasynth: journal %w", err)
 	}
 	return done, f, nil
 }
 
-func appendLine(f *os.File, l JournalLine) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(l); err != nil {
-		return err
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	return f.Sync()
-}
+func appendLine(f *jsonl.File, l JournalLine) error { return f.Append(l) }
