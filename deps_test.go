@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"runner/plan":           []string{"datasets", "results"}, // datasets: the folder benchmarks it registers
 	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "internal/pystr", "runner/llm", "runner/plan", "runner/retrieval"},
 	"runner/retrieval":      []string{"datasets/corpus", "internal/pystr", "runner/llm"},
-	"runner/graphrag":       []string{"results", "internal/pystr", "runner/llm"},
+	"runner/graphrag":       []string{"results", "internal/jsonl", "internal/pystr", "runner/llm"},
 	"datasets/corpus":       []string{"internal/pystr"},
 	"runner/scoring":        []string{"datasets", "results", "internal/pystr", "runner/sandbox"},
 	"runner/llm":            []string{},

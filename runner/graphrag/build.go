@@ -364,9 +364,9 @@ func reuse(dir string, man Manifest) (*Graph, bool, error) {
 	if got.DocumentsSHA256 != man.DocumentsSHA256 {
 		return nil, false, fmt.Errorf("graphrag: the index in %s was built from other documents (sha256 %s, these are %s) of corpus %q: use another index directory", dir, got.DocumentsSHA256, man.DocumentsSHA256, man.CorpusID)
 	}
-	if err := sameBuild(dir, journalHeader{FormatVersion: got.FormatVersion, ChatModel: got.ChatModel, CorpusID: got.CorpusID, Settings: got.Settings},
+	if err := sameBuild(journalHeader{FormatVersion: got.FormatVersion, ChatModel: got.ChatModel, CorpusID: got.CorpusID, Settings: got.Settings},
 		journalHeader{FormatVersion: man.FormatVersion, ChatModel: man.ChatModel, CorpusID: man.CorpusID, Settings: man.Settings}); err != nil {
-		return nil, false, err
+		return nil, false, fmt.Errorf("graphrag: the index in %s was %w", dir, err)
 	}
 	if !got.Complete {
 		return nil, false, nil

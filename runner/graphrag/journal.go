@@ -1,14 +1,14 @@
 package graphrag
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/jsonl"
 )
 
 // JournalFile is the name of the extraction journal inside an index directory.
@@ -38,71 +38,33 @@ type journalEntry struct {
 }
 
 // journal is the append-only, fsynced record of finished LLM work of a
-// Build, read back by a rerun so that journaled work costs no call.
+// Build (an internal/jsonl journal, locked while the build runs), read back
+// by a rerun so that journaled work costs no call.
 type journal struct {
 	mu        sync.Mutex
-	f         *os.File
+	f         *jsonl.File
 	chunks    map[string]journalEntry // by chunk id
 	summaries map[string]string       // by prompt md5
 }
 
 // openJournal opens (creating) dir's journal. An existing journal whose
 // header differs from h in chat model, corpus or settings is an error
-// naming both values. A last line cut short by a crash is dropped.
+// naming both values; so is one another build holds open. A last line cut
+// short by a crash is dropped.
 func openJournal(dir string, h journalHeader) (*journal, error) {
 	path := filepath.Join(dir, JournalFile)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("graphrag: journal: %w", err)
-	}
 	j := &journal{chunks: map[string]journalEntry{}, summaries: map[string]string{}}
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("graphrag: journal: %w", err)
-	}
-	if cut := bytes.LastIndexByte(data, '\n'); cut+1 != len(data) {
-		data = data[:cut+1] // an unfinished last line
-		if err := os.Truncate(path, int64(len(data))); err != nil {
-			return nil, fmt.Errorf("graphrag: journal: drop an unfinished line: %w", err)
+	h.Kind = "header"
+	f, err := jsonl.Open(path, h, func(raw []byte) error {
+		var got journalHeader
+		if err := json.Unmarshal(raw, &got); err != nil || got.Kind != "header" {
+			return errors.New("line 1 is not a journal header")
 		}
-	}
-	if len(data) > 0 {
-		if err := j.load(path, data, h); err != nil {
-			return nil, err
-		}
-	}
-	j.f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("graphrag: journal: %w", err)
-	}
-	if len(data) == 0 {
-		h.Kind = "header"
-		if err := j.append(h); err != nil {
-			j.f.Close()
-			return nil, err
-		}
-	}
-	return j, nil
-}
-
-func (j *journal) load(path string, data []byte, want journalHeader) error {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
-	line := 0
-	for sc.Scan() {
-		line++
-		if line == 1 {
-			var h journalHeader
-			if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Kind != "header" {
-				return fmt.Errorf("graphrag: %s:1: not a journal header", path)
-			}
-			if err := sameBuild(path, h, want); err != nil {
-				return err
-			}
-			continue
-		}
+		return sameBuild(got, h)
+	}, func(n int, raw []byte) error {
 		var e journalEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return fmt.Errorf("graphrag: %s:%d: %w", path, line, err)
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
 		}
 		switch e.Kind {
 		case "chunk":
@@ -110,43 +72,39 @@ func (j *journal) load(path string, data []byte, want journalHeader) error {
 		case "summary":
 			j.summaries[e.PromptMD5] = e.Answer
 		default:
-			return fmt.Errorf("graphrag: %s:%d: unknown entry kind %q", path, line, e.Kind)
+			return fmt.Errorf("line %d: unknown entry kind %q", n, e.Kind)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("graphrag: journal %w", err)
 	}
-	return sc.Err()
+	j.f = f
+	return j, nil
 }
 
 // sameBuild compares a journal header with the one a Build would write.
-func sameBuild(path string, got, want journalHeader) error {
+func sameBuild(got, want journalHeader) error {
 	if got.FormatVersion != want.FormatVersion {
-		return fmt.Errorf("graphrag: %s has format version %d, want %d: remove the index directory", path, got.FormatVersion, want.FormatVersion)
+		return fmt.Errorf("written in format version %d, want %d: remove the index directory", got.FormatVersion, want.FormatVersion)
 	}
 	if got.ChatModel != want.ChatModel {
-		return fmt.Errorf("graphrag: %s was written with chat model %q, this build uses %q: use another index directory", path, got.ChatModel, want.ChatModel)
+		return fmt.Errorf("written with chat model %q, this build uses %q: use another index directory", got.ChatModel, want.ChatModel)
 	}
 	if got.CorpusID != want.CorpusID {
-		return fmt.Errorf("graphrag: %s was written for corpus %q, this build is of corpus %q: use another index directory", path, got.CorpusID, want.CorpusID)
+		return fmt.Errorf("written for corpus %q, this build is of corpus %q: use another index directory", got.CorpusID, want.CorpusID)
 	}
 	g, _ := json.Marshal(got.Settings)
 	w, _ := json.Marshal(want.Settings)
 	if !bytes.Equal(g, w) {
-		return fmt.Errorf("graphrag: %s was written with settings %s, this build uses %s: use another index directory", path, g, w)
+		return fmt.Errorf("written with settings %s, this build uses %s: use another index directory", g, w)
 	}
 	return nil
 }
 
 // append writes v as one JSON line and fsyncs.
 func (j *journal) append(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if _, err := j.f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("graphrag: journal: %w", err)
-	}
-	if err := j.f.Sync(); err != nil {
+	if err := j.f.Append(v); err != nil {
 		return fmt.Errorf("graphrag: journal: %w", err)
 	}
 	return nil
