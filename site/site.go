@@ -114,6 +114,14 @@ type Options struct {
 	// question pages show beside the reference's outcomes. "" or absent:
 	// none; an invalid file is an error naming it and the line.
 	Diagnoses string
+	// BenchmarkFolders are folders of benchmarks outside MatTools' suite
+	// (benchmark.json and src/question_segments/, as synthesize -layout
+	// writes them; docs/runner.md#folder-benchmarks): the preview's page of
+	// each such benchmark (content.BenchmarkPath) lists its questions and
+	// links the folder's review.html. A folder that does not load is an
+	// error naming it. Without its folder a benchmark's page shows its
+	// tables only.
+	BenchmarkFolders []string
 	// EnvironmentComparison is the file of the published answers whose
 	// verdicts differ between the pinned and the tasks environment
 	// (results.EnvironmentComparisonFile, written by cmd/import-mattools),
@@ -206,6 +214,10 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		logf("site: %d submissions in %s (%d runs and verified records)", len(subs), o.SubmissionsDir, len(subFiles))
 	}
 	audit, auditRows, auditPaths, err := loadAudit(o.AuditDir, paths)
+	if err != nil {
+		return nil, err
+	}
+	folders, err := loadBenchmarkFolders(o.BenchmarkFolders)
 	if err != nil {
 		return nil, err
 	}
@@ -396,7 +408,8 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if needPreview(o.Releases, files, audit) || o.PreviewOnly {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
 			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Audit: audit, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
-			CodeKeys: codeKeys, Submissions: subs, AuditRows: auditRows, AuditPaths: auditPaths, Diagnoses: diagnoses, EnvironmentComparison: envCmp, VerifiedSet: verifiedSet}
+			CodeKeys: codeKeys, Submissions: subs, AuditRows: auditRows, AuditPaths: auditPaths, Diagnoses: diagnoses, EnvironmentComparison: envCmp, VerifiedSet: verifiedSet,
+			FolderBenchmarks: folders}
 		if n := len(o.Releases); n > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[n-1].Version, o.Releases[n-1].Runs
 		}
@@ -745,4 +758,29 @@ func VerifiedSetID(path string) (string, error) {
 		return "", err
 	}
 	return vs.ID, nil
+}
+
+// loadBenchmarkFolders loads each folder benchmark (datasets.LoadFolder)
+// with its review.html, if it has one, by benchmark name.
+func loadBenchmarkFolders(dirs []string) (map[results.Benchmark]*content.FolderBenchmark, error) {
+	out := map[results.Benchmark]*content.FolderBenchmark{}
+	for _, dir := range dirs {
+		b, m, err := datasets.LoadFolder(dir)
+		if err != nil {
+			return nil, fmt.Errorf("benchmark folder %s: %w", dir, err)
+		}
+		name := results.Benchmark(m.Name)
+		if out[name] != nil {
+			return nil, fmt.Errorf("benchmark folder %s: benchmark %s is given twice", dir, name)
+		}
+		fb := &content.FolderBenchmark{Questions: b.Questions}
+		switch review, err := os.ReadFile(filepath.Join(dir, "review.html")); {
+		case err == nil:
+			fb.Review = review
+		case !errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("benchmark folder %s: %w", dir, err)
+		}
+		out[name] = fb
+	}
+	return out, nil
 }

@@ -69,6 +69,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	verifiedSet := fl.String("verified-set", "benchmarks/mattools-tool-usage/verified-v1.json", "the verified question set (docs/benchmark-audit.md): the home page of the preview and of a release cut with it ranks every mattools-v1-strict configuration on it from the stored per-property outcomes; absent: none")
 	verified := fl.String("verified", "verified", "directory of the verified records of submissions (validate-submission -record); absent: none")
 	auditDir := fl.String("audit", "benchmarks/mattools-tool-usage/audit", "directory of the benchmark audit's committed results files (make audit AUDIT_FLAGS=-publish …): the unranked reference-solution and baseline rows; absent: none")
+	var folders []string
+	fl.Func("benchmark-folder", "a folder benchmark's folder (benchmark.json; as synthesize -layout writes it): its page lists its questions and links its review.html (repeatable)", func(v string) error {
+		folders = append(folders, v)
+		return nil
+	})
 	diagnoses := fl.String("diagnoses", "benchmarks/mattools-tool-usage/diagnoses.csv", "the benchmark audit's diagnoses (question,property,category,evidence): the preview's question pages show each beside the reference solution's failed property; absent: none")
 	envCmp := fl.String("environment-differences", "", "the published answers whose verdicts differ between the pinned and the tasks environment (make import writes it), listed on the preview's methodology page; default <results>/imported/"+results.EnvironmentComparisonFile+"; absent: none")
 	work := fl.String("work", "build/site", "directory for the generated Hugo sources (rewritten)")
@@ -131,7 +136,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *envCmp == "" {
 		*envCmp = filepath.Join(*resultsDir, "imported", results.EnvironmentComparisonFile)
 	}
-	opts := site.Options{EnvironmentComparison: *envCmp, ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Diagnoses: *diagnoses, VerifiedSet: *verifiedSet, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
+	opts := site.Options{BenchmarkFolders: folders, EnvironmentComparison: *envCmp, ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Diagnoses: *diagnoses, VerifiedSet: *verifiedSet, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
 		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr, PreviewOnly: *previewOnly}
 	if *cacheDir != "" {
 		opts.Cache = &release.Cache{Dir: *cacheDir}

@@ -89,6 +89,11 @@ type Edition struct {
 	VerifiedSet *aggregate.VerifiedSet
 	Figures     []*plots.Figure
 	Benchmark   *datasets.Benchmark // nil: no question pages
+	// FolderBenchmarks are the folders the build was given of benchmarks
+	// outside MatTools' suite (site.Options.BenchmarkFolders), by name: a
+	// benchmark's page lists its questions and links its review page only
+	// when its folder is here.
+	FolderBenchmarks map[results.Benchmark]*FolderBenchmark
 	Paper       []paperonly.Value
 	// Catalog names models that have no run (paper-only rows); nil means aggregate.DefaultCatalog().
 	Catalog *aggregate.Catalog

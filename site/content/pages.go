@@ -812,10 +812,16 @@ func (w *writer) writeHome(v *views) {
 	// MatTools' tables first, then the verified set's, then other
 	// benchmarks' (a folder benchmark's: never mixed with MatTools').
 	headline, others := []*rankedView{}, []*rankedView{}
+	var order []results.Benchmark // benchmarks outside MatTools' suite, each with a page of its own
+	byBench := map[results.Benchmark][]*rankedView{}
 	for _, t := range v.lb.Headline {
 		tv := w.boundRanked(v.ranked(t, v.lb.Headline), linkView{Text: "Back to the home page", Href: ""})
 		if t.OtherSuite() {
 			others = append(others, tv)
+			if byBench[t.Benchmark] == nil {
+				order = append(order, t.Benchmark)
+			}
+			byBench[t.Benchmark] = append(byBench[t.Benchmark], tv)
 		} else {
 			headline = append(headline, tv)
 		}
@@ -823,6 +829,6 @@ func (w *writer) writeHome(v *views) {
 	}
 	title := "MatTools leaderboard " + w.e.Version
 	w.page("", title, "edition", map[string]any{"boards": boards, "figures": figs, "configs": len(v.lb.Configurations), "std": StdConvention,
-		"headline": headline, "other_benchmarks": others, "runnable_note": RunnableNote, "paper_url": PaperURL, "upstream_url": UpstreamURL,
+		"headline": headline, "other_benchmarks": others, "other_pages": w.writeBenchmarkPages(order, byBench), "runnable_note": RunnableNote, "paper_url": PaperURL, "upstream_url": UpstreamURL,
 		"cite": citeText(w.e), "bibtex": bibtex(w.e), "new": newInEdition(v, w.e), "verified": v.verified()})
 }
