@@ -83,7 +83,7 @@ path = %q
 			t.Errorf("the benchmark's page lacks %q", w)
 		}
 	}
-	row := regexp.MustCompile(`(?s)<tr[^>]*data-system="` + string(toySystem) + `"[^>]*>.*?</tr>`).FindAllString(string(page), -1)
+	row := regexp.MustCompile(`(?s)<tr[^>]*data-system="`+string(toySystem)+`"[^>]*>.*?</tr>`).FindAllString(string(page), -1)
 	if len(row) != 1 || !strings.Contains(row[0], "round 1: 60.00 (3/5); round 2: 60.00 (3/5)") || !strings.Contains(row[0], "round 1: 66.67 (2/3)") {
 		t.Errorf("the benchmark's page has rows %q; want one of the toy, 3/5 properties and 2/3 runnable in each round", row)
 	}

@@ -94,7 +94,7 @@ type Edition struct {
 	// benchmark's page lists its questions and links its review page only
 	// when its folder is here.
 	FolderBenchmarks map[results.Benchmark]*FolderBenchmark
-	Paper       []paperonly.Value
+	Paper            []paperonly.Value
 	// Catalog names models that have no run (paper-only rows); nil means aggregate.DefaultCatalog().
 	Catalog *aggregate.Catalog
 	// ResultsPaths maps run ids to their results files, copied as downloads.
