@@ -57,6 +57,12 @@ type Question struct {
 	// (NAME=value; a folder benchmark's manifest env, e.g.
 	// PMG_TEST_FILES_DIR=/app/tool_source_code/pymatgen/tests/files).
 	Env []string
+	// Modules are a folder benchmark's modules (its manifest's modules, e.g.
+	// a pytest stand-in) as files by name ("pytest.py"): the sandbox puts
+	// them in /sbx beside the function, as synth's check (b) ran the
+	// reference solutions; UnitTest already registers them for the
+	// verification. Nil for MatTools' questions.
+	Modules map[string][]byte
 }
 
 // Property is one expected property of a question, from properties.json.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -39,7 +40,22 @@ type FolderManifest struct {
 	// writes both.
 	DataDir string   `json:"data_dir"`
 	Env     []string `json:"env"`
+	// Modules are Python modules the verifications import that the
+	// sandbox's pinned environment lacks, provided by the folder: module
+	// name → file relative to DIR (e.g. "pytest": "support/pytest.py",
+	// synth's stand-in, which synth.WriteLayout writes). LoadFolder puts
+	// before each new_unit_test.py a prelude that registers them
+	// (sys.modules) without touching the sandbox's environment; a
+	// verification starting with a __future__ import cannot have one.
+	Modules map[string]string `json:"modules"`
 }
+
+// moduleName is a Python module name a folder benchmark may provide.
+var moduleName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// reservedModule are the names of the scoring harness's own files in /sbx
+// (runner/scoring/harness), which a module may not replace.
+var reservedModule = map[string]bool{"run": true, "function": true, "verify": true, "parse": true, "unit_test": true}
 
 // FolderDataDir is the one data_dir a folder benchmark may give: the data
 // root's folder the sandbox mounts at /app/tool_source_code.
@@ -94,6 +110,18 @@ func ReadFolderManifest(dir string) (*FolderManifest, error) {
 			errs = append(errs, &FormatError{File: path, Field: fmt.Sprintf("env[%d]", i), Err: fmt.Errorf("%s may not be set: the sandbox fixes it", name)})
 		}
 	}
+	for _, name := range sortedKeys(m.Modules) {
+		rel := m.Modules[name]
+		clean := filepath.ToSlash(filepath.Clean(rel))
+		switch {
+		case !moduleName.MatchString(name):
+			errs = append(errs, &FormatError{File: path, Field: "modules", Err: fmt.Errorf("%q is not a Python module name", name)})
+		case reservedModule[name]:
+			errs = append(errs, &FormatError{File: path, Field: "modules", Err: fmt.Errorf("%q is the name of a file of the scoring harness", name)})
+		case rel == "" || filepath.IsAbs(rel) || clean == ".." || strings.HasPrefix(clean, "../") || !strings.HasSuffix(clean, ".py"):
+			errs = append(errs, &FormatError{File: path, Field: "modules." + name, Err: fmt.Errorf("%q is not a .py file inside the folder", rel)})
+		}
+	}
 	seen := map[string]bool{}
 	for i, q := range m.Questions {
 		if q == "" || q != filepath.Base(q) || q == "." || q == ".." || seen[q] {
@@ -121,12 +149,23 @@ func LoadFolder(dir string) (*Benchmark, *FolderManifest, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	prelude, modules, err := modulesPrelude(dir, m.Modules)
+	if err != nil {
+		return nil, nil, err
+	}
 	qdir := filepath.Join(dir, "src", "question_segments", m.Name)
 	b := &Benchmark{Root: dir, Version: m.Version}
 	for i, id := range m.Questions {
 		q, err := loadQuestion(dir, qdir, ManifestEntry{Index: i, ID: id, Properties: -1})
 		if err != nil {
 			return nil, nil, err
+		}
+		if prelude != "" {
+			if strings.HasPrefix(strings.TrimSpace(q.UnitTest), "from __future__") {
+				return nil, nil, &FormatError{File: filepath.Join(qdir, id, "new_unit_test.py"), Err: errors.New("starts with a __future__ import: the benchmark's modules cannot be registered before it")}
+			}
+			q.UnitTest = prelude + q.UnitTest
+			q.Modules = modules
 		}
 		if len(q.Properties) == 0 {
 			return nil, nil, &FormatError{File: filepath.Join(qdir, id, "properties.json"), Field: "properties", Err: errors.New("has no property")}
@@ -135,4 +174,44 @@ func LoadFolder(dir string) (*Benchmark, *FolderManifest, error) {
 		b.Questions = append(b.Questions, *q)
 	}
 	return b, m, nil
+}
+
+// modulesPrelude returns the Python lines that register a folder
+// benchmark's modules (FolderManifest.Modules) in sys.modules, each
+// executed from its file's text under its name, in name order, leaving no
+// other name defined ("" when there are none), and the modules as files by
+// name ("pytest.py"). Errors name the file.
+func modulesPrelude(dir string, modules map[string]string) (string, map[string][]byte, error) {
+	if len(modules) == 0 {
+		return "", nil, nil
+	}
+	files := map[string][]byte{}
+	var b strings.Builder
+	b.WriteString("# The benchmark folder's modules (benchmark.json \"modules\"), registered before the verification's own imports.\n")
+	b.WriteString("def _folder_module(name, source):\n    import sys, types\n    m = types.ModuleType(name)\n" +
+		"    exec(compile(source, '<benchmark module ' + name + '>', 'exec'), m.__dict__)\n    sys.modules.setdefault(name, m)\n")
+	for _, name := range sortedKeys(modules) {
+		path := filepath.Join(dir, filepath.FromSlash(modules[name]))
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return "", nil, &FormatError{File: filepath.Join(dir, FolderManifestFile), Field: "modules." + name, Err: err}
+		}
+		lit, err := json.Marshal(string(src)) // a JSON string is a Python string literal
+		if err != nil {
+			return "", nil, &FormatError{File: path, Err: err}
+		}
+		fmt.Fprintf(&b, "_folder_module(%q, %s)\n", name, lit)
+		files[name+".py"] = src
+	}
+	b.WriteString("del _folder_module\n")
+	return b.String(), files, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,5 +64,42 @@ func TestLoadFolderWithDataDir(t *testing.T) {
 		if _, err := ReadFolderManifest(dir); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want %q", c.extra, err, c.want)
 		}
+	}
+}
+
+// TestLoadFolderWithModules: the manifest's modules are registered by a
+// prelude before the verification (each file's text as a Python string
+// literal); a bad name or a path outside the folder is refused naming the
+// field, a missing file naming it.
+func TestLoadFolderWithModules(t *testing.T) {
+	b, m, err := LoadFolder("testdata/folder-benchmark-modules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := os.ReadFile("testdata/folder-benchmark-modules/support/pytest.py")
+	orig, _ := os.ReadFile("testdata/folder-benchmark-modules/src/question_segments/toy-modules/test_silicon_mass/new_unit_test.py")
+	lit, _ := json.Marshal(string(src))
+	u := b.Questions[0].UnitTest
+	if m.Modules["pytest"] != "support/pytest.py" || !strings.HasSuffix(u, "del _folder_module\n"+string(orig)) ||
+		!strings.Contains(u, `_folder_module("pytest", `+string(lit)+")\n") {
+		t.Errorf("unit test with the modules' prelude:\n%s", u)
+	}
+	for _, c := range []struct{ extra, want string }{
+		{`"modules": {"py-test": "support/pytest.py"}`, `modules: "py-test" is not a Python module name`},
+		{`"modules": {"pytest": "../pytest.py"}`, `modules.pytest: "../pytest.py" is not a .py file inside the folder`},
+		{`"modules": {"pytest": "/etc/passwd.py"}`, `modules.pytest: "/etc/passwd.py" is not a .py file inside the folder`},
+		{`"modules": {"pytest": "support/pytest.txt"}`, `is not a .py file inside the folder`},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, FolderManifestFile), []byte(`{"name":"x","version":"1","questions":["a"],`+c.extra+`}`), 0o644)
+		if _, err := ReadFolderManifest(dir); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.extra, err, c.want)
+		}
+	}
+	dir := t.TempDir()
+	os.CopyFS(dir, os.DirFS("testdata/folder-benchmark-modules"))
+	os.Remove(filepath.Join(dir, "support", "pytest.py"))
+	if _, _, err := LoadFolder(dir); err == nil || !strings.Contains(err.Error(), "modules.pytest") || !strings.Contains(err.Error(), "pytest.py") {
+		t.Errorf("a missing module file: %v", err)
 	}
 }

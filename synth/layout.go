@@ -179,7 +179,18 @@ type Manifest struct {
 	Questions  []string            `json:"questions"`
 	Properties map[string]int      `json:"properties"`
 	Excluded   map[string][]string `json:"excluded"`
+	// Modules are the Python modules the verifications import that the
+	// sandbox lacks, provided by the folder (datasets.FolderManifest.Modules):
+	// {"pytest": PytestModule} when a task's verification imports pytest.
+	Modules map[string]string `json:"modules,omitempty"`
 }
+
+// PytestModule is where WriteLayout puts the pytest stand-in
+// (pytest_standin.py) in the folder, relative to it.
+const PytestModule = "support/pytest.py"
+
+// importsPytest matches a verification's import of pytest.
+var importsPytest = regexp.MustCompile(`(?m)^\s*(import\s+pytest\b|from\s+pytest\b)`)
 
 // DataDirDefault is Manifest.DataDir when none is given: the data root's
 // tool sources and test files.
@@ -222,6 +233,7 @@ func WriteLayout(dir string, m Manifest, tests []Test, ts []Triplet, revs []Task
 		m.Env = SandboxEnv
 	}
 	var page []ReviewTask
+	usesPytest := false
 	for i, tr := range ts {
 		r := revs[i]
 		r.Folder = names[i]
@@ -253,6 +265,7 @@ func WriteLayout(dir string, m Manifest, tests []Test, ts []Triplet, revs []Task
 			files["question.txt"] = []byte(*tr.Question + "\n")
 			files["properties.json"] = props.Bytes()
 			files["new_unit_test.py"] = []byte(ut + "\n")
+			usesPytest = usesPytest || importsPytest.MatchString(ut)
 			files["reference_solution.py"] = []byte(*tr.Reference + "\n")
 		}
 		rb, err := json.MarshalIndent(r, "", "  ")
@@ -265,6 +278,18 @@ func WriteLayout(dir string, m Manifest, tests []Test, ts []Triplet, revs []Task
 				return err
 			}
 		}
+	}
+	if usesPytest {
+		// The sandbox's environment has no pytest: the folder provides the
+		// stand-in check (b) ran the verifications with, which the loader
+		// registers before each (datasets.FolderManifest.Modules).
+		if err := os.MkdirAll(filepath.Join(tmp, "support"), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, filepath.FromSlash(PytestModule)), []byte(pytestStandin), 0o644); err != nil {
+			return err
+		}
+		m.Modules = map[string]string{"pytest": PytestModule}
 	}
 	mb, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

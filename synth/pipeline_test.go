@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 	"github.com/mattools-leaderboard/leaderboard/synth"
 	"github.com/mattools-leaderboard/leaderboard/synth/synthtest"
 )
@@ -146,6 +148,35 @@ func TestPipelineScripted(t *testing.T) {
 			t.Errorf("%s: %d properties in the manifest, the test has %d asserts", q, m.Properties[q], want)
 		}
 	}
+	// The scripted verifications import pytest, which the sandbox lacks:
+	// the folder provides the stand-in, and the runner's own scorer then
+	// scores every task in the sandbox: each reference solution passes
+	// every property of its question under both protocols.
+	if m.Modules["pytest"] != synth.PytestModule {
+		t.Errorf("manifest modules %v; want pytest at %s", m.Modules, synth.PytestModule)
+	}
+	fb, _, err := datasets.LoadFolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &scoring.Scorer{Sandbox: openSandbox(t, filepath.Join(root, "src", "tool_source_code")), Root: root}
+	for i := range fb.Questions {
+		q := &fb.Questions[i]
+		ref, err := os.ReadFile(filepath.Join(dir, "src", "question_segments", "scripted", q.ID, "reference_solution.py"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sc.Score(context.Background(), q, scoring.Submission{Code: string(ref), FunctionName: synth.LastFunctionName(string(ref))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []scoring.Outcome{got.V1, got.Strict} {
+			if o.PropertiesPassed != len(q.Properties) {
+				t.Errorf("%s scored by the runner's scorer under %s: %d of %d properties passed (%s, %s: %.300s)", q.ID, o.Protocol, o.PropertiesPassed, len(q.Properties), o.Verdict, o.Cause, o.Detail)
+			}
+		}
+	}
+
 	// The review page lists every task with its checks.
 	page, err := os.ReadFile(filepath.Join(dir, synth.ReviewPageFile))
 	if err != nil {

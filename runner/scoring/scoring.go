@@ -405,9 +405,15 @@ func failAll(o *Outcome, q *datasets.Question) {
 // (zero when the harness reported none) and the run cause ("" when the
 // function returned a value). Errors are failures of the sandbox.
 func (s *Scorer) run(ctx context.Context, q *datasets.Question, sub Submission) (*sandbox.Result, runStatus, string, error) {
+	files := map[string][]byte{"run.py": harnessFile("run.py"), "function.py": []byte(sub.Code),
+		"name.txt": []byte(sub.FunctionName)}
+	for name, b := range q.Modules { // a folder benchmark's modules, beside the function (datasets.Question.Modules)
+		if files[name] == nil {
+			files[name] = b
+		}
+	}
 	run, err := s.Sandbox.Run(ctx, sandbox.Spec{
-		Files: map[string][]byte{"run.py": harnessFile("run.py"), "function.py": []byte(sub.Code),
-			"name.txt": []byte(sub.FunctionName)},
+		Files: files,
 		Argv:      []string{"python3", "-I", "/sbx/run.py"},
 		Env:       q.Env,
 		DataDir:   filepath.Join(s.Root, "src", "tool_source_code"),
