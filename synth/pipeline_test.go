@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,10 +13,15 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 	"github.com/mattools-leaderboard/leaderboard/synth"
 	"github.com/mattools-leaderboard/leaderboard/synth/synthtest"
 )
@@ -84,8 +90,11 @@ func runPipeline(t *testing.T, root string, tests []synth.Test, set *synthtest.A
 
 // TestPipelineScripted: a scripted model drives split → four calls →
 // checks (a), (b), (c) for three defects tests and three pymatgen tests:
-// every triplet passes; a second answer set with a wrong expected value
-// and a leaking question is caught, each by its named reason.
+// every triplet passes; the folder synthesize -layout writes is dry-run
+// and run by the runner as a benchmark of its own (the references, as a
+// scripted solver's answers, pass every property in the sandbox) and has a
+// page of its own on the site; a second answer set with a wrong expected
+// value and a leaking question is caught, each by its named reason.
 func TestPipelineScripted(t *testing.T) {
 	py := needPython(t)
 	root := mattoolstest.DataRoot(t, "to synthesise from real unit tests")
@@ -174,6 +183,65 @@ func TestPipelineScripted(t *testing.T) {
 			if o.PropertiesPassed != len(q.Properties) {
 				t.Errorf("%s scored by the runner's scorer under %s: %d of %d properties passed (%s, %s: %.300s)", q.ID, o.Protocol, o.PropertiesPassed, len(q.Properties), o.Verdict, o.Cause, o.Detail)
 			}
+		}
+	}
+
+	// The runner dry-runs the folder as a benchmark of its own and runs it:
+	// a scripted solver answering each question with its reference
+	// solution, scored in the sandbox, passes every property of the 7
+	// tasks; the site gives the benchmark its own page with its review page.
+	solver := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
+		for i := range fb.Questions {
+			q := &fb.Questions[i]
+			if strings.Contains(r.Prompt(), strings.TrimSpace(q.Text)) {
+				ref, _ := os.ReadFile(filepath.Join(dir, "src", "question_segments", "scripted", q.ID, "reference_solution.py"))
+				return llmtest.Reply{Content: "<answer><code>```python\n" + string(ref) + "```</code><name>" + synth.LastFunctionName(string(ref)) + "</name></answer>"}
+			}
+		}
+		return llmtest.Reply{Content: "no such question"}
+	}})
+	pl, err := plan.Parse([]byte(fmt.Sprintf("systems = [\"single-llm\"]\nbenchmarks = [\"scripted\"]\nrounds = 1\nconcurrency = 2\n[[models]]\nname = \"scripted-solver\"\nbase_url = %q\ntimeout = \"60s\"\n[folder_benchmarks.scripted]\npath = %q\n", solver.URL, dir)), filepath.Join(t.TempDir(), "plan.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resultsDir := t.TempDir()
+	ro := runner.Options{Plan: pl, DataRoot: root, OutDir: resultsDir, Scorer: sc}
+	ests, err := runner.EstimatePlan(ro)
+	if err != nil || len(ests) != 1 || ests[0].Benchmark != "scripted" || ests[0].Questions != 7 || ests[0].Calls != 7 {
+		t.Fatalf("dry run of the synthesised benchmark: %+v, %v; want one run of 7 questions, 7 calls", ests, err)
+	}
+	runs, err := runner.Run(context.Background(), ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := 0
+	for _, q := range fb.Questions {
+		props += len(q.Properties)
+	}
+	for _, r := range runs {
+		f, err := results.Read(r.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tot := f.Run.Totals
+		if f.Run.Benchmark != "scripted" || tot.PropertiesPassed == nil || *tot.PropertiesPassed != props || *tot.Runnable != 7 {
+			t.Errorf("%s (%s): totals %+v; want all %d properties of the 7 tasks passed", f.Run.RunID, f.Run.ScoringProtocol, tot, props)
+		}
+	}
+	if !testing.Short() { // a Hugo build
+		repo, _ := filepath.Abs("..")
+		out := t.TempDir()
+		if _, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, RepoRoot: repo, OutDir: out, WorkDir: t.TempDir(),
+			Releases: []release.Release{}, Strict: true, BenchmarkFolders: []string{dir}}); err != nil {
+			t.Fatal(err)
+		}
+		bpage, err := os.ReadFile(filepath.Join(out, site.PreviewPath, "benchmarks", "scripted", "index.html"))
+		if err != nil || !strings.Contains(string(bpage), "<code>test_hill_formula</code>") || !strings.Contains(string(bpage), "Review page</a>") ||
+			!strings.Contains(string(bpage), "scripted-solver") {
+			t.Errorf("the synthesised benchmark's page: %v", err)
+		}
+		if b, err := os.ReadFile(filepath.Join(out, site.PreviewPath, "benchmarks", "scripted", "review.html")); err != nil || !strings.Contains(string(b), "test_hill_formula") {
+			t.Errorf("its review page: %v", err)
 		}
 	}
 
