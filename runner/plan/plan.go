@@ -414,71 +414,121 @@ func Parse(data []byte, name string) (*Plan, error) {
 		}
 		return nil, &Error{File: name, Err: err}
 	}
-	var errs []error
-	add := func(field, format string, a ...any) {
-		errs = append(errs, &Error{File: name, Field: field, Err: fmt.Errorf(format, a...)})
+	c := &checker{p: p, md: md, name: name}
+	c.keys()
+	c.runs()
+	toolUsage := c.benchmarks()
+	retrieves := c.systems()
+	c.retrieval(retrieves)
+	c.toolUsage(toolUsage)
+	c.sandbox()
+	c.selfReflection()
+	c.graphRAG()
+	c.agentic()
+	c.models()
+	c.estimate()
+	if len(c.errs) > 0 {
+		return nil, errors.Join(c.errs...)
 	}
-	for _, k := range md.Undecoded() {
+	return p, nil
+}
+
+// checker validates a decoded plan section by section (Parse's stages, in
+// the order their errors are reported), setting absent values to their
+// defaults.
+type checker struct {
+	p    *Plan
+	md   toml.MetaData
+	name string
+	errs []error
+}
+
+func (c *checker) add(field, format string, a ...any) {
+	c.errs = append(c.errs, &Error{File: c.name, Field: field, Err: fmt.Errorf(format, a...)})
+}
+
+// duration checks a timeout: set to def when absent, else within lo–hi.
+func (c *checker) duration(field string, d *Duration, def, lo, hi time.Duration) {
+	if !d.set && d.Duration == 0 {
+		d.Duration = def
+		return
+	}
+	if d.Duration < lo || d.Duration > hi {
+		c.add(field, "is %s; want %s–%s", d.Duration, lo, hi)
+	}
+}
+
+// path expands $VARs in a path of the plan and resolves it against the
+// plan's folder when relative.
+func (c *checker) path(s string) string {
+	s = os.ExpandEnv(s)
+	if !filepath.IsAbs(s) && c.name != "" {
+		s = filepath.Join(filepath.Dir(c.name), s)
+	}
+	return s
+}
+
+// keys reports the keys the plan's types do not have.
+func (c *checker) keys() {
+	for _, k := range c.md.Undecoded() {
 		if k[len(k)-1] == "api_key" {
-			add(k.String(), "API keys never go in a plan: put the key in an environment variable and name it in api_key_env")
+			c.add(k.String(), "API keys never go in a plan: put the key in an environment variable and name it in api_key_env")
 			continue
 		}
 		if k.String() == "tool_usage.scoring_protocol" {
-			add(k.String(), "is now a list: scoring_protocols = [\"%s\"] (or both protocols, the default)", results.ProtocolMatToolsV1)
+			c.add(k.String(), "is now a list: scoring_protocols = [\"%s\"] (or both protocols, the default)", results.ProtocolMatToolsV1)
 			continue
 		}
-		add(k.String(), "unknown key")
+		c.add(k.String(), "unknown key")
 	}
-	if !md.IsDefined("rounds") {
+}
+
+// runs checks rounds and concurrency.
+func (c *checker) runs() {
+	p := c.p
+	if !c.md.IsDefined("rounds") {
 		p.Rounds = DefaultRounds
 	}
 	if p.Rounds < 1 || p.Rounds > MaxRounds {
-		add("rounds", "is %d; want 1–%d", p.Rounds, MaxRounds)
+		c.add("rounds", "is %d; want 1–%d", p.Rounds, MaxRounds)
 	}
-	if !md.IsDefined("concurrency") {
+	if !c.md.IsDefined("concurrency") {
 		p.Concurrency = DefaultConcurrency
 	}
 	if p.Concurrency < 1 || p.Concurrency > MaxConcurrency {
-		add("concurrency", "is %d; want 1–%d", p.Concurrency, MaxConcurrency)
+		c.add("concurrency", "is %d; want 1–%d", p.Concurrency, MaxConcurrency)
 	}
-	// duration checks a timeout: set to def when absent, else within lo–hi.
-	duration := func(field string, d *Duration, def, lo, hi time.Duration) {
-		if !d.set && d.Duration == 0 {
-			d.Duration = def
-			return
-		}
-		if d.Duration < lo || d.Duration > hi {
-			add(field, "is %s; want %s–%s", d.Duration, lo, hi)
-		}
-	}
+}
+
+// benchmarks checks benchmarks, registers folder_benchmarks and checks
+// qa_sets; it returns the plan's tool-usage-kind benchmarks.
+func (c *checker) benchmarks() []results.Benchmark {
+	p := c.p
 	if len(p.Benchmarks) == 0 {
 		p.Benchmarks = []results.Benchmark{results.BenchmarkToolUsage}
 	}
 	for k, fb := range p.FolderBenchmarks {
 		if fb.Path == "" {
-			add("folder_benchmarks."+k+".path", "is required: the benchmark's folder (with its benchmark.json)")
+			c.add("folder_benchmarks."+k+".path", "is required: the benchmark's folder (with its benchmark.json)")
 			continue
 		}
-		fb.Path = os.ExpandEnv(fb.Path)
-		if !filepath.IsAbs(fb.Path) && name != "" {
-			fb.Path = filepath.Join(filepath.Dir(name), fb.Path)
-		}
+		fb.Path = c.path(fb.Path)
 		p.FolderBenchmarks[k] = fb
 		if info, err := RegisterFolder(fb.Path); err != nil {
-			add("folder_benchmarks."+k+".path", "%v", err)
+			c.add("folder_benchmarks."+k+".path", "%v", err)
 		} else if string(info.Name) != k {
-			add("folder_benchmarks."+k, "the folder %s holds benchmark %q; name the table after it", fb.Path, info.Name)
+			c.add("folder_benchmarks."+k, "the folder %s holds benchmark %q; name the table after it", fb.Path, info.Name)
 		}
 	}
-	var toolUsage []results.Benchmark // the plan's tool-usage-kind benchmarks
+	var toolUsage []results.Benchmark
 	for i, b := range p.Benchmarks {
 		if _, ok := results.LookupBenchmark(b); !ok {
-			add(fmt.Sprintf("benchmarks[%d]", i), "unknown benchmark %q; want one of %v", b, results.BenchmarkNames())
+			c.add(fmt.Sprintf("benchmarks[%d]", i), "unknown benchmark %q; want one of %v", b, results.BenchmarkNames())
 		}
 		switch b.Kind() {
 		case results.KindMultipleChoice:
 			if qa, ok := p.QASets[string(b)]; !ok || qa.Path == "" {
-				add("qa_sets."+string(b)+".path", "is required to run the %s benchmark (the question set in MatTools' JSON format)", b)
+				c.add("qa_sets."+string(b)+".path", "is required to run the %s benchmark (the question set in MatTools' JSON format)", b)
 			}
 		case results.KindToolUsage:
 			toolUsage = append(toolUsage, b)
@@ -486,51 +536,59 @@ func Parse(data []byte, name string) (*Plan, error) {
 	}
 	for k, qa := range p.QASets {
 		if results.Benchmark(k).Kind() != results.KindMultipleChoice {
-			add("qa_sets."+k, "unknown QA benchmark; want %s", orList(results.BenchmarksOf("", results.KindMultipleChoice)))
+			c.add("qa_sets."+k, "unknown QA benchmark; want %s", orList(results.BenchmarksOf("", results.KindMultipleChoice)))
 			continue
 		}
 		if qa.Name == "" {
 			qa.Name = results.QuestionSetAll
 		}
 		if qa.Variant != "" && !slices.Contains(QAVariants, qa.Variant) {
-			add("qa_sets."+k+".variant", "unknown variant %q; want one of %v (or none: the set as published)", qa.Variant, QAVariants)
+			c.add("qa_sets."+k+".variant", "unknown variant %q; want one of %v (or none: the set as published)", qa.Variant, QAVariants)
 		}
 		if qa.Path != "" {
-			qa.Path = os.ExpandEnv(qa.Path)
-			if !filepath.IsAbs(qa.Path) && name != "" {
-				qa.Path = filepath.Join(filepath.Dir(name), qa.Path)
-			}
+			qa.Path = c.path(qa.Path)
 		}
 		p.QASets[k] = qa
 	}
+	return toolUsage
+}
+
+// systems checks systems and retrieval_sources; it reports whether a
+// system of the plan retrieves.
+func (c *checker) systems() (retrieves bool) {
+	p := c.p
 	if len(p.Systems) == 0 {
 		p.Systems = []results.System{results.SystemSingleLLM}
 	}
-	retrieves := false
 	for i, s := range p.Systems {
 		if under := results.SystemsUnderTest(); !slices.Contains(under, s) {
-			add(fmt.Sprintf("systems[%d]", i), "unknown system %q; want one of %v", s, under)
+			c.add(fmt.Sprintf("systems[%d]", i), "unknown system %q; want one of %v", s, under)
 		}
 		retrieves = retrieves || UsesRetrieval(s)
 	}
 	for i, src := range p.RetrievalSources {
 		if src < 1 || src > 4 {
-			add(fmt.Sprintf("retrieval_sources[%d]", i), "is %d; want 1–4", src)
+			c.add(fmt.Sprintf("retrieval_sources[%d]", i), "is %d; want 1–4", src)
 		}
 	}
 	if retrieves && len(p.RetrievalSources) == 0 {
-		add("retrieval_sources", "is required by the retrieving systems in systems")
+		c.add("retrieval_sources", "is required by the retrieving systems in systems")
 	}
-	r := &p.Retrieval
+	return retrieves
+}
+
+// retrieval checks [retrieval] and its embedding model.
+func (c *checker) retrieval(retrieves bool) {
+	r := &c.p.Retrieval
 	if len(r.Methods) == 0 {
 		r.Methods = []string{MethodBM25}
 	}
 	for i, m := range r.Methods {
 		switch {
 		case m != MethodBM25 && m != MethodEmbedding:
-			add(fmt.Sprintf("retrieval.methods[%d]", i), "is %q; want %s or %s", m, MethodBM25, MethodEmbedding)
+			c.add(fmt.Sprintf("retrieval.methods[%d]", i), "is %q; want %s or %s", m, MethodBM25, MethodEmbedding)
 		case slices.Index(r.Methods, m) != i:
-			add(fmt.Sprintf("retrieval.methods[%d]", i), "%q appears twice", m)
+			c.add(fmt.Sprintf("retrieval.methods[%d]", i), "%q appears twice", m)
 		}
 	}
 	if r.TopK == 0 {
@@ -538,42 +596,44 @@ func Parse(data []byte, name string) (*Plan, error) {
 	}
 	for _, f := range []*string{&r.LLMDocs, &r.LLMDocsChunked} {
 		if *f != "" {
-			*f = os.ExpandEnv(*f)
-			if !filepath.IsAbs(*f) && name != "" {
-				*f = filepath.Join(filepath.Dir(name), *f)
-			}
+			*f = c.path(*f)
 		}
 	}
 	if r.TopK < 1 || r.TopK > 100 {
-		add("retrieval.top_k", "is %d; want 1–100", r.TopK)
+		c.add("retrieval.top_k", "is %d; want 1–100", r.TopK)
 	}
 	if e := r.Embedding; e != nil {
 		if e.Model == "" {
-			add("retrieval.embedding.model", "is empty")
+			c.add("retrieval.embedding.model", "is empty")
 		}
 		if !strings.HasPrefix(e.BaseURL, "http://") && !strings.HasPrefix(e.BaseURL, "https://") {
-			add("retrieval.embedding.base_url", "must start with http:// or https://")
+			c.add("retrieval.embedding.base_url", "must start with http:// or https://")
 		}
 		if e.APIKeyEnv != "" && !envName.MatchString(e.APIKeyEnv) {
-			add("retrieval.embedding.api_key_env", "must be the NAME of an environment variable (letters, digits, _), not the key itself")
+			c.add("retrieval.embedding.api_key_env", "must be the NAME of an environment variable (letters, digits, _), not the key itself")
 		}
 		if e.BatchSize == 0 {
 			e.BatchSize = 100
 		}
 		if e.BatchSize < 1 || e.BatchSize > 2048 {
-			add("retrieval.embedding.batch_size", "is %d; want 1–2048", e.BatchSize)
+			c.add("retrieval.embedding.batch_size", "is %d; want 1–2048", e.BatchSize)
 		}
 		if !nonNegative(e.RequestsPerMinute) {
-			add("retrieval.embedding.requests_per_minute", "is %g; want a finite number ≥ 0 (0 = unlimited)", e.RequestsPerMinute)
+			c.add("retrieval.embedding.requests_per_minute", "is %g; want a finite number ≥ 0 (0 = unlimited)", e.RequestsPerMinute)
 		}
 		if !nonNegative(e.PricePerMillion) {
-			add("retrieval.embedding.price_per_million", "is %g; want a finite number ≥ 0", e.PricePerMillion)
+			c.add("retrieval.embedding.price_per_million", "is %g; want a finite number ≥ 0", e.PricePerMillion)
 		}
-		duration("retrieval.embedding.timeout", &e.Timeout, DefaultTimeout, MinTimeout, MaxRequestTimeout)
+		c.duration("retrieval.embedding.timeout", &e.Timeout, DefaultTimeout, MinTimeout, MaxRequestTimeout)
 	}
 	if retrieves && slices.Contains(r.Methods, MethodEmbedding) && r.Embedding == nil {
-		add("retrieval.embedding", "is required by the method %q (model, base_url, api_key_env)", MethodEmbedding)
+		c.add("retrieval.embedding", "is required by the method %q (model, base_url, api_key_env)", MethodEmbedding)
 	}
+}
+
+// toolUsage checks [tool_usage] against the plan's tool-usage benchmarks.
+func (c *checker) toolUsage(toolUsage []results.Benchmark) {
+	p := c.p
 	// tool_usage.scoring_protocols apply to every tool-usage benchmark of
 	// the plan that they score (results.ScoredProtocols); the default is
 	// all of those benchmarks' scored protocols (MatTools' tool usage:
@@ -589,22 +649,22 @@ func Parse(data []byte, name string) (*Plan, error) {
 			}
 		}
 	}
-	if !md.IsDefined("tool_usage", "scoring_protocols") {
+	if !c.md.IsDefined("tool_usage", "scoring_protocols") {
 		p.ToolUsage.ScoringProtocols = scoredTU
 	}
 	if len(p.ToolUsage.ScoringProtocols) == 0 {
-		add("tool_usage.scoring_protocols", "is empty; want one or more of %s", strings.Join(scoredTU, ", "))
+		c.add("tool_usage.scoring_protocols", "is empty; want one or more of %s", strings.Join(scoredTU, ", "))
 	}
 	for i, sp := range p.ToolUsage.ScoringProtocols {
 		if !slices.Contains(scoredTU, sp) {
-			add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "is %q; want %s", sp, orList(scoredTU))
+			c.add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "is %q; want %s", sp, orList(scoredTU))
 		} else if slices.Index(p.ToolUsage.ScoringProtocols, sp) != i {
-			add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "%q appears twice", sp)
+			c.add(fmt.Sprintf("tool_usage.scoring_protocols[%d]", i), "%q appears twice", sp)
 		}
 	}
 	for _, b := range toolUsage {
 		if !slices.ContainsFunc(p.ToolUsage.ScoringProtocols, func(id string) bool { return slices.Contains(results.ScoredProtocols(b), id) }) && len(p.ToolUsage.ScoringProtocols) > 0 {
-			add("tool_usage.scoring_protocols", "has no protocol that scores the %s benchmark; want one or more of %s", b, strings.Join(results.ScoredProtocols(b), ", "))
+			c.add("tool_usage.scoring_protocols", "has no protocol that scores the %s benchmark; want one or more of %s", b, strings.Join(results.ScoredProtocols(b), ", "))
 		}
 	}
 	if v := p.ToolUsage.BenchmarkVersion; v == "" {
@@ -614,18 +674,28 @@ func Parse(data []byte, name string) (*Plan, error) {
 		for _, bv := range info.Versions {
 			ids = append(ids, bv.ID)
 		}
-		add("tool_usage.benchmark_version", "is %q; want %s", v, orList(ids))
+		c.add("tool_usage.benchmark_version", "is %q; want %s", v, orList(ids))
 	}
+}
+
+// sandbox checks [sandbox].
+func (c *checker) sandbox() {
+	p := c.p
 	if p.Sandbox.Backend == "" {
 		p.Sandbox.Backend = "auto"
 	}
 	if !slices.Contains(SandboxBackends, p.Sandbox.Backend) {
-		add("sandbox.backend", "is %q; want one of %v", p.Sandbox.Backend, SandboxBackends)
+		c.add("sandbox.backend", "is %q; want one of %v", p.Sandbox.Backend, SandboxBackends)
 	}
-	duration("sandbox.timeout", &p.Sandbox.Timeout, DefaultSandboxTimeout, MinTimeout, MaxSandboxTimeout)
+	c.duration("sandbox.timeout", &p.Sandbox.Timeout, DefaultSandboxTimeout, MinTimeout, MaxSandboxTimeout)
 	if p.Sandbox.Slots < 0 || p.Sandbox.Slots > MaxSandboxSlots {
-		add("sandbox.slots", "is %d; want 0–%d (0 = the number of CPUs)", p.Sandbox.Slots, MaxSandboxSlots)
+		c.add("sandbox.slots", "is %d; want 0–%d (0 = the number of CPUs)", p.Sandbox.Slots, MaxSandboxSlots)
 	}
+}
+
+// selfReflection checks [self_reflection].
+func (c *checker) selfReflection() {
+	p := c.p
 	sr := &p.SelfReflection
 	if len(sr.Variants) == 0 {
 		sr.Variants = []string{VariantAsPublished}
@@ -633,22 +703,27 @@ func Parse(data []byte, name string) (*Plan, error) {
 	for i, v := range sr.Variants {
 		switch {
 		case v != VariantAsPublished && v != VariantFeedback:
-			add(fmt.Sprintf("self_reflection.variants[%d]", i), "is %q; want %s or %s", v, VariantAsPublished, VariantFeedback)
+			c.add(fmt.Sprintf("self_reflection.variants[%d]", i), "is %q; want %s or %s", v, VariantAsPublished, VariantFeedback)
 		case slices.Index(sr.Variants, v) != i:
-			add(fmt.Sprintf("self_reflection.variants[%d]", i), "%q appears twice", v)
+			c.add(fmt.Sprintf("self_reflection.variants[%d]", i), "%q appears twice", v)
 		}
 	}
-	if !md.IsDefined("self_reflection", "max_iterations") {
+	if !c.md.IsDefined("self_reflection", "max_iterations") {
 		sr.MaxIterations = DefaultMaxIterations
 	} else if sr.MaxIterations < 1 || sr.MaxIterations > MaxIterationsLimit {
-		add("self_reflection.max_iterations", "is %d; want 1–%d", sr.MaxIterations, MaxIterationsLimit)
+		c.add("self_reflection.max_iterations", "is %d; want 1–%d", sr.MaxIterations, MaxIterationsLimit)
 	}
+}
+
+// graphRAG checks [graph_rag].
+func (c *checker) graphRAG() {
+	p := c.p
 	gr := &p.GraphRAG
 	if gr.Corpus == "" {
 		gr.Corpus = "pymatgen"
 	}
-	if c := path.Clean(gr.Corpus); c != gr.Corpus || (c != "pymatgen" && !strings.HasPrefix(c, "pymatgen/")) || strings.Contains(c, "..") {
-		add("graph_rag.corpus", "is %q; want pymatgen or a folder below it, e.g. pymatgen/analysis/defects", gr.Corpus)
+	if cl := path.Clean(gr.Corpus); cl != gr.Corpus || (cl != "pymatgen" && !strings.HasPrefix(cl, "pymatgen/")) || strings.Contains(cl, "..") {
+		c.add("graph_rag.corpus", "is %q; want pymatgen or a folder below it, e.g. pymatgen/analysis/defects", gr.Corpus)
 	}
 	if len(gr.Modes) == 0 {
 		gr.Modes = []string{"global"}
@@ -656,47 +731,57 @@ func Parse(data []byte, name string) (*Plan, error) {
 	for i, m := range gr.Modes {
 		switch {
 		case !slices.Contains(GraphModes, m):
-			add(fmt.Sprintf("graph_rag.modes[%d]", i), "is %q; want one of %v", m, GraphModes)
+			c.add(fmt.Sprintf("graph_rag.modes[%d]", i), "is %q; want one of %v", m, GraphModes)
 		case slices.Index(gr.Modes, m) != i:
-			add(fmt.Sprintf("graph_rag.modes[%d]", i), "%q appears twice", m)
+			c.add(fmt.Sprintf("graph_rag.modes[%d]", i), "%q appears twice", m)
 		}
 	}
-	if slices.Contains(p.Systems, results.SystemGraphRAG) && r.Embedding == nil {
-		add("retrieval.embedding", "is required by graph-rag (LightRAG embeds entities, relations and chunks)")
+	if slices.Contains(p.Systems, results.SystemGraphRAG) && p.Retrieval.Embedding == nil {
+		c.add("retrieval.embedding", "is required by graph-rag (LightRAG embeds entities, relations and chunks)")
 	}
+}
+
+// agentic checks [agentic].
+func (c *checker) agentic() {
+	p := c.p
 	if p.Agentic.NameLookup == "" {
 		p.Agentic.NameLookup = LookupAsPublished
 	}
 	if l := p.Agentic.NameLookup; l != LookupAsPublished && l != LookupMetadataName {
-		add("agentic.name_lookup", "is %q; want %s or %s", l, LookupAsPublished, LookupMetadataName)
+		c.add("agentic.name_lookup", "is %q; want %s or %s", l, LookupAsPublished, LookupMetadataName)
 	}
 	if slices.Contains(p.Systems, results.SystemAgenticRAG) && !slices.Contains(p.RetrievalSources, 3) && !slices.Contains(p.RetrievalSources, 4) {
-		add("retrieval_sources", "holds neither 3 nor 4, which agentic-rag needs (it looks objects up in the LLM-written documentation, as MatTools)")
+		c.add("retrieval_sources", "holds neither 3 nor 4, which agentic-rag needs (it looks objects up in the LLM-written documentation, as MatTools)")
 	}
+}
+
+// models checks each [[models]] entry.
+func (c *checker) models() {
+	p := c.p
 	if len(p.Models) == 0 {
-		add("models", "no [[models]] given")
+		c.add("models", "no [[models]] given")
 	}
-	if gr.IndexModel != "" && !slices.ContainsFunc(p.Models, func(m Model) bool { return m.Name == gr.IndexModel }) {
-		add("graph_rag.index_model", "%q is not the name of a [[models]] entry", gr.IndexModel)
+	if gr := p.GraphRAG; gr.IndexModel != "" && !slices.ContainsFunc(p.Models, func(m Model) bool { return m.Name == gr.IndexModel }) {
+		c.add("graph_rag.index_model", "%q is not the name of a [[models]] entry", gr.IndexModel)
 	}
 	seen := map[string]bool{}
 	for i := range p.Models {
 		m := &p.Models[i]
 		f := fmt.Sprintf("models[%d]", i)
 		if m.Name == "" {
-			add(f+".name", "is empty")
+			c.add(f+".name", "is empty")
 		} else if seen[m.Name] {
-			add(f+".name", "%q appears twice", m.Name)
+			c.add(f+".name", "%q appears twice", m.Name)
 		}
 		seen[m.Name] = true
 		if m.BaseURL == "" {
-			add(f+".base_url", "is empty")
+			c.add(f+".base_url", "is empty")
 		} else if !strings.HasPrefix(m.BaseURL, "http://") && !strings.HasPrefix(m.BaseURL, "https://") {
-			add(f+".base_url", "must start with http:// or https://")
+			c.add(f+".base_url", "must start with http:// or https://")
 		}
 		if m.APIKeyEnv != "" && !envName.MatchString(m.APIKeyEnv) {
 			// Never echo the value: it may be a key pasted by mistake.
-			add(f+".api_key_env", "must be the NAME of an environment variable (letters, digits, _), not the key itself")
+			c.add(f+".api_key_env", "must be the NAME of an environment variable (letters, digits, _), not the key itself")
 		}
 		if m.JSONMode == nil {
 			on := true
@@ -707,60 +792,59 @@ func Parse(data []byte, name string) (*Plan, error) {
 			m.Temperature = &t
 		}
 		if !inRange(*m.Temperature, 0, MaxTemperature) {
-			add(f+".temperature", "is %g; want 0–%g", *m.Temperature, MaxTemperature)
+			c.add(f+".temperature", "is %g; want 0–%g", *m.Temperature, MaxTemperature)
 		}
 		if m.TopP != nil && !inRange(*m.TopP, 0, MaxTopP) {
-			add(f+".top_p", "is %g; want 0–%g", *m.TopP, MaxTopP)
+			c.add(f+".top_p", "is %g; want 0–%g", *m.TopP, MaxTopP)
 		}
 		if m.MaxTokens != nil && *m.MaxTokens < 1 {
-			add(f+".max_tokens", "is %d; want ≥ 1", *m.MaxTokens)
+			c.add(f+".max_tokens", "is %d; want ≥ 1", *m.MaxTokens)
 		}
-		duration(f+".timeout", &m.Timeout, DefaultTimeout, MinTimeout, MaxRequestTimeout)
+		c.duration(f+".timeout", &m.Timeout, DefaultTimeout, MinTimeout, MaxRequestTimeout)
 		if m.MaxRetries == nil {
 			n := DefaultMaxRetries
 			m.MaxRetries = &n
 		}
 		if *m.MaxRetries < 0 || *m.MaxRetries > MaxRetriesLimit {
-			add(f+".max_retries", "is %d; want 0–%d", *m.MaxRetries, MaxRetriesLimit)
+			c.add(f+".max_retries", "is %d; want 0–%d", *m.MaxRetries, MaxRetriesLimit)
 		}
 		if !nonNegative(m.RequestsPerMinute) {
-			add(f+".requests_per_minute", "is %g; want a finite number ≥ 0 (0 = unlimited)", m.RequestsPerMinute)
+			c.add(f+".requests_per_minute", "is %g; want a finite number ≥ 0 (0 = unlimited)", m.RequestsPerMinute)
 		}
 		if m.MaxConcurrency < 0 || m.MaxConcurrency > MaxConcurrency {
-			add(f+".max_concurrency", "is %d; want 0–%d (0 = the plan's concurrency)", m.MaxConcurrency, MaxConcurrency)
+			c.add(f+".max_concurrency", "is %d; want 0–%d (0 = the plan's concurrency)", m.MaxConcurrency, MaxConcurrency)
 		}
 		if m.Price != nil {
 			if !nonNegative(m.Price.InputPerMillion) {
-				add(f+".price.input_per_million", "is %g; want a finite number ≥ 0", m.Price.InputPerMillion)
+				c.add(f+".price.input_per_million", "is %g; want a finite number ≥ 0", m.Price.InputPerMillion)
 			}
 			if !nonNegative(m.Price.OutputPerMillion) {
-				add(f+".price.output_per_million", "is %g; want a finite number ≥ 0", m.Price.OutputPerMillion)
+				c.add(f+".price.output_per_million", "is %g; want a finite number ≥ 0", m.Price.OutputPerMillion)
 			}
 		}
 	}
-	// [estimate]: absent values take the defaults; given ones must be
-	// finite and positive (0, negative, NaN or Inf would make every
-	// estimate meaningless).
-	e := &p.Estimate
-	if !md.IsDefined("estimate", "bytes_per_token") {
+}
+
+// estimate checks [estimate]: absent values take the defaults; given ones
+// must be finite and positive (0, negative, NaN or Inf would make every
+// estimate meaningless).
+func (c *checker) estimate() {
+	e := &c.p.Estimate
+	if !c.md.IsDefined("estimate", "bytes_per_token") {
 		e.BytesPerToken = DefaultBytesPerToken
 	} else if !inRange(e.BytesPerToken, math.SmallestNonzeroFloat64, math.MaxFloat64) {
-		add("estimate.bytes_per_token", "is %g; want a finite number > 0", e.BytesPerToken)
+		c.add("estimate.bytes_per_token", "is %g; want a finite number > 0", e.BytesPerToken)
 	}
-	if !md.IsDefined("estimate", "completion_tokens_tool_usage") {
+	if !c.md.IsDefined("estimate", "completion_tokens_tool_usage") {
 		e.CompletionTokensToolUsage = DefaultCompletionTokensToolUse
 	} else if e.CompletionTokensToolUsage < 1 {
-		add("estimate.completion_tokens_tool_usage", "is %d; want ≥ 1", e.CompletionTokensToolUsage)
+		c.add("estimate.completion_tokens_tool_usage", "is %d; want ≥ 1", e.CompletionTokensToolUsage)
 	}
-	if !md.IsDefined("estimate", "completion_tokens_qa") {
+	if !c.md.IsDefined("estimate", "completion_tokens_qa") {
 		e.CompletionTokensQAQuestion = DefaultCompletionTokensQA
 	} else if e.CompletionTokensQAQuestion < 1 {
-		add("estimate.completion_tokens_qa", "is %d; want ≥ 1", e.CompletionTokensQAQuestion)
+		c.add("estimate.completion_tokens_qa", "is %d; want ≥ 1", e.CompletionTokensQAQuestion)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return p, nil
 }
 
 // UsesRetrieval reports whether system s retrieves from a retrieval source
