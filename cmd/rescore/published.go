@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -51,61 +52,9 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	type job struct {
-		k    int // the item: its position among every published run's executable questions
-		run  string
-		q    *datasets.Question
-		code scoring.Submission
-	}
-	var runFilter *regexp.Regexp
-	if c.runs != "" {
-		if runFilter, err = regexp.Compile(c.runs); err != nil {
-			return fmt.Errorf("-runs: %w", err)
-		}
-	}
-	// In a corrected version only its corrected questions are re-executed:
-	// the others' code and verification are the published version's, whose
-	// verdicts the store holds under the run's own key.
-	var corrected map[string]bool
-	if c.version != "" {
-		v, _ := datasets.LookupCorrectedVersion(c.version)
-		corrected = map[string]bool{}
-		for _, cor := range v.Corrections {
-			corrected[cor.Question] = true
-		}
-	}
-	// The items, in order: each published run's executable questions (a
-	// corrected version's corrected ones), the runs in the importer's order
-	// (what -shard partitions).
-	var items []job
-	var runs []*results.File
-	sources := map[string]results.SourceFile{}
-	parts := []string{"published"}
-	for _, f := range imp.Files {
-		if f.Run.Benchmark != results.BenchmarkToolUsage || f.Run.Provenance.Kind != results.ProvenanceImported {
-			continue
-		}
-		if runFilter != nil && !runFilter.MatchString(f.Run.RunID) {
-			continue
-		}
-		runs = append(runs, f)
-		var src results.SourceFile
-		for _, s := range f.Run.Provenance.Source {
-			if path.Base(s.Path) == published.GenerationFile {
-				src = s
-			}
-		}
-		sources[f.Run.RunID] = src
-		parts = append(parts, f.Run.RunID+" "+src.SHA256)
-		code := map[string]scoring.Submission{}
-		for _, q := range f.Questions {
-			code[q.QuestionID] = scoring.Submission{Code: q.Code, FunctionName: q.FunctionName}
-		}
-		for i := range bench.Questions {
-			if q := &bench.Questions[i]; q.Executable() && (corrected == nil || corrected[q.ID]) {
-				items = append(items, job{k: len(items), run: f.Run.RunID, q: q, code: code[q.ID]})
-			}
-		}
+	items, runs, sources, parts, err := publishedItems(c, imp.Files, bench)
+	if err != nil {
+		return err
 	}
 	parts = append(parts, journal.QuestionParts(bench)...)
 	itemID := func(k int) string { return items[k].run + "/" + items[k].q.ID }
@@ -150,48 +99,7 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	}
 
 	// The jobs: the items whose verdicts the store does not keep.
-	kept, redone, withoutOutcomes := 0, 0, 0
-	done := map[string]map[string]int{}
-	for _, f := range runs {
-		rx, src := st.Runs[key(f.Run.RunID)], sources[f.Run.RunID]
-		if rx != nil && (rx.Source.SHA256 != src.SHA256 || rx.Environment != envID) {
-			redone++
-			rx = nil
-		}
-		if rx == nil && c.shard.Count == 0 { // a shard leaves the store alone
-			st.Runs[key(f.Run.RunID)] = &published.ReexecutedRun{Source: src, Environment: envID}
-		}
-		done[f.Run.RunID] = map[string]int{}
-		if rx != nil {
-			// A question is kept when both protocols' rows record their
-			// per-property outcomes; rows of the store's first form (no
-			// outcomes) are dropped and the question re-executed.
-			var keep []published.ReexecutedVerdict
-			for _, v := range rx.Rows {
-				if v.HasOutcomes {
-					done[f.Run.RunID][v.QuestionID]++
-				}
-			}
-			for _, v := range rx.Rows {
-				if done[f.Run.RunID][v.QuestionID] == len(scoring.Protocols) {
-					keep = append(keep, v)
-				} else {
-					withoutOutcomes++
-				}
-			}
-			if c.shard.Count == 0 {
-				rx.Rows = keep
-			}
-		}
-	}
-	var jobs []job
-	for _, it := range items {
-		if done[it.run][it.q.ID] == len(scoring.Protocols) {
-			kept++
-			continue
-		}
-		jobs = append(jobs, it)
-	}
+	jobs, kept, redone, withoutOutcomes := pendingJobs(st, items, runs, sources, key, envID, c.shard.Count > 0)
 	if c.shard.Count > 0 {
 		want := map[int]bool{}
 		for _, j := range jobs {
@@ -215,7 +123,7 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 		}
 	}
 	// record adds job j's verdicts s to the store.
-	record := func(j job, s *scoring.Scored) error {
+	record := func(j publishedJob, s *scoring.Scored) error {
 		rx := st.Runs[key(j.run)]
 		for _, p := range scoring.Protocols {
 			o, err := s.Outcome(p)
@@ -250,81 +158,11 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 	fmt.Fprintf(stderr, "rescore: %d published tool-usage runs; environment %s; %d questions to re-execute, %d kept from %s (%d runs redone: code or environment changed; %d rows without per-property outcomes dropped)\n",
 		len(runs), envID, len(jobs), kept, c.store, redone, withoutOutcomes)
 
-	var mu sync.Mutex
-	write := func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		return st.Write(c.store, order)
-	}
-	if len(jobs) > 0 {
-		var bar *progressbar.ProgressBar
-		if !c.quiet {
-			bar = progressbar.NewOptions(len(jobs), progressbar.OptionSetWriter(stderr), progressbar.OptionShowCount(),
-				progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true), progressbar.OptionSetDescription("re-executing"),
-				progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
-		}
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		queue := make(chan job)
-		var wg sync.WaitGroup
-		var firstErr error
-		for w := 0; w < scorer.Sandbox.Info().Slots; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for j := range queue {
-					s, err := scorer.Score(ctx, j.q, j.code)
-					mu.Lock()
-					if err == nil {
-						err = record(j, s)
-					}
-					if err != nil {
-						if firstErr == nil && ctx.Err() == nil {
-							firstErr = fmt.Errorf("%s: question %s: %w", j.run, j.q.ID, err)
-						}
-						mu.Unlock()
-						cancel()
-						continue
-					}
-					mu.Unlock()
-					if bar != nil {
-						bar.Add(1)
-					}
-				}
-			}()
-		}
-		last := time.Now()
-	feed:
-		for _, j := range jobs {
-			select {
-			case queue <- j:
-			case <-ctx.Done():
-				break feed
-			}
-			if time.Since(last) > checkpointEvery {
-				if err := write(); err != nil {
-					cancel()
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-					break
-				}
-				last = time.Now()
-			}
-		}
-		close(queue)
-		wg.Wait()
-		// What was done is kept, even when interrupted or failed.
-		if err := write(); err != nil {
-			return err
-		}
-		if firstErr != nil {
-			return firstErr
-		}
-		if err := ctx.Err(); err != nil {
+	write := func() error { return st.Write(c.store, order) }
+	if err := reexecute(ctx, scorer, jobs, record, write, c.quiet, stderr); err != nil {
+		if errors.Is(err, errInterrupted) {
 			return fmt.Errorf("interrupted: the verdicts made so far are in %s; run again to go on", c.store)
 		}
-	} else if err := write(); err != nil {
 		return err
 	}
 	if err := summarizePublished(stdout, runs, st, key); err != nil {
@@ -343,6 +181,210 @@ func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) e
 			mine.Runs[f.Run.RunID] = st.Runs[key(f.Run.RunID)]
 		}
 		return reportComparison(stdout, c.store, c.compare, mine, other)
+	}
+	return nil
+}
+
+// publishedJob is one item of rescorePublished: a published run's answer to
+// one executable question.
+type publishedJob struct {
+	k    int // the item: its position among every published run's executable questions
+	run  string
+	q    *datasets.Question
+	code scoring.Submission
+}
+
+// publishedItems returns, in order, the items to re-execute (each published
+// tool-usage run's executable questions, a corrected version's corrected
+// ones only; the runs in the importer's order, which -shard partitions),
+// those runs (filtered by -runs), each run's generation file and the parts
+// of the shards' fingerprint but the questions'.
+func publishedItems(c config, files []*results.File, bench *datasets.Benchmark) (items []publishedJob, runs []*results.File, sources map[string]results.SourceFile, parts []string, err error) {
+	var runFilter *regexp.Regexp
+	if c.runs != "" {
+		if runFilter, err = regexp.Compile(c.runs); err != nil {
+			return nil, nil, nil, nil, fmt.Errorf("-runs: %w", err)
+		}
+	}
+	// In a corrected version only its corrected questions are re-executed:
+	// the others' code and verification are the published version's, whose
+	// verdicts the store holds under the run's own key.
+	var corrected map[string]bool
+	if c.version != "" {
+		v, _ := datasets.LookupCorrectedVersion(c.version)
+		corrected = map[string]bool{}
+		for _, cor := range v.Corrections {
+			corrected[cor.Question] = true
+		}
+	}
+	sources = map[string]results.SourceFile{}
+	parts = []string{"published"}
+	for _, f := range files {
+		if f.Run.Benchmark != results.BenchmarkToolUsage || f.Run.Provenance.Kind != results.ProvenanceImported {
+			continue
+		}
+		if runFilter != nil && !runFilter.MatchString(f.Run.RunID) {
+			continue
+		}
+		runs = append(runs, f)
+		var src results.SourceFile
+		for _, s := range f.Run.Provenance.Source {
+			if path.Base(s.Path) == published.GenerationFile {
+				src = s
+			}
+		}
+		sources[f.Run.RunID] = src
+		parts = append(parts, f.Run.RunID+" "+src.SHA256)
+		code := map[string]scoring.Submission{}
+		for _, q := range f.Questions {
+			code[q.QuestionID] = scoring.Submission{Code: q.Code, FunctionName: q.FunctionName}
+		}
+		for i := range bench.Questions {
+			if q := &bench.Questions[i]; q.Executable() && (corrected == nil || corrected[q.ID]) {
+				items = append(items, publishedJob{k: len(items), run: f.Run.RunID, q: q, code: code[q.ID]})
+			}
+		}
+	}
+	return items, runs, sources, parts, nil
+}
+
+// pendingJobs returns the items whose verdicts the store st does not keep
+// (in environment envID, for the run's generation file, both protocols'
+// rows with per-property outcomes), how many it keeps, how many runs are
+// redone (code or environment changed) and how many rows without outcomes
+// it drops. Unless shard (a shard leaves the store alone), st gets an empty
+// entry for each run redone or new, and loses the rows dropped.
+func pendingJobs(st *published.Reexecuted, items []publishedJob, runs []*results.File, sources map[string]results.SourceFile,
+	key func(string) string, envID string, shard bool) (jobs []publishedJob, kept, redone, withoutOutcomes int) {
+	done := map[string]map[string]int{}
+	for _, f := range runs {
+		rx, src := st.Runs[key(f.Run.RunID)], sources[f.Run.RunID]
+		if rx != nil && (rx.Source.SHA256 != src.SHA256 || rx.Environment != envID) {
+			redone++
+			rx = nil
+		}
+		if rx == nil && !shard {
+			st.Runs[key(f.Run.RunID)] = &published.ReexecutedRun{Source: src, Environment: envID}
+		}
+		done[f.Run.RunID] = map[string]int{}
+		if rx != nil {
+			// A question is kept when both protocols' rows record their
+			// per-property outcomes; rows of the store's first form (no
+			// outcomes) are dropped and the question re-executed.
+			var keep []published.ReexecutedVerdict
+			for _, v := range rx.Rows {
+				if v.HasOutcomes {
+					done[f.Run.RunID][v.QuestionID]++
+				}
+			}
+			for _, v := range rx.Rows {
+				if done[f.Run.RunID][v.QuestionID] == len(scoring.Protocols) {
+					keep = append(keep, v)
+				} else {
+					withoutOutcomes++
+				}
+			}
+			if !shard {
+				rx.Rows = keep
+			}
+		}
+	}
+	for _, it := range items {
+		if done[it.run][it.q.ID] == len(scoring.Protocols) {
+			kept++
+			continue
+		}
+		jobs = append(jobs, it)
+	}
+	return jobs, kept, redone, withoutOutcomes
+}
+
+// errInterrupted is reexecute's error when its context ends first.
+var errInterrupted = errors.New("interrupted")
+
+// reexecute scores the jobs in the scorer's sandbox, one worker per slot,
+// with a progress bar unless quiet: record adds a job's verdicts to the
+// store and write checkpoints it (both called under one lock), every
+// checkpointEvery and once at the end, even when interrupted or failed, so
+// that nothing done is lost. It returns the first error, or errInterrupted.
+func reexecute(ctx context.Context, scorer *scoring.Scorer, jobs []publishedJob, record func(publishedJob, *scoring.Scored) error,
+	write func() error, quiet bool, stderr io.Writer) error {
+	if len(jobs) == 0 {
+		return write()
+	}
+	var bar *progressbar.ProgressBar
+	if !quiet {
+		bar = progressbar.NewOptions(len(jobs), progressbar.OptionSetWriter(stderr), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true), progressbar.OptionSetDescription("re-executing"),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
+	}
+	outer := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	save := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return write()
+	}
+	queue := make(chan publishedJob)
+	var wg sync.WaitGroup
+	var firstErr error
+	for w := 0; w < scorer.Sandbox.Info().Slots; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range queue {
+				s, err := scorer.Score(ctx, j.q, j.code)
+				mu.Lock()
+				if err == nil {
+					err = record(j, s)
+				}
+				if err != nil {
+					if firstErr == nil && ctx.Err() == nil {
+						firstErr = fmt.Errorf("%s: question %s: %w", j.run, j.q.ID, err)
+					}
+					mu.Unlock()
+					cancel()
+					continue
+				}
+				mu.Unlock()
+				if bar != nil {
+					bar.Add(1)
+				}
+			}
+		}()
+	}
+	last := time.Now()
+feed:
+	for _, j := range jobs {
+		select {
+		case queue <- j:
+		case <-ctx.Done():
+			break feed
+		}
+		if time.Since(last) > checkpointEvery {
+			if err := save(); err != nil {
+				cancel()
+				mu.Lock()
+				firstErr = err
+				mu.Unlock()
+				break
+			}
+			last = time.Now()
+		}
+	}
+	close(queue)
+	wg.Wait()
+	// What was done is kept, even when interrupted or failed.
+	if err := save(); err != nil {
+		return err
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	if outer.Err() != nil {
+		return errInterrupted
 	}
 	return nil
 }
