@@ -186,101 +186,13 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		}
 		o.Releases = rs
 	}
-	loaded, err := LoadResults(o.ResultsDir)
+	in, err := loadInputs(o, logf)
 	if err != nil {
 		return nil, err
 	}
-	files, paths, invalid, codeKeys, rows := loaded.Files, loaded.Paths, loaded.Invalid, loaded.CodeKeys, loaded.Rows
-	loaded = nil
-	logf("site: %d results files in %s", len(files), o.ResultsDir)
-	read, err := ReadSubmissions(o.SubmissionsDir, o.VerifiedDir)
-	if err != nil {
-		return nil, err
-	}
-	subFiles, subs := read.Files, read.Valid
-	for _, f := range subFiles {
-		if other, dup := paths[f.Run.RunID]; dup {
-			return nil, fmt.Errorf("run %s: in %s and in %s", f.Run.RunID, other, f.Path)
-		}
-		paths[f.Run.RunID] = f.Path
-		files = append(files, f)
-		keys := make([]string, len(f.Questions))
-		for i := range f.Questions {
-			keys[i] = content.CodeKey(f.Questions[i].Code)
-		}
-		codeKeys[f.Run.RunID] = keys
-	}
-	if len(subs) > 0 {
-		logf("site: %d submissions in %s (%d runs and verified records)", len(subs), o.SubmissionsDir, len(subFiles))
-	}
-	audit, auditRows, auditPaths, err := loadAudit(o.AuditDir, paths)
-	if err != nil {
-		return nil, err
-	}
-	folders, err := loadBenchmarkFolders(o.BenchmarkFolders)
-	if err != nil {
-		return nil, err
-	}
-	diagnoses, err := datasets.ReadDiagnoses(o.Diagnoses)
-	if err != nil {
-		return nil, err
-	}
-	envCmp, err := results.ReadEnvironmentComparison(o.EnvironmentComparison)
-	if err != nil {
-		return nil, err
-	}
-	if len(audit) > 0 {
-		logf("site: %d benchmark audit results files in %s", len(audit), o.AuditDir)
-	}
-	verifiedSet, err := aggregate.ReadVerifiedSet(o.VerifiedSet)
-	if err != nil {
-		return nil, err
-	}
-	auditByID := map[string]*results.File{}
-	for _, f := range audit {
-		auditByID[f.Run.RunID] = f
-	}
-	rep := &Report{Runs: len(files), Warnings: read.Warnings}
-	listed := map[string]string{} // run id → the newest release listing it
-	for _, r := range o.Releases {
-		for _, id := range r.Runs {
-			listed[id] = r.Version
-		}
-	}
-	// A release's runs of submissions come from their folders; an invalid
-	// or missing folder is named with the release and the run.
-	errs, warnings := checkListedSubmissionRuns(o.Releases, read, o.SubmissionsDir, o.AllowIncomplete)
-	rep.Warnings = append(rep.Warnings, warnings...)
-	if o.Frozen {
-		errs = append(errs, releasedSubmissionsChanged(ctx, o)...)
-	}
-	listedFolders := map[string]bool{}
-	for id := range listed {
-		if f := SubmissionFolder(id); f != "" {
-			listedFolders[f] = true
-		}
-	}
-	for _, iv := range read.Invalid {
-		if !listedFolders[filepath.Base(iv.Path)] { // else an error above
-			invalid = append(invalid, iv)
-		}
-	}
-	for _, iv := range invalid {
-		switch v, ok := listed[iv.RunID]; {
-		case ok:
-			errs = append(errs, fmt.Errorf("run %s, listed by release %s (%s), is invalid: %w", iv.RunID, v, release.File, iv.Err))
-		case o.Strict:
-			errs = append(errs, iv.Err)
-		default:
-			rep.Skipped = append(rep.Skipped, iv)
-			if iv.RunID == "" {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("skipped %s: %v", iv.Path, iv.Err))
-			} else {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("skipped invalid results file %s (run %s, in no release): %v", iv.Path, iv.RunID, iv.Err))
-			}
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	files, paths, codeKeys, rows, subs, audit := in.files, in.paths, in.codeKeys, in.rows, in.subs, in.audit
+	rep := &Report{Runs: len(files), Warnings: in.read.Warnings}
+	if err := checkRuns(ctx, o, in, rep); err != nil {
 		return nil, err
 	}
 	inner := os.Getenv(release.BuildEnv) != ""     // building one release inside its generator commit
@@ -306,110 +218,17 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		r := o.Releases[i]
 		links = append(links, content.Link{Version: r.Version, Path: r.Version, Date: r.Date, Commit: r.GeneratorCommit, Title: r.Title})
 	}
-	for i := len(o.Releases) - 1; i >= 0 && !o.PreviewOnly; i-- {
-		r := o.Releases[i]
-		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
-			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
-			ResultsPaths: map[string]string{}, CodeKeys: codeKeys, Submissions: releaseSubmissions(subs, r)}
-		if r.VerifiedSet != "" {
-			vs, err := releaseVerifiedSet(o.RepoRoot, verifiedSet, r.VerifiedSet)
-			if err != nil {
-				return nil, fmt.Errorf("release %s (%s): %w", r.Version, release.File, err)
-			}
-			e.VerifiedSet, e.AuditRows = vs, auditRows
-		}
-		if i > 0 {
-			e.Previous, e.PreviousRuns = o.Releases[i-1].Version, o.Releases[i-1].Runs
-		}
-		if r.ReferencePages {
-			e.AuditPaths, e.Diagnoses = map[string]string{}, diagnoses
-		}
-		for _, id := range r.Runs {
-			if f := auditByID[id]; f != nil {
-				e.Audit = append(e.Audit, f)
-				if e.AuditPaths != nil {
-					e.AuditPaths[id] = auditPaths[id]
-				}
-				continue
-			}
-			if f := byID[id]; f != nil {
-				e.Files = append(e.Files, f)
-				e.ResultsPaths[id] = paths[id]
-			} else {
-				e.Missing = append(e.Missing, id)
-			}
-		}
-		if o.Frozen && !inner && (o.Benchmark != nil || len(e.Files) > 0) {
-			changed, err := release.GeneratorChanged(ctx, o.RepoRoot, r.GeneratorCommit)
-			switch {
-			case errors.Is(err, release.ErrNotGit):
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s is %v, so the release is built by the running code (its manifest check tells whether its pages are unchanged)",
-					r.Version, o.RepoRoot, err))
-			case err != nil:
-				return nil, fmt.Errorf("release %s: %w", r.Version, err)
-			}
-			if err == nil && useCache && (changed || len(e.Missing) == 0) {
-				mode := []string{"in-process"}
-				if changed {
-					mode = []string{"from-commit"}
-				}
-				if o.AllowIncomplete {
-					mode = append(mode, "allow-incomplete")
-				}
-				key, err := releaseInputs(o, o.Releases[:i+1], paths, auditByID, dataSum, mode).Key()
-				if err != nil {
-					return nil, fmt.Errorf("release %s: cache key: %w", r.Version, err)
-				}
-				pages, why, ok, err := o.Cache.Get(o.RepoRoot, r.Version, key, o.Benchmark)
-				if err != nil {
-					return nil, fmt.Errorf("release %s: cache %s: %w", r.Version, o.Cache.Dir, err)
-				}
-				if ok {
-					logf("site: release %s: its inputs are unchanged and its cached pages match %s: copied from %s", r.Version, release.ManifestDir, pages)
-					cached[r.Version] = pages
-					editions = append(editions, e)
-					continue
-				}
-				logf("site: release %s: %s (%s): building it", r.Version, why, o.Cache.Dir)
-				cacheKeys[r.Version] = key
-			}
-			switch {
-			case err != nil:
-			case changed:
-				cb := release.CommitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf,
-					Submissions: listsSubmissions(o.Releases[:i+1]), SubmissionsRoot: SubmissionsRoot, VerifiedRoot: VerifiedRoot,
-					IsSubmissionRun: func(id string) bool { return SubmissionFolder(id) != "" }}
-				if o.Benchmark != nil {
-					cb.DataRoot = o.Benchmark.Root
-				}
-				fromCommit[r.Version] = cb
-				editions = append(editions, e)
-				continue
-			}
-		}
-		switch {
-		case len(e.Files) == 0 && len(r.Runs) > 0:
-			e.Missing = nil
-			e.DataHint = fmt.Sprintf("None of the %d results files of release %s are present, so its pages are empty. %s", len(r.Runs), r.Version, o.DataHint)
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: none of its %d runs is present; built empty", r.Version, len(r.Runs)))
-		case len(e.Missing) > 0 && !o.AllowIncomplete:
-			return nil, fmt.Errorf("release %s (%s): %d of its %d runs are missing from %s, e.g. %s; import them (make import) or build with -allow-incomplete",
-				r.Version, release.File, len(e.Missing), len(r.Runs), o.ResultsDir, e.Missing[0])
-		case len(e.Missing) > 0:
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s missing", r.Version, words.Count(len(e.Missing), "run", "runs")))
-		}
-		if !o.Frozen {
-			if w := release.StaleGenerator(o.RepoRoot, o.GeneratorCommit, r); w != "" {
-				rep.Warnings = append(rep.Warnings, w)
-			}
-		}
-		editions = append(editions, e)
+	st := &releaseState{links: links, inner: inner, fromCommit: fromCommit, cached: cached, cacheKeys: cacheKeys, useCache: useCache,
+		dataSum: dataSum, byID: byID, paper: paper}
+	if err := addReleases(ctx, o, rep, logf, in, st); err != nil {
+		return nil, err
 	}
+	editions = st.editions
 	if needPreview(o.Releases, files, audit) || o.PreviewOnly {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
 			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Audit: audit, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
-			CodeKeys: codeKeys, Submissions: subs, AuditRows: auditRows, AuditPaths: auditPaths, Diagnoses: diagnoses, EnvironmentComparison: envCmp, VerifiedSet: verifiedSet,
-			FolderBenchmarks: folders}
+			CodeKeys: codeKeys, Submissions: subs, AuditRows: in.auditRows, AuditPaths: in.auditPaths, Diagnoses: in.diagnoses, EnvironmentComparison: in.envCmp,
+			VerifiedSet: in.verifiedSet, FolderBenchmarks: in.folders}
 		if n := len(o.Releases); n > 0 {
 			e.Previous, e.PreviousRuns = o.Releases[n-1].Version, o.Releases[n-1].Runs
 		}
@@ -503,9 +322,279 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		e.Files, e.Audit, e.Leaderboard, e.Figures, e.ResultsPaths, e.CodeKeys = nil, nil, nil, nil, nil, nil
 	}
 	files, byID, codeKeys, rows = nil, nil, nil, nil
+	*in, st.byID = buildInputs{}, nil
 	runtime.GC()
 	debug.FreeOSMemory()
 
+	st.editions = editions
+	return render(ctx, o, rep, logf, dirs, st, complete)
+}
+
+// buildInputs are what a build reads besides the releases: the results
+// files (with their paths, code keys and compact rows), the submissions,
+// the benchmark audit's runs, the folder benchmarks, the diagnoses, the
+// environment comparison and the verified question set.
+type buildInputs struct {
+	files       []*results.File
+	paths       map[string]string
+	invalid     []results.Invalid
+	codeKeys    map[string][]string
+	rows        map[string][]results.SummaryRow
+	read        *Submissions
+	subs        []*content.Submission
+	audit       []*results.File
+	auditRows   map[string][]results.SummaryRow
+	auditPaths  map[string]string
+	auditByID   map[string]*results.File
+	folders     map[results.Benchmark]*content.FolderBenchmark
+	diagnoses   datasets.Diagnoses
+	envCmp      *results.EnvironmentComparison
+	verifiedSet *aggregate.VerifiedSet
+}
+
+// loadInputs reads Build's inputs (Options); errors name the file.
+func loadInputs(o Options, logf func(string, ...any)) (*buildInputs, error) {
+	loaded, err := LoadResults(o.ResultsDir)
+	if err != nil {
+		return nil, err
+	}
+	files, paths, invalid, codeKeys, rows := loaded.Files, loaded.Paths, loaded.Invalid, loaded.CodeKeys, loaded.Rows
+	loaded = nil
+	logf("site: %d results files in %s", len(files), o.ResultsDir)
+	read, err := ReadSubmissions(o.SubmissionsDir, o.VerifiedDir)
+	if err != nil {
+		return nil, err
+	}
+	subFiles, subs := read.Files, read.Valid
+	for _, f := range subFiles {
+		if other, dup := paths[f.Run.RunID]; dup {
+			return nil, fmt.Errorf("run %s: in %s and in %s", f.Run.RunID, other, f.Path)
+		}
+		paths[f.Run.RunID] = f.Path
+		files = append(files, f)
+		keys := make([]string, len(f.Questions))
+		for i := range f.Questions {
+			keys[i] = content.CodeKey(f.Questions[i].Code)
+		}
+		codeKeys[f.Run.RunID] = keys
+	}
+	if len(subs) > 0 {
+		logf("site: %d submissions in %s (%d runs and verified records)", len(subs), o.SubmissionsDir, len(subFiles))
+	}
+	audit, auditRows, auditPaths, err := loadAudit(o.AuditDir, paths)
+	if err != nil {
+		return nil, err
+	}
+	folders, err := loadBenchmarkFolders(o.BenchmarkFolders)
+	if err != nil {
+		return nil, err
+	}
+	diagnoses, err := datasets.ReadDiagnoses(o.Diagnoses)
+	if err != nil {
+		return nil, err
+	}
+	envCmp, err := results.ReadEnvironmentComparison(o.EnvironmentComparison)
+	if err != nil {
+		return nil, err
+	}
+	if len(audit) > 0 {
+		logf("site: %d benchmark audit results files in %s", len(audit), o.AuditDir)
+	}
+	verifiedSet, err := aggregate.ReadVerifiedSet(o.VerifiedSet)
+	if err != nil {
+		return nil, err
+	}
+	auditByID := map[string]*results.File{}
+	for _, f := range audit {
+		auditByID[f.Run.RunID] = f
+	}
+	return &buildInputs{files: files, paths: paths, invalid: invalid, codeKeys: codeKeys, rows: rows, read: read, subs: subs,
+		audit: audit, auditRows: auditRows, auditPaths: auditPaths, auditByID: auditByID, folders: folders, diagnoses: diagnoses,
+		envCmp: envCmp, verifiedSet: verifiedSet}, nil
+}
+
+// checkRuns checks the runs the releases list against what was read: a
+// listed run that is missing from its submission folder, invalid, or (with
+// Frozen) of a submission changed since the release is an error; other
+// invalid files are errors with Strict, else skipped with a warning (rep).
+func checkRuns(ctx context.Context, o Options, in *buildInputs, rep *Report) error {
+	read, invalid := in.read, in.invalid
+	listed := map[string]string{} // run id → the newest release listing it
+	for _, r := range o.Releases {
+		for _, id := range r.Runs {
+			listed[id] = r.Version
+		}
+	}
+	// A release's runs of submissions come from their folders; an invalid
+	// or missing folder is named with the release and the run.
+	errs, warnings := checkListedSubmissionRuns(o.Releases, read, o.SubmissionsDir, o.AllowIncomplete)
+	rep.Warnings = append(rep.Warnings, warnings...)
+	if o.Frozen {
+		errs = append(errs, releasedSubmissionsChanged(ctx, o)...)
+	}
+	listedFolders := map[string]bool{}
+	for id := range listed {
+		if f := SubmissionFolder(id); f != "" {
+			listedFolders[f] = true
+		}
+	}
+	for _, iv := range read.Invalid {
+		if !listedFolders[filepath.Base(iv.Path)] { // else an error above
+			invalid = append(invalid, iv)
+		}
+	}
+	for _, iv := range invalid {
+		switch v, ok := listed[iv.RunID]; {
+		case ok:
+			errs = append(errs, fmt.Errorf("run %s, listed by release %s (%s), is invalid: %w", iv.RunID, v, release.File, iv.Err))
+		case o.Strict:
+			errs = append(errs, iv.Err)
+		default:
+			rep.Skipped = append(rep.Skipped, iv)
+			if iv.RunID == "" {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("skipped %s: %v", iv.Path, iv.Err))
+			} else {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("skipped invalid results file %s (run %s, in no release): %v", iv.Path, iv.RunID, iv.Err))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return nil
+}
+
+// releaseState is what Build knows of its editions while it plans them.
+type releaseState struct {
+	editions   []*content.Edition
+	links      []content.Link                 // newest first
+	inner      bool                           // building one release inside its generator commit
+	fromCommit map[string]release.CommitBuild // releases built by their own generator commit, by version
+	cached     map[string]string              // releases copied from o.Cache: version → cached pages
+	cacheKeys  map[string]string              // releases to store in o.Cache once they match their manifest: version → key
+	useCache   bool
+	dataSum    string
+	byID       map[string]*results.File
+	paper      []paperonly.Value
+}
+
+// addReleases adds an edition per release (newest first) to st.editions:
+// copied from the cache, built by its own generator commit (st.fromCommit)
+// or by the running code; a release missing runs is an error unless
+// AllowIncomplete.
+func addReleases(ctx context.Context, o Options, rep *Report, logf func(string, ...any), in *buildInputs, st *releaseState) error {
+	paths, codeKeys, subs, verifiedSet, auditRows, diagnoses, auditPaths, auditByID := in.paths, in.codeKeys, in.subs, in.verifiedSet, in.auditRows, in.diagnoses, in.auditPaths, in.auditByID
+	links, paper, byID, useCache, dataSum, inner := st.links, st.paper, st.byID, st.useCache, st.dataSum, st.inner
+	fromCommit, cached, cacheKeys := st.fromCommit, st.cached, st.cacheKeys
+	for i := len(o.Releases) - 1; i >= 0 && !o.PreviewOnly; i-- {
+		r := o.Releases[i]
+		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
+			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
+			ResultsPaths: map[string]string{}, CodeKeys: codeKeys, Submissions: releaseSubmissions(subs, r)}
+		if r.VerifiedSet != "" {
+			vs, err := releaseVerifiedSet(o.RepoRoot, verifiedSet, r.VerifiedSet)
+			if err != nil {
+				return fmt.Errorf("release %s (%s): %w", r.Version, release.File, err)
+			}
+			e.VerifiedSet, e.AuditRows = vs, auditRows
+		}
+		if i > 0 {
+			e.Previous, e.PreviousRuns = o.Releases[i-1].Version, o.Releases[i-1].Runs
+		}
+		if r.ReferencePages {
+			e.AuditPaths, e.Diagnoses = map[string]string{}, diagnoses
+		}
+		for _, id := range r.Runs {
+			if f := auditByID[id]; f != nil {
+				e.Audit = append(e.Audit, f)
+				if e.AuditPaths != nil {
+					e.AuditPaths[id] = auditPaths[id]
+				}
+				continue
+			}
+			if f := byID[id]; f != nil {
+				e.Files = append(e.Files, f)
+				e.ResultsPaths[id] = paths[id]
+			} else {
+				e.Missing = append(e.Missing, id)
+			}
+		}
+		if o.Frozen && !inner && (o.Benchmark != nil || len(e.Files) > 0) {
+			changed, err := release.GeneratorChanged(ctx, o.RepoRoot, r.GeneratorCommit)
+			switch {
+			case errors.Is(err, release.ErrNotGit):
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s is %v, so the release is built by the running code (its manifest check tells whether its pages are unchanged)",
+					r.Version, o.RepoRoot, err))
+			case err != nil:
+				return fmt.Errorf("release %s: %w", r.Version, err)
+			}
+			if err == nil && useCache && (changed || len(e.Missing) == 0) {
+				mode := []string{"in-process"}
+				if changed {
+					mode = []string{"from-commit"}
+				}
+				if o.AllowIncomplete {
+					mode = append(mode, "allow-incomplete")
+				}
+				key, err := releaseInputs(o, o.Releases[:i+1], paths, auditByID, dataSum, mode).Key()
+				if err != nil {
+					return fmt.Errorf("release %s: cache key: %w", r.Version, err)
+				}
+				pages, why, ok, err := o.Cache.Get(o.RepoRoot, r.Version, key, o.Benchmark)
+				if err != nil {
+					return fmt.Errorf("release %s: cache %s: %w", r.Version, o.Cache.Dir, err)
+				}
+				if ok {
+					logf("site: release %s: its inputs are unchanged and its cached pages match %s: copied from %s", r.Version, release.ManifestDir, pages)
+					cached[r.Version] = pages
+					st.editions = append(st.editions, e)
+					continue
+				}
+				logf("site: release %s: %s (%s): building it", r.Version, why, o.Cache.Dir)
+				cacheKeys[r.Version] = key
+			}
+			switch {
+			case err != nil:
+			case changed:
+				cb := release.CommitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf,
+					Submissions: listsSubmissions(o.Releases[:i+1]), SubmissionsRoot: SubmissionsRoot, VerifiedRoot: VerifiedRoot,
+					IsSubmissionRun: func(id string) bool { return SubmissionFolder(id) != "" }}
+				if o.Benchmark != nil {
+					cb.DataRoot = o.Benchmark.Root
+				}
+				fromCommit[r.Version] = cb
+				st.editions = append(st.editions, e)
+				continue
+			}
+		}
+		switch {
+		case len(e.Files) == 0 && len(r.Runs) > 0:
+			e.Missing = nil
+			e.DataHint = fmt.Sprintf("None of the %d results files of release %s are present, so its pages are empty. %s", len(r.Runs), r.Version, o.DataHint)
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: none of its %d runs is present; built empty", r.Version, len(r.Runs)))
+		case len(e.Missing) > 0 && !o.AllowIncomplete:
+			return fmt.Errorf("release %s (%s): %d of its %d runs are missing from %s, e.g. %s; import them (make import) or build with -allow-incomplete",
+				r.Version, release.File, len(e.Missing), len(r.Runs), o.ResultsDir, e.Missing[0])
+		case len(e.Missing) > 0:
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s missing", r.Version, words.Count(len(e.Missing), "run", "runs")))
+		}
+		if !o.Frozen {
+			if w := release.StaleGenerator(o.RepoRoot, o.GeneratorCommit, r); w != "" {
+				rep.Warnings = append(rep.Warnings, w)
+			}
+		}
+		st.editions = append(st.editions, e)
+	}
+	return nil
+}
+
+// render runs Hugo over the generated sources into a folder beside
+// o.OutDir, adds the releases built by their own commit and those copied
+// from the cache, checks each frozen release against its manifest (storing
+// it in the cache when it matches), copies the newest release to latest/,
+// and puts the whole site in place of o.OutDir.
+func render(ctx context.Context, o Options, rep *Report, logf func(string, ...any), dirs content.Dirs, st *releaseState, complete map[string]bool) (*Report, error) {
+	editions, fromCommit, cached, cacheKeys, inner := st.editions, st.fromCommit, st.cached, st.cacheKeys, st.inner
 	tmp := strings.TrimRight(o.OutDir, string(filepath.Separator)) + ".tmp"
 	if err := os.RemoveAll(tmp); err != nil {
 		return nil, err
