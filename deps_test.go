@@ -25,11 +25,13 @@ var allowed = map[string][]string{
 	"internal/words":        []string{},
 	"internal/flock":        []string{},
 	"internal/jsonl":        []string{"internal/flock"},
+	"internal/cliflags":     []string{"datasets"},
+	"internal/sandboxflags": []string{"internal/cliflags", "runner/sandbox", "runner/scoring"},
 	"internal/mattoolstest": []string{"datasets"},
 	"results/check":         []string{"results", "datasets"},
 	"results/published":     []string{"results", "datasets", "datasets/qaaudit"},
 	"results/submission":    []string{"results", "results/check"},
-	"cmd/import-mattools":   []string{"results", "results/published", "datasets"},
+	"cmd/import-mattools":   []string{"results", "results/published", "datasets", "internal/cliflags"},
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
 	// LLM client from the runner; scoring never calls an LLM.
@@ -48,9 +50,9 @@ var allowed = map[string][]string{
 	"runner/llm/llmtest":    []string{},
 	"runner/llm/replay":     []string{},
 	"internal/pystr":        []string{},
-	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "runner/sandbox", "runner/systems"},
-	"cmd/replay-llm":        []string{"datasets", "runner/llm/replay"},
-	"cmd/retrieval-quality": []string{"datasets", "datasets/corpus", "runner/retrieval"},
+	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "runner/sandbox", "runner/systems", "internal/cliflags"},
+	"cmd/replay-llm":        []string{"datasets", "runner/llm/replay", "internal/cliflags"},
+	"cmd/retrieval-quality": []string{"datasets", "datasets/corpus", "runner/retrieval", "internal/cliflags"},
 
 	// The site: results files → aggregate → plots, content → hugo.
 	"site/paperonly": []string{"results"},
@@ -66,7 +68,7 @@ var allowed = map[string][]string{
 	// Release freezing: the releases list, manifests, the rebuild from a
 	// generator commit and the cache of built releases; it never makes pages.
 	"site/release":   []string{"datasets", "results"},
-	"cmd/build-site": []string{"datasets", "results", "site", "site/release"},
+	"cmd/build-site": []string{"datasets", "results", "site", "site/release", "internal/cliflags"},
 
 	// A test fixture, imported only by the end-to-end tests (e2e/): runner
 	// runs of a fake model (results files, the contract), scored in the
@@ -84,30 +86,30 @@ var allowed = map[string][]string{
 	"runner/sandbox":             []string{},
 	"runner/sandbox/sandboxtest": []string{"runner/sandbox"},
 	// The benchmark audit: references, controls and probes scored through scoring.
-	"cmd/audit":   []string{"datasets", "internal/version", "results", "runner/sandbox", "runner/scoring"},
-	"cmd/rescore": []string{"results/published", "results", "datasets", "runner/journal", "runner/sandbox", "runner/scoring", "internal/version", "internal/words"},
+	"cmd/audit":   []string{"datasets", "internal/version", "results", "runner/sandbox", "runner/scoring", "internal/cliflags", "internal/sandboxflags"},
+	"cmd/rescore": []string{"results/published", "results", "datasets", "runner/journal", "runner/sandbox", "runner/scoring", "internal/version", "internal/words", "internal/cliflags", "internal/sandboxflags"},
 
 	// Submissions by pull request: the validator re-executes
 	// submitted code through scoring and the sandbox.
 	// Both take -shard i/n and merge the shards' outcome journals through runner.
 	"cmd/make-submission":     []string{"results", "results/submission"},
-	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "runner/sandbox", "runner/scoring"},
+	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "runner/sandbox", "runner/scoring", "internal/cliflags", "internal/sandboxflags"},
 
 	// LLM-written documentation: the generator of sources 3/4's text.
 	"runner/docgen": []string{"datasets/corpus", "internal/jsonl", "runner/llm"},
-	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version"},
+	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version", "internal/cliflags"},
 
 	// make test's reporter of `go test -json`.
 	// Task synthesis from unit tests (MatTools' pipeline): splitter, triplet generation, checks.
 	"synth":          []string{"datasets/corpus", "internal/jsonl", "runner/llm", "runner/sandbox"},
-	"cmd/synthesize": []string{"datasets", "datasets/corpus", "internal/version", "runner/docgen", "runner/llm", "runner/sandbox", "synth", "synth/qasynth"},
+	"cmd/synthesize": []string{"datasets", "datasets/corpus", "internal/version", "runner/docgen", "runner/llm", "runner/sandbox", "synth", "synth/qasynth", "internal/cliflags"},
 	// QA synthesis from LLM documentation (MatTools' two QA prompts), the QA audit as its filters.
 	"synth/qasynth":   []string{"datasets", "datasets/corpus", "datasets/qaaudit", "internal/jsonl", "internal/pystr", "runner/llm"},
 	"synth/synthtest": []string{"runner/llm/llmtest", "synth"}, // a scripted model, imported only by tests
 
 	"scripts/testreport": []string{},
 	// The shards' merge, the runner benchmark's programs, the Kubernetes manifests' module.
-	"cmd/merge":                       []string{"datasets", "runner", "runner/plan", "runner/systems"},
+	"cmd/merge":                       []string{"datasets", "runner", "runner/plan", "runner/systems", "internal/cliflags"},
 	"scripts/runner-bench/fakeserver": []string{"runner/llm/llmtest"},
 	"scripts/runner-bench/genqa":      []string{"results"},
 	"scripts/site-scale/gen":          []string{"results", "results/check"},

@@ -43,7 +43,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -51,6 +50,8 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
+	"github.com/mattools-leaderboard/leaderboard/internal/sandboxflags"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
@@ -76,12 +77,11 @@ func main() {
 }
 
 type config struct {
-	data, reference, diagnoses, out, backend, python string
-	slots                                            int
-	wall, cpu                                        time.Duration
-	only                                             []string
-	force, quiet, noCgroup, cold                     bool
-	publish                                          string
+	data, reference, diagnoses, out string
+	sb                              sandboxflags.Sandbox
+	only                            []string
+	force, quiet                    bool
+	publish                         string
 	// version is the tool-usage benchmark version audited: "" for the
 	// published 2025-05, or a corrected version (datasets/corrections.json).
 	version string
@@ -92,23 +92,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var c config
 	var only string
-	fs.StringVar(&c.data, "data", os.Getenv(datasets.EnvVar), "MatTools data root (default $MATTOOLS_DATA)")
+	cliflags.Data(fs, &c.data, nil, "")
 	fs.StringVar(&c.reference, "reference", DefaultReference, "folder of the reference solutions, one <question>.py each")
 	fs.StringVar(&c.diagnoses, "diagnoses", "benchmarks/mattools-tool-usage/diagnoses.csv", "the diagnoses of the properties the reference fails (question,property,category,evidence); absent: none")
 	fs.StringVar(&c.out, "out", "build/audit", "output folder: audit.json, results/, .cache/")
 	fs.StringVar(&c.publish, "publish", "", "also copy the results files into this folder, replacing the results files there (the committed copy the site reads: benchmarks/mattools-tool-usage/audit)")
 	fs.StringVar(&c.version, "benchmark-version", "", "the tool-usage benchmark version whose verification scores the references: 2025-05 (the default) or a corrected version (datasets/corrections.json); its results files are that version's")
-	fs.StringVar(&c.backend, "sandbox", "auto", "sandbox backend: auto, local or docker")
-	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make sandbox-env)")
-	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
 	// Generous limits: the audit measures how long a correct solution takes.
-	fs.DurationVar(&c.wall, "timeout", 20*time.Minute, "wall-clock limit per execution (generous: the audit measures the references' times)")
-	fs.DurationVar(&c.cpu, "cpu", 20*time.Minute, "CPU-time limit per process (generous, as -timeout)")
+	c.sb.Register(fs, nil, sandbox.Limits{Wall: 20 * time.Minute, CPU: 20 * time.Minute}, "generous: the audit measures the references' times",
+		"run every execution in a fresh interpreter (CPU times are then not measured)")
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to audit (default: all 49)")
 	fs.BoolVar(&c.force, "force", false, "execute every item again instead of reading the cache")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar")
-	fs.BoolVar(&c.noCgroup, "sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
-	fs.BoolVar(&c.cold, "cold", false, "run every execution in a fresh interpreter (CPU times are then not measured)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -275,8 +270,7 @@ func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-questions: %w", err)
 		}
 	}
-	scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python,
-		Limits: sandbox.Limits{Wall: c.wall, CPU: c.cpu}, AllowNoCgroup: c.noCgroup, Cold: c.cold})
+	scorer, err := c.sb.Open(ctx, root)
 	if err != nil {
 		return err
 	}
@@ -360,7 +354,7 @@ func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := &Report{GeneratorVersion: version.String(), DataRoot: root, DataCommit: bench.Commit, BenchmarkVersion: bench.Version, Reference: c.reference,
-		Environment: env, Limits: ReportLimits{WallSeconds: c.wall.Seconds(), CPUSeconds: c.cpu.Seconds()}}
+		Environment: env, Limits: ReportLimits{WallSeconds: c.sb.Limits.Wall.Seconds(), CPUSeconds: c.sb.Limits.CPU.Seconds()}}
 	totals := map[string]*Total{}
 	for _, p := range scoring.Protocols {
 		totals[p] = &Total{Protocol: p, Questions: len(audited)}
@@ -607,7 +601,7 @@ func cacheKey(it *item, env scoring.Environment, c config) string {
 	envJSON, _ := json.Marshal(env)
 	h := sha256.New()
 	for _, part := range []string{"audit-item v1", it.kind, it.q.ID, it.function, it.code, it.q.UnitTest, strings.Join(files, "\n"),
-		scoring.HarnessSHA256(), string(envJSON), c.wall.String(), c.cpu.String(), fmt.Sprint(c.cold)} {
+		scoring.HarnessSHA256(), string(envJSON), c.sb.Limits.Wall.String(), c.sb.Limits.CPU.String(), fmt.Sprint(c.sb.Cold)} {
 		fmt.Fprintf(h, "%d\n%s\n", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))

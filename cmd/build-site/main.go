@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/release"
@@ -77,7 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	diagnoses := fl.String("diagnoses", "benchmarks/mattools-tool-usage/diagnoses.csv", "the benchmark audit's diagnoses (question,property,category,evidence): the preview's question pages show each beside the reference solution's failed property; absent: none")
 	envCmp := fl.String("environment-differences", "", "the published answers whose verdicts differ between the pinned and the tasks environment (make import writes it), listed on the preview's methodology page; default <results>/imported/"+results.EnvironmentComparisonFile+"; absent: none")
 	work := fl.String("work", "build/site", "directory for the generated Hugo sources (rewritten)")
-	data := fl.String("data", os.Getenv(datasets.EnvVar), "MatTools data root for the question pages (default $"+datasets.EnvVar+")")
+	data := new(string)
+	cliflags.Data(fl, data, nil, ", for the question pages")
 	repo := fl.String("repo", "", "repository root (default: found from the working directory)")
 	commit := fl.String("commit", "", "commit of this build's code (default: git rev-parse HEAD)")
 	incomplete := fl.Bool("allow-incomplete", false, "build releases even when some of their runs are missing")

@@ -30,6 +30,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
+	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/runner/docgen"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
@@ -44,7 +45,8 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gen-docs", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", os.Getenv(datasets.EnvVar), "MatTools data root (default $"+datasets.EnvVar+")")
+	data := new(string)
+	cliflags.Data(fs, data, nil, "")
 	under := fs.String("under", "pymatgen", "folder to document, e.g. pymatgen/analysis/defects")
 	model := fs.String("model", "", "model id")
 	baseURL := fs.String("base-url", "https://api.openai.com/v1", "OpenAI-compatible base URL")

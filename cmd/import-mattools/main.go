@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
 )
@@ -45,7 +46,8 @@ func main() {
 func run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("import-mattools", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", os.Getenv(datasets.EnvVar), "MatTools checkout or download (default $MATTOOLS_DATA)")
+	data := new(string)
+	cliflags.Data(fs, data, nil, " (a MatTools checkout or download)")
 	out := fs.String("out", "build/results/imported", "output folder for the results files")
 	skip := fs.Bool("skip-unknown-families", false, "warn about run folders of unknown result families instead of failing")
 	if err := fs.Parse(args); err != nil {

@@ -29,6 +29,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
@@ -50,7 +51,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	planPath := fs.String("plan", "", "the run plan the shards ran (TOML)")
-	data := fs.String("data", getenv(datasets.EnvVar), "the MatTools data root the shards ran on (default $"+datasets.EnvVar+")")
+	data := new(string)
+	cliflags.Data(fs, data, getenv, " the shards ran on")
 	prompts := fs.String("prompts", "", "the prompt texts, as given to the shards (default <data>/prompts, or extracted from an upstream checkout)")
 	promptsCache := fs.String("prompts-cache", systems.DefaultPromptsCache, "where prompt texts extracted from an upstream checkout are cached")
 	python := fs.String("sandbox-python", envOr(getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"),

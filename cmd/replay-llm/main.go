@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm/replay"
 )
 
@@ -44,7 +45,8 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready chan<- string) int {
 	fs := flag.NewFlagSet("replay-llm", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", os.Getenv(datasets.EnvVar), "the MatTools data root (default $"+datasets.EnvVar+")")
+	data := new(string)
+	cliflags.Data(fs, data, nil, "")
 	addr := fs.String("addr", "127.0.0.1:8765", "listen address (loopback unless -allow-remote)")
 	round := fs.Int("round", 0, "round served to requests that select none (0: such requests get an error)")
 	roundsFlag := fs.String("rounds", "1,2,3", "rounds to load, comma-separated")

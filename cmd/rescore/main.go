@@ -39,12 +39,13 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
+	"github.com/mattools-leaderboard/leaderboard/internal/sandboxflags"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
 	"github.com/mattools-leaderboard/leaderboard/runner/journal"
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -63,13 +64,11 @@ func main() {
 }
 
 type config struct {
-	data, out, backend, python, verdicts, published string
-	noCgroup, cold                                  bool
-	slots                                           int
-	timeout, cpu                                    time.Duration
-	force, quiet                                    bool
-	allPublished                                    bool
-	store, compare, runs                            string
+	data, out, verdicts, published string
+	sb                             sandboxflags.Sandbox
+	force, quiet                   bool
+	allPublished                   bool
+	store, compare, runs           string
 	// alongside labels the environment whose verdicts -all-published keeps
 	// beside the store's main ones (published.AlongsideKey); "" for the main.
 	alongside string
@@ -91,15 +90,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var c config
 	var only string
-	fs.StringVar(&c.data, "data", os.Getenv(datasets.EnvVar), "MatTools data root (default $MATTOOLS_DATA)")
+	cliflags.Data(fs, &c.data, nil, "")
 	fs.StringVar(&c.out, "out", "build/results/rescored", "directory for the results files")
-	fs.StringVar(&c.backend, "sandbox", "auto", "sandbox backend: auto, local or docker")
-	fs.BoolVar(&c.noCgroup, "sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
-	fs.BoolVar(&c.cold, "cold", false, "run every execution in a fresh interpreter (the reference mode) instead of the sandbox's warm workers")
-	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make setup)")
-	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
-	fs.DurationVar(&c.timeout, "timeout", scoring.DefaultLimits.Wall, "wall-clock limit per execution (a safety net; the CPU-time limit decides)")
-	fs.DurationVar(&c.cpu, "cpu", scoring.DefaultLimits.CPU, "CPU-time limit per process")
+	c.sb.Register(fs, nil, scoring.DefaultLimits, "the wall clock a safety net, the CPU time decides",
+		"run every execution in a fresh interpreter (the reference mode) instead of the sandbox's warm workers")
 	fs.BoolVar(&c.force, "force", false, "rescore runs whose results files exist")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&c.verdicts, "verdicts", "", "also write every question's verdicts to this CSV file")
@@ -205,8 +199,7 @@ func (c config) benchmark() (root string, bench *datasets.Benchmark, err error) 
 
 // openScorer opens the sandbox scorer with c's backend, slots, Python and limits.
 func (c config) openScorer(ctx context.Context, root string) (*scoring.Scorer, error) {
-	return scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python, Limits: sandbox.Limits{Wall: c.timeout, CPU: c.cpu},
-		AllowNoCgroup: c.noCgroup, Cold: c.cold})
+	return c.sb.Open(ctx, root)
 }
 
 func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.Writer) error {

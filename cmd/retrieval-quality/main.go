@@ -37,6 +37,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
+	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
 
@@ -49,7 +50,8 @@ const TestsDir = "src/tool_source_code/pymatgen-analysis-defects/tests"
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("retrieval-quality", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", os.Getenv(datasets.EnvVar), "MatTools data root (default $MATTOOLS_DATA)")
+	data := new(string)
+	cliflags.Data(fs, data, nil, "")
 	k := fs.Int("k", 5, "documents retrieved per question")
 	cache := fs.String("cache", "build/corpus", "corpus cache folder")
 	verbose := fs.Bool("v", false, "also print the imported modules and the retrieved chunks")

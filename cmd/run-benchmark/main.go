@@ -43,6 +43,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
@@ -109,7 +110,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	fs := flag.NewFlagSet("run-benchmark", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	planPath := fs.String("plan", "", "the run plan (TOML); see plans/paper.toml")
-	data := fs.String("data", env.getenv(datasets.EnvVar), "the MatTools data root (default $"+datasets.EnvVar+")")
+	data := new(string)
+	cliflags.Data(fs, data, env.getenv, "")
 	prompts := fs.String("prompts", "", "the prompt texts (default <data>/prompts, or extracted from an upstream checkout's Python sources)")
 	promptsCache := fs.String("prompts-cache", systems.DefaultPromptsCache, "where prompt texts extracted from an upstream checkout are cached")
 	out := fs.String("out", "build/results/runner", "output directory: one <run id>.parquet per run, journals in .journal/")

@@ -54,6 +54,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
@@ -69,7 +70,8 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("synthesize", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", os.Getenv(datasets.EnvVar), "MatTools data root (default $"+datasets.EnvVar+")")
+	data := new(string)
+	cliflags.Data(fs, data, nil, "")
 	testsRel := fs.String("tests", synth.DefectsTestsDir, "folder of unit tests, relative to the data root")
 	only := fs.String("only", "", "keep the tests whose ID (file::[class::]name) matches this regular expression (with -qa: the documents, file#name#k)")
 	withData := fs.Bool("with-data", false, "keep only the tests whose test-data files the data root has")

@@ -43,12 +43,13 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
+	"github.com/mattools-leaderboard/leaderboard/internal/sandboxflags"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/submission"
 	"github.com/mattools-leaderboard/leaderboard/runner/journal"
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -66,14 +67,12 @@ func main() {
 }
 
 type config struct {
-	data, backend, python, record string
-	noCgroup, reexecute, github   bool
-	cold                          bool
-	quiet                         bool
-	slots                         int
-	timeout, cpu                  time.Duration
-	only                          []string
-	limits                        submission.Limits
+	data, record      string
+	sb                sandboxflags.Sandbox
+	reexecute, github bool
+	quiet             bool
+	only              []string
+	limits            submission.Limits
 	// shard is this invocation's part of a sharded re-execution (-shard
 	// i/n; the zero Shard: unsharded), journaled into out; merge lists the
 	// shards' output directories to merge (-merge).
@@ -90,14 +89,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c.limits = submission.DefaultLimits
 	fs.BoolVar(&c.reexecute, "reexecute", false, "re-execute every generated function in the sandbox and compare the verdicts")
 	fs.StringVar(&c.record, "record", "", "with -reexecute: write the verified records into `DIR`/<folder>/ (maintainers; outside the submissions root)")
-	fs.StringVar(&c.data, "data", os.Getenv(datasets.EnvVar), "MatTools data root, for -reexecute (default $MATTOOLS_DATA)")
-	fs.StringVar(&c.backend, "sandbox", "auto", "sandbox backend: auto, local or docker")
-	fs.BoolVar(&c.noCgroup, "sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
-	fs.BoolVar(&c.cold, "cold", false, "re-execute in a fresh interpreter per execution (the reference mode) instead of the sandbox's warm workers")
-	fs.StringVar(&c.python, "python", envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"), "the sandbox's Python environment (make setup)")
-	fs.IntVar(&c.slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
-	fs.DurationVar(&c.timeout, "timeout", scoring.DefaultLimits.Wall, "wall-clock limit per execution (a safety net; the CPU-time limit decides)")
-	fs.DurationVar(&c.cpu, "cpu", scoring.DefaultLimits.CPU, "CPU-time limit per process")
+	cliflags.Data(fs, &c.data, nil, ", for -reexecute")
+	c.sb.Register(fs, nil, scoring.DefaultLimits, "the wall clock a safety net, the CPU time decides",
+		"re-execute in a fresh interpreter per execution (the reference mode) instead of the sandbox's warm workers")
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to re-execute (the others are reported as not re-executed; for tests)")
 	shardFlag := fs.String("shard", "", "with -reexecute: re-execute only shard `i/n` of the answers (0 ≤ i < n), journaled into -out/.journal, and compare nothing; merge the shards with -merge")
 	fs.StringVar(&c.out, "out", "build/validate-submission", "with -shard: the shard's output directory")
@@ -372,8 +366,7 @@ func reexecute(ctx context.Context, c config, sub *submission.Submission, root s
 			rx.scored[j.key] = out.Get(k)
 		}
 	} else {
-		scorer, err := scoring.Open(ctx, c.backend, root, sandbox.Options{Slots: c.slots, Python: c.python,
-			Limits: sandbox.Limits{Wall: c.timeout, CPU: c.cpu}, AllowNoCgroup: c.noCgroup, Cold: c.cold})
+		scorer, err := c.sb.Open(ctx, root)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,26 @@
+// Package cliflags registers the command-line flags that several of this
+// project's commands share, so that they are named, defaulted and described
+// alike: the MatTools data root (-data). The sandbox's flags are in
+// internal/sandboxflags, so that commands that execute nothing do not
+// link the sandbox.
+package cliflags
+
+import (
+	"flag"
+	"os"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+)
+
+// Getenv is os.Getenv; a command's tests may read another environment.
+type Getenv func(string) string
+
+// Data registers -data into p: the MatTools data root, by default
+// $MATTOOLS_DATA (datasets.EnvVar) as getenv (nil: os.Getenv) reads it;
+// what, unless "", says what the command reads it for (", for -reexecute").
+func Data(fs *flag.FlagSet, p *string, getenv Getenv, what string) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	fs.StringVar(p, "data", getenv(datasets.EnvVar), "the MatTools data root"+what+" (default $"+datasets.EnvVar+")")
+}
