@@ -704,52 +704,12 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			os.RemoveAll(xdir)
 		}
 	}()
-	sbx := filepath.Join(xdir, "sbx")
-	if err := os.MkdirAll(sbx, 0o755); err != nil {
+	msg, err := w.stage(l, s, lim, id, xdir)
+	if err != nil {
 		return nil, started, err
-	}
-	os.Chmod(xdir, 0o755)
-	if err := writeSpecFiles(sbx, s.Files); err != nil {
-		return nil, started, err
-	}
-	data := ""
-	switch {
-	case s.DataDir != "" && s.DataFiles != nil:
-		if _, err := copyDataFiles(s.DataDir, s.DataFiles, filepath.Join(xdir, "data")); err != nil {
-			return nil, started, err
-		}
-		data = "/x/" + id + "/data"
-	case s.DataDir != "":
-		data = warmDataSource(s.DataDir, l.opts.DataDirs)
 	}
 	if err := cgTask.setLimits(lim, l.limits); err != nil {
 		return nil, started, fmt.Errorf("sandbox: cgroup: %w", err)
-	}
-
-	// The execution's argv and environment go to a file its pid 1 reads, not
-	// into the request, so the zygote never holds them (bubblewrap's --chdir
-	// sets PWD, hence PWD=/app).
-	ex, err := json.Marshal(map[string][]string{"argv": s.Argv[2:], "env": append(baseEnv(l.opts.Python), "PWD=/app")})
-	if err != nil {
-		return nil, started, err
-	}
-	if err := os.WriteFile(filepath.Join(xdir, "exec.json"), ex, 0o644); err != nil {
-		return nil, started, err
-	}
-	cpu := int64((lim.CPU + time.Second - 1) / time.Second)
-	// The address space: the execution inherits the preload's mappings
-	// (~0.5 GB), which a cold interpreter maps only for what it imports; the
-	// limit is raised by them, so that the code has at least a cold run's.
-	as := lim.AddressSpace + w.ready.PreloadVM
-	req := warmRequest{ID: id, Dir: "/x/" + id, Data: data, TmpBytes: lim.TmpBytes, WorkBytes: lim.WorkBytes,
-		Rlimits: map[string][2]int64{
-			"cpu": {cpu, cpu + 1}, "as": {as, as}, "fsize": {lim.FileSize, lim.FileSize},
-			"nofile": {int64(lim.NoFile), int64(lim.NoFile)}, "nproc": {int64(lim.NProc + warmExtraProcs), int64(lim.NProc + warmExtraProcs)},
-			"core": {0, 0},
-		}}
-	msg, err := json.Marshal(req)
-	if err != nil {
-		return nil, started, err
 	}
 
 	// The execution's descriptors: stdin, stdout, stderr and the side
@@ -819,24 +779,8 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	start := time.Now()
 
 	// The set-up: G says when the code runs, or why it could not.
-	type status struct {
-		Running    bool   `json:"running"`
-		SetupError string `json:"setup_error"`
-		Exit       *int   `json:"exit"`
-		// CPUSeconds is the user and system CPU time of every process of
-		// the execution (G's reaped children), seconds.
-		CPUSeconds float64 `json:"cpu_seconds"`
-	}
-	readStatus := func() (status, error) {
-		var st status
-		line, err := sp.lines.ReadBytes('\n')
-		if err == nil {
-			err = json.Unmarshal(line, &st)
-		}
-		return st, err
-	}
 	sp.xconn.SetReadDeadline(time.Now().Add(30 * time.Second))
-	st, err := readStatus()
+	st, err := sp.readStatus()
 	switch {
 	case err != nil:
 		return nil, started, fmt.Errorf("%w: the execution's set-up: %v (worker output %q)", errWorker, err, w.stderr.tail(500))
@@ -853,69 +797,8 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	// has ended (it kills and reaps the rest first); when G itself is killed
 	// (the time limit, the memory cgroup) the zygote's report gives the
 	// signal.
-	exited := make(chan *int, 1)
-	var cpuTime time.Duration // set before exited receives a status
-	go func() {
-		sp.xconn.SetReadDeadline(time.Time{})
-		st, err := readStatus()
-		if err != nil || st.Exit == nil {
-			exited <- nil
-			return
-		}
-		cpuTime = time.Duration(st.CPUSeconds * float64(time.Second))
-		exited <- st.Exit
-	}()
-	timer := time.NewTimer(lim.Wall)
-	defer timer.Stop()
-	var r reaped
-	var exit *int
-	gotReport := false
-	timedOut := false
-	var cancelled error
-	// After a kill the zygote reaps G at once; if it does not report within
-	// reapGrace (it was stopped, or is gone), the worker is replaced and the
-	// execution's result stands.
-	waitReaped := func() {
-		select {
-		case rr, ok := <-sp.done:
-			r, gotReport = rr, ok
-			if !ok {
-				w.broken = true
-			}
-		case <-time.After(reapGrace):
-			w.broken = true
-		}
-	}
-	kill := func() {
-		syscall.Kill(pid1, syscall.SIGKILL)
-		cgTask.killAll()
-		waitReaped()
-	}
-	select {
-	case exit = <-exited:
-		if exit == nil {
-			// G ended without a status: it was killed, or the worker is gone.
-			select {
-			case <-timer.C:
-				timedOut = true
-				kill()
-			case <-ctxDone:
-				cancelled = ctxErr()
-				kill()
-			case rr, ok := <-sp.done:
-				r, gotReport = rr, ok
-				if !ok {
-					w.broken = true
-				}
-			}
-		}
-	case <-timer.C:
-		timedOut = true
-		kill()
-	case <-ctxDone:
-		cancelled = ctxErr()
-		kill()
-	}
+	o := w.await(sp, lim.Wall, ctxDone, ctxErr)
+	r, exit, gotReport, timedOut, cancelled, cpuTime := o.r, o.exit, o.gotReport, o.timedOut, o.cancelled, o.cpuTime
 	dur := time.Since(start)
 	ended = true
 	if exit != nil {
@@ -959,9 +842,114 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		return nil, started, cancelled
 	}
 
+	res, err := warmResult(id, timedOut, dur, stdout, stderr, side, cgTask.oomKilled(), r, exit, cpuTime)
+	return res, started, err
+}
+
+// warmStatus is a status line of G, the execution's pid 1.
+type warmStatus struct {
+	Running    bool   `json:"running"`
+	SetupError string `json:"setup_error"`
+	Exit       *int   `json:"exit"`
+	// CPUSeconds is the user and system CPU time of every process of
+	// the execution (G's reaped children), seconds.
+	CPUSeconds float64 `json:"cpu_seconds"`
+}
+
+// readStatus reads G's next status line.
+func (sp *spare) readStatus() (warmStatus, error) {
+	var st warmStatus
+	line, err := sp.lines.ReadBytes('\n')
+	if err == nil {
+		err = json.Unmarshal(line, &st)
+	}
+	return st, err
+}
+
+// outcome is how a running execution ended.
+type outcome struct {
+	exit      *int          // G's report of H's exit status; nil: G was killed or is gone
+	cpuTime   time.Duration // the CPU time of all its processes, when exit is set
+	r         reaped        // the zygote's report of G's end, when gotReport
+	gotReport bool
+	timedOut  bool  // killed at the wall-clock limit
+	cancelled error // the context's error, when it was cancelled first
+}
+
+// await waits for the running execution of sp to end, killing it at the
+// wall-clock limit wall or when ctxDone closes; a worker that does not
+// report is marked broken.
+func (w *worker) await(sp *spare, wall time.Duration, ctxDone <-chan struct{}, ctxErr func() error) outcome {
+	var o outcome
+	// G's last status line; its Exit is nil when G ended without one.
+	exited := make(chan warmStatus, 1)
+	go func() {
+		sp.xconn.SetReadDeadline(time.Time{})
+		st, err := sp.readStatus()
+		if err != nil {
+			st = warmStatus{}
+		}
+		exited <- st
+	}()
+	timer := time.NewTimer(wall)
+	defer timer.Stop()
+	// After a kill the zygote reaps G at once; if it does not report within
+	// reapGrace (it was stopped, or is gone), the worker is replaced and the
+	// execution's result stands.
+	waitReaped := func() {
+		select {
+		case rr, ok := <-sp.done:
+			o.r, o.gotReport = rr, ok
+			if !ok {
+				w.broken = true
+			}
+		case <-time.After(reapGrace):
+			w.broken = true
+		}
+	}
+	kill := func() {
+		syscall.Kill(sp.pid1, syscall.SIGKILL)
+		sp.cg.killAll()
+		waitReaped()
+	}
+	select {
+	case st := <-exited:
+		o.exit = st.Exit
+		if o.exit != nil {
+			o.cpuTime = time.Duration(st.CPUSeconds * float64(time.Second))
+		} else {
+			// G ended without a status: it was killed, or the worker is gone.
+			select {
+			case <-timer.C:
+				o.timedOut = true
+				kill()
+			case <-ctxDone:
+				o.cancelled = ctxErr()
+				kill()
+			case rr, ok := <-sp.done:
+				o.r, o.gotReport = rr, ok
+				if !ok {
+					w.broken = true
+				}
+			}
+		}
+	case <-timer.C:
+		o.timedOut = true
+		kill()
+	case <-ctxDone:
+		o.cancelled = ctxErr()
+		kill()
+	}
+	return o
+}
+
+// warmResult is execution id's Result as a cold run reports it: its
+// captured output, and its status from G (exit, with the CPU time of all
+// its processes) or from the zygote's reap r (a signal).
+func warmResult(id string, timedOut bool, dur time.Duration, stdout, stderr, side *capWriter, oom bool, r reaped, exit *int, cpuTime time.Duration) (*Result, error) {
 	res := &Result{TimedOut: timedOut, Duration: dur,
 		Stdout: stdout.buf, Stderr: stderr.buf, StdoutDropped: stdout.dropped, StderrDropped: stderr.dropped,
-		Side: side.buf, SideDropped: side.dropped, OOMKilled: cgTask.oomKilled()}
+		Side: side.buf, SideDropped: side.dropped, OOMKilled: oom}
 	if res.Stdout == nil {
 		res.Stdout = []byte{}
 	}
@@ -989,9 +977,55 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			res.Signal = signalName(syscall.Signal(res.ExitCode - 128))
 		}
 	default:
-		return nil, started, fmt.Errorf("%w: execution %s: no status", errWorker, id)
+		return nil, fmt.Errorf("%w: execution %s: no status", errWorker, id)
 	}
-	return res, started, nil
+	return res, nil
+}
+
+// stage writes execution id's exchange folder xdir (the Spec's files in
+// sbx/, its data files or the path of its read-only data, exec.json with
+// argv and environment) and returns the request the zygote is sent.
+func (w *worker) stage(l *local, s Spec, lim Limits, id, xdir string) ([]byte, error) {
+	sbx := filepath.Join(xdir, "sbx")
+	if err := os.MkdirAll(sbx, 0o755); err != nil {
+		return nil, err
+	}
+	os.Chmod(xdir, 0o755)
+	if err := writeSpecFiles(sbx, s.Files); err != nil {
+		return nil, err
+	}
+	data := ""
+	switch {
+	case s.DataDir != "" && s.DataFiles != nil:
+		if _, err := copyDataFiles(s.DataDir, s.DataFiles, filepath.Join(xdir, "data")); err != nil {
+			return nil, err
+		}
+		data = "/x/" + id + "/data"
+	case s.DataDir != "":
+		data = warmDataSource(s.DataDir, l.opts.DataDirs)
+	}
+	// The execution's argv and environment go to a file its pid 1 reads, not
+	// into the request, so the zygote never holds them (bubblewrap's --chdir
+	// sets PWD, hence PWD=/app).
+	ex, err := json.Marshal(map[string][]string{"argv": s.Argv[2:], "env": append(baseEnv(l.opts.Python), "PWD=/app")})
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(xdir, "exec.json"), ex, 0o644); err != nil {
+		return nil, err
+	}
+	cpu := int64((lim.CPU + time.Second - 1) / time.Second)
+	// The address space: the execution inherits the preload's mappings
+	// (~0.5 GB), which a cold interpreter maps only for what it imports; the
+	// limit is raised by them, so that the code has at least a cold run's.
+	as := lim.AddressSpace + w.ready.PreloadVM
+	req := warmRequest{ID: id, Dir: "/x/" + id, Data: data, TmpBytes: lim.TmpBytes, WorkBytes: lim.WorkBytes,
+		Rlimits: map[string][2]int64{
+			"cpu": {cpu, cpu + 1}, "as": {as, as}, "fsize": {lim.FileSize, lim.FileSize},
+			"nofile": {int64(lim.NoFile), int64(lim.NoFile)}, "nproc": {int64(lim.NProc + warmExtraProcs), int64(lim.NProc + warmExtraProcs)},
+			"core": {0, 0},
+		}}
+	return json.Marshal(req)
 }
 
 // credentialPid returns the pid of an SCM_CREDENTIALS message, as the kernel
