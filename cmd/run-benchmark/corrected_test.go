@@ -161,21 +161,29 @@ func TestFolderBenchmarkReadsTheDataRoot(t *testing.T) {
 		if code := exitCode(cmd.Wait()); code != 0 {
 			t.Fatalf("%s: exit %d\n%s", c.file, code, stderr)
 		}
-		files, _ := filepath.Glob(filepath.Join(out, "*.parquet"))
-		if len(files) != 1 {
-			t.Fatalf("%s: results files %q; want one", c.file, files)
-		}
-		f, err := results.Read(files[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := f.Questions[0]
-		passed := int32(-1)
-		if q.PropertiesPassed != nil {
-			passed = *q.PropertiesPassed
-		}
+		q, passed := onlyQuestion(t, out)
 		if results.Verdict(q.Verdict) != c.verdict || passed != c.passed {
 			t.Errorf("reading %s: verdict %s, %d properties passed (cause %q); want %s, %d", c.file, q.Verdict, passed, q.VerdictCause, c.verdict, c.passed)
 		}
 	}
+}
+
+// onlyQuestion reads the one results file in out and returns its one
+// question's row, with its properties passed (-1: none recorded).
+func onlyQuestion(t *testing.T, out string) (results.QuestionRow, int32) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(out, "*.parquet"))
+	if len(files) != 1 {
+		t.Fatalf("results files %q; want one", files)
+	}
+	f, err := results.Read(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := f.Questions[0]
+	passed := int32(-1)
+	if q.PropertiesPassed != nil {
+		passed = *q.PropertiesPassed
+	}
+	return q, passed
 }

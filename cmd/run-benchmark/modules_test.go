@@ -59,19 +59,7 @@ func TestFolderBenchmarkModules(t *testing.T) {
 		if code := exitCode(cmd.Wait()); code != 0 {
 			t.Fatalf("%s, %s: exit %d\n%s", c.folder, c.mass, code, stderr)
 		}
-		files, _ := filepath.Glob(filepath.Join(out, "*.parquet"))
-		if len(files) != 1 {
-			t.Fatalf("results files %q; want one", files)
-		}
-		f, err := results.Read(files[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := f.Questions[0]
-		passed := int32(-1)
-		if q.PropertiesPassed != nil {
-			passed = *q.PropertiesPassed
-		}
+		q, passed := onlyQuestion(t, out)
 		if results.Verdict(q.Verdict) != c.verdict || passed != c.passed {
 			t.Errorf("%s, mass %s: verdict %s, %d properties passed (cause %q); want %s, %d", filepath.Base(c.folder), c.mass, q.Verdict, passed, q.VerdictCause, c.verdict, c.passed)
 		}
