@@ -174,7 +174,7 @@ serve: ## serve the built site (SITE=public unless given) on http://127.0.0.1:PO
 # replay serves the recorded single-LLM GPT batches (3 models × 3 rounds) with replay-llm on
 # 127.0.0.1:8765 and runs plans/replay.toml against it: 9 configuration × round of 49 questions, no model
 # called, each scored in the sandbox under mattools-v1 and mattools-v1-strict (18 results files; 68 s on
-# the 2-core machine at a load of ~5.5 with ../shared/mattools, where 28 questions can run; docs/performance.md). Resumable: run it again after an interruption.
+# the 2-core machine at a load of ~5.5 with the MatTools copy in which 28 questions can run; docs/performance.md). Resumable: run it again after an interruption.
 replay: sandbox-env ## replay MatTools' recorded GPT answers through the runner, scored in the sandbox (build/results/replay)
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make replay: MATTOOLS_DATA is not set" >&2; exit 1; fi
 	$(GO) build -o build/bin/ ./cmd/replay-llm ./cmd/run-benchmark

@@ -7,7 +7,7 @@
 # scripts/shards-local/compare checks that the merged results files equal the unsharded ones (timings
 # aside: times, latencies, execution times). Needs root and the sandbox (make sandbox-env), as the pods do.
 #
-#   MATTOOLS_DATA=../shared/mattools scripts/shards-local.sh
+#   MATTOOLS_DATA=/path/to/MatTools scripts/shards-local.sh
 #
 # The plan: 1 round of the tool-usage benchmark (scored under both protocols) and of the 20-question QA
 # sample (runner/testdata/qa20.json). Work files go to build/shards-local/.

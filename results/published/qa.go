@@ -200,7 +200,7 @@ func (im *importer) qaRun(dirName, fileName string, data []byte) (*results.File,
 		ScoringProtocol:  results.ProtocolMatToolsOriginal,
 		// Source is part of the imported runs' records (frozen in the releases), so it keeps the
 		// reference's old name; the facts are in docs/mattools.md §4.
-		Generation:  results.GenerationParams{Temperature: &t, Source: "MatTools testing_script.py (mattools-reference.md §4)"},
+		Generation:  results.GenerationParams{Temperature: &t, Source: "MatTools testing_script.py (docs/mattools.md §4)"},
 		QuestionSet: results.QuestionSet{Name: results.QuestionSetAll, Questions: counts.questions},
 		Provenance:  results.Provenance{Kind: results.ProvenanceImported, Citation: im.citation(rel)},
 		Environment: results.Environment{Generator: Generator, GeneratorVersion: Version},

@@ -422,7 +422,7 @@ func (im *importer) toolUsageRun(rf *runFolder, jsonl []byte) (*results.File, er
 		t := 0.7
 		// Source is part of the imported runs' records (frozen in the releases), so it keeps the
 		// reference's old name; the facts are in docs/mattools.md §5.
-		r.Generation = results.GenerationParams{Temperature: &t, Source: "MatTools code default (mattools-reference.md §5)"}
+		r.Generation = results.GenerationParams{Temperature: &t, Source: "MatTools code default (docs/mattools.md §5)"}
 	}
 	if rf.round == 0 {
 		r.Warnings = append(r.Warnings, "not inside a roundN folder: not part of any round")

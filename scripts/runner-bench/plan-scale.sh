@@ -8,7 +8,7 @@
 # BASELINE=1 also measures the runner of git revision BASE_REV (default HEAD: set it to the commit before
 # the change measured, since a committed change is in HEAD) the same way.
 #
-#   MATTOOLS_DATA=../shared/mattools scripts/runner-bench/plan-scale.sh
+#   MATTOOLS_DATA=/path/to/MatTools scripts/runner-bench/plan-scale.sh
 #   MS="1 4 12" BASELINE=1 MATTOOLS_DATA=… scripts/runner-bench/plan-scale.sh
 #
 # Work files go to build/plan-scale/. It prints one line per measurement: name, models, runs, wall s, CPU s,

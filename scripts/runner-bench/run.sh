@@ -8,7 +8,7 @@
 # (genqa), journal and results file included; the minimal client
 # (minimal/) only sends and decodes.
 #
-#   MATTOOLS_DATA=../shared/mattools scripts/runner-bench/run.sh
+#   MATTOOLS_DATA=/path/to/MatTools scripts/runner-bench/run.sh
 #   REPS=3 N=20000 C=64 BASELINE=1 MATTOOLS_DATA=… scripts/runner-bench/run.sh   # BASELINE=1: also the runner of git revision BASE_REV (default HEAD)
 #
 # Work files go to build/runner-bench/. It prints one line per measurement

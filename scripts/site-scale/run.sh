@@ -15,7 +15,7 @@
 # the full build), BEFORE (default 0), BEFORE_NS.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-: "${MATTOOLS_DATA:?set MATTOOLS_DATA (e.g. ../shared/mattools)}"
+: "${MATTOOLS_DATA:?set MATTOOLS_DATA (e.g. a MatTools checkout)}"
 NS=${NS:-"100 1000 5000"} REPEAT=${REPEAT:-3} BUILD=${BUILD:-1} BEFORE=${BEFORE:-0} BEFORE_NS=${BEFORE_NS:-1000}
 GO=${GO:-go}
 out=build/site-scale
