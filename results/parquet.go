@@ -16,6 +16,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
 )
 
 // Key-value metadata keys of a results file. MetaRun holds the whole Run as
@@ -133,55 +135,9 @@ func writeRows[T any](w io.Writer, rows []T, opts []parquet.WriterOption) error 
 
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory and a rename, creating the directory if needed. On error the
-// temporary file is removed and path is untouched.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	tmp, err := createTemp(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	return commitTemp(tmp, path, perm)
-}
-
-// createTemp creates the temporary file of an atomic write of path, in
-// path's directory (created if needed), named "." + the base name +
-// ".tmp-*" (readers skip names starting with ".").
-func createTemp(path string) (*os.File, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	return os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-}
-
-// commitTemp gives tmp, written whole, mode perm, syncs and closes it and
-// renames it over path, durably. On error the caller removes tmp.
-func commitTemp(tmp *os.File, path string, perm fs.FileMode) error {
-	if err := tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil { // make the rename durable
-		d.Sync()
-		d.Close()
-	}
-	return nil
+// temporary file is removed and path is untouched (internal/atomicfile).
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	return atomicfile.WriteFile(path, data, perm)
 }
 
 // Read reads and validates one results file of any format version from 1

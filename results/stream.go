@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
 )
 
 // StreamRowGroupRows is the number of rows after which a StreamWriter ends
@@ -63,7 +65,7 @@ func NewStreamWriter(path string, run *Run) (*StreamWriter, error) {
 	if run.FormatVersion != FormatVersion {
 		return nil, withFile(path, metaErr("format_version", "is %d; this writer writes version %d only", run.FormatVersion, FormatVersion))
 	}
-	tmp, err := createTemp(path)
+	tmp, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +235,7 @@ func (w *StreamWriter) Close(run *Run) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.path, err)
 	}
-	return commitTemp(w.tmp, w.path, 0o644)
+	return atomicfile.Commit(w.tmp, w.path, 0o644)
 }
 
 func equalIdentity(a, b *Run) bool {

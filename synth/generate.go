@@ -9,13 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
 	"github.com/mattools-leaderboard/leaderboard/internal/jsonl"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
@@ -320,32 +319,7 @@ func WriteTriplets(path string, ts []Triplet) error {
 	if err := enc.Encode(ts); err != nil {
 		return err
 	}
-	return writeAtomic(path, buf.Bytes())
-}
-
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-	}
-	return werr
+	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // Estimate is a dry run's forecast of a synthesis.

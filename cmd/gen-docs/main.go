@@ -30,6 +30,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
+	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
 	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/runner/docgen"
@@ -121,27 +122,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// The sidecar names who wrote the documents (the runner labels sources
 	// 3 and 4 with it): <out>.origin, written atomically.
-	if err := writeOrigin(*out+".origin", res.Origin); err != nil {
+	if err := atomicfile.WriteFile(*out+".origin", []byte(res.Origin+"\n"), 0o644); err != nil {
 		fmt.Fprintln(stderr, "gen-docs:", err)
 		return 1
 	}
 	c := corpus.BuildLLMDocFull(res.Docs, res.Origin)
 	fmt.Fprintf(stdout, "wrote %s: %d documents; source-4 corpus %s (%s)\n", *out, len(res.Docs), c.ID, c.Origin)
 	return 0
-}
-
-func writeOrigin(path, origin string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(origin + "\n"); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

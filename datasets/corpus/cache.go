@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
 )
 
 // cacheHeader is the first line of a cache file.
@@ -149,7 +151,7 @@ func writeCache(p, key string, c *Corpus) error {
 			return err
 		}
 	}
-	if err := writeFileAtomic(p, buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(p, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("corpus: writing cache %s: %w", p, err)
 	}
 	return nil

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
 )
 
 // LLMDoc is one entry of an LLM-documentation file: upstream's
@@ -347,7 +349,7 @@ func WriteLLMDocs(path string, docs []LLMDoc) error {
 		buf.WriteByte('\n')
 	}
 	buf.WriteString("]\n")
-	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("corpus: writing %s: %w", path, err)
 	}
 	return nil

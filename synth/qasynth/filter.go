@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
 	"github.com/mattools-leaderboard/leaderboard/datasets/qaaudit"
+	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
 )
 
 // RuleDuplicateID names an item whose question_id an earlier item of the
@@ -186,7 +185,7 @@ func WriteSet(path string, entries []Entry, rv *Review) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(path, b); err != nil {
+	if err := atomicfile.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("qasynth: writing %s: %w", path, err)
 	}
 	rb, err := json.MarshalIndent(rv, "", "  ")
@@ -194,7 +193,7 @@ func WriteSet(path string, entries []Entry, rv *Review) error {
 		return err
 	}
 	rp := ReviewPath(path)
-	if err := writeAtomic(rp, append(rb, '\n')); err != nil {
+	if err := atomicfile.WriteFile(rp, append(rb, '\n'), 0o644); err != nil {
 		return fmt.Errorf("qasynth: writing %s: %w", rp, err)
 	}
 	return nil
@@ -230,29 +229,4 @@ func marshalPython(v any) ([]byte, error) {
 		}
 	}
 	return out.Bytes(), nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-	}
-	return werr
 }
