@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/flock":        []string{},
 	"internal/jsonl":        []string{"internal/flock"},
 	"internal/atomicfile":   []string{},
+	"internal/workpool":     []string{},
 	"internal/cliflags":     []string{"datasets"},
 	"internal/sandboxflags": []string{"internal/cliflags", "runner/sandbox", "runner/scoring"},
 	"internal/mattoolstest": []string{"datasets"},
@@ -97,15 +98,15 @@ var allowed = map[string][]string{
 	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "runner/sandbox", "runner/scoring", "internal/cliflags", "internal/sandboxflags"},
 
 	// LLM-written documentation: the generator of sources 3/4's text.
-	"runner/docgen": []string{"datasets/corpus", "internal/jsonl", "runner/llm"},
+	"runner/docgen": []string{"datasets/corpus", "internal/jsonl", "runner/llm", "internal/workpool"},
 	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version", "internal/cliflags", "internal/atomicfile"},
 
 	// make test's reporter of `go test -json`.
 	// Task synthesis from unit tests (MatTools' pipeline): splitter, triplet generation, checks.
-	"synth":          []string{"datasets/corpus", "internal/jsonl", "runner/llm", "runner/sandbox", "internal/atomicfile"},
+	"synth":          []string{"datasets/corpus", "internal/jsonl", "runner/llm", "runner/sandbox", "internal/atomicfile", "internal/workpool"},
 	"cmd/synthesize": []string{"datasets", "datasets/corpus", "internal/version", "runner/docgen", "runner/llm", "runner/sandbox", "synth", "synth/qasynth", "internal/cliflags"},
 	// QA synthesis from LLM documentation (MatTools' two QA prompts), the QA audit as its filters.
-	"synth/qasynth":   []string{"datasets", "datasets/corpus", "datasets/qaaudit", "internal/jsonl", "internal/pystr", "runner/llm", "internal/atomicfile"},
+	"synth/qasynth":   []string{"datasets", "datasets/corpus", "datasets/qaaudit", "internal/jsonl", "internal/pystr", "runner/llm", "internal/atomicfile", "internal/workpool"},
 	"synth/synthtest": []string{"runner/llm/llmtest", "synth"}, // a scripted model, imported only by tests
 
 	"scripts/testreport": []string{},

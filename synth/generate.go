@@ -12,10 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
 	"github.com/mattools-leaderboard/leaderboard/internal/jsonl"
+	"github.com/mattools-leaderboard/leaderboard/internal/workpool"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
@@ -135,114 +134,89 @@ func Generate(ctx context.Context, tests []Test, p *Prompts, client *llm.Client,
 	}
 	defer jf.Close()
 	res := &Result{Tests: len(tests), Calls: len(Steps) * len(tests)}
-	var bar *progressbar.ProgressBar
-	if opts.Progress != nil && len(tests) > 0 {
-		bar = progressbar.NewOptions(res.Calls, progressbar.OptionSetWriter(opts.Progress),
-			progressbar.OptionSetDescription("calls"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30),
-			progressbar.OptionShowElapsedTimeOnFinish())
-	}
+	bar := workpool.Bar(opts.Progress, res.Calls, "calls")
 	var (
 		mu      sync.Mutex
 		jerr    error
 		lastErr error
-		wg      sync.WaitGroup
 	)
 	triplets := make([]*Triplet, len(tests))
-	jobs := make(chan int)
-	for w := 0; w < opts.Concurrency; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				t := tests[i]
-				tr := &Triplet{ID: t.ID, Test: t.Name}
-				ok := true
-				for _, step := range Steps {
-					msgs := p.Messages(step, t, tr.PropertiesJSON, tr.Question)
-					fp := Fingerprint(model, msgs)
-					mu.Lock()
-					l, have := done[t.ID+"\x00"+step]
-					mu.Unlock()
-					if have && l.Fingerprint == fp {
-						mu.Lock()
-						res.Resumed++
-						if bar != nil {
-							bar.Add(1)
-						}
-						mu.Unlock()
-					} else {
-						lm := make([]llm.Message, len(msgs))
-						for k, m := range msgs {
-							lm[k] = llm.Message{Role: m.Role, Content: m.Content}
-						}
-						comp, err := client.Complete(ctx, lm)
-						mu.Lock()
-						res.Requested++
-						if err != nil {
-							if ctx.Err() == nil {
-								res.Failed++
-								lastErr = fmt.Errorf("%s, step %s: %w", t.ID, step, err)
-							}
-							mu.Unlock()
-							ok = false
-							break
-						}
-						res.Completions++
-						res.PromptTokens += comp.PromptTokens
-						res.CompletionTokens += comp.CompletionTokens
-						l = JournalLine{ID: t.ID, Step: step, Fingerprint: fp, Answer: comp.Content,
-							PromptTokens: comp.PromptTokens, CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
-						if jerr == nil {
-							if jerr = appendLine(jf, l); jerr == nil {
-								done[t.ID+"\x00"+step] = l
-							}
-						}
-						if bar != nil {
-							bar.Add(1)
-						}
-						stop := jerr != nil
-						mu.Unlock()
-						if stop {
-							ok = false
-							break
-						}
+	stop := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return jerr != nil
+	}
+	workpool.Run(ctx, opts.Concurrency, len(tests), stop, func(i int) {
+		t := tests[i]
+		tr := &Triplet{ID: t.ID, Test: t.Name}
+		ok := true
+		for _, step := range Steps {
+			msgs := p.Messages(step, t, tr.PropertiesJSON, tr.Question)
+			fp := Fingerprint(model, msgs)
+			mu.Lock()
+			l, have := done[t.ID+"\x00"+step]
+			mu.Unlock()
+			if have && l.Fingerprint == fp {
+				mu.Lock()
+				res.Resumed++
+				if bar != nil {
+					bar.Add(1)
+				}
+				mu.Unlock()
+			} else {
+				lm := make([]llm.Message, len(msgs))
+				for k, m := range msgs {
+					lm[k] = llm.Message{Role: m.Role, Content: m.Content}
+				}
+				comp, err := client.Complete(ctx, lm)
+				mu.Lock()
+				res.Requested++
+				if err != nil {
+					if ctx.Err() == nil {
+						res.Failed++
+						lastErr = fmt.Errorf("%s, step %s: %w", t.ID, step, err)
 					}
-					switch step {
-					case StepProperties:
-						tr.PropertiesJSON = ParseProperties(l.Answer)
-					case StepQuestion:
-						tr.Question = ParseQuestion(l.Answer)
-					case StepUnitTest:
-						tr.NewUnitTest = ParseCode(l.Answer)
-					case StepReference:
-						tr.Reference = ParseCode(l.Answer)
+					mu.Unlock()
+					ok = false
+					break
+				}
+				res.Completions++
+				res.PromptTokens += comp.PromptTokens
+				res.CompletionTokens += comp.CompletionTokens
+				l = JournalLine{ID: t.ID, Step: step, Fingerprint: fp, Answer: comp.Content,
+					PromptTokens: comp.PromptTokens, CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
+				if jerr == nil {
+					if jerr = appendLine(jf, l); jerr == nil {
+						done[t.ID+"\x00"+step] = l
 					}
 				}
-				if ok {
-					mu.Lock()
-					triplets[i] = tr
-					mu.Unlock()
+				if bar != nil {
+					bar.Add(1)
+				}
+				stop := jerr != nil
+				mu.Unlock()
+				if stop {
+					ok = false
+					break
 				}
 			}
-		}()
-	}
-feed:
-	for i := range tests {
-		mu.Lock()
-		stop := jerr != nil
-		mu.Unlock()
-		if stop {
-			break
+			switch step {
+			case StepProperties:
+				tr.PropertiesJSON = ParseProperties(l.Answer)
+			case StepQuestion:
+				tr.Question = ParseQuestion(l.Answer)
+			case StepUnitTest:
+				tr.NewUnitTest = ParseCode(l.Answer)
+			case StepReference:
+				tr.Reference = ParseCode(l.Answer)
+			}
 		}
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
+		if ok {
+			mu.Lock()
+			triplets[i] = tr
+			mu.Unlock()
 		}
-	}
-	close(jobs)
-	wg.Wait()
+	})
 	if bar != nil {
 		bar.Finish()
 	}

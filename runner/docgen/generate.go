@@ -15,10 +15,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
 	"github.com/mattools-leaderboard/leaderboard/internal/jsonl"
+	"github.com/mattools-leaderboard/leaderboard/internal/workpool"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
@@ -212,72 +211,48 @@ func Generate(ctx context.Context, objects []Object, client *llm.Client, opts Op
 		delete(done, o.ID)
 		todo = append(todo, i)
 	}
-	var bar *progressbar.ProgressBar
-	if opts.Progress != nil && len(todo) > 0 {
-		bar = progressbar.NewOptions(len(todo), progressbar.OptionSetWriter(opts.Progress),
-			progressbar.OptionSetDescription("documents"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30),
-			progressbar.OptionShowElapsedTimeOnFinish())
-	}
+	bar := workpool.Bar(opts.Progress, len(todo), "documents")
 	var (
 		mu      sync.Mutex
 		jerr    error
 		lastErr error
-		wg      sync.WaitGroup
 	)
-	jobs := make(chan int)
-	for w := 0; w < opts.Concurrency; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				o := objects[i]
-				prompt := Prompt(o, byID)
-				comp, err := client.Complete(ctx, []llm.Message{llm.User(prompt)})
-				mu.Lock()
-				res.Requested++
-				if err != nil {
-					if ctx.Err() == nil {
-						res.Failed++
-						lastErr = fmt.Errorf("%s: %w", o.ID, err)
-					}
-					mu.Unlock()
-					continue
-				}
-				res.Completions++
-				res.PromptTokens += comp.PromptTokens
-				res.CompletionTokens += comp.CompletionTokens
-				l := JournalLine{ID: o.ID, Fingerprint: Fingerprint(model, prompt), PromptTokens: comp.PromptTokens,
-					CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
-				l.Doc, l.Flag, l.AnswerBytes = capAnswer(comp.Content, opts.MaxAnswerBytes)
-				if jerr == nil {
-					if jerr = appendLine(jf, l); jerr == nil {
-						done[o.ID] = l
-					}
-				}
-				if bar != nil {
-					bar.Add(1)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for _, i := range todo {
+	stop := func() bool {
 		mu.Lock()
-		stop := jerr != nil
-		mu.Unlock()
-		if stop {
-			break
-		}
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
-		}
+		defer mu.Unlock()
+		return jerr != nil
 	}
-	close(jobs)
-	wg.Wait()
+	workpool.Run(ctx, opts.Concurrency, len(todo), stop, func(k int) {
+		i := todo[k]
+		o := objects[i]
+		prompt := Prompt(o, byID)
+		comp, err := client.Complete(ctx, []llm.Message{llm.User(prompt)})
+		mu.Lock()
+		res.Requested++
+		if err != nil {
+			if ctx.Err() == nil {
+				res.Failed++
+				lastErr = fmt.Errorf("%s: %w", o.ID, err)
+			}
+			mu.Unlock()
+			return
+		}
+		res.Completions++
+		res.PromptTokens += comp.PromptTokens
+		res.CompletionTokens += comp.CompletionTokens
+		l := JournalLine{ID: o.ID, Fingerprint: Fingerprint(model, prompt), PromptTokens: comp.PromptTokens,
+			CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
+		l.Doc, l.Flag, l.AnswerBytes = capAnswer(comp.Content, opts.MaxAnswerBytes)
+		if jerr == nil {
+			if jerr = appendLine(jf, l); jerr == nil {
+				done[o.ID] = l
+			}
+		}
+		if bar != nil {
+			bar.Add(1)
+		}
+		mu.Unlock()
+	})
 	if bar != nil {
 		bar.Finish()
 	}

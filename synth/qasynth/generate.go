@@ -13,10 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
 	"github.com/mattools-leaderboard/leaderboard/internal/jsonl"
+	"github.com/mattools-leaderboard/leaderboard/internal/workpool"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
@@ -143,100 +142,75 @@ func Generate(ctx context.Context, docs []corpus.LLMDoc, p *Prompt, client *llm.
 	}
 	defer jf.Close()
 	res := &Result{Documents: len(docs), Docs: make([]DocResult, len(docs))}
-	var bar *progressbar.ProgressBar
-	if opts.Progress != nil && len(docs) > 0 {
-		bar = progressbar.NewOptions(len(docs), progressbar.OptionSetWriter(opts.Progress),
-			progressbar.OptionSetDescription("documents"), progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetWidth(30),
-			progressbar.OptionShowElapsedTimeOnFinish())
-	}
+	bar := workpool.Bar(opts.Progress, len(docs), "documents")
 	var (
 		mu      sync.Mutex
 		jerr    error
 		lastErr error
-		wg      sync.WaitGroup
 	)
-	jobs := make(chan int)
-	for w := 0; w < opts.Concurrency; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				r := DocResult{ID: ids[i], Index: i}
-				for attempt := 1; attempt <= MaxAttempts; attempt++ {
-					fp := Fingerprint(model, attempt, msgs[i])
-					key := ids[i] + "\x00" + strconv.Itoa(attempt)
-					mu.Lock()
-					l, have := done[key]
-					mu.Unlock()
-					if have && l.Fingerprint == fp {
-						mu.Lock()
-						res.Resumed++
-						mu.Unlock()
-					} else {
-						comp, err := client.Complete(ctx, []llm.Message{{Role: "user", Content: msgs[i]}})
-						mu.Lock()
-						res.Requested++
-						if err != nil {
-							if ctx.Err() == nil {
-								res.Failed++
-								lastErr = fmt.Errorf("%s, attempt %d: %w", ids[i], attempt, err)
-							}
-							mu.Unlock()
-							break
-						}
-						res.Completions++
-						res.PromptTokens += comp.PromptTokens
-						res.CompletionTokens += comp.CompletionTokens
-						l = JournalLine{ID: ids[i], Attempt: attempt, Fingerprint: fp, Answer: comp.Content,
-							PromptTokens: comp.PromptTokens, CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
-						if jerr == nil {
-							if jerr = appendLine(jf, l); jerr == nil {
-								done[key] = l
-							}
-						}
-						stop := jerr != nil
-						mu.Unlock()
-						if stop {
-							break
-						}
-					}
-					qs, err := CheckAnswer(l.Answer)
-					if err == nil {
-						r.Questions, r.Done = qs, true
-						break
-					}
-					r.Rejected = append(r.Rejected, fmt.Sprintf("attempt %d: %v", attempt, err))
-					r.Done = attempt == MaxAttempts
-				}
-				mu.Lock()
-				res.Docs[i] = r
-				if r.Done {
-					res.Finished++
-				}
-				if bar != nil {
-					bar.Add(1)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for i := range docs {
+	stop := func() bool {
 		mu.Lock()
-		stop := jerr != nil
-		mu.Unlock()
-		if stop {
-			break
-		}
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
-		}
+		defer mu.Unlock()
+		return jerr != nil
 	}
-	close(jobs)
-	wg.Wait()
+	workpool.Run(ctx, opts.Concurrency, len(docs), stop, func(i int) {
+		r := DocResult{ID: ids[i], Index: i}
+		for attempt := 1; attempt <= MaxAttempts; attempt++ {
+			fp := Fingerprint(model, attempt, msgs[i])
+			key := ids[i] + "\x00" + strconv.Itoa(attempt)
+			mu.Lock()
+			l, have := done[key]
+			mu.Unlock()
+			if have && l.Fingerprint == fp {
+				mu.Lock()
+				res.Resumed++
+				mu.Unlock()
+			} else {
+				comp, err := client.Complete(ctx, []llm.Message{{Role: "user", Content: msgs[i]}})
+				mu.Lock()
+				res.Requested++
+				if err != nil {
+					if ctx.Err() == nil {
+						res.Failed++
+						lastErr = fmt.Errorf("%s, attempt %d: %w", ids[i], attempt, err)
+					}
+					mu.Unlock()
+					break
+				}
+				res.Completions++
+				res.PromptTokens += comp.PromptTokens
+				res.CompletionTokens += comp.CompletionTokens
+				l = JournalLine{ID: ids[i], Attempt: attempt, Fingerprint: fp, Answer: comp.Content,
+					PromptTokens: comp.PromptTokens, CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
+				if jerr == nil {
+					if jerr = appendLine(jf, l); jerr == nil {
+						done[key] = l
+					}
+				}
+				stop := jerr != nil
+				mu.Unlock()
+				if stop {
+					break
+				}
+			}
+			qs, err := CheckAnswer(l.Answer)
+			if err == nil {
+				r.Questions, r.Done = qs, true
+				break
+			}
+			r.Rejected = append(r.Rejected, fmt.Sprintf("attempt %d: %v", attempt, err))
+			r.Done = attempt == MaxAttempts
+		}
+		mu.Lock()
+		res.Docs[i] = r
+		if r.Done {
+			res.Finished++
+		}
+		if bar != nil {
+			bar.Add(1)
+		}
+		mu.Unlock()
+	})
 	if bar != nil {
 		bar.Finish()
 	}
