@@ -413,7 +413,7 @@ func (s *Scorer) run(ctx context.Context, q *datasets.Question, sub Submission) 
 		}
 	}
 	run, err := s.Sandbox.Run(ctx, sandbox.Spec{
-		Files: files,
+		Files:     files,
 		Argv:      []string{"python3", "-I", "/sbx/run.py"},
 		Env:       q.Env,
 		DataDir:   filepath.Join(s.Root, "src", "tool_source_code"),
