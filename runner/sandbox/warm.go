@@ -798,10 +798,9 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 	// (the time limit, the memory cgroup) the zygote's report gives the
 	// signal.
 	o := w.await(sp, lim.Wall, ctxDone, ctxErr)
-	r, exit, gotReport, timedOut, cancelled, cpuTime := o.r, o.exit, o.gotReport, o.timedOut, o.cancelled, o.cpuTime
 	dur := time.Since(start)
 	ended = true
-	if exit != nil {
+	if o.exit != nil {
 		// G is exiting, its namespace already empty: its reap, the removal
 		// of its cgroups and of the exchange folder need not hold up the
 		// result.
@@ -825,7 +824,7 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		sp.xconn.Close()
 		cgTask.killAll()
 		defer cgTask.remove()
-		if !gotReport && !timedOut && cancelled == nil {
+		if !o.gotReport && !o.timedOut && o.cancelled == nil {
 			return nil, started, fmt.Errorf("%w: the zygote did not report execution %s (worker output %q)", errWorker, id, w.stderr.tail(500))
 		}
 	}
@@ -838,11 +837,11 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			sideR.Close()
 		}
 	}
-	if cancelled != nil {
-		return nil, started, cancelled
+	if o.cancelled != nil {
+		return nil, started, o.cancelled
 	}
 
-	res, err := warmResult(id, timedOut, dur, stdout, stderr, side, cgTask.oomKilled(), r, exit, cpuTime)
+	res, err := warmResult(id, o, dur, stdout, stderr, side, cgTask.oomKilled())
 	return res, started, err
 }
 
@@ -896,13 +895,17 @@ func (w *worker) await(sp *spare, wall time.Duration, ctxDone <-chan struct{}, c
 	// After a kill the zygote reaps G at once; if it does not report within
 	// reapGrace (it was stopped, or is gone), the worker is replaced and the
 	// execution's result stands.
+	// The zygote's report of G's end; a closed channel: the worker is gone.
+	report := func(rr reaped, ok bool) {
+		o.r, o.gotReport = rr, ok
+		if !ok {
+			w.broken = true
+		}
+	}
 	waitReaped := func() {
 		select {
 		case rr, ok := <-sp.done:
-			o.r, o.gotReport = rr, ok
-			if !ok {
-				w.broken = true
-			}
+			report(rr, ok)
 		case <-time.After(reapGrace):
 			w.broken = true
 		}
@@ -927,10 +930,7 @@ func (w *worker) await(sp *spare, wall time.Duration, ctxDone <-chan struct{}, c
 				o.cancelled = ctxErr()
 				kill()
 			case rr, ok := <-sp.done:
-				o.r, o.gotReport = rr, ok
-				if !ok {
-					w.broken = true
-				}
+				report(rr, ok)
 			}
 		}
 	case <-timer.C:
@@ -945,9 +945,10 @@ func (w *worker) await(sp *spare, wall time.Duration, ctxDone <-chan struct{}, c
 
 // warmResult is execution id's Result as a cold run reports it: its
 // captured output, and its status from G (exit, with the CPU time of all
-// its processes) or from the zygote's reap r (a signal).
-func warmResult(id string, timedOut bool, dur time.Duration, stdout, stderr, side *capWriter, oom bool, r reaped, exit *int, cpuTime time.Duration) (*Result, error) {
-	res := &Result{TimedOut: timedOut, Duration: dur,
+// its processes) or from the zygote's reap (a signal), as o gives them.
+func warmResult(id string, o outcome, dur time.Duration, stdout, stderr, side *capWriter, oom bool) (*Result, error) {
+	r := o.r
+	res := &Result{TimedOut: o.timedOut, Duration: dur,
 		Stdout: stdout.buf, Stderr: stderr.buf, StdoutDropped: stdout.dropped, StderrDropped: stderr.dropped,
 		Side: side.buf, SideDropped: side.dropped, OOMKilled: oom}
 	if res.Stdout == nil {
@@ -956,12 +957,12 @@ func warmResult(id string, timedOut bool, dur time.Duration, stdout, stderr, sid
 	if res.Stderr == nil {
 		res.Stderr = []byte{}
 	}
-	if exit != nil {
-		r.Exit = exit
-		res.CPU = cpuTime
+	if o.exit != nil {
+		r.Exit = o.exit
+		res.CPU = o.cpuTime
 	}
 	switch {
-	case timedOut:
+	case o.timedOut:
 		// As a cold task's process group killed at the time limit.
 		res.ExitCode, res.Signal = -1, signalName(syscall.SIGKILL)
 	case r.Signal != nil && *r.Signal == int(syscall.SIGKILL):
