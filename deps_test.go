@@ -44,7 +44,7 @@ var allowed = map[string][]string{
 	"runner/journal":        []string{"datasets", "results", "internal/flock", "internal/version", "runner/scoring"},
 	"runner/plan":           []string{"datasets", "results"}, // datasets: the folder benchmarks it registers
 	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "internal/pystr", "runner/llm", "runner/plan", "runner/retrieval"},
-	"runner/retrieval":      []string{"datasets/corpus", "internal/pystr", "runner/llm"},
+	"runner/retrieval":      []string{"datasets/corpus", "internal/pystr", "runner/llm", "internal/atomicfile"},
 	"runner/graphrag":       []string{"results", "internal/jsonl", "internal/pystr", "runner/llm"},
 	"datasets/corpus":       []string{"internal/pystr", "internal/atomicfile"},
 	"runner/scoring":        []string{"datasets", "results", "internal/pystr", "runner/sandbox"},
@@ -89,7 +89,7 @@ var allowed = map[string][]string{
 	"runner/sandbox/sandboxtest": []string{"runner/sandbox"},
 	// The benchmark audit: references, controls and probes scored through scoring.
 	"cmd/audit":   []string{"datasets", "internal/version", "results", "runner/sandbox", "runner/scoring", "internal/cliflags", "internal/sandboxflags"},
-	"cmd/rescore": []string{"results/published", "results", "datasets", "runner/journal", "runner/sandbox", "runner/scoring", "internal/version", "internal/words", "internal/cliflags", "internal/sandboxflags"},
+	"cmd/rescore": []string{"results/published", "results", "datasets", "runner/journal", "runner/sandbox", "runner/scoring", "internal/version", "internal/words", "internal/cliflags", "internal/sandboxflags", "internal/atomicfile"},
 
 	// Submissions by pull request: the validator re-executes
 	// submitted code through scoring and the sandbox.

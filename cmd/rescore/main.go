@@ -24,7 +24,6 @@ package main
 import (
 	"context"
 	"encoding/csv"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,6 +38,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
 	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/internal/sandboxflags"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
@@ -399,14 +399,11 @@ func buildFile(r *storedRun, protocol string, b *datasets.Benchmark, scored []*s
 // cause, runnable, properties passed and the seconds the question took to
 // score (run, parse and verify, both protocols together).
 func writeVerdicts(path string, files []*results.File, seconds map[string]float64) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".verdicts-*")
+	tmp, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer os.Remove(tmp.Name()) // a no-op once committed
 	w := csv.NewWriter(tmp)
 	w.Write([]string{"derived_from", "protocol", "question_index", "question_id", "properties", "verdict", "cause", "runnable", "properties_passed", "seconds"})
 	for _, f := range files {
@@ -421,10 +418,11 @@ func writeVerdicts(path string, files []*results.File, seconds map[string]float6
 		}
 	}
 	w.Flush()
-	if err := errors.Join(w.Error(), tmp.Close()); err != nil {
+	if err := w.Error(); err != nil {
+		tmp.Close()
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Commit(tmp, path, 0o644)
 }
 
 // summarize prints one line per run: runnable and properties passed on the

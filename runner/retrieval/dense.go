@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
+	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
 	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
@@ -314,16 +315,15 @@ func (d *Dense) writeRows(path string, lo int, vecs [][]float32, hashes []string
 	for i, v := range vecs {
 		rows[i] = embeddingRow{ChunkID: d.c.Chunks[lo+i].ID, ChunkSHA256: hashes[i], Model: d.model, Vector: v}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
 	ok := false
 	defer func() {
 		if !ok {
 			f.Close()
-			os.Remove(tmp)
+			os.Remove(f.Name())
 		}
 	}()
 	w := parquet.NewGenericWriter[embeddingRow](f,
@@ -335,13 +335,7 @@ func (d *Dense) writeRows(path string, lo int, vecs [][]float32, hashes []string
 	if err := w.Close(); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.Commit(f, path, 0o644); err != nil {
 		return err
 	}
 	ok = true
