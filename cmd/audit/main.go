@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var c config
 	var only string
-	cliflags.Data(fs, &c.data, nil, "")
+	cliflags.DataVar(fs, &c.data, nil, "")
 	fs.StringVar(&c.reference, "reference", DefaultReference, "folder of the reference solutions, one <question>.py each")
 	fs.StringVar(&c.diagnoses, "diagnoses", "benchmarks/mattools-tool-usage/diagnoses.csv", "the diagnoses of the properties the reference fails (question,property,category,evidence); absent: none")
 	fs.StringVar(&c.out, "out", "build/audit", "output folder: audit.json, results/, .cache/")

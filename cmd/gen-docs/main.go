@@ -46,8 +46,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gen-docs", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := new(string)
-	cliflags.Data(fs, data, nil, "")
+	data := cliflags.Data(fs, nil, "")
 	under := fs.String("under", "pymatgen", "folder to document, e.g. pymatgen/analysis/defects")
 	model := fs.String("model", "", "model id")
 	baseURL := fs.String("base-url", "https://api.openai.com/v1", "OpenAI-compatible base URL")

@@ -46,8 +46,7 @@ func main() {
 func run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("import-mattools", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := new(string)
-	cliflags.Data(fs, data, nil, " (a MatTools checkout or download)")
+	data := cliflags.Data(fs, nil, " (a MatTools checkout or download)")
 	out := fs.String("out", "build/results/imported", "output folder for the results files")
 	skip := fs.Bool("skip-unknown-families", false, "warn about run folders of unknown result families instead of failing")
 	if err := fs.Parse(args); err != nil {

@@ -51,8 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	planPath := fs.String("plan", "", "the run plan the shards ran (TOML)")
-	data := new(string)
-	cliflags.Data(fs, data, getenv, " the shards ran on")
+	data := cliflags.Data(fs, getenv, " the shards ran on")
 	prompts := fs.String("prompts", "", "the prompt texts, as given to the shards (default <data>/prompts, or extracted from an upstream checkout)")
 	promptsCache := fs.String("prompts-cache", systems.DefaultPromptsCache, "where prompt texts extracted from an upstream checkout are cached")
 	python := fs.String("sandbox-python", envOr(getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"),

@@ -45,8 +45,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready chan<- string) int {
 	fs := flag.NewFlagSet("replay-llm", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := new(string)
-	cliflags.Data(fs, data, nil, "")
+	data := cliflags.Data(fs, nil, "")
 	addr := fs.String("addr", "127.0.0.1:8765", "listen address (loopback unless -allow-remote)")
 	round := fs.Int("round", 0, "round served to requests that select none (0: such requests get an error)")
 	roundsFlag := fs.String("rounds", "1,2,3", "rounds to load, comma-separated")

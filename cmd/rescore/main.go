@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var c config
 	var only string
-	cliflags.Data(fs, &c.data, nil, "")
+	cliflags.DataVar(fs, &c.data, nil, "")
 	fs.StringVar(&c.out, "out", "build/results/rescored", "directory for the results files")
 	c.sb.Register(fs, nil, scoring.DefaultLimits, "the wall clock a safety net, the CPU time decides",
 		"run every execution in a fresh interpreter (the reference mode) instead of the sandbox's warm workers")

@@ -50,8 +50,7 @@ const TestsDir = "src/tool_source_code/pymatgen-analysis-defects/tests"
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("retrieval-quality", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := new(string)
-	cliflags.Data(fs, data, nil, "")
+	data := cliflags.Data(fs, nil, "")
 	k := fs.Int("k", 5, "documents retrieved per question")
 	cache := fs.String("cache", "build/corpus", "corpus cache folder")
 	verbose := fs.Bool("v", false, "also print the imported modules and the retrieved chunks")

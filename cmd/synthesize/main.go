@@ -70,8 +70,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("synthesize", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := new(string)
-	cliflags.Data(fs, data, nil, "")
+	data := cliflags.Data(fs, nil, "")
 	testsRel := fs.String("tests", synth.DefectsTestsDir, "folder of unit tests, relative to the data root")
 	only := fs.String("only", "", "keep the tests whose ID (file::[class::]name) matches this regular expression (with -qa: the documents, file#name#k)")
 	withData := fs.Bool("with-data", false, "keep only the tests whose test-data files the data root has")

@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c.limits = submission.DefaultLimits
 	fs.BoolVar(&c.reexecute, "reexecute", false, "re-execute every generated function in the sandbox and compare the verdicts")
 	fs.StringVar(&c.record, "record", "", "with -reexecute: write the verified records into `DIR`/<folder>/ (maintainers; outside the submissions root)")
-	cliflags.Data(fs, &c.data, nil, ", for -reexecute")
+	cliflags.DataVar(fs, &c.data, nil, ", for -reexecute")
 	c.sb.Register(fs, nil, scoring.DefaultLimits, "the wall clock a safety net, the CPU time decides",
 		"re-execute in a fresh interpreter per execution (the reference mode) instead of the sandbox's warm workers")
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to re-execute (the others are reported as not re-executed; for tests)")

@@ -21,13 +21,12 @@ func TestDataDefaultsToTheEnvironmentAndParses(t *testing.T) {
 	}{{nil, "/srv/mattools"}, {[]string{"-data", "/elsewhere"}, "/elsewhere"}} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		var data string
-		Data(fs, &data, getenv, ", for the question pages")
+		data := Data(fs, getenv, ", for the question pages")
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		if data != tc.want {
-			t.Errorf("args %q: -data = %q, want %q", tc.args, data, tc.want)
+		if *data != tc.want {
+			t.Errorf("args %q: -data = %q, want %q", tc.args, *data, tc.want)
 		}
 		if u := fs.Lookup("data").Usage; u != "the MatTools data root, for the question pages (default $"+datasets.EnvVar+")" {
 			t.Errorf("usage %q", u)
