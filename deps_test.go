@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"runner/retrieval":      []string{"datasets/corpus", "internal/pystr", "runner/llm", "internal/atomicfile"},
 	"runner/graphrag":       []string{"results", "internal/jsonl", "internal/pystr", "runner/llm"},
 	"datasets/corpus":       []string{"internal/pystr", "internal/atomicfile"},
-	"runner/scoring":        []string{"datasets", "results", "internal/pystr", "runner/sandbox"},
+	"runner/scoring":        []string{"datasets", "results", "internal/pystr", "runner/sandbox", "internal/workpool"},
 	"runner/llm":            []string{},
 	"runner/llm/llmtest":    []string{},
 	"runner/llm/replay":     []string{},

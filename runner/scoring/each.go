@@ -10,6 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/workpool"
 )
 
 // ScoreEach scores n stored answers, as many at a time as the sandbox has
@@ -31,43 +32,25 @@ func (s *Scorer) ScoreEach(ctx context.Context, n int, answer func(i int) (*data
 	var (
 		mu       sync.Mutex
 		firstErr error
-		wg       sync.WaitGroup
-		work     = make(chan int)
 	)
-	for w := 0; w < max(1, s.Sandbox.Info().Slots); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				q, sub := answer(i)
-				sc, err := s.Score(ctx, q, sub)
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil && ctx.Err() == nil {
-						firstErr = fmt.Errorf("%s: %w", label(i), err)
-					}
-					mu.Unlock()
-					cancel()
-					continue
-				}
-				done(i, sc)
-				mu.Unlock()
-				if bar != nil {
-					bar.Add(1)
-				}
+	workpool.Run(ctx, s.Sandbox.Info().Slots, n, nil, func(i int) {
+		q, sub := answer(i)
+		sc, err := s.Score(ctx, q, sub)
+		mu.Lock()
+		if err != nil {
+			if firstErr == nil && ctx.Err() == nil {
+				firstErr = fmt.Errorf("%s: %w", label(i), err)
 			}
-		}()
-	}
-feed:
-	for i := 0; i < n; i++ {
-		select {
-		case work <- i:
-		case <-ctx.Done():
-			break feed
+			mu.Unlock()
+			cancel()
+			return
 		}
-	}
-	close(work)
-	wg.Wait()
+		done(i, sc)
+		mu.Unlock()
+		if bar != nil {
+			bar.Add(1)
+		}
+	})
 	if firstErr != nil {
 		return firstErr
 	}
