@@ -23,9 +23,10 @@ import (
 const templateMark = `<p class="frozen-test">template changed after the release</p>`
 
 // changedSite is one Frozen build of the published results from a clone of
-// HEAD whose templates differ from v1.0's generator: v1.0 is then built by
-// its generator commit, which imports and builds for itself (a few minutes
-// cold), so the build is shared by the tests below.
+// HEAD whose templates differ from every release's generator commit: every
+// release is rendered by the running code with the changed templates and
+// checked against its numbers manifest; the build is shared by the tests
+// below.
 type changedSite struct {
 	repo, out string
 	bench     *datasets.Benchmark
@@ -41,7 +42,7 @@ var (
 func builtChanged(t *testing.T) *changedSite {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds a release with its own generator commit; skipped with -short")
+		t.Skip("builds every release of the published results with Hugo; skipped with -short")
 	}
 	root, resultsDir, _ := realData(t)
 	changedOnce.Do(func() { changedErr = buildChanged(repoRoot(t), root, resultsDir) })
@@ -68,15 +69,6 @@ func buildChanged(repo, dataRoot, resultsDir string) error {
 			return fmt.Errorf("git %s: %w\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	rs, err := site.DefaultReleases()
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		if err := exec.Command("git", "-C", changed.repo, "cat-file", "-e", r.GeneratorCommit+"^{commit}").Run(); err != nil {
-			return fmt.Errorf("release %s: its generator commit %s is not in this clone (a shallow clone? git fetch --unshallow)", r.Version, r.GeneratorCommit)
-		}
-	}
 	layout := filepath.Join(changed.repo, "layouts", "baseof.html")
 	data, err := os.ReadFile(layout)
 	if err != nil {
@@ -96,38 +88,77 @@ func buildChanged(repo, dataRoot, resultsDir string) error {
 	return err
 }
 
-// TestReleaseUnchangedByTemplateChange: after a template change, every
-// release is still byte-identical to its committed manifest (it is built by
-// its own generator commit), /latest/ is a copy of the newest, and the
-// preview, built by the running code, shows the change.
-func TestReleaseUnchangedByTemplateChange(t *testing.T) {
+// TestReleasesTakeTheLookKeepTheNumbers: after a template change, every
+// release shows the change (it is rendered by the running code) and every
+// number of its manifest (Report.Verified; checked again here so that a
+// Build that skipped the check fails); an older release names the newest in
+// its banner, the newest does not; /latest/ holds only redirects to the
+// newest release, one per page of it, so no edition is published twice.
+func TestReleasesTakeTheLookKeepTheNumbers(t *testing.T) {
 	c := builtChanged(t)
 	rs, err := site.DefaultReleases()
 	if err != nil {
 		t.Fatal(err)
 	}
+	newest := rs[len(rs)-1]
 	var versions []string
 	for _, r := range rs {
 		versions = append(versions, r.Version)
-		// The same check as Build's, repeated here so that a Build that skipped it fails.
-		if err := release.CheckManifest(c.repo, r.Version, filepath.Join(c.out, r.Version), c.bench); err != nil {
+		if _, err := release.CheckNumbers(c.repo, r.Version, filepath.Join(c.out, r.Version)); err != nil {
 			t.Errorf("release %s: %v", r.Version, err)
 		}
-		if page := readFile(t, filepath.Join(c.out, r.Version, "index.html")); strings.Contains(page, templateMark) {
-			t.Errorf("release %s shows the template change", r.Version)
+		page := readFile(t, filepath.Join(c.out, r.Version, "index.html"))
+		if !strings.Contains(page, templateMark) {
+			t.Errorf("release %s does not show the template change", r.Version)
+		}
+		banner := `class="newer-release"`
+		switch {
+		case r.Version != newest.Version && (!strings.Contains(page, banner) || !strings.Contains(page, `../`+newest.Version+`/"`)):
+			t.Errorf("release %s: its banner does not name the newest release %s", r.Version, newest.Version)
+		case r.Version == newest.Version && strings.Contains(page, banner):
+			t.Errorf("the newest release %s names a newer one", r.Version)
 		}
 	}
 	slices.Sort(c.report.Verified)
 	if !slices.Equal(c.report.Verified, versions) {
 		t.Errorf("Report.Verified = %v, want %v (warnings %q)", c.report.Verified, versions, c.report.Warnings)
 	}
-	newest := rs[len(rs)-1].Version
-	want, err := release.HashTree(filepath.Join(c.out, newest))
+	latest := filepath.Join(c.out, site.LatestPath)
+	pages := 0
+	err = filepath.WalkDir(filepath.Join(c.out, newest.Version), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "index.html" {
+			return err
+		}
+		pages++
+		rel, _ := filepath.Rel(filepath.Join(c.out, newest.Version), p)
+		stub, err := os.ReadFile(filepath.Join(latest, rel))
+		if err != nil {
+			return fmt.Errorf("/latest/%s: %w", filepath.ToSlash(rel), err)
+		}
+		target := newest.Version + "/" + strings.TrimSuffix(strings.TrimSuffix(filepath.ToSlash(rel), "index.html"), "/")
+		if !bytes.Contains(stub, []byte(`http-equiv="refresh"`)) || !bytes.Contains(stub, []byte(strings.TrimSuffix(target, "/")+"/")) {
+			return fmt.Errorf("/latest/%s is not a redirect to /%s/: %s", filepath.ToSlash(rel), strings.TrimSuffix(target, "/"), stub)
+		}
+		return nil
+	})
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
 	}
-	if got, err := release.HashTree(filepath.Join(c.out, site.LatestPath)); err != nil || !bytes.Equal(got, want) {
-		t.Errorf("/%s/ is not a copy of /%s/ (err %v)", site.LatestPath, newest, err)
+	stubs := 0
+	filepath.WalkDir(latest, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if d.Name() != "index.html" {
+				t.Errorf("/latest/ holds %s, not a redirect page: an edition's file published twice", p)
+			}
+			stubs++
+		}
+		return err
+	})
+	if stubs != pages || pages == 0 {
+		t.Errorf("/latest/ holds %d redirect pages, the newest release %s %d pages", stubs, newest.Version, pages)
+	}
+	if nf := readFile(t, filepath.Join(c.out, "404.html")); !strings.Contains(nf, `"`+newest.Version+`"`) {
+		t.Errorf("404.html does not send /latest/ paths to %s:\n%s", newest.Version, nf)
 	}
 	_, _, files := realData(t)
 	listed := map[string]bool{}
@@ -149,10 +180,11 @@ func TestReleaseUnchangedByTemplateChange(t *testing.T) {
 	}
 }
 
-// TestManifestNamesFirstDifference: a changed page of a release fails the
-// check naming that page; a data root whose question pages differ is reported
-// as such, not as a differing page.
-func TestManifestNamesFirstDifference(t *testing.T) {
+// TestNumbersNameTheDifference: a release whose pages show one number other
+// than its manifest's fails the check naming the release, table, row,
+// column and field, with both values; a cell it no longer shows is named
+// too.
+func TestNumbersNameTheDifference(t *testing.T) {
 	c := builtChanged(t)
 	rs, err := site.DefaultReleases()
 	if err != nil {
@@ -163,25 +195,44 @@ func TestManifestNamesFirstDifference(t *testing.T) {
 	if err := os.CopyFS(edition, os.DirFS(filepath.Join(c.out, v))); err != nil {
 		t.Fatal(err)
 	}
-	page := filepath.Join(edition, "models", "index.html")
-	data, err := os.ReadFile(page)
+	want, err := release.ReadNumbers(release.NumbersPath(c.repo, v))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(page, append(data, ' '), 0o644); err != nil {
-		t.Fatal(err)
+	// Change one mean in every CSV of the edition that shows it.
+	var key release.NumberKey
+	for k, f := range want {
+		if f["mean"] != "" && (key.Table == "" || k.Table+k.Configuration+k.Metric < key.Table+key.Configuration+key.Metric) {
+			key = k
+		}
 	}
-	err = release.CheckManifest(c.repo, v, edition, c.bench)
-	if want := "/" + v + "/models/index.html differs"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("changed page: error %v, want %q", err, want)
+	if key.Table == "" {
+		t.Fatalf("release %s: no mean in its numbers manifest", v)
 	}
-	other := *c.bench
-	other.Questions = slices.Clone(other.Questions)
-	q := &other.Questions[0]
-	q.DataFiles = slices.Clone(q.DataFiles)
-	q.DataFiles[0].Present = !q.DataFiles[0].Present // as in a root with more (or fewer) data files
-	err = release.CheckManifest(c.repo, v, filepath.Join(c.out, v), &other)
-	if err == nil || !strings.Contains(err.Error(), "cut from another data root") || !strings.Contains(err.Error(), release.DataFingerprint(&other)) {
-		t.Errorf("other data root: error %v, want one saying the manifest was cut from another data root", err)
+	mean := want[key]["mean"]
+	changedFiles := 0
+	filepath.WalkDir(edition, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".csv") {
+			return err
+		}
+		data, _ := os.ReadFile(p)
+		var out []string
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, key.Table+",") && strings.Contains(line, key.Configuration) && strings.Contains(line, ","+key.Metric+",") && strings.Contains(line, ","+mean+",") {
+				line = strings.Replace(line, ","+mean+",", ",99.9999,", 1)
+				changedFiles++
+			}
+			out = append(out, line)
+		}
+		return os.WriteFile(p, []byte(strings.Join(out, "\n")), 0o644)
+	})
+	if changedFiles == 0 {
+		t.Fatalf("no CSV of %s shows %s with mean %s", v, key, mean)
+	}
+	_, err = release.CheckNumbers(c.repo, v, edition)
+	for _, w := range []string{"release " + v, "table " + key.Table, "row " + key.Configuration, key.Metric, "field mean: frozen " + mean + ", shown 99.9999"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("a changed mean: error %v, want it to say %q", err, w)
+		}
 	}
 }

@@ -9,12 +9,13 @@
 package site
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"html/template"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -80,18 +81,14 @@ type Options struct {
 	Log io.Writer
 	// Go is the go command used to run Hugo (default "go").
 	Go string
-	// Frozen builds every release as it was cut: when the generator (the
-	// paths release.GeneratorPaths lists) in RepoRoot differs from the release's
-	// generator commit, the release's pages are built by that commit's own
-	// importer and build-site in a temporary extraction of it (git archive;
-	// its results come from Benchmark.Root and, for runs its importer does
-	// not produce, from ResultsDir; its runs of submissions from the
-	// extraction's SubmissionsRoot and VerifiedRoot), else in-process;
-	// then, when the build has the release's data (Benchmark and all its
-	// runs), its pages are checked against its committed manifest
-	// (release.ManifestDir): a difference is an error naming the first differing
-	// file. False builds every release with the running code, unchecked
-	// (tests with made-up releases).
+	// Frozen checks every release that has all its runs against its
+	// numbers manifest (release.CheckNumbers: site/releases/<version>.
+	// numbers.csv) after rendering it with the running code: a release
+	// without one, or a number that differs, is an error naming the
+	// release, table, row and column. In a git checkout, a submission folder
+	// a release lists that changed since its generator commit is an error
+	// too. False renders every release unchecked (tests with made-up
+	// releases).
 	Frozen bool
 	// HugoPassBytes bounds the generated page files one Hugo pass reads
 	// (hugo.Options.PassBytes): 0 means hugo.DefaultPassBytes, negative one
@@ -127,14 +124,10 @@ type Options struct {
 	// (results.EnvironmentComparisonFile, written by cmd/import-mattools),
 	// which the preview's methodology page lists. "" or absent: none.
 	EnvironmentComparison string
-	// Cache, when set with Frozen, keeps each release's built pages between
-	// builds (release.Cache): a release whose inputs (release.Inputs: its
-	// generator commit and release list, the data root, its runs' results
-	// files and submission folders) are those of the cached entry, and
-	// whose cached pages match its manifest, is copied from there instead
-	// of being rebuilt; a release built and matching its manifest is
-	// stored. Nil: every release is built.
-	Cache *release.Cache
+	// NewRelease is the version being cut (build-site -cut-release), whose
+	// numbers manifest the cut writes after this build: the only release
+	// not checked against one.
+	NewRelease string
 	// PreviewOnly builds only the preview of every run present (and the
 	// root page, which then shows it): no release, no /latest/, no
 	// manifest check. The preview still compares with the newest release's
@@ -195,17 +188,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if err := checkRuns(ctx, o, in, rep); err != nil {
 		return nil, err
 	}
-	inner := os.Getenv(release.BuildEnv) != ""     // building one release inside its generator commit
-	fromCommit := map[string]release.CommitBuild{} // releases built by their own generator commit, by version
-	cached := map[string]string{}                  // releases copied from o.Cache: version → cached pages
-	cacheKeys := map[string]string{}               // releases to store in o.Cache once they match their manifest: version → key
-	useCache := o.Cache != nil && o.Frozen && !inner && o.Benchmark != nil && !o.PreviewOnly
-	dataSum := ""
-	if useCache {
-		if dataSum, err = release.TreeSum(o.Benchmark.Root); err != nil {
-			return nil, fmt.Errorf("release cache: data root %s: %w", o.Benchmark.Root, err)
-		}
-	}
+	inner := os.Getenv(release.BuildEnv) != "" // building one release inside its generator commit (-freeze-numbers)
 	byID := map[string]*results.File{}
 	for _, f := range files {
 		byID[f.Run.RunID] = f
@@ -218,9 +201,8 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		r := o.Releases[i]
 		links = append(links, content.Link{Version: r.Version, Path: r.Version, Date: r.Date, Commit: r.GeneratorCommit, Title: r.Title})
 	}
-	st := &releaseState{links: links, inner: inner, fromCommit: fromCommit, cached: cached, cacheKeys: cacheKeys, useCache: useCache,
-		dataSum: dataSum, byID: byID, paper: paper}
-	if err := addReleases(ctx, o, rep, logf, in, st); err != nil {
+	st := &releaseState{links: links, inner: inner, byID: byID, paper: paper}
+	if err := addReleases(o, rep, in, st); err != nil {
 		return nil, err
 	}
 	editions = st.editions
@@ -259,25 +241,10 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	var home *content.Edition
 	if len(editions) > 0 && len(editions[0].Files) > 0 {
 		home = editions[0] // newest release first, else the preview
-		root.HomePath = LatestPath
-		if !home.Frozen {
-			root.HomePath = PreviewPath
-		}
+		root.HomePath = home.Path
 	}
 	for _, e := range editions {
-		_, built := fromCommit[e.Path]
-		if _, ok := cached[e.Path]; built || ok {
-			rep.Editions = append(rep.Editions, e.Path)
-			if e == home { // its pages come from its own commit; the root's tables from the running code
-				e.Leaderboard, e.Catalog = aggregate.BuildRows(e.Files, rows, o.Catalog), o.Catalog
-				root.Home = e
-				if err := content.WriteRoot(dirs, root); err != nil {
-					return nil, err
-				}
-				e.Leaderboard = nil
-			}
-			continue
-		}
+		e.RenderCommit = o.GeneratorCommit
 		lb := aggregate.BuildRows(e.Files, rows, o.Catalog)
 		e.Leaderboard = lb
 		e.Catalog = o.Catalog
@@ -466,31 +433,30 @@ func checkRuns(ctx context.Context, o Options, in *buildInputs, rep *Report) err
 
 // releaseState is what Build knows of its editions while it plans them.
 type releaseState struct {
-	editions   []*content.Edition
-	links      []content.Link                 // newest first
-	inner      bool                           // building one release inside its generator commit
-	fromCommit map[string]release.CommitBuild // releases built by their own generator commit, by version
-	cached     map[string]string              // releases copied from o.Cache: version → cached pages
-	cacheKeys  map[string]string              // releases to store in o.Cache once they match their manifest: version → key
-	useCache   bool
-	dataSum    string
-	byID       map[string]*results.File
-	paper      []paperonly.Value
+	editions []*content.Edition
+	links    []content.Link // newest first
+	inner    bool           // building one release inside its generator commit (-freeze-numbers)
+	byID     map[string]*results.File
+	paper    []paperonly.Value
 }
 
-// addReleases adds an edition per release (newest first) to st.editions:
-// copied from the cache, built by its own generator commit (st.fromCommit)
-// or by the running code; a release missing runs is an error unless
-// AllowIncomplete.
-func addReleases(ctx context.Context, o Options, rep *Report, logf func(string, ...any), in *buildInputs, st *releaseState) error {
+// addReleases adds an edition per release (newest first) to st.editions, each
+// rendered by the running code from the runs it lists; a release missing
+// runs is an error unless AllowIncomplete.
+func addReleases(o Options, rep *Report, in *buildInputs, st *releaseState) error {
 	paths, codeKeys, subs, verifiedSet, auditRows, diagnoses, auditPaths, auditByID := in.paths, in.codeKeys, in.subs, in.verifiedSet, in.auditRows, in.diagnoses, in.auditPaths, in.auditByID
-	links, paper, byID, useCache, dataSum, inner := st.links, st.paper, st.byID, st.useCache, st.dataSum, st.inner
-	fromCommit, cached, cacheKeys := st.fromCommit, st.cached, st.cacheKeys
+	links, paper, byID := st.links, st.paper, st.byID
 	for i := len(o.Releases) - 1; i >= 0 && !o.PreviewOnly; i-- {
 		r := o.Releases[i]
 		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
-			Frozen: true, Notes: r.Notes, Switcher: links[len(o.Releases)-1-i:], Benchmark: o.Benchmark, Paper: paper,
+			Frozen: true, Notes: r.Notes, Switcher: links, Benchmark: o.Benchmark, Paper: paper,
 			ResultsPaths: map[string]string{}, CodeKeys: codeKeys, Submissions: releaseSubmissions(subs, r)}
+		if st.inner {
+			e.Switcher = links[len(o.Releases)-1-i:] // the releases this one knew of, as its commit rendered them
+		}
+		if i < len(o.Releases)-1 {
+			e.Newest = links[0]
+		}
 		if r.VerifiedSet != "" {
 			vs, err := releaseVerifiedSet(o.RepoRoot, verifiedSet, r.VerifiedSet)
 			if err != nil {
@@ -519,54 +485,6 @@ func addReleases(ctx context.Context, o Options, rep *Report, logf func(string, 
 				e.Missing = append(e.Missing, id)
 			}
 		}
-		if o.Frozen && !inner && (o.Benchmark != nil || len(e.Files) > 0) {
-			changed, err := release.GeneratorChanged(ctx, o.RepoRoot, r.GeneratorCommit)
-			switch {
-			case errors.Is(err, release.ErrNotGit):
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s is %v, so the release is built by the running code (its manifest check tells whether its pages are unchanged)",
-					r.Version, o.RepoRoot, err))
-			case err != nil:
-				return fmt.Errorf("release %s: %w", r.Version, err)
-			}
-			if err == nil && useCache && (changed || len(e.Missing) == 0) {
-				mode := []string{"in-process"}
-				if changed {
-					mode = []string{"from-commit"}
-				}
-				if o.AllowIncomplete {
-					mode = append(mode, "allow-incomplete")
-				}
-				key, err := releaseInputs(o, o.Releases[:i+1], paths, auditByID, dataSum, mode).Key()
-				if err != nil {
-					return fmt.Errorf("release %s: cache key: %w", r.Version, err)
-				}
-				pages, why, ok, err := o.Cache.Get(o.RepoRoot, r.Version, key, o.Benchmark)
-				if err != nil {
-					return fmt.Errorf("release %s: cache %s: %w", r.Version, o.Cache.Dir, err)
-				}
-				if ok {
-					logf("site: release %s: its inputs are unchanged and its cached pages match %s: copied from %s", r.Version, release.ManifestDir, pages)
-					cached[r.Version] = pages
-					st.editions = append(st.editions, e)
-					continue
-				}
-				logf("site: release %s: %s (%s): building it", r.Version, why, o.Cache.Dir)
-				cacheKeys[r.Version] = key
-			}
-			switch {
-			case err != nil:
-			case changed:
-				cb := release.CommitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf,
-					Submissions: listsSubmissions(o.Releases[:i+1]), SubmissionsRoot: SubmissionsRoot, VerifiedRoot: VerifiedRoot,
-					IsSubmissionRun: func(id string) bool { return SubmissionFolder(id) != "" }}
-				if o.Benchmark != nil {
-					cb.DataRoot = o.Benchmark.Root
-				}
-				fromCommit[r.Version] = cb
-				st.editions = append(st.editions, e)
-				continue
-			}
-		}
 		switch {
 		case len(e.Files) == 0 && len(r.Runs) > 0:
 			e.Missing = nil
@@ -578,23 +496,16 @@ func addReleases(ctx context.Context, o Options, rep *Report, logf func(string, 
 		case len(e.Missing) > 0:
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("release %s: %s missing", r.Version, words.Count(len(e.Missing), "run", "runs")))
 		}
-		if !o.Frozen {
-			if w := release.StaleGenerator(o.RepoRoot, o.GeneratorCommit, r); w != "" {
-				rep.Warnings = append(rep.Warnings, w)
-			}
-		}
 		st.editions = append(st.editions, e)
 	}
 	return nil
 }
 
 // render runs Hugo over the generated sources into a folder beside
-// o.OutDir, adds the releases built by their own commit and those copied
-// from the cache, checks each frozen release against its manifest (storing
-// it in the cache when it matches), copies the newest release to latest/,
-// and puts the whole site in place of o.OutDir.
+// o.OutDir, checks each release that has all its runs against its numbers
+// manifest (with Frozen), writes /latest/ (redirects to the newest
+// release) and puts the whole site in place of o.OutDir.
 func render(ctx context.Context, o Options, rep *Report, logf func(string, ...any), dirs content.Dirs, st *releaseState, complete map[string]bool) (*Report, error) {
-	editions, fromCommit, cached, cacheKeys, inner := st.editions, st.fromCommit, st.cached, st.cacheKeys, st.inner
 	tmp := strings.TrimRight(o.OutDir, string(filepath.Separator)) + ".tmp"
 	if err := os.RemoveAll(tmp); err != nil {
 		return nil, err
@@ -607,48 +518,21 @@ func render(ctx context.Context, o Options, rep *Report, logf func(string, ...an
 	}
 	rep.HugoPasses = hs.Passes
 	logf("site: Hugo built the pages in %s", words.Count(hs.Passes, "pass", "passes"))
-	for _, r := range o.Releases {
-		cb, ok := fromCommit[r.Version]
-		if !ok {
-			continue
-		}
-		if err := release.BuildFromCommit(ctx, cb, filepath.Join(tmp, r.Version)); err != nil {
-			return nil, err
-		}
-	}
-	for v, pages := range cached {
-		if err := release.CopyDir(pages, filepath.Join(tmp, v)); err != nil {
-			return nil, err
-		}
-	}
-	if o.Frozen && !inner && o.Benchmark != nil {
-		for _, e := range editions {
-			if _, ok := cached[e.Path]; ok {
-				rep.Verified = append(rep.Verified, e.Version) // checked against its manifest by Cache.Get
-				continue
+	if o.Frozen && !st.inner {
+		for _, e := range st.editions {
+			if !e.Frozen || !complete[e.Path] || e.Version == o.NewRelease {
+				continue // the preview, a release built without all its runs, or the one being cut
 			}
-			if !e.Frozen || (fromCommit[e.Path].RepoRoot == "" && !complete[e.Path]) {
-				continue // the preview, or a release built without all its runs
-			}
-			err := release.CheckManifest(o.RepoRoot, e.Version, filepath.Join(tmp, e.Path), o.Benchmark)
-			switch {
-			case err == nil:
-				rep.Verified = append(rep.Verified, e.Version)
-				logf("site: release %s: its pages match %s", e.Version, release.ManifestDir)
-				if key, ok := cacheKeys[e.Version]; ok {
-					if err := o.Cache.Put(e.Version, key, filepath.Join(tmp, e.Path)); err != nil {
-						return nil, fmt.Errorf("release %s: cache %s: %w", e.Version, o.Cache.Dir, err)
-					}
-				}
-			case errors.Is(err, release.ErrNoManifest), errors.Is(err, release.ErrOtherData):
-				rep.Warnings = append(rep.Warnings, err.Error())
-			default:
+			extra, err := release.CheckNumbers(o.RepoRoot, e.Version, filepath.Join(tmp, e.Path))
+			if err != nil {
 				return nil, err
 			}
+			rep.Verified = append(rep.Verified, e.Version)
+			logf("site: release %s: every number of its manifest is shown unchanged (%s not in it)", e.Version, words.Count(extra, "cell", "cells"))
 		}
 	}
 	if rep.Latest != "" {
-		if err := release.CopyDir(filepath.Join(tmp, rep.Latest), filepath.Join(tmp, LatestPath)); err != nil {
+		if err := writeLatest(tmp, rep.Latest); err != nil {
 			return nil, err
 		}
 	}
@@ -663,39 +547,6 @@ func render(ctx context.Context, o Options, rep *Report, logf func(string, ...an
 	}
 	logf("site: %d pages in %s", rep.Pages, o.OutDir)
 	return rep, nil
-}
-
-// releaseInputs are what release rs[last]'s pages depend on in this build
-// besides its generator commit (release.Inputs): rs, the data root's sum, the
-// results files of its runs present (results, submissions and the audit's)
-// and its submission folders with their verified records.
-func releaseInputs(o Options, rs []release.Release, paths map[string]string, audit map[string]*results.File, dataSum string, mode []string) release.Inputs {
-	r := rs[len(rs)-1]
-	in := release.Inputs{Releases: rs, DataSum: dataSum, DataFingerprint: release.DataFingerprint(o.Benchmark), Runs: map[string]string{}, Mode: mode}
-	folders := map[string]bool{}
-	for _, id := range r.Runs {
-		if p, ok := paths[id]; ok {
-			in.Runs[id] = p
-		} else if f := audit[id]; f != nil {
-			in.Runs[id] = f.Path
-		}
-		if f := SubmissionFolder(id); f != "" {
-			folders[f] = true
-		}
-	}
-	for _, f := range slices.Sorted(maps.Keys(folders)) {
-		if o.SubmissionsDir != "" {
-			in.Trees = append(in.Trees, filepath.Join(o.SubmissionsDir, f))
-		}
-		if o.VerifiedDir != "" {
-			in.Trees = append(in.Trees, filepath.Join(o.VerifiedDir, f))
-		}
-	}
-	// Its question pages show the diagnoses (its audit runs are hashed among Runs).
-	if r.ReferencePages && o.Diagnoses != "" {
-		in.Trees = append(in.Trees, filepath.Dir(o.Diagnoses))
-	}
-	return in
 }
 
 // needPreview reports whether the runs present (results files and the
@@ -872,4 +723,113 @@ func loadBenchmarkFolders(dirs []string) (map[results.Benchmark]*content.FolderB
 		out[name] = fb
 	}
 	return out, nil
+}
+
+// latestRedirect is the page /latest/<rel> holds for the page <rel> of the
+// newest release: a redirect (keeping the query and the #anchor), so that
+// every /latest/ link resolves while no edition is published twice.
+var latestRedirect = template.Must(template.New("latest").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>Redirecting to release {{ .Version }}</title>
+<meta name="robots" content="noindex">
+<link rel="canonical" href="{{ .Target }}">
+<meta http-equiv="refresh" content="0; url={{ .Target }}">
+<script>location.replace({{ .Target }} + location.search + location.hash)</script>
+</head><body><p>/latest/ is the newest release, <a href="{{ .Target }}">{{ .Version }}</a>.</p></body></html>
+`))
+
+// notFound is the site's 404 page (GitHub Pages serves 404.html for a missing
+// path): a path under /latest/ that is not a page (a CSV, a figure, a zip)
+// goes to the same path in the newest release; anything else says so.
+var notFound = template.Must(template.New("404").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Page not found · MatTools leaderboard</title>
+<meta name="robots" content="noindex">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<script>(function () {
+  var p = location.pathname, i = p.lastIndexOf("/{{ .Latest }}/");
+  if ({{ .Version }} && i >= 0) { location.replace(p.slice(0, i) + "/" + {{ .Version }} + "/" + p.slice(i + {{ .Skip }}) + location.search + location.hash); }
+})();</script>
+</head><body><h1>Page not found</h1><p>This page is not on the leaderboard. The newest release is {{ .Version }}.</p></body></html>
+`))
+
+// writeLatest writes /latest/ into site: for every page (index.html) of the
+// newest release version, a redirect page at the same path under latest/,
+// and the root 404.html that sends other /latest/ paths to that release.
+func writeLatest(site, version string) error {
+	src := filepath.Join(site, version)
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "index.html" {
+			return err
+		}
+		rel, err := filepath.Rel(src, filepath.Dir(p))
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		depth := 1 // latest/
+		target := "../" + version + "/"
+		if rel != "." {
+			depth += strings.Count(rel, "/") + 1
+			target = strings.Repeat("../", depth) + version + "/" + rel + "/"
+		}
+		var buf bytes.Buffer
+		if err := latestRedirect.Execute(&buf, map[string]string{"Version": version, "Target": target}); err != nil {
+			return err
+		}
+		dst := filepath.Join(site, LatestPath, filepath.FromSlash(rel), "index.html")
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, buf.Bytes(), 0o644)
+	})
+	if err != nil {
+		return fmt.Errorf("latest/: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := notFound.Execute(&buf, map[string]any{"Latest": LatestPath, "Version": version, "Skip": len(LatestPath) + 2}); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(site, "404.html"), buf.Bytes(), 0o644)
+}
+
+// FreezeNumbers writes the numbers manifest of release version (o.Releases,
+// which must list it) from the pages its own generator commit builds
+// (release.BuildFromCommit, as a release was rebuilt before it was frozen in
+// numbers), after checking them against the release's byte manifest
+// (release.CheckManifest: site/releases/<version>.sha256, with the data root
+// it was cut from): so the numbers are those the release showed, never the
+// running renderer's. It returns the number of table cells written.
+func FreezeNumbers(ctx context.Context, o Options, version string) (int, error) {
+	logf := func(format string, a ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", a...)
+		}
+	}
+	i := slices.IndexFunc(o.Releases, func(r release.Release) bool { return r.Version == version })
+	if i < 0 {
+		return 0, fmt.Errorf("-freeze-numbers %s: no such release in %s", version, release.File)
+	}
+	if o.Benchmark == nil {
+		return 0, fmt.Errorf("-freeze-numbers %s: needs the benchmark data the release was cut from (-data)", version)
+	}
+	in, err := loadInputs(o, logf)
+	if err != nil {
+		return 0, err
+	}
+	cb := release.CommitBuild{RepoRoot: o.RepoRoot, Releases: o.Releases[:i+1], Present: in.paths, AllowIncomplete: o.AllowIncomplete, Go: o.Go, Log: logf,
+		Submissions: listsSubmissions(o.Releases[:i+1]), SubmissionsRoot: SubmissionsRoot, VerifiedRoot: VerifiedRoot, DataRoot: o.Benchmark.Root,
+		IsSubmissionRun: func(id string) bool { return SubmissionFolder(id) != "" }}
+	tmp, err := os.MkdirTemp("", "mattools-freeze-"+version+"-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, version)
+	if err := release.BuildFromCommit(ctx, cb, dir); err != nil {
+		return 0, err
+	}
+	if err := release.CheckManifest(o.RepoRoot, version, dir, o.Benchmark); err != nil {
+		return 0, fmt.Errorf("-freeze-numbers %s: the pages its commit built are not those it was cut with: %w", version, err)
+	}
+	return release.WriteNumbers(o.RepoRoot, version, dir)
 }

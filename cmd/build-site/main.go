@@ -2,13 +2,16 @@
 //
 //	build-site [-results build/results] [-out public] [-data $MATTOOLS_DATA]
 //
-// Every release is built by its own generator commit when the generator has
-// changed since (see site.Options.Frozen), and its pages are checked against
-// its manifest (site/releases/<version>.sha256). An invalid results file that
-// no release lists is skipped and reported; -strict makes it an error.
-// With -cache DIR a release whose inputs are unchanged since the last build
-// and whose cached pages still match its manifest is copied from DIR instead
-// (site/release.Cache); -preview-only builds only /preview/ and the root.
+// Every release is rendered by the running code from the runs it lists, and
+// every value and rank of its tables is checked against its numbers manifest
+// (site/releases/<version>.numbers.csv; site/release.CheckNumbers). An
+// invalid results file that no release lists is skipped and reported; -strict
+// makes it an error. -preview-only builds only /preview/ and the root.
+//
+// -freeze-numbers vX.Y writes a release's numbers manifest from the pages its
+// own generator commit builds, checked against its byte manifest
+// (site/releases/<version>.sha256): how v1.0-v1.3, cut when releases were
+// frozen in bytes, got theirs.
 //
 // With -cut-release vX.Y -date YYYY-MM-DD it instead records a new release in
 // site/releases.json (the runs present under -results, the runs of every
@@ -88,7 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var exclude folderList
 	fl.Var(&exclude, "exclude-submission", "with -cut-release: leave the submission `folder` (a folder name under -submissions) out of the release; repeatable")
 	strict := fl.Bool("strict", false, "fail on any invalid results file (default: skip and report those that no release lists)")
-	cacheDir := fl.String("cache", "", "keep each release's built pages in `dir` between builds and copy them while the release's inputs are unchanged and they match its manifest (make site: build/release-cache); empty: rebuild every release")
+	var freeze folderList
+	fl.Var(&freeze, "freeze-numbers", "write the numbers manifest of release `vX.Y` from the pages its own generator commit builds (checked against its .sha256 manifest; needs -data as the release was cut); repeatable")
 	previewOnly := fl.Bool("preview-only", false, "build only the preview of every run present and the root page (no release, no /latest/, no manifest check): the quick look at new runs (make preview)")
 	serve := fl.String("serve", "", "serve -out on `addr` (e.g. 127.0.0.1:8080) instead of building")
 	if err := fl.Parse(args); err != nil {
@@ -139,8 +143,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	opts := site.Options{BenchmarkFolders: folders, EnvironmentComparison: *envCmp, ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Diagnoses: *diagnoses, VerifiedSet: *verifiedSet, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
 		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr, PreviewOnly: *previewOnly}
-	if *cacheDir != "" {
-		opts.Cache = &release.Cache{Dir: *cacheDir}
+	if len(freeze) > 0 {
+		rs, err := site.DefaultReleases()
+		if err != nil {
+			fmt.Fprintln(stderr, "build-site:", err)
+			return exitError
+		}
+		opts.Releases = rs
+		for _, v := range freeze {
+			n, err := site.FreezeNumbers(ctx, opts, v)
+			if err != nil {
+				fmt.Fprintln(stderr, "build-site:", err)
+				return exitError
+			}
+			fmt.Fprintf(stdout, "release %s: wrote %s (%d table cells, from the pages its generator commit builds)\n", v, release.NumbersPath(root, v), n)
+		}
+		return exitOK
 	}
 	if *previewOnly && *cut != "" {
 		fmt.Fprintln(stderr, "build-site: -preview-only builds no release, so it cannot cut one (-cut-release)")
@@ -173,7 +191,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if len(rep.Verified) > 0 {
-		fmt.Fprintf(stdout, "releases matching their manifests (%s): %s\n", release.ManifestDir, strings.Join(rep.Verified, ", "))
+		fmt.Fprintf(stdout, "releases showing their frozen numbers (%s/<version>%s): %s\n", release.ManifestDir, release.NumbersSuffix, strings.Join(rep.Verified, ", "))
 	}
 	return exitOK
 }
@@ -266,11 +284,10 @@ type cutOptions struct {
 // (site.ReadSubmissions), except the folders c.exclude names. Every results
 // file must be valid, and every submission folder not excluded; the
 // submissions included must be those of the repository's site.SubmissionsRoot
-// and site.VerifiedRoot as committed in the generator commit, since a rebuild
-// of the release by that commit reads them from its tree. It then builds the
-// site with the release (its generator is the running code, so it is built
-// in-process) and writes the release's manifest (release.WriteManifest) from the
-// built /<version>/. Errors name the file, folder or flag at fault.
+// and site.VerifiedRoot as committed in the generator commit, as the release
+// records them. It then builds the site with the release and writes the
+// release's numbers manifest (release.WriteNumbers) from the built
+// /<version>/: every later build checks that the release shows them. Errors name the file, folder or flag at fault.
 func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stderr io.Writer) error {
 	root, resultsDir, commit := o.RepoRoot, o.ResultsDir, o.GeneratorCommit
 	version, date, title := c.version, c.date, c.title
@@ -343,8 +360,8 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 			}
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, release.ManifestDir, version+".sha256")); err == nil {
-		return fmt.Errorf("%s/%s.sha256 exists already: a release is cut once", release.ManifestDir, version)
+	if _, err := os.Stat(release.NumbersPath(root, version)); err == nil {
+		return fmt.Errorf("%s exists already: a release is cut once", release.NumbersPath(root, version))
 	}
 	rs = append(rs, r)
 	buf, err := json.MarshalIndent(map[string]any{"releases": rs}, "", "  ")
@@ -355,7 +372,7 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	if _, err := release.Parse(buf); err != nil {
 		return err
 	}
-	o.Releases = rs
+	o.Releases, o.NewRelease = rs, version
 	rep, err := site.Build(ctx, o)
 	if err != nil {
 		return fmt.Errorf("building release %s: %w", version, err)
@@ -363,15 +380,15 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(stderr, "build-site: warning:", w)
 	}
-	if err := release.WriteManifest(root, version, filepath.Join(o.OutDir, version), o.Benchmark); err != nil {
+	cells, err := release.WriteNumbers(root, version, filepath.Join(o.OutDir, version))
+	if err != nil {
 		return err
 	}
 	if err := results.WriteFileAtomic(path, buf, 0o644); err != nil {
 		return err
 	}
-	sumsPath, dataPath := release.ManifestPaths(root, version)
-	fmt.Fprintf(stdout, "recorded release %s (%s, commit %s, %d runs: %d results files of %s, %d runs and verified records of %d submissions) in %s, built it into %s (%d pages) and wrote its manifest %s and %s; commit these files\n",
-		version, date, commit, len(r.Runs), len(files), resultsDir, len(r.Runs)-len(files), len(subs), release.File, o.OutDir, rep.Pages, sumsPath, dataPath)
+	fmt.Fprintf(stdout, "recorded release %s (%s, commit %s, %d runs: %d results files of %s, %d runs and verified records of %d submissions) in %s, built it into %s (%d pages) and wrote its numbers manifest %s (%d table cells); commit these files\n",
+		version, date, commit, len(r.Runs), len(files), resultsDir, len(r.Runs)-len(files), len(subs), release.File, o.OutDir, rep.Pages, release.NumbersPath(root, version), cells)
 	for _, s := range subs {
 		badge := "self-reported"
 		if len(s.Verified) > 0 {

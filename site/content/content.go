@@ -40,7 +40,15 @@ type Edition struct {
 	// release, as recorded when the release was cut ("" when unknown).
 	GeneratorCommit string
 	Frozen          bool
-	Notes           string
+	// RenderCommit is the commit of the code that renders the edition (the
+	// running build's): every edition is rendered by the current templates,
+	// so a release shows the look of RenderCommit and the numbers frozen when
+	// it was cut (site/release: numbers manifests).
+	RenderCommit string
+	// Newest is the newest release when it is not this edition (an older
+	// release's pages carry a banner naming it); zero otherwise.
+	Newest Link
+	Notes  string
 	// Switcher lists the releases known to this edition (itself and older
 	// ones, newest first), for the static version switcher; newer releases
 	// are added in the browser from the site root's releases.js.
@@ -240,6 +248,8 @@ type editionView struct {
 	Date              string   `json:"date"`
 	Commit            string   `json:"commit"`
 	Frozen            bool     `json:"frozen"`
+	RenderCommit      string   `json:"render_commit"`
+	Newest            *Link    `json:"newest"`
 	Notes             string   `json:"notes"`
 	Switcher          []Link   `json:"switcher"`
 	Missing           []string `json:"missing"`
@@ -345,7 +355,10 @@ func Write(dirs Dirs, e *Edition) error {
 	e.Warnings = nil
 	w.ev = editionView{Path: e.Path, Version: e.Version, Title: e.Title, Date: e.Date, Commit: e.GeneratorCommit,
 		Frozen: e.Frozen, Notes: e.Notes, Switcher: e.Switcher, Missing: e.Missing, Runs: len(e.Files),
-		DataHint: e.DataHint, HasQuestions: e.Benchmark != nil}
+		DataHint: e.DataHint, HasQuestions: e.Benchmark != nil, RenderCommit: e.RenderCommit}
+	if e.Newest.Version != "" {
+		w.ev.Newest = &e.Newest
+	}
 	if w.ev.Switcher == nil {
 		w.ev.Switcher = []Link{}
 	}

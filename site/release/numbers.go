@@ -1,0 +1,312 @@
+package release
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
+)
+
+// A release is frozen in numbers, not in bytes: every edition is rendered by
+// the running code (its look follows the templates), and the values and ranks
+// of every leaderboard table it shows are checked against the release's
+// numbers manifest, site/releases/<version>.numbers.csv. For v1.0-v1.3 the
+// manifests were taken from the pages their own generator commits build (which
+// match their <version>.sha256 byte manifests; cmd/build-site -freeze-numbers),
+// never from the renderer that is checked against them.
+//
+// The numbers of an edition are read from the tables' CSV downloads, which
+// every edition since v1.0 ships: the table CSV (content.TableCSVHeader: one
+// line per computed cell) and, from v1.1 on, the ranked table CSV
+// (content.RankedCSVHeader: the rank and rank band too). A cell is keyed by
+// its table id, configuration key, scoring protocol column (ranked tables)
+// and metric; its numbers are the fields below that its CSV has.
+
+// NumbersSuffix is the file name suffix of a release's numbers manifest
+// under ManifestDir.
+const NumbersSuffix = ".numbers.csv"
+
+// numberFields are the CSV columns that hold a cell's numbers (percent with
+// 4 decimals, counts, ranks), by the name they have in the manifest; the
+// table CSV and the ranked CSV name some of them differently.
+var numberFields = map[string]string{
+	"n": "n", "mean_percent": "mean", "mean": "mean", "pop_std_percent": "pop_std", "pop_std": "pop_std",
+	"sample_std_percent": "sample_std", "round_counts": "round_counts", "round_totals": "round_totals",
+	"round_percents": "round_percents", "rank": "rank", "rank_best": "rank_best", "rank_worst": "rank_worst",
+	"tied_with_leader": "tied_with_leader", "ci95_lo": "ci95_lo", "ci95_hi": "ci95_hi",
+}
+
+// NumberKey names one cell of one leaderboard table.
+type NumberKey struct {
+	Table         string // the table's id (CSV column table)
+	Configuration string // the configuration key (aggregate.Key.String)
+	Protocol      string // the scoring protocol of a ranked table's column; "" in a table CSV
+	Metric        string // e.g. task_success_rate
+}
+
+func (k NumberKey) String() string {
+	col := k.Metric
+	if k.Protocol != "" {
+		col = k.Protocol + " " + k.Metric
+	}
+	return fmt.Sprintf("table %s, row %s, column %s", k.Table, k.Configuration, col)
+}
+
+// Numbers maps each cell of an edition's tables to its numbers (field →
+// value as the CSV writes it).
+type Numbers map[NumberKey]map[string]string
+
+// ReadEditionNumbers reads the numbers of every leaderboard table under dir
+// (an edition's pages): every *.csv whose header has the columns table,
+// configuration and metric. A cell shown by two CSVs (a table downloaded
+// from two pages) must have the same numbers in both, else the error names
+// both files and the cell.
+func ReadEditionNumbers(dir string) (Numbers, error) {
+	out := Numbers{}
+	from := map[NumberKey]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".csv") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		return readTableNumbers(filepath.ToSlash(rel), b, out, from)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func readTableNumbers(name string, b []byte, out Numbers, from map[NumberKey]string) error {
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	header, err := r.Read()
+	if err != nil {
+		return nil // an empty or non-CSV file: no table
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	ti, ok1 := col["table"]
+	ci, ok2 := col["configuration"]
+	mi, ok3 := col["metric"]
+	if !ok1 || !ok2 || !ok3 {
+		return nil // another download (results index, matrices, …)
+	}
+	pi, hasProtocol := col["scoring_protocol"]
+	ranked := hasProtocol && col["rank"] > 0
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if len(rec) != len(header) {
+			return fmt.Errorf("%s: line %d has %d fields, its header %d", name, line, len(rec), len(header))
+		}
+		k := NumberKey{Table: rec[ti], Configuration: rec[ci], Metric: rec[mi]}
+		if ranked {
+			k.Protocol = rec[pi]
+		}
+		vals := map[string]string{}
+		for h, i := range col {
+			if f, ok := numberFields[h]; ok {
+				vals[f] = rec[i]
+			}
+		}
+		if prev, ok := out[k]; ok {
+			if !equalNumbers(prev, vals) {
+				return fmt.Errorf("%s line %d and %s: %s: different numbers (%s; %s)", name, line, from[k], k, formatNumbers(vals), formatNumbers(prev))
+			}
+			continue
+		}
+		out[k], from[k] = vals, fmt.Sprintf("%s line %d", name, line)
+	}
+}
+
+func equalNumbers(a, b map[string]string) bool {
+	for f, v := range a {
+		if w, ok := b[f]; ok && w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func formatNumbers(v map[string]string) string {
+	var parts []string
+	for _, f := range slices.Sorted(maps.Keys(v)) {
+		parts = append(parts, f+"="+v[f])
+	}
+	return strings.Join(parts, " ")
+}
+
+var numbersHeader = []string{"table", "configuration", "scoring_protocol", "metric", "field", "value"}
+
+// MarshalNumbers writes numbers as the manifest's CSV: one line per cell and
+// field, sorted, so that the file is stable and its diffs are readable.
+func MarshalNumbers(ns Numbers) []byte {
+	type line struct {
+		k    NumberKey
+		f, v string
+	}
+	var lines []line
+	for k, vals := range ns {
+		for f, v := range vals {
+			lines = append(lines, line{k, f, v})
+		}
+	}
+	slices.SortFunc(lines, func(a, b line) int {
+		for _, c := range [][2]string{{a.k.Table, b.k.Table}, {a.k.Configuration, b.k.Configuration}, {a.k.Protocol, b.k.Protocol}, {a.k.Metric, b.k.Metric}, {a.f, b.f}} {
+			if d := strings.Compare(c[0], c[1]); d != 0 {
+				return d
+			}
+		}
+		return 0
+	})
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(numbersHeader)
+	for _, l := range lines {
+		w.Write([]string{l.k.Table, l.k.Configuration, l.k.Protocol, l.k.Metric, l.f, l.v})
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// ReadNumbers reads a numbers manifest written by MarshalNumbers; errors
+// name the file and line.
+func ReadNumbers(path string) (Numbers, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	header, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !slices.Equal(header, numbersHeader) {
+		return nil, fmt.Errorf("%s: line 1: header %q, want %q", path, header, numbersHeader)
+	}
+	ns := Numbers{}
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return ns, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		k := NumberKey{Table: rec[0], Configuration: rec[1], Protocol: rec[2], Metric: rec[3]}
+		if k.Table == "" || k.Configuration == "" || k.Metric == "" || rec[4] == "" {
+			return nil, fmt.Errorf("%s: line %d: empty table, configuration, metric or field", path, line)
+		}
+		if ns[k] == nil {
+			ns[k] = map[string]string{}
+		}
+		if _, dup := ns[k][rec[4]]; dup {
+			return nil, fmt.Errorf("%s: line %d: %s field %s appears twice", path, line, k, rec[4])
+		}
+		ns[k][rec[4]] = rec[5]
+	}
+}
+
+// NumbersPath returns the path of a release's numbers manifest under
+// repoRoot.
+func NumbersPath(repoRoot, version string) string {
+	return filepath.Join(repoRoot, ManifestDir, version+NumbersSuffix)
+}
+
+// WriteNumbers writes the numbers of the edition under dir as release
+// version's manifest (atomically) and returns how many cells it holds.
+func WriteNumbers(repoRoot, version, dir string) (int, error) {
+	ns, err := ReadEditionNumbers(dir)
+	if err != nil {
+		return 0, fmt.Errorf("release %s: %w", version, err)
+	}
+	if len(ns) == 0 {
+		return 0, fmt.Errorf("release %s: no table CSV under %s", version, dir)
+	}
+	return len(ns), atomicfile.WriteFile(NumbersPath(repoRoot, version), MarshalNumbers(ns), 0o644)
+}
+
+// ErrNoNumbers is returned by CheckNumbers for a release without a numbers
+// manifest.
+var ErrNoNumbers = errors.New("no numbers manifest")
+
+// CheckNumbers checks that the edition under dir shows every number of
+// release version's manifest with the same value: a cell that is missing,
+// or a field that differs, is an error naming the edition, table, row
+// (configuration) and column (protocol, metric, field); the first ten are
+// listed and the rest counted. Cells the manifest does not hold (a table
+// the running code adds) are allowed: the count is returned.
+func CheckNumbers(repoRoot, version, dir string) (extra int, err error) {
+	want, err := ReadNumbers(NumbersPath(repoRoot, version))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("release %s: %w (%s): cut it with build-site -cut-release, or freeze an old one with -freeze-numbers", version, ErrNoNumbers, NumbersPath(repoRoot, version))
+	}
+	if err != nil {
+		return 0, err
+	}
+	got, err := ReadEditionNumbers(dir)
+	if err != nil {
+		return 0, fmt.Errorf("release %s: %w", version, err)
+	}
+	var bad []string
+	for _, k := range slices.SortedFunc(maps.Keys(want), compareKeys) {
+		g, ok := got[k]
+		if !ok {
+			bad = append(bad, fmt.Sprintf("%s: frozen, not shown", k))
+			continue
+		}
+		for _, f := range slices.Sorted(maps.Keys(want[k])) {
+			if gv, ok := g[f]; !ok || gv != want[k][f] {
+				if !ok {
+					gv = "absent"
+				}
+				bad = append(bad, fmt.Sprintf("%s, field %s: frozen %s, shown %s", k, f, want[k][f], gv))
+			}
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			extra++
+		}
+	}
+	if len(bad) > 0 {
+		more := ""
+		if len(bad) > 10 {
+			more = fmt.Sprintf("\n  … and %d more", len(bad)-10)
+			bad = bad[:10]
+		}
+		return extra, fmt.Errorf("release %s: %d numbers differ from its manifest %s:\n  %s%s", version, len(bad), NumbersPath(repoRoot, version),
+			strings.Join(bad, "\n  "), more)
+	}
+	return extra, nil
+}
+
+func compareKeys(a, b NumberKey) int {
+	for _, c := range [][2]string{{a.Table, b.Table}, {a.Configuration, b.Configuration}, {a.Protocol, b.Protocol}, {a.Metric, b.Metric}} {
+		if d := strings.Compare(c[0], c[1]); d != 0 {
+			return d
+		}
+	}
+	return 0
+}
