@@ -150,15 +150,14 @@ import: ## import the published MatTools results of MATTOOLS_DATA into build/res
 
 # site imports the published results when MATTOOLS_DATA is set, then builds public/ from every results
 # file under RESULTS_DIR. Without data it says how to get it and builds a valid, empty site.
-# RELEASE_CACHE keeps each frozen release's pages between builds: a release whose inputs are unchanged and
-# whose cached pages match its manifest is copied, not rebuilt from its generator commit (docs/site.md).
-RELEASE_CACHE ?= build/release-cache
+# Every release is rendered by the running code and checked against its numbers manifest
+# (site/releases/<version>.numbers.csv; docs/site.md).
 site: ## import the published results (when MATTOOLS_DATA is set) and build the leaderboard into public/
 	@if [ -n "$$MATTOOLS_DATA" ]; then $(MAKE) --no-print-directory import; else \
 	  echo "make site: MATTOOLS_DATA is not set: building an empty site. To get the data: git clone https://github.com/Grenzlinie/MatTools" \
 	       "/path/to/MatTools && git -C /path/to/MatTools checkout 44385630f2acf461512996468fc0b24f44ddcaaf, then run:" \
 	       "MATTOOLS_DATA=/path/to/MatTools make site" >&2; fi
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/build-site -results $(RESULTS_DIR) -out public -work build/site -cache $(RELEASE_CACHE)
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/build-site -results $(RESULTS_DIR) -out public -work build/site
 
 # preview is make site without the releases: only /preview/ (every run present) and the root page, into
 # build/preview (public/ is left alone); serve it with make serve SITE=build/preview.

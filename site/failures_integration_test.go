@@ -18,7 +18,7 @@ import (
 // is shown without the table's checkbox: the others are marked extra.
 func TestFailuresTableChartsEachRowsOutcomeMix(t *testing.T) {
 	fx := builtFixture(t)
-	doc := parseHTML(t, filepath.Join(fx.dir, "latest", "failures", "index.html"))
+	doc := parseHTML(t, filepath.Join(fx.dir, "v1.1", "failures", "index.html"))
 	tables := findAll(doc, func(n *html.Node) bool { return n.Data == "table" && hasClass(n, "failures") })
 	if len(tables) == 0 {
 		t.Fatal("no failures table")

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
-	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 )
 
@@ -74,7 +73,7 @@ func TestBrowserCompareGPT4oWithGPT4oMini(t *testing.T) {
 	}
 	wantP := stats.SignTest(wins, losses)
 
-	path := "/" + site.LatestPath + "/compare/?a=" + a.Slug + "&b=" + b.Slug
+	path := "/" + rs.release + "/compare/?a=" + a.Slug + "&b=" + b.Slug
 	ctx, _, stop := browse(t, rs, path, `#compare-table tbody tr`)
 	defer stop()
 	type page struct {
@@ -133,7 +132,7 @@ func TestBrowserCompareGPT4oWithGPT4oMini(t *testing.T) {
 // five models' source-4 rows.
 func TestBrowserFilterNarrowsTheTableAndSurvivesAReload(t *testing.T) {
 	rs := builtReal(t)
-	ctx, _, stop := browse(t, rs, "/"+site.LatestPath+"/", `table.ranked`)
+	ctx, _, stop := browse(t, rs, "/"+rs.release+"/", `table.ranked`)
 	defer stop()
 	type state struct {
 		Total, Shown int
@@ -197,7 +196,7 @@ func TestRealInsightPagesAreBuilt(t *testing.T) {
 	rs := builtReal(t)
 	lb := aggregate.Build(rs.files, aggregate.DefaultCatalog())
 	c := singleLLMConfig(t, lb, "gpt-4o-2024-08-06")
-	ed := filepath.Join(rs.dir, site.LatestPath)
+	ed := filepath.Join(rs.dir, rs.release)
 	read := func(rel string) string {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(ed, filepath.FromSlash(rel)))

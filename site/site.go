@@ -124,6 +124,11 @@ type Options struct {
 	// (results.EnvironmentComparisonFile, written by cmd/import-mattools),
 	// which the preview's methodology page lists. "" or absent: none.
 	EnvironmentComparison string
+	// RecordErratum, with Frozen, records every number a release shows
+	// otherwise than its numbers manifest as a correction by this erratum
+	// (release.RecordErrata; its id must be in release.ErrataFile) instead
+	// of failing: after a reviewed fix of the statistics.
+	RecordErratum string
 	// NewRelease is the version being cut (build-site -cut-release), whose
 	// numbers manifest the cut writes after this build: the only release
 	// not checked against one.
@@ -212,7 +217,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 			CodeKeys: codeKeys, Submissions: subs, AuditRows: in.auditRows, AuditPaths: in.auditPaths, Diagnoses: in.diagnoses, EnvironmentComparison: in.envCmp,
 			VerifiedSet: in.verifiedSet, FolderBenchmarks: in.folders}
 		if n := len(o.Releases); n > 0 {
-			e.Previous, e.PreviousRuns = o.Releases[n-1].Version, o.Releases[n-1].Runs
+			e.Previous, e.PreviousRuns, e.PreviousVerifiedSet = o.Releases[n-1].Version, o.Releases[n-1].Runs, o.Releases[n-1].VerifiedSet
 		}
 		if len(files) == 0 {
 			e.DataHint = o.DataHint
@@ -457,6 +462,18 @@ func addReleases(o Options, rep *Report, in *buildInputs, st *releaseState) erro
 		if i < len(o.Releases)-1 {
 			e.Newest = links[0]
 		}
+		errata, counts, err := release.ErrataOf(o.RepoRoot, r.Version)
+		if err != nil {
+			return fmt.Errorf("release %s: %w", r.Version, err)
+		}
+		for _, x := range errata {
+			e.Errata = append(e.Errata, content.ErratumNote{ID: x.ID, Date: x.Date, Commit: x.Commit, Text: x.Text, Numbers: counts[x.ID]})
+		}
+		if len(errata) > 0 {
+			if e.ErrataCSV, err = os.ReadFile(release.ErrataPath(o.RepoRoot, r.Version)); err != nil {
+				return err
+			}
+		}
 		if r.VerifiedSet != "" {
 			vs, err := releaseVerifiedSet(o.RepoRoot, verifiedSet, r.VerifiedSet)
 			if err != nil {
@@ -465,7 +482,7 @@ func addReleases(o Options, rep *Report, in *buildInputs, st *releaseState) erro
 			e.VerifiedSet, e.AuditRows = vs, auditRows
 		}
 		if i > 0 {
-			e.Previous, e.PreviousRuns = o.Releases[i-1].Version, o.Releases[i-1].Runs
+			e.Previous, e.PreviousRuns, e.PreviousVerifiedSet = o.Releases[i-1].Version, o.Releases[i-1].Runs, o.Releases[i-1].VerifiedSet
 		}
 		if r.ReferencePages {
 			e.AuditPaths, e.Diagnoses = map[string]string{}, diagnoses
@@ -523,12 +540,26 @@ func render(ctx context.Context, o Options, rep *Report, logf func(string, ...an
 			if !e.Frozen || !complete[e.Path] || e.Version == o.NewRelease {
 				continue // the preview, a release built without all its runs, or the one being cut
 			}
-			extra, err := release.CheckNumbers(o.RepoRoot, e.Version, filepath.Join(tmp, e.Path))
+			dir := filepath.Join(tmp, e.Path)
+			chk, err := release.CheckNumbers(o.RepoRoot, e.Version, dir)
+			if err != nil && o.RecordErratum != "" && chk != nil && len(chk.Differences) > 0 {
+				n, rerr := release.RecordErrata(o.RepoRoot, e.Version, o.RecordErratum, chk.Differences)
+				if rerr != nil {
+					return nil, rerr
+				}
+				logf("site: release %s: recorded %s as erratum %s in %s (its pages list it from the next build on)", e.Version, words.Count(n, "number", "numbers"), o.RecordErratum, release.ErrataPath(o.RepoRoot, e.Version))
+				chk, err = release.CheckNumbers(o.RepoRoot, e.Version, dir)
+			}
 			if err != nil {
 				return nil, err
 			}
 			rep.Verified = append(rep.Verified, e.Version)
-			logf("site: release %s: every number of its manifest is shown unchanged (%s not in it)", e.Version, words.Count(extra, "cell", "cells"))
+			corrected := 0
+			for _, n := range chk.Corrected {
+				corrected += n
+			}
+			logf("site: release %s: every number of its manifest is shown as frozen (%s by errata; %s not in it)", e.Version,
+				words.Count(corrected, "number corrected", "numbers corrected"), words.Count(chk.Extra, "cell", "cells"))
 		}
 	}
 	if rep.Latest != "" {

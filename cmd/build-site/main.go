@@ -91,6 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var exclude folderList
 	fl.Var(&exclude, "exclude-submission", "with -cut-release: leave the submission `folder` (a folder name under -submissions) out of the release; repeatable")
 	strict := fl.Bool("strict", false, "fail on any invalid results file (default: skip and report those that no release lists)")
+	recordErratum := fl.String("record-erratum", "", "record every number a release shows otherwise than its numbers manifest as a correction by erratum `id` (described in "+release.ErrataFile+") in site/releases/<version>"+release.ErrataSuffix+", instead of failing; review and commit the files")
 	var freeze folderList
 	fl.Var(&freeze, "freeze-numbers", "write the numbers manifest of release `vX.Y` from the pages its own generator commit builds (checked against its .sha256 manifest; needs -data as the release was cut); repeatable")
 	previewOnly := fl.Bool("preview-only", false, "build only the preview of every run present and the root page (no release, no /latest/, no manifest check): the quick look at new runs (make preview)")
@@ -142,7 +143,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		*envCmp = filepath.Join(*resultsDir, "imported", results.EnvironmentComparisonFile)
 	}
 	opts := site.Options{BenchmarkFolders: folders, EnvironmentComparison: *envCmp, ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Diagnoses: *diagnoses, VerifiedSet: *verifiedSet, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
-		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr, PreviewOnly: *previewOnly}
+		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr, PreviewOnly: *previewOnly, RecordErratum: *recordErratum}
 	if len(freeze) > 0 {
 		rs, err := site.DefaultReleases()
 		if err != nil {

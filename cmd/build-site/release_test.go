@@ -231,8 +231,8 @@ func TestReleaseWithSubmission(t *testing.T) {
 		}
 	}
 	releasePages("after the cut")
-	if extra, err := release.CheckNumbers(repo, "v1.0", filepath.Join(out, "v1.0")); err != nil || extra != 0 {
-		t.Fatalf("the cut's own pages: %d cells not in its numbers manifest, %v", extra, err)
+	if chk, err := release.CheckNumbers(repo, "v1.0", filepath.Join(out, "v1.0")); err != nil || chk.Extra != 0 {
+		t.Fatalf("the cut's own pages: %+v, %v", chk, err)
 	}
 	commitAll(t, repo, "release v1.0")
 

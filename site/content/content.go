@@ -48,7 +48,12 @@ type Edition struct {
 	// Newest is the newest release when it is not this edition (an older
 	// release's pages carry a banner naming it); zero otherwise.
 	Newest Link
-	Notes  string
+	// Errata are the corrections made since the release was cut that change
+	// numbers it shows (site/release: errata), each with how many; ErrataCSV
+	// is the release's errata file, published as downloads/errata.csv.
+	Errata    []ErratumNote
+	ErrataCSV []byte
+	Notes     string
 	// Switcher lists the releases known to this edition (itself and older
 	// ones, newest first), for the static version switcher; newer releases
 	// are added in the browser from the site root's releases.js.
@@ -60,6 +65,10 @@ type Edition struct {
 	// PreviousRuns its run ids, so that the home page lists what is new.
 	Previous     string
 	PreviousRuns []string
+	// PreviousVerifiedSet is the id of the verified question set the
+	// previous release showed ("" none), so that a set shown first here is
+	// listed as new.
+	PreviousVerifiedSet string
 
 	Leaderboard *aggregate.Leaderboard
 	Files       []*results.File
@@ -144,6 +153,16 @@ type Link struct {
 	Date    string `json:"date,omitempty"`
 	Commit  string `json:"commit,omitempty"`
 	Title   string `json:"title,omitempty"`
+}
+
+// ErratumNote is one correction an older release shows (release.Erratum
+// with how many of its numbers it changes).
+type ErratumNote struct {
+	ID      string `json:"id"`
+	Date    string `json:"date"`
+	Commit  string `json:"commit"`
+	Text    string `json:"text"`
+	Numbers int    `json:"numbers"`
 }
 
 // Root is what the site's root page shows: the headline tables of the
@@ -242,22 +261,24 @@ type page struct {
 }
 
 type editionView struct {
-	Path              string   `json:"path"`
-	Version           string   `json:"version"`
-	Title             string   `json:"title"`
-	Date              string   `json:"date"`
-	Commit            string   `json:"commit"`
-	Frozen            bool     `json:"frozen"`
-	RenderCommit      string   `json:"render_commit"`
-	Newest            *Link    `json:"newest"`
-	Notes             string   `json:"notes"`
-	Switcher          []Link   `json:"switcher"`
-	Missing           []string `json:"missing"`
-	BenchmarkVersions []string `json:"benchmark_versions"`
-	Protocols         []string `json:"protocols"`
-	Runs              int      `json:"runs"`
-	DataHint          string   `json:"data_hint"`
-	HasQuestions      bool     `json:"has_questions"`
+	Path              string        `json:"path"`
+	Version           string        `json:"version"`
+	Title             string        `json:"title"`
+	Date              string        `json:"date"`
+	Commit            string        `json:"commit"`
+	Frozen            bool          `json:"frozen"`
+	RenderCommit      string        `json:"render_commit"`
+	Newest            *Link         `json:"newest"`
+	Errata            []ErratumNote `json:"errata"`
+	Corrected         int           `json:"corrected"`
+	Notes             string        `json:"notes"`
+	Switcher          []Link        `json:"switcher"`
+	Missing           []string      `json:"missing"`
+	BenchmarkVersions []string      `json:"benchmark_versions"`
+	Protocols         []string      `json:"protocols"`
+	Runs              int           `json:"runs"`
+	DataHint          string        `json:"data_hint"`
+	HasQuestions      bool          `json:"has_questions"`
 }
 
 // writer writes the pages of one edition.
@@ -358,6 +379,13 @@ func Write(dirs Dirs, e *Edition) error {
 		DataHint: e.DataHint, HasQuestions: e.Benchmark != nil, RenderCommit: e.RenderCommit}
 	if e.Newest.Version != "" {
 		w.ev.Newest = &e.Newest
+	}
+	w.ev.Errata = e.Errata
+	for _, n := range e.Errata {
+		w.ev.Corrected += n.Numbers
+	}
+	if len(e.ErrataCSV) > 0 {
+		w.static("downloads/errata.csv", e.ErrataCSV)
 	}
 	if w.ev.Switcher == nil {
 		w.ev.Switcher = []Link{}

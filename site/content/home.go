@@ -141,6 +141,21 @@ func newInEdition(v *views, e *Edition) map[string]any {
 		text += fmt.Sprintf(" · %s · %s · question set %s", aggregate.BadgeOf(c.Key.Provenance), c.Key.ScoringProtocol, c.Key.QuestionSet)
 		items = append(items, newItem{Text: text, Href: confHref(c), Runs: n})
 	}
+	// The benchmark audit's runs (reference solution and trivial baselines:
+	// unranked rows, never configurations) and a verified question set the
+	// previous release did not show are new too.
+	for _, f := range e.Audit {
+		if old[f.Run.RunID] {
+			continue
+		}
+		total++
+		items = append(items, newItem{Text: fmt.Sprintf("Benchmark audit · %s · %s · question set %s (unranked row of the tool-usage tables)",
+			auditLabels[f.Run.System], f.Run.ScoringProtocol, f.Run.QuestionSet.Name), Href: "methodology/#benchmark-audit", Runs: 1})
+	}
+	if e.VerifiedSet != nil && e.PreviousVerifiedSet != e.VerifiedSet.ID {
+		out["verified_set"] = fmt.Sprintf("The verified question set %s (%s; %d questions, %d properties) and its ranked table.",
+			e.VerifiedSet.ID, e.VerifiedSet.Name, e.VerifiedSet.Questions, e.VerifiedSet.Properties)
+	}
 	if items == nil {
 		items = []newItem{}
 	}

@@ -251,25 +251,46 @@ func WriteNumbers(repoRoot, version, dir string) (int, error) {
 // manifest.
 var ErrNoNumbers = errors.New("no numbers manifest")
 
+// NumbersCheck is what CheckNumbers found.
+type NumbersCheck struct {
+	// Extra counts the cells shown that the manifest does not hold (a table
+	// the running code adds).
+	Extra int
+	// Corrected counts the numbers shown as a recorded erratum corrects
+	// them (ReadErrata), by erratum id.
+	Corrected map[string]int
+	// Differences are the numbers that differ from the manifest with no
+	// erratum recording the change (what RecordErrata writes).
+	Differences []Correction
+}
+
 // CheckNumbers checks that the edition under dir shows every number of
-// release version's manifest with the same value: a cell that is missing,
-// or a field that differs, is an error naming the edition, table, row
-// (configuration) and column (protocol, metric, field); the first ten are
-// listed and the rest counted. Cells the manifest does not hold (a table
-// the running code adds) are allowed: the count is returned.
-func CheckNumbers(repoRoot, version, dir string) (extra int, err error) {
+// release version's manifest with the same value, or with the value an
+// erratum of the release records (site/releases/<version>.errata.csv): a
+// cell that is missing, a field that differs otherwise, and an erratum that
+// no longer matches what is shown are errors naming the release, table, row
+// (configuration), column (protocol, metric) and field with both values; the
+// first ten are listed and the rest counted. The returned check holds the
+// differences too, for RecordErrata.
+func CheckNumbers(repoRoot, version, dir string) (*NumbersCheck, error) {
 	want, err := ReadNumbers(NumbersPath(repoRoot, version))
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, fmt.Errorf("release %s: %w (%s): cut it with build-site -cut-release, or freeze an old one with -freeze-numbers", version, ErrNoNumbers, NumbersPath(repoRoot, version))
+		return nil, fmt.Errorf("release %s: %w (%s): cut it with build-site -cut-release, or freeze an old one with -freeze-numbers", version, ErrNoNumbers, NumbersPath(repoRoot, version))
 	}
 	if err != nil {
-		return 0, err
+		return nil, err
+	}
+	errata, err := ReadErrata(repoRoot, version)
+	if err != nil {
+		return nil, err
 	}
 	got, err := ReadEditionNumbers(dir)
 	if err != nil {
-		return 0, fmt.Errorf("release %s: %w", version, err)
+		return nil, fmt.Errorf("release %s: %w", version, err)
 	}
+	chk := &NumbersCheck{Corrected: map[string]int{}}
 	var bad []string
+	used := map[correctionKey]bool{}
 	for _, k := range slices.SortedFunc(maps.Keys(want), compareKeys) {
 		g, ok := got[k]
 		if !ok {
@@ -277,29 +298,44 @@ func CheckNumbers(repoRoot, version, dir string) (extra int, err error) {
 			continue
 		}
 		for _, f := range slices.Sorted(maps.Keys(want[k])) {
-			if gv, ok := g[f]; !ok || gv != want[k][f] {
-				if !ok {
-					gv = "absent"
-				}
-				bad = append(bad, fmt.Sprintf("%s, field %s: frozen %s, shown %s", k, f, want[k][f], gv))
+			gv, ok := g[f]
+			if !ok {
+				gv = "absent"
 			}
+			if gv == want[k][f] {
+				continue
+			}
+			ck := correctionKey{k, f}
+			if c, ok := errata[ck]; ok && c.Frozen == want[k][f] && c.Shown == gv {
+				used[ck] = true
+				chk.Corrected[c.Erratum]++
+				continue
+			}
+			chk.Differences = append(chk.Differences, Correction{Key: k, Field: f, Frozen: want[k][f], Shown: gv})
+			bad = append(bad, fmt.Sprintf("%s, field %s: frozen %s, shown %s", k, f, want[k][f], gv))
+		}
+	}
+	for _, ck := range slices.SortedFunc(maps.Keys(errata), compareCorrections) {
+		if !used[ck] {
+			c := errata[ck]
+			bad = append(bad, fmt.Sprintf("erratum %s of %s, field %s: records frozen %s → %s, but the pages show no such change", c.Erratum, ck.Key, ck.Field, c.Frozen, c.Shown))
 		}
 	}
 	for k := range got {
 		if _, ok := want[k]; !ok {
-			extra++
+			chk.Extra++
 		}
 	}
-	if len(bad) > 0 {
+	if n := len(bad); n > 0 {
 		more := ""
-		if len(bad) > 10 {
-			more = fmt.Sprintf("\n  … and %d more", len(bad)-10)
+		if n > 10 {
+			more = fmt.Sprintf("\n  … and %d more", n-10)
 			bad = bad[:10]
 		}
-		return extra, fmt.Errorf("release %s: %d numbers differ from its manifest %s:\n  %s%s", version, len(bad), NumbersPath(repoRoot, version),
+		return chk, fmt.Errorf("release %s: %d numbers differ from its manifest %s (a correction to an old release needs an erratum: docs/site.md):\n  %s%s", version, n, NumbersPath(repoRoot, version),
 			strings.Join(bad, "\n  "), more)
 	}
-	return extra, nil
+	return chk, nil
 }
 
 func compareKeys(a, b NumberKey) int {

@@ -59,8 +59,8 @@ func TestReadEditionNumbers(t *testing.T) {
 	if err != nil || len(back) != 2 || back[NumberKey{Table: "tool-usage", Configuration: "tool-usage/single-llm/s0/gpt-4o", Protocol: "mattools-v1", Metric: "task_success_rate"}]["tied_with_leader"] != "false" {
 		t.Errorf("ReadNumbers after WriteNumbers: %v, %v", back, err)
 	}
-	if extra, err := CheckNumbers(repo, "v9.9", dir); err != nil || extra != 0 {
-		t.Errorf("CheckNumbers of the pages it was written from: %d extra, %v", extra, err)
+	if chk, err := CheckNumbers(repo, "v9.9", dir); err != nil || chk.Extra != 0 {
+		t.Errorf("CheckNumbers of the pages it was written from: %+v, %v", chk, err)
 	}
 }
 
@@ -85,9 +85,9 @@ func TestCheckNumbersNamesEachDifference(t *testing.T) {
 	// A rank that moved, a cell no longer shown, and a new table beside.
 	now := writeEdition(t, map[string]string{"r.csv": strings.Replace(rankedCSV, ",3,6,false", ",2,6,false", 1),
 		"n.csv": strings.Replace(tableCSV, "tool-usage,tool-usage,", "new-table,tool-usage,", 1)})
-	extra, err := CheckNumbers(repo, "v1.0", now)
-	if extra != 1 {
-		t.Errorf("extra = %d, want 1 (the new table's cell)", extra)
+	chk, err := CheckNumbers(repo, "v1.0", now)
+	if chk == nil || chk.Extra != 1 || len(chk.Differences) != 1 {
+		t.Errorf("check = %+v, want 1 extra cell (the new table's) and 1 difference", chk)
 	}
 	for _, w := range []string{"release v1.0: 2 numbers differ", "table tool-usage, row tool-usage/single-llm/s0/gpt-4o, column mattools-v1 task_success_rate, field rank_best: frozen 3, shown 2",
 		"table tool-usage, row tool-usage/single-llm/s0/gpt-4o, column task_success_rate: frozen, not shown"} {
@@ -109,5 +109,45 @@ func TestReadNumbersNamesTheLine(t *testing.T) {
 	os.WriteFile(p, []byte("table,value\n"), 0o644)
 	if _, err := ReadNumbers(p); err == nil || !strings.Contains(err.Error(), "line 1: header") {
 		t.Errorf("a wrong header: %v", err)
+	}
+}
+
+// TestErrataAcceptExactlyWhatTheyRecord: a difference recorded by an erratum
+// (RecordErrata) passes the check and is counted; the same cell with another
+// value, or an erratum whose change the pages no longer show, fails naming it;
+// an erratum not described in ErrataFile is refused.
+func TestErrataAcceptExactlyWhatTheyRecord(t *testing.T) {
+	repo := t.TempDir()
+	cut := writeEdition(t, map[string]string{"r.csv": rankedCSV})
+	if _, err := WriteNumbers(repo, "v1.0", cut); err != nil {
+		t.Fatal(err)
+	}
+	now := writeEdition(t, map[string]string{"r.csv": strings.Replace(rankedCSV, ",3,6,false", ",1,6,true", 1)})
+	chk, err := CheckNumbers(repo, "v1.0", now)
+	if err == nil || len(chk.Differences) != 2 {
+		t.Fatalf("before the erratum: %+v, %v; want 2 differences (rank_best, tied_with_leader)", chk, err)
+	}
+	if _, err := RecordErrata(repo, "v1.0", "one-round", chk.Differences); err == nil || !strings.Contains(err.Error(), "not described in "+ErrataFile) {
+		t.Errorf("an undescribed erratum: %v", err)
+	}
+	os.WriteFile(filepath.Join(repo, ErrataFile), []byte(`{"errata": [{"id": "one-round", "date": "2026-12-04", "commit": "030392e335dcf64716837071fdb91013c75dd1f3", "text": "A row of one round has no interval."}]}`), 0o644)
+	if n, err := RecordErrata(repo, "v1.0", "one-round", chk.Differences); err != nil || n != 2 {
+		t.Fatalf("RecordErrata: %d, %v", n, err)
+	}
+	chk, err = CheckNumbers(repo, "v1.0", now)
+	if err != nil || chk.Corrected["one-round"] != 2 || len(chk.Differences) != 0 {
+		t.Errorf("after the erratum: %+v, %v; want 2 numbers corrected by one-round", chk, err)
+	}
+	es, n, err := ErrataOf(repo, "v1.0")
+	if err != nil || len(es) != 1 || es[0].ID != "one-round" || n["one-round"] != 2 {
+		t.Errorf("ErrataOf: %v %v %v", es, n, err)
+	}
+	other := writeEdition(t, map[string]string{"r.csv": strings.Replace(rankedCSV, ",3,6,false", ",2,6,true", 1)})
+	if _, err := CheckNumbers(repo, "v1.0", other); err == nil || !strings.Contains(err.Error(), "field rank_best: frozen 3, shown 2") ||
+		!strings.Contains(err.Error(), "erratum one-round of table tool-usage") {
+		t.Errorf("another value than the erratum's: %v", err)
+	}
+	if _, err := CheckNumbers(repo, "v1.0", cut); err == nil || !strings.Contains(err.Error(), "but the pages show no such change") {
+		t.Errorf("an erratum the pages no longer show: %v", err)
 	}
 }
