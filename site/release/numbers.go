@@ -67,7 +67,7 @@ type Numbers map[NumberKey]map[string]string
 
 // ReadEditionNumbers reads the numbers of every leaderboard table under dir
 // (an edition's pages): every *.csv whose header has the columns table,
-// configuration and metric. A cell shown by two CSVs (a table downloaded
+// configuration, metric and mean (or mean_percent). A cell shown by two CSVs (a table downloaded
 // from two pages) must have the same numbers in both, else the error names
 // both files and the cell.
 func ReadEditionNumbers(dir string) (Numbers, error) {
@@ -104,8 +104,10 @@ func readTableNumbers(name string, b []byte, out Numbers, from map[NumberKey]str
 	ti, ok1 := col["table"]
 	ci, ok2 := col["configuration"]
 	mi, ok3 := col["metric"]
-	if !ok1 || !ok2 || !ok3 {
-		return nil // another download (results index, matrices, …)
+	_, mean := col["mean"]
+	_, meanPercent := col["mean_percent"]
+	if !ok1 || !ok2 || !ok3 || !(mean || meanPercent) {
+		return nil // another download (results index, matrices, errata, …)
 	}
 	pi, hasProtocol := col["scoring_protocol"]
 	ranked := hasProtocol && col["rank"] > 0

@@ -151,3 +151,15 @@ func TestErrataAcceptExactlyWhatTheyRecord(t *testing.T) {
 		t.Errorf("an erratum the pages no longer show: %v", err)
 	}
 }
+
+// TestErrataDownloadIsNoTable: the errata file an edition publishes
+// (downloads/errata.csv: table, configuration, metric columns, no mean) is
+// not read as a table.
+func TestErrataDownloadIsNoTable(t *testing.T) {
+	dir := writeEdition(t, map[string]string{"t.csv": tableCSV,
+		"downloads/errata.csv": "erratum,table,configuration,scoring_protocol,metric,field,frozen,shown\none,tool-usage,tool-usage/single-llm/s0/gpt-4o,,task_success_rate,sample_std,0.0000,\n"})
+	ns, err := ReadEditionNumbers(dir)
+	if err != nil || len(ns) != 1 || ns[NumberKey{Table: "tool-usage", Configuration: "tool-usage/single-llm/s0/gpt-4o", Metric: "task_success_rate"}]["mean"] != "18.6380" {
+		t.Errorf("%v, %v", ns, err)
+	}
+}
