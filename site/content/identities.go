@@ -285,6 +285,9 @@ type identitySection struct {
 	Runs      int          `json:"-"`
 	Correct   int          `json:"-"`
 	Known     int          `json:"-"`
+	// Landing says which corrected benchmark versions' configurations
+	// land on this section (their anchors are in Anchors); "" for none.
+	Landing string `json:"landing,omitempty"`
 }
 
 // questionSection builds a group's section for question qid; nil when no
