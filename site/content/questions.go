@@ -366,7 +366,7 @@ func (w *writer) writeQuestions(v *views) {
 				continue
 			}
 			landSection(s, st.landing[g])
-			st.pending = append(st.pending, s)
+			st.pending = append(st.pending, w.writeQuestionCode(st, s))
 			addOption(&st.models, s.ModelID, s.Model)
 			addOption(&st.systems, s.SystemID, aggregate.SystemTitle(results.System(s.SystemID)))
 			for _, e := range s.Entries {
@@ -409,6 +409,67 @@ func landSection(s *identitySection, groups []*identityGroup) {
 		s.Landing = fmt.Sprintf("Benchmark version %s does not correct this question: its verdicts on it are these, and its configurations' links land here.",
 			strings.Join(versions, ", "))
 	}
+}
+
+// questionCodeRel is the code page of question id's section whose anchor
+// (its identity group's primary configuration's slug) is anchor.
+func questionCodeRel(id, anchor string) string { return href("questions", id, "code", anchor) }
+
+// writeQuestionCode writes the code page of section s of st's question:
+// each round's code, retrieved context, stage trace, per-property outcomes
+// and output excerpts, which the question page does not hold (they made a
+// question page of the published runs over 1 MB), so that the question
+// page's size grows with the number of configurations and rounds only. It
+// returns s as the question page shows it: each round's verdict line and a
+// link to its entry on the code page (Detail), which
+// static/assets/questions.js loads into the round when it is opened.
+func (w *writer) writeQuestionCode(st *questionState, s *identitySection) *identitySection {
+	rel := questionCodeRel(st.q.ID, s.Anchor)
+	light := *s
+	light.Entries = make([]roundEntry, len(s.Entries))
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		e.ID = fmt.Sprintf("entry-%d", i+1)
+		l := *e
+		l.Codes, l.ID = nil, ""
+		l.Verdicts = make([]verdictView, len(e.Verdicts))
+		var what []string
+		for j, vv := range e.Verdicts {
+			if len(vv.PassedProps)+len(vv.FailedProps) > 0 && !slices.Contains(what, "per-property outcomes") {
+				what = append(what, "per-property outcomes")
+			}
+			if vv.Error != "" || vv.Stdout != "" || vv.Stderr != "" {
+				if !slices.Contains(what, "output excerpts") {
+					what = append(what, "output excerpts")
+				}
+			}
+			vv.PassedProps, vv.FailedProps, vv.Error, vv.Stdout, vv.Stderr = nil, nil, "", "", ""
+			l.Verdicts[j] = vv
+		}
+		text := "No code was extracted from the model's answer"
+		if slices.ContainsFunc(e.Codes, func(c codeView) bool { return c.Code != "" }) {
+			text = "The generated code"
+		}
+		for _, c := range e.Codes {
+			if len(c.Retrieved) > 0 && !slices.Contains(what, "retrieved context") {
+				what = append(what, "retrieved context")
+			}
+			if c.Trace != nil && !slices.Contains(what, "stage trace") {
+				what = append(what, "stage trace")
+			}
+		}
+		if len(what) > 0 {
+			text += "; " + strings.Join(what, ", ")
+		}
+		l.Detail = &linkView{Text: fmt.Sprintf("%s (round %d, on its own page)", text, e.Round), Href: rel + "#" + e.ID}
+		light.Entries[i] = l
+	}
+	back := questionPageRel(st.q.ID, st.page) + "#" + s.Anchor
+	w.page(rel, fmt.Sprintf("%s · %s · code", st.q.ID, s.Model), "questioncode", map[string]any{
+		"id": st.q.ID, "number": st.q.Index + 1, "section": s,
+		"back": linkView{Text: fmt.Sprintf("Back to question %d's page, this configuration's section", st.q.Index+1), Href: back},
+	})
+	return &light
 }
 
 // writeQuestionPage writes st's page being filled and starts the next.
