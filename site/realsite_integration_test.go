@@ -373,7 +373,9 @@ func TestRealQuestionPageShowsReexecutedVerdicts(t *testing.T) {
 			t.Errorf("question %s, %s: summary %q, want the mattools-v1 verdict %s (%s) marked re-executed and no as-published unknown", qid, f.Run.RunID, st, q.Verdict, passed)
 		}
 		// The round's code is on the section's code page, which the round links.
-		links := findAll(e, func(n *html.Node) bool { return n.Data == "a" && ancestor(n, func(p *html.Node) bool { return hasClass(p, "run-body") }) != nil })
+		links := findAll(e, func(n *html.Node) bool {
+			return n.Data == "a" && ancestor(n, func(p *html.Node) bool { return hasClass(p, "run-body") }) != nil
+		})
 		if len(links) != 1 {
 			t.Errorf("question %s, %s: %d links to the round's code page, want 1", qid, f.Run.RunID, len(links))
 		} else if target, id, _ := strings.Cut(attr(links[0], "href"), "#"); q.Code != "" {
