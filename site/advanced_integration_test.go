@@ -17,7 +17,7 @@ import (
 // sitetest.AdvancedRuns with Hugo: the advanced board has the LLM-RAG
 // source-4 reference row of GPT-4o (marked "ref", labelled, no rank) beside
 // the variants of the self-reflection loop; the landing page's headline
-// lists that configuration once; each question page shows each traced
+// lists that configuration once; each question's code pages show each traced
 // answer's stage trace, collapsed, one table row per stage.
 func TestAdvancedSiteShowsReferenceRowsAndTraces(t *testing.T) {
 	if testing.Short() {
@@ -58,17 +58,25 @@ func TestAdvancedSiteShowsReferenceRowsAndTraces(t *testing.T) {
 		t.Errorf("landing page lists GPT-4o's LLM-RAG source-4 configuration %d times, want once", n)
 	}
 
-	q := readFile(t, filepath.Join(preview, "questions", sitetest.Questions[0].ID, "index.html"))
+	// The question's code pages, one per configuration, hold the traces.
+	codes, err := filepath.Glob(filepath.Join(preview, "questions", sitetest.Questions[0].ID, "code", "*", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q string
+	for _, f := range codes {
+		q += readFile(t, f)
+	}
 	// 3 traced configurations × 3 rounds.
 	if n := strings.Count(q, `<details class="trace"><summary>Stage trace: `); n != 9 {
-		t.Errorf("question page has %d stage traces, want 9", n)
+		t.Errorf("the question's %d code pages have %d stage traces, want 9", len(codes), n)
 	}
 	for _, w := range []string{"Stage trace: 7 stages, 1 iteration", "Stage trace: 9 stages, 2 iterations",
 		`<td class="num">1</td><td>keywords</td><td class="num">1000</td><td class="num">50</td><td class="num">100</td><td>–</td><td>–</td><td>–</td>`,
 		`<td>2: <code>` + sitetest.Questions[0].ID + `#5</code>, <code>` + sitetest.Questions[0].ID + `#6</code></td>`,
 		`<td>execute</td>`, `<td>complete-dict</td>`} {
 		if !strings.Contains(q, w) {
-			t.Errorf("question page lacks %q", w)
+			t.Errorf("the question's code pages lack %q", w)
 		}
 	}
 }

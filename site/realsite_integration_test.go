@@ -372,8 +372,18 @@ func TestRealQuestionPageShowsReexecutedVerdicts(t *testing.T) {
 			strings.Contains(st, "unknown") {
 			t.Errorf("question %s, %s: summary %q, want the mattools-v1 verdict %s (%s) marked re-executed and no as-published unknown", qid, f.Run.RunID, st, q.Verdict, passed)
 		}
-		if len(findAll(e, func(n *html.Node) bool { return n.Data == "pre" && hasClass(n, "code") })) != 1 && q.Code != "" {
-			t.Errorf("question %s, %s: the round's code is not shown exactly once", qid, f.Run.RunID)
+		// The round's code is on the section's code page, which the round links.
+		links := findAll(e, func(n *html.Node) bool {
+			return n.Data == "a" && ancestor(n, func(p *html.Node) bool { return hasClass(p, "run-body") }) != nil
+		})
+		if len(links) != 1 {
+			t.Errorf("question %s, %s: %d links to the round's code page, want 1", qid, f.Run.RunID, len(links))
+		} else if target, id, _ := strings.Cut(attr(links[0], "href"), "#"); q.Code != "" {
+			code := parseHTML(t, filepath.Join(rs.dir, fullEdition(rs), "questions", qid, filepath.FromSlash(target), "index.html"))
+			entry := findAll(code, func(n *html.Node) bool { return attr(n, "id") == id })
+			if len(entry) != 1 || len(findAll(entry[0], func(n *html.Node) bool { return n.Data == "pre" && hasClass(n, "code") })) != 1 {
+				t.Errorf("question %s, %s: the round's code is not shown exactly once on its code page %s", qid, f.Run.RunID, attr(links[0], "href"))
+			}
 		}
 		s := ancestor(e, func(n *html.Node) bool { return n.Data == "section" && hasClass(n, "identity") })
 		if section != nil && s != section {
@@ -710,11 +720,13 @@ func TestBrowserQuestionPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { document.querySelector("details.run:has(pre.code) > summary").click(); return true; })()`)); err != nil {
+	// A round's code is loaded from its configuration's code page when the round is opened (questions.js).
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const d = document.querySelector("details.run:not(.reference)");
+		d.id = "opened"; d.querySelector("summary").click(); return true; })()`)); err != nil {
 		t.Fatal(err)
 	}
-	codeShown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const d = document.querySelector("details.run:has(pre.code)"); const c = d.querySelector("pre.code");
-		return "open=" + d.open + " code=" + (c.offsetHeight > 0); })()`))
+	codeShown, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => { const d = document.getElementById("opened"); const c = d.querySelector("pre.code, p.empty-note");
+		return c ? "open=" + d.open + " code=" + (c.offsetHeight > 0) : ""; })()`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,20 +61,53 @@ type traceStage struct {
 	StopReason       string   `json:"stop_reason"`
 }
 
+type questionSection struct {
+	Anchor   string `json:"anchor"`
+	SystemID string `json:"system_id"`
+	System   string `json:"system"`
+	Entries  []struct {
+		Round  int `json:"round"`
+		Detail *struct {
+			Href string `json:"href"`
+		} `json:"detail"`
+		Codes []struct {
+			Trace *struct {
+				Summary string       `json:"summary"`
+				Stages  []traceStage `json:"stages"`
+			} `json:"trace"`
+		} `json:"codes"`
+	} `json:"entries"`
+}
+
 type questionPage struct {
-	Sections []struct {
-		SystemID string `json:"system_id"`
-		System   string `json:"system"`
-		Entries  []struct {
-			Round int `json:"round"`
-			Codes []struct {
-				Trace *struct {
-					Summary string       `json:"summary"`
-					Stages  []traceStage `json:"stages"`
-				} `json:"trace"`
-			} `json:"codes"`
-		} `json:"entries"`
-	} `json:"sections"`
+	Sections []questionSection `json:"sections"`
+}
+
+// codePages reads the code page of each section of the question page in
+// file (questions/<id>.md): the sections with their codes, and the pages'
+// files. A question page's entries hold no code and link their entry on
+// the code page.
+func codePages(t *testing.T, file string) ([]questionSection, []string) {
+	t.Helper()
+	var page questionPage
+	pageData(t, file, &page)
+	var out []questionSection
+	var files []string
+	for _, s := range page.Sections {
+		code := filepath.Join(strings.TrimSuffix(file, ".md"), "code", s.Anchor+".md")
+		for i, e := range s.Entries {
+			if len(e.Codes) != 0 || e.Detail == nil || !strings.HasSuffix(e.Detail.Href, "/code/"+s.Anchor+"/#entry-"+strconv.Itoa(i+1)) {
+				t.Errorf("%s, %s round %d: %d codes on the question page, detail %+v; want none and a link to entry-%d of its code page", file, s.System, e.Round, len(e.Codes), e.Detail, i+1)
+			}
+		}
+		var cp struct {
+			Section questionSection `json:"section"`
+		}
+		pageData(t, code, &cp)
+		out = append(out, cp.Section)
+		files = append(files, code)
+	}
+	return out, files
 }
 
 // TestQuestionPageCarriesStageTraces: each answer of agentic RAG and of the
@@ -83,11 +117,9 @@ type questionPage struct {
 func TestQuestionPageCarriesStageTraces(t *testing.T) {
 	dir := writeAdvanced(t)
 	qid := sitetest.Questions[0].ID // 10 properties: agentic RAG and feedback correct, as published partial
-	file := filepath.Join(dir, "questions", qid+".md")
-	var page questionPage
-	pageData(t, file, &page)
+	sections, files := codePages(t, filepath.Join(dir, "questions", qid+".md"))
 	bySystem := map[string][]string{} // system label → trace summaries, one per round
-	for _, s := range page.Sections {
+	for _, s := range sections {
 		for _, e := range s.Entries {
 			if len(e.Codes) != 1 {
 				t.Fatalf("%s round %d: %d codes, want 1", s.System, e.Round, len(e.Codes))
@@ -148,9 +180,13 @@ func TestQuestionPageCarriesStageTraces(t *testing.T) {
 		t.Errorf("sections with traces: %v", bySystem)
 	}
 	// An answer without a trace costs the page nothing: no "trace" key.
-	raw, _ := os.ReadFile(file)
-	if n, traced := strings.Count(string(raw), `"trace":`), 3*3; n != traced {
-		t.Errorf("page has %d trace keys, want %d (3 traced configurations × 3 rounds)", n, traced)
+	n := 0
+	for _, f := range files {
+		raw, _ := os.ReadFile(f)
+		n += strings.Count(string(raw), `"trace":`)
+	}
+	if traced := 3 * 3; n != traced {
+		t.Errorf("code pages have %d trace keys, want %d (3 traced configurations × 3 rounds)", n, traced)
 	}
 }
 

@@ -120,7 +120,8 @@ func columnModels(t *testing.T, m any) []string {
 // and as CSV; its list of configurations and the headline table are cut at
 // ListRows the same way.
 func TestMatrixShowsTopColumnsAndPaginates(t *testing.T) {
-	const n = ListRows + 5 // 105 configurations: matrix pages of 24, 24, 24, 24, 9
+	const n = ListRows + 5 // 105 configurations: matrix pages of MatrixColumns (16), the last of 9
+	pages := pagesOf(n, MatrixColumns)
 	e, dirs := manyModels(t, n)
 	success := successOf(e)
 	// The headline table's order, by its rows (computed by site/aggregate).
@@ -154,15 +155,15 @@ func TestMatrixShowsTopColumnsAndPaginates(t *testing.T) {
 		}
 	}
 	cut, _ := sys["matrix_cut"].(map[string]any)
-	if want := "Showing the top 24 of 105 configurations by task success rate (as the headline tables rank them); all 105 are on the pages below and in the CSV download."; cut["text"] != want {
+	if want := "Showing the top 16 of 105 configurations by task success rate (as the headline tables rank them); all 105 are on the pages below and in the CSV download."; cut["text"] != want {
 		t.Errorf("matrix cut note %q, want %q", cut["text"], want)
 	}
-	if cut["csv"] != "downloads/matrices/systems-single-llm.csv" || len(cut["pages"].([]any)) != 5 {
+	if cut["csv"] != "downloads/matrices/systems-single-llm.csv" || len(cut["pages"].([]any)) != pages {
 		t.Errorf("matrix cut note links %v and %d pages", cut["csv"], len(cut["pages"].([]any)))
 	}
-	// The matrix pages: 24 columns each in rank order, all 105 once.
+	// The matrix pages: MatrixColumns columns each in rank order, all 105 once.
 	var all []string
-	for k := 1; k <= 5; k++ {
+	for k := 1; k <= pages; k++ {
 		file := filepath.Join(edition, "systems", "single-llm", "matrix.md")
 		if k > 1 {
 			file = filepath.Join(edition, "systems", "single-llm", "matrix", "page", fmt.Sprint(k)+".md")
@@ -182,8 +183,8 @@ func TestMatrixShowsTopColumnsAndPaginates(t *testing.T) {
 	if !slices.Equal(all, ranked) {
 		t.Errorf("the matrix pages' columns %v, want the headline order %v", all, ranked)
 	}
-	if _, err := os.Stat(filepath.Join(edition, "systems", "single-llm", "matrix", "page", "6.md")); err == nil {
-		t.Error("a sixth matrix page exists")
+	if _, err := os.Stat(filepath.Join(edition, "systems", "single-llm", "matrix", "page", fmt.Sprint(pages+1)+".md")); err == nil {
+		t.Errorf("a matrix page %d exists", pages+1)
 	}
 	// The CSV: one line per question and configuration, question 1 of model k
 	// with its k mod 11 of 10 properties: "◐" (partial) or "✓" (all 10).

@@ -264,6 +264,13 @@ type roundEntry struct {
 	Verdict  string        `json:"verdict"`
 	Verdicts []verdictView `json:"verdicts"`
 	Codes    []codeView    `json:"codes"`
+	// ID is the entry's id on its configuration's code page
+	// (questionCodeRel): "entry-<n>", n its 1-based place in the section.
+	ID string `json:"id,omitempty"`
+	// Detail links, on a question page, the entry on the code page that
+	// holds its code and verdict details (Codes and the verdicts' texts are
+	// left out of the question page); nil on the code page.
+	Detail *linkView `json:"detail,omitempty"`
 }
 
 // identitySection is one group on one question page.
@@ -285,6 +292,9 @@ type identitySection struct {
 	Runs      int          `json:"-"`
 	Correct   int          `json:"-"`
 	Known     int          `json:"-"`
+	// Landing says which corrected benchmark versions' configurations
+	// land on this section (their anchors are in Anchors); "" for none.
+	Landing string `json:"landing,omitempty"`
 }
 
 // questionSection builds a group's section for question qid; nil when no

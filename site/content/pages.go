@@ -483,7 +483,7 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 					title = append(title, t)
 				}
 			}
-			cell := matrixCell{Symbols: strings.Join(sym, ""), Href: v.questionPageHref(q.ID, c) + "#" + c.Slug}
+			cell := matrixCell{Symbols: strings.Join(sym, ""), Href: v.questionPageHref(q.ID, c)}
 			if k, n := agreement(verdicts); n > 0 {
 				cell.Agreement = fmt.Sprintf("%d/%d", k, n)
 				title = append(title, fmt.Sprintf("%d of %s with a known verdict correct", k, count(n, "round", "rounds")))

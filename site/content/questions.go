@@ -21,33 +21,50 @@ const SectionsPerPage = 50
 
 // questionPages returns, per question id, the page (1-based) of each
 // identity group's section: groups in identityGroups order, the groups with
-// no row for the question skipped (a corrected benchmark version's groups
-// are on the pages of the questions it corrects only), SectionsPerPage to
-// a page. It reads only
-// the rows' question ids.
+// no row for the question skipped, SectionsPerPage to a page. A corrected
+// benchmark version's group has a section on the pages of the questions
+// that version corrects only, when the published version's group of the
+// same identity (its counterpart) has one on the others: there its
+// verdicts are the counterpart's, and its anchors are on the counterpart's
+// section (questionLanding). It reads only the rows' question ids.
 func (v *views) questionPages() map[string]map[*identityGroup]int {
 	if v.pageOf != nil {
 		return v.pageOf
 	}
 	v.pageOf = map[string]map[*identityGroup]int{}
+	v.landing = map[string]map[*identityGroup]*identityGroup{}
 	groups, _ := v.identityGroups()
-	n := map[string]int{}
+	questionsOf := map[*identityGroup]map[string]bool{}
+	byIdentity := map[string]*identityGroup{}
 	for _, g := range groups {
 		has := map[string]bool{}
-		// A corrected version's runs are the published answers with a few
-		// verifications corrected: shown on those questions' pages only
-		// (every other question's verdicts are the published version's).
-		cv, corrected := datasets.LookupCorrectedVersion(g.Primary.Key.BenchmarkVersion)
 		for _, c := range g.Members {
 			for _, r := range c.Runs {
 				for i := range r.Questions {
-					if _, fixed := cv.Corrected(r.Questions[i].QuestionID); fixed || !corrected {
-						has[r.Questions[i].QuestionID] = true
-					}
+					has[r.Questions[i].QuestionID] = true
 				}
 			}
 		}
+		questionsOf[g] = has
+		byIdentity[g.Primary.Identity()] = g
+	}
+	n := map[string]int{}
+	for _, g := range groups {
+		has := questionsOf[g]
+		// A corrected version's runs are the published answers with a few
+		// verifications corrected: on the other questions their verdicts
+		// are the published version's, which the counterpart's section
+		// shows (docs/benchmark-audit.md, "The corrected version").
+		cv, corrected := datasets.LookupCorrectedVersion(g.Primary.Key.BenchmarkVersion)
+		counterpart := v.publishedCounterpart(g, byIdentity)
 		for _, q := range sortedKeys(has) {
+			if _, fixed := cv.Corrected(q); corrected && !fixed && counterpart != nil && questionsOf[counterpart][q] {
+				if v.landing[q] == nil {
+					v.landing[q] = map[*identityGroup]*identityGroup{}
+				}
+				v.landing[q][g] = counterpart
+				continue
+			}
 			if v.pageOf[q] == nil {
 				v.pageOf[q] = map[*identityGroup]int{}
 			}
@@ -58,10 +75,52 @@ func (v *views) questionPages() map[string]map[*identityGroup]int {
 	return v.pageOf
 }
 
-// questionPageHref is the page of question qid that shows configuration c.
+// publishedCounterpart is the group of the benchmark version a corrected
+// version's group g corrects, of g's identity otherwise (system, source,
+// model, variant, settings, provenance family); nil when g is of no
+// corrected version or the edition has no such group.
+func (v *views) publishedCounterpart(g *identityGroup, byIdentity map[string]*identityGroup) *identityGroup {
+	base := aggregate.CorrectsVersion(g.Primary.Key.BenchmarkVersion)
+	if base == "" {
+		return nil
+	}
+	k := g.Primary.Key
+	k.BenchmarkVersion = base
+	return byIdentity[(&aggregate.Configuration{Key: k}).Identity()]
+}
+
+// questionLanding returns, for question qid, the corrected-version groups
+// whose anchors are on another group's section (questionPages), by the
+// group holding them.
+func (v *views) questionLanding(qid string) map[*identityGroup][]*identityGroup {
+	v.questionPages()
+	out := map[*identityGroup][]*identityGroup{}
+	groups, _ := v.identityGroups()
+	for _, g := range groups { // in identityGroups order, so that the anchors are in a fixed order
+		if to := v.landing[qid][g]; to != nil {
+			out[to] = append(out[to], g)
+		}
+	}
+	return out
+}
+
+// questionPageHref links configuration c's verdicts on question qid: its
+// section (or the section holding its anchor, questionLanding) on the
+// question's page that shows it, "questions/<id>/[page/<n>/]#<slug>"; the
+// question's first page without a fragment when no page shows c there (no
+// run of c's identity has a row for the question).
 func (v *views) questionPageHref(qid string, c *aggregate.Configuration) string {
 	_, groupOf := v.identityGroups()
-	return questionPageRel(qid, v.questionPages()[qid][groupOf[c]])
+	g := groupOf[c]
+	pages := v.questionPages()
+	if to := v.landing[qid][g]; to != nil {
+		g = to
+	}
+	n, ok := pages[qid][g]
+	if !ok {
+		return questionHref(qid)
+	}
+	return questionPageRel(qid, n) + "#" + c.Slug
 }
 
 // questionPageRel is page n (1-based) of question id: the question's own
@@ -172,6 +231,9 @@ type questionState struct {
 	models, systems, verdicts    []questionOption
 	data                         map[string]any // the page data every page shares
 	lastGroup                    *identityGroup // the last group with a section
+	// landing: the corrected-version groups whose anchors are on a
+	// group's section (questionLanding).
+	landing map[*identityGroup][]*identityGroup
 }
 
 func addOption(opts *[]questionOption, value, text string) {
@@ -214,7 +276,7 @@ func (w *writer) writeQuestions(v *views) {
 	states := map[string]*questionState{}
 	var order []*questionState
 	for _, q := range b.Questions {
-		st := &questionState{q: questionRef{ID: q.ID, Index: q.Index, Href: questionHref(q.ID)}, page: 1}
+		st := &questionState{q: questionRef{ID: q.ID, Index: q.Index, Href: questionHref(q.ID)}, page: 1, landing: v.questionLanding(q.ID)}
 		states[q.ID] = st
 		order = append(order, st)
 	}
@@ -303,7 +365,8 @@ func (w *writer) writeQuestions(v *views) {
 			if s == nil {
 				continue
 			}
-			st.pending = append(st.pending, s)
+			landSection(s, st.landing[g])
+			st.pending = append(st.pending, w.writeQuestionCode(st, s))
 			addOption(&st.models, s.ModelID, s.Model)
 			addOption(&st.systems, s.SystemID, aggregate.SystemTitle(results.System(s.SystemID)))
 			for _, e := range s.Entries {
@@ -328,6 +391,85 @@ func (w *writer) writeQuestions(v *views) {
 		}
 	}
 	w.page("questions", "Questions", "questions", map[string]any{"questions": items, "benchmark_commit": w.e.Benchmark.Commit})
+}
+
+// landSection puts on s the anchors of the corrected-version groups that
+// land on it (questionLanding) and says why they are there.
+func landSection(s *identitySection, groups []*identityGroup) {
+	var versions []string
+	for _, g := range groups {
+		for _, c := range g.Members {
+			s.Anchors = append(s.Anchors, c.Slug)
+		}
+		if v := g.Primary.Key.BenchmarkVersion; !slices.Contains(versions, v) {
+			versions = append(versions, v)
+		}
+	}
+	if len(versions) > 0 {
+		s.Landing = fmt.Sprintf("Benchmark version %s does not correct this question: its verdicts on it are these, and its configurations' links land here.",
+			strings.Join(versions, ", "))
+	}
+}
+
+// questionCodeRel is the code page of question id's section whose anchor
+// (its identity group's primary configuration's slug) is anchor.
+func questionCodeRel(id, anchor string) string { return href("questions", id, "code", anchor) }
+
+// writeQuestionCode writes the code page of section s of st's question:
+// each round's code, retrieved context, stage trace, per-property outcomes
+// and output excerpts, which the question page does not hold (they made a
+// question page of the published runs over 1 MB), so that the question
+// page's size grows with the number of configurations and rounds only. It
+// returns s as the question page shows it: each round's verdict line and a
+// link to its entry on the code page (Detail), which
+// static/assets/questions.js loads into the round when it is opened.
+func (w *writer) writeQuestionCode(st *questionState, s *identitySection) *identitySection {
+	rel := questionCodeRel(st.q.ID, s.Anchor)
+	light := *s
+	light.Entries = make([]roundEntry, len(s.Entries))
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		e.ID = fmt.Sprintf("entry-%d", i+1)
+		l := *e
+		l.Codes, l.ID = nil, ""
+		l.Verdicts = make([]verdictView, len(e.Verdicts))
+		var what []string
+		for j, vv := range e.Verdicts {
+			if len(vv.PassedProps)+len(vv.FailedProps) > 0 && !slices.Contains(what, "per-property outcomes") {
+				what = append(what, "per-property outcomes")
+			}
+			if vv.Error != "" || vv.Stdout != "" || vv.Stderr != "" {
+				if !slices.Contains(what, "output excerpts") {
+					what = append(what, "output excerpts")
+				}
+			}
+			vv.PassedProps, vv.FailedProps, vv.Error, vv.Stdout, vv.Stderr = nil, nil, "", "", ""
+			l.Verdicts[j] = vv
+		}
+		text := "No code was extracted from the model's answer"
+		if slices.ContainsFunc(e.Codes, func(c codeView) bool { return c.Code != "" }) {
+			text = "The generated code"
+		}
+		for _, c := range e.Codes {
+			if len(c.Retrieved) > 0 && !slices.Contains(what, "retrieved context") {
+				what = append(what, "retrieved context")
+			}
+			if c.Trace != nil && !slices.Contains(what, "stage trace") {
+				what = append(what, "stage trace")
+			}
+		}
+		if len(what) > 0 {
+			text += "; " + strings.Join(what, ", ")
+		}
+		l.Detail = &linkView{Text: fmt.Sprintf("%s (round %d, on its own page)", text, e.Round), Href: rel + "#" + e.ID}
+		light.Entries[i] = l
+	}
+	back := questionPageRel(st.q.ID, st.page) + "#" + s.Anchor
+	w.page(rel, fmt.Sprintf("%s · %s · code", st.q.ID, s.Model), "questioncode", map[string]any{
+		"id": st.q.ID, "number": st.q.Index + 1, "section": s,
+		"back": linkView{Text: fmt.Sprintf("Back to question %d's page, this configuration's section", st.q.Index+1), Href: back},
+	})
+	return &light
 }
 
 // writeQuestionPage writes st's page being filled and starts the next.

@@ -96,11 +96,17 @@ func TestQuestionPagesPaginateAndReadTextsFromFiles(t *testing.T) {
 			t.Errorf("%s: first section %v, want %s", tt.file, first["model_id"], tt.firstModel)
 		}
 		text, _ := json.Marshal(first)
-		// Question 1 of the runner fixture (the hostile model's): partial, its code, error
-		// excerpt and trace from the file.
-		for _, want := range []string{`"code":"def f():\n    return {'a': `, `alert(\"code\")`, "prop_1: expected", `"passed":"2/4"`, `"prompt_tokens":"120"`} {
-			if !strings.Contains(string(text), want) {
-				t.Errorf("%s: the first section lacks %q: %s", tt.file, want, text)
+		// Question 1 of the runner fixture (the hostile model's): partial; its code, error
+		// excerpt and trace from the file, on the section's code page, which its rounds link.
+		code := filepath.Join(qdir, q, "code", first["anchor"].(string)+".md")
+		if want := "questions/" + q + "/code/" + first["anchor"].(string) + "/#entry-1"; !strings.Contains(string(text), `"passed":"2/4"`) ||
+			!strings.Contains(string(text), `"href":"`+want+`"`) || strings.Contains(string(text), "prop_1: expected") || strings.Contains(string(text), `"code":`) {
+			t.Errorf("%s: the first section does not say 2/4 passed and link %s, or holds the code or the excerpt: %s", tt.file, want, text)
+		}
+		cp, _ := json.Marshal(readParams(t, code)["section"])
+		for _, want := range []string{`"code":"def f():\n    return {'a': `, `alert(\"code\")`, "prop_1: expected", `"passed":"2/4"`, `"prompt_tokens":"120"`, `"id":"entry-1"`} {
+			if !strings.Contains(string(cp), want) {
+				t.Errorf("%s: the code page lacks %q: %s", code, want, cp)
 			}
 		}
 	}
@@ -118,8 +124,8 @@ func TestQuestionPagesPaginateAndReadTextsFromFiles(t *testing.T) {
 // TestQuestionPageNamesPassedAndFailedProperties: a runner run whose
 // partial answer (question 1: 2 of 4 properties) carries per-property
 // outcomes (results format v3), read back from its results file, shows on
-// the question page which properties passed and which failed with the
-// verification's message; its round's verdict line is said once (no
+// the question's code page which properties passed and which failed with
+// the verification's message; its round's verdict line is said once (no
 // repeated sentence per protocol).
 func TestQuestionPageNamesPassedAndFailedProperties(t *testing.T) {
 	dir := t.TempDir()
@@ -155,7 +161,10 @@ func TestQuestionPageNamesPassedAndFailedProperties(t *testing.T) {
 	if len(secs) != 1 {
 		t.Fatalf("%d sections, want 1", len(secs))
 	}
-	entries := secs[0].(map[string]any)["entries"].([]any)
+	// The properties are named on the section's code page.
+	anchor := secs[0].(map[string]any)["anchor"].(string)
+	cp := readParams(t, filepath.Join(dirs.Content, "preview", "questions", sitetest.Questions[1].ID, "code", anchor+".md"))
+	entries := cp["section"].(map[string]any)["entries"].([]any)
 	v := entries[0].(map[string]any)["verdicts"].([]any)[0].(map[string]any)
 	passed, _ := json.Marshal(v["passed_props"])
 	if string(passed) != `["prop_0","prop_2"]` {

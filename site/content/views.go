@@ -33,6 +33,9 @@ type views struct {
 	groups  []*identityGroup
 	groupOf map[*aggregate.Configuration]*identityGroup
 	pageOf  map[string]map[*identityGroup]int
+	// landing (set with pageOf): per question, the corrected-version
+	// groups whose anchors are on another group's section, to that group.
+	landing map[string]map[*identityGroup]*identityGroup
 	// systemMatrices are the systems' full-matrix CSV downloads (Text: the
 	// system), set by writeSystems for writeDownloads.
 	systemMatrices []linkView

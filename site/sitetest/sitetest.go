@@ -174,6 +174,23 @@ func Runs() []*results.File {
 	return fs
 }
 
+// CorrectedRuns returns runner runs of the corrected benchmark version
+// results.BenchmarkVersion2025_05Corrected1: the runner runs of Runs (the
+// hostile model, single LLM, mattools-v1, rounds 1–3) with that version,
+// the same rows. The version corrects none of the fixture's Questions, so
+// on their pages these runs' verdicts are those of the published version's
+// runs (docs/benchmark-audit.md, "The corrected version").
+func CorrectedRuns() []*results.File {
+	var fs []*results.File
+	for i := 0; i < 3; i++ {
+		f := runner(HostileModel, i+1)
+		f.Run.BenchmarkVersion = results.BenchmarkVersion2025_05Corrected1
+		f.Run.RunID = results.MakeRunID(&f.Run)
+		fs = append(fs, f)
+	}
+	return fs
+}
+
 // WriteRuns writes Runs() as results files under dir (one file per run,
 // named by run id) and returns them as read back.
 func WriteRuns(dir string) ([]*results.File, error) {

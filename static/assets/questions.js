@@ -33,3 +33,42 @@
   form.hidden = false;
   apply();
 })();
+
+// Rounds' bodies, loaded on demand: each details.run holds a
+// div.run-body[data-load] whose link leads to its entry (#entry-<n>) on the
+// configuration's code page; when the round is first opened, the page is
+// fetched (once per page) and the entry's div.run-body replaces the link.
+// Without JavaScript, or when the fetch fails, the link stays and leads there.
+(function () {
+  "use strict";
+  var pages = {};
+  function load(body) {
+    var src = body.querySelector("a[href]").getAttribute("href");
+    var hash = src.indexOf("#");
+    var url = hash < 0 ? src : src.slice(0, hash), id = hash < 0 ? "" : src.slice(hash + 1);
+    if (!pages[url]) {
+      pages[url] = fetch(url).then(function (r) {
+        if (!r.ok) throw new Error(url + ": " + r.status);
+        return r.text();
+      }).then(function (text) { return new DOMParser().parseFromString(text, "text/html"); });
+    }
+    body.setAttribute("aria-busy", "true");
+    pages[url].then(function (doc) {
+      var entry = id && doc.getElementById(id);
+      var got = entry && entry.querySelector(".run-body");
+      if (!got) throw new Error(src + ": no such entry");
+      body.replaceChildren.apply(body, Array.prototype.map.call(got.childNodes, function (n) { return document.importNode(n, true); }));
+      body.removeAttribute("data-load");
+      body.removeAttribute("aria-busy");
+    }).catch(function () {
+      delete pages[url];
+      body.removeAttribute("aria-busy");
+    });
+  }
+  document.addEventListener("toggle", function (e) {
+    var d = e.target;
+    if (!d.open || !d.matches || !d.matches("details.run")) return;
+    var body = d.querySelector(":scope > .run-body[data-load]");
+    if (body && !body.hasAttribute("aria-busy")) load(body);
+  }, true);
+})();
