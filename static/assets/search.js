@@ -23,6 +23,7 @@
       showSubResults: true,
       resetStyles: false,
       autofocus: true,
+      ranking: { pageLength: 0, termFrequency: 0 },
       // Each result names its edition: the same page exists in every release.
       processResult: function (r) {
         var ed = r.filters && r.filters.edition && r.filters.edition[0];
