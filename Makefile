@@ -152,12 +152,14 @@ import: ## import the published MatTools results of MATTOOLS_DATA into build/res
 # file under RESULTS_DIR. Without data it says how to get it and builds a valid, empty site.
 # Every release is rendered by the running code and checked against its numbers manifest
 # (site/releases/<version>.numbers.csv; docs/site.md).
+# SITE_OUT: where make site writes the site (scripts/publish.sh sets it).
+SITE_OUT ?= public
 site: ## import the published results (when MATTOOLS_DATA is set) and build the leaderboard into public/
 	@if [ -n "$$MATTOOLS_DATA" ]; then $(MAKE) --no-print-directory import; else \
 	  echo "make site: MATTOOLS_DATA is not set: building an empty site. To get the data: git clone https://github.com/Grenzlinie/MatTools" \
 	       "/path/to/MatTools && git -C /path/to/MatTools checkout 44385630f2acf461512996468fc0b24f44ddcaaf, then run:" \
 	       "MATTOOLS_DATA=/path/to/MatTools make site" >&2; fi
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/build-site -results $(RESULTS_DIR) -out public -work build/site
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/build-site -results $(RESULTS_DIR) -out $(SITE_OUT) -work build/site
 
 # preview is make site without the releases: only /preview/ (every run present) and the root page, into
 # build/preview (public/ is left alone); serve it with make serve SITE=build/preview.

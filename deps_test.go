@@ -62,11 +62,13 @@ var allowed = map[string][]string{
 	"site/plots":     []string{"results", "site/aggregate", "site/paperonly"},
 	"site/content":   []string{"datasets", "datasets/qaaudit", "internal/words", "results", "results/stats", "results/submission", "site/aggregate", "site/apicheck", "site/paperonly", "site/plots"},
 	// The static hallucinated-API check's committed store (a leaf) and its updater.
-	"site/apicheck": []string{},
-	"cmd/check-api": []string{"internal/words", "results", "site/apicheck"},
-	"site/hugo":     []string{},
-	"site/sitetest": []string{"datasets", "results", "results/submission"}, // test inputs, submissions among them
-	"site":          []string{"datasets", "internal/words", "results", "results/check", "results/submission", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots", "site/release"},
+	"site/apicheck":  []string{},
+	"cmd/check-api":  []string{"internal/words", "results", "site/apicheck"},
+	"site/hugo":      []string{},
+	"site/sitecheck": []string{},
+	"cmd/check-site": []string{"site/sitecheck"},
+	"site/sitetest":  []string{"datasets", "results", "results/submission"}, // test inputs, submissions among them
+	"site":           []string{"datasets", "internal/words", "results", "results/check", "results/submission", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots", "site/release"},
 	// Release freezing: the releases list, manifests, the rebuild from a
 	// generator commit and the cache of built releases; it never makes pages.
 	"site/release":   []string{"datasets", "results"},

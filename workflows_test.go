@@ -2,12 +2,16 @@ package leaderboard_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // toolContext: a generous bound for commands that may first build a Go tool (actionlint builds once,
@@ -179,4 +183,87 @@ func gitEnv() []string {
 		"GIT_COMMITTER_NAME=test", "GIT_COMMITTER_EMAIL=test@example.invalid",
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=init.defaultBranch", "GIT_CONFIG_VALUE_0=main",
 	)
+}
+
+// TestPagesWorkflowRunsThePublishScript: .github/workflows/pages.yml builds the site with scripts/publish.sh
+// (the script make test runs on the fixture site, so the two cannot drift) from the configure-pages base URL,
+// uploads the folder the script wrote, and keeps to least permissions: contents: read for the workflow, pages:
+// write and id-token: write on the deploy job alone, which only deploys; one publication at a time.
+func TestPagesWorkflowRunsThePublishScript(t *testing.T) {
+	data, err := os.ReadFile(".github/workflows/pages.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		ID   string            `yaml:"id"`
+		Uses string            `yaml:"uses"`
+		Run  string            `yaml:"run"`
+		With map[string]any    `yaml:"with"`
+		Env  map[string]string `yaml:"env"`
+	}
+	var wf struct {
+		On          map[string]any    `yaml:"on"`
+		Permissions map[string]string `yaml:"permissions"`
+		Concurrency map[string]any    `yaml:"concurrency"`
+		Jobs        map[string]struct {
+			Permissions map[string]string `yaml:"permissions"`
+			Steps       []step            `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"contents": "read"}; !reflect.DeepEqual(wf.Permissions, want) {
+		t.Errorf("workflow permissions %v, want %v", wf.Permissions, want)
+	}
+	if g, c := wf.Concurrency["group"], wf.Concurrency["cancel-in-progress"]; g != "pages" || c != false {
+		t.Errorf("concurrency %v, want group pages, cancel-in-progress false", wf.Concurrency)
+	}
+	for _, ev := range []string{"push", "workflow_dispatch"} {
+		if _, ok := wf.On[ev]; !ok {
+			t.Errorf("not run on %s", ev)
+		}
+	}
+	if push, _ := wf.On["push"].(map[string]any); fmt.Sprint(push["branches"], push["tags"]) != "[main] [v*]" {
+		t.Errorf("on push %v, want branches [main] and tags [v*]", push)
+	}
+	build, deploy := wf.Jobs["build"], wf.Jobs["deploy"]
+	if len(wf.Jobs) != 2 || build.Permissions != nil {
+		t.Errorf("jobs: want build (the workflow's permissions) and deploy; build has %v", build.Permissions)
+	}
+	if want := map[string]string{"pages": "write", "id-token": "write"}; !reflect.DeepEqual(deploy.Permissions, want) {
+		t.Errorf("deploy permissions %v, want %v", deploy.Permissions, want)
+	}
+	if len(deploy.Steps) != 1 || !strings.HasPrefix(deploy.Steps[0].Uses, "actions/deploy-pages@") {
+		t.Errorf("deploy steps %+v: want actions/deploy-pages alone", deploy.Steps)
+	}
+	uses := map[string]step{}
+	var publish []step
+	for _, s := range build.Steps {
+		if name, _, ok := strings.Cut(s.Uses, "@"); ok {
+			uses[name] = s
+		}
+		if strings.Contains(s.Run, "scripts/publish.sh") {
+			publish = append(publish, s)
+		}
+	}
+	if d := uses["actions/checkout"].With["fetch-depth"]; d != 0 {
+		t.Errorf("checkout fetch-depth %v, want 0 (releases are rebuilt from their commits)", d)
+	}
+	if uses["actions/configure-pages"].ID != "pages" {
+		t.Error("no actions/configure-pages step with id pages")
+	}
+	if len(publish) != 1 {
+		t.Fatalf("%d steps run scripts/publish.sh, want 1", len(publish))
+	}
+	p := publish[0]
+	if p.Run != `scripts/publish.sh "$RUNNER_TEMP/site" "$BASE_URL/"` || p.Env["BASE_URL"] != "${{ steps.pages.outputs.base_url }}" || p.Env["MATTOOLS_DATA"] == "" {
+		t.Errorf("publish step %+v: want scripts/publish.sh \"$RUNNER_TEMP/site\" \"$BASE_URL/\" with BASE_URL from configure-pages and MATTOOLS_DATA", p)
+	}
+	if path := uses["actions/upload-pages-artifact"].With["path"]; path != "${{ runner.temp }}/site" {
+		t.Errorf("upload-pages-artifact path %v, want the folder scripts/publish.sh wrote (${{ runner.temp }}/site)", path)
+	}
+	if !strings.Contains(string(data), "44385630f2acf461512996468fc0b24f44ddcaaf") {
+		t.Error("pages.yml does not check out the pinned MatTools commit")
+	}
 }

@@ -53,6 +53,16 @@ fi
 mkdir -p build && [ "$(cat "$npm_stamp" 2>/dev/null)" = "$npm_sha" ] || echo "$npm_sha" >"$npm_stamp"
 step "npm ci (tools/duckdb)"
 
+# Pagefind, the site's search index (tools/pagefind; scripts/publish.sh): npm ci again only when its lock changed.
+pf_sha=$(sha256sum tools/pagefind/package-lock.json | cut -d' ' -f1)
+pf_stamp=build/.pagefind-npm.sha256
+if [ ! -d tools/pagefind/node_modules/pagefind ] || [ "$(cat "$pf_stamp" 2>/dev/null)" != "$pf_sha" ]; then
+  echo "setup: npm ci (tools/pagefind)"
+  (cd tools/pagefind && npm ci --no-audit --no-fund --silent)
+  echo "$pf_sha" >"$pf_stamp"
+fi
+step "npm ci (tools/pagefind)"
+
 # venv DIR REQUIREMENTS: a Python environment (Debian's python3) at DIR with the pinned REQUIREMENTS installed, made
 # again only when the requirements file changed (its SHA-256 is stamped in DIR/.requirements.sha256).
 venv() {

@@ -189,7 +189,8 @@ type Root struct {
 // tables, Root.Home, linking into its pages), the release list
 // (releases/: every release, newest first, with a link to /latest/ and to
 // the preview) and releases.js, which every edition's version switcher reads
-// to list releases newer than itself, and favicon.ico (FaviconICO). The
+// to list releases newer than itself, the search page (search/, over the
+// index scripts/publish.sh adds), and favicon.ico (FaviconICO). The
 // root is not part of any release and changes with each new one; it writes
 // no file into an edition.
 func WriteRoot(dirs Dirs, r Root) error {
@@ -225,6 +226,11 @@ func WriteRoot(dirs Dirs, r Root) error {
 	}
 	err = writeJSONPage(filepath.Join(dirs.Content, "releases.md"), page{Title: "Releases", URL: "/releases/", Layout: "releases",
 		Params: map[string]any{"releases": releases, "latest": r.Latest, "preview": r.Preview, "data_hint": r.DataHint, "root": "../"}})
+	if err != nil {
+		return err
+	}
+	// The search page: Pagefind's UI over the index scripts/publish.sh adds at /pagefind/ (layouts/search.html).
+	err = writeJSONPage(filepath.Join(dirs.Content, "search.md"), page{Title: "Search", URL: "/search/", Layout: "search", Params: map[string]any{"root": "../"}})
 	if err != nil {
 		return err
 	}
