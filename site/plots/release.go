@@ -62,7 +62,7 @@ var weightsStyles = []struct {
 	color          color.RGBA
 }{
 	{"open", "open weights", draw.CircleGlyph{}, seriesColors[2]},
-	{"closed", "closed weights", draw.TriangleGlyph{}, seriesColors[0]},
+	{"closed", "closed weights", draw.PyramidGlyph{}, seriesColors[0]},
 	{"", "weights not known", draw.RingGlyph{}, color.RGBA{0x66, 0x66, 0x66, 0xFF}},
 }
 
