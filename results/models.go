@@ -31,6 +31,9 @@ func ModelsCSV() []byte { return bytes.Clone(modelsCSV) }
 
 var knownModels = mustParseModels()
 
+// canonicalModel maps every id and alias of models.csv to the row's model id.
+var canonicalModel = map[string]string{}
+
 func mustParseModels() map[string]Model {
 	r := csv.NewReader(bytes.NewReader(modelsCSV))
 	r.Comment = '#'
@@ -51,6 +54,7 @@ func mustParseModels() map[string]Model {
 			ids = append(ids, strings.Split(rec[1], "|")...)
 		}
 		for _, id := range ids {
+			canonicalModel[id] = m.ID
 			mm := m
 			mm.ID = id
 			out[id] = mm

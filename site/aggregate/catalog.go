@@ -46,6 +46,10 @@ type Model struct {
 	QAOrder        int
 	SingleLLMOrder int
 	LLMRAGOrder    int
+	// Facts are the model's cited release date, provider, weights and
+	// parameter count (results/model-facts.csv, by the catalog row's id);
+	// zero for a model without a facts row.
+	Facts results.ModelFacts
 }
 
 // Catalog maps model ids to their presentation (models.csv).
@@ -81,6 +85,7 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 	c := &Catalog{byID: map[string]int{}}
 	for i, rec := range recs[1:] {
 		m := Model{ID: rec[0], DisplayName: rec[2], Group: rec[3]}
+		m.Facts, _ = results.ModelFactsOf(m.ID)
 		for j, p := range []*int{&m.QAOrder, &m.SingleLLMOrder, &m.LLMRAGOrder} {
 			if rec[4+j] == "" {
 				continue

@@ -278,6 +278,7 @@ type configColumns struct {
 	ModelID   string    `json:"model_id"`
 	ModelHref string    `json:"model_href"`
 	Group     string    `json:"group"`
+	Weights   string    `json:"weights"` // the model's weights: open, closed or "" (results.ModelFacts)
 	System    string    `json:"system"`
 	SystemID  string    `json:"system_id"`
 	Source    string    `json:"source"`
@@ -287,7 +288,7 @@ type configColumns struct {
 }
 
 func (v *views) configColumns(c *aggregate.Configuration, href string) configColumns {
-	return configColumns{Model: c.Model.DisplayName, ModelID: c.Key.Model, ModelHref: v.modelHref(c.Key.Model), Group: c.Model.Group,
+	return configColumns{Model: c.Model.DisplayName, ModelID: c.Key.Model, ModelHref: v.modelHref(c.Key.Model), Group: c.Model.Group, Weights: c.Model.Facts.Weights,
 		System: c.SystemLabel(), SystemID: string(c.Key.System), Source: aggregate.RetrievalTitle(&c.Runs[0].File.Run), SourceN: c.Key.RetrievalSource,
 		Badge: newBadge(aggregate.BadgeOf(c.Key.Provenance)), Href: href}
 }
@@ -360,6 +361,7 @@ type modelHallucinationView struct {
 	ModelID   string        `json:"model_id"`
 	ModelHref string        `json:"model_href"`
 	Group     string        `json:"group"`
+	Weights   string        `json:"weights"`
 	Checked   int           `json:"checked"`
 	WithNames int           `json:"with_names"`
 	Share     string        `json:"share"`
@@ -386,7 +388,7 @@ func (v *views) modelHallucinations(store *apicheck.Store) []modelHallucinationV
 			continue
 		}
 		m := byModel[id][0].Model
-		mv := modelHallucinationView{Model: m.DisplayName, ModelID: id, ModelHref: v.modelHref(id), Group: m.Group, Checked: h.Checked, WithNames: h.WithNames,
+		mv := modelHallucinationView{Model: m.DisplayName, ModelID: id, ModelHref: v.modelHref(id), Group: m.Group, Weights: m.Facts.Weights, Checked: h.Checked, WithNames: h.WithNames,
 			Share: fmt.Sprintf("%.1f", 100*float64(h.WithNames)/float64(h.Checked)), Distinct: len(h.Names), Top: h.Names[:min(5, len(h.Names))]}
 		out = append(out, mv)
 	}

@@ -95,6 +95,7 @@ type heatRow struct {
 	Href     string     `json:"href"`
 	ModelID  string     `json:"model_id"`
 	Group    string     `json:"group"`
+	Weights  string     `json:"weights"`
 	SystemID string     `json:"system_id"`
 	SourceN  int        `json:"source_n"`
 	Badge    string     `json:"badge"`
@@ -157,7 +158,7 @@ func (v *views) heatmaps(modules map[string]string) []heatmapView {
 		}
 		for _, c := range confs {
 			row := heatRow{Label: c.Model.DisplayName + " · " + c.SystemLabel() + sourceSuffix(c.Key.RetrievalSource) + " · " + string(aggregate.BadgeOf(c.Key.Provenance)),
-				Href: confHref(c), ModelID: c.Key.Model, Group: c.Model.Group, SystemID: string(c.Key.System), SourceN: c.Key.RetrievalSource,
+				Href: confHref(c), ModelID: c.Key.Model, Group: c.Model.Group, Weights: c.Model.Facts.Weights, SystemID: string(c.Key.System), SourceN: c.Key.RetrievalSource,
 				Badge: string(aggregate.BadgeOf(c.Key.Provenance))}
 			passed, total := map[string]int{}, map[string]int{}
 			runs := c.RunsWith(aggregate.StatusAggregated)

@@ -562,6 +562,9 @@ func (w *writer) writeModels(v *views) {
 		Href    string `json:"href"`
 		Group   string `json:"group"`
 		Configs int    `json:"configs"`
+		// Facts are the model's cited release date, provider, weights and
+		// parameter count; nil for a model without a facts row.
+		Facts *factsView `json:"facts"`
 	}
 	byModel := map[string][]*aggregate.Configuration{}
 	var ids []string
@@ -575,7 +578,7 @@ func (w *writer) writeModels(v *views) {
 	for _, id := range ids {
 		confs := byModel[id]
 		m := confs[0].Model
-		items = append(items, modelItem{ID: id, Name: m.DisplayName, Href: v.modelHref(id), Group: aggregate.GroupTitle(m.Group), Configs: len(confs)})
+		items = append(items, modelItem{ID: id, Name: m.DisplayName, Href: v.modelHref(id), Group: aggregate.GroupTitle(m.Group), Configs: len(confs), Facts: newFactsView(m)})
 		var cvs []configView
 		var tool []*aggregate.Configuration
 		for _, c := range confs {
@@ -585,6 +588,9 @@ func (w *writer) writeModels(v *views) {
 			}
 		}
 		data := map[string]any{"model_id": id, "name": m.DisplayName, "group": aggregate.GroupTitle(m.Group), "std": StdConvention}
+		if fv := newFactsView(m); fv != nil {
+			data["facts"] = fv
+		}
 		rel := v.modelHref(id)
 		w.pageConfigs(data, rel, m.DisplayName, cvs)
 		data["config_tables"] = v.configTables(confs, true, "configs", cutOf(data))
@@ -602,7 +608,18 @@ func (w *writer) writeModels(v *views) {
 		w.page(href("models", v.modelSlug[id]), m.DisplayName, "model", data)
 	}
 	slices.SortStableFunc(items, func(a, b modelItem) int { return strings.Compare(a.Name, b.Name) })
-	w.page("models", "Models", "models", map[string]any{"models": items})
+	data := map[string]any{"models": items}
+	if f, _ := v.releaseFigure(); f != nil {
+		svg, err := f.SVG()
+		if err != nil {
+			w.err = err
+			return
+		}
+		w.static("figures/"+f.ID+".svg", svg)
+		w.static("figures/"+f.ID+".csv", f.CSV())
+		data["figure"] = figureView{SVG: "figures/" + f.ID + ".svg", CSV: "figures/" + f.ID + ".csv", Title: f.Title, Caption: f.Caption}
+	}
+	w.page("models", "Models", "models", data)
 }
 
 func (w *writer) writeSystems(v *views) {

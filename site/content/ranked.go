@@ -61,6 +61,7 @@ type rankedRowView struct {
 	// Group is the model group id and Provenance the row's badges joined
 	// by "|": the values the table filters match (static/assets/filters.js).
 	Group      string       `json:"group"`
+	Weights    string       `json:"weights"` // the model's weights: open, closed or "" (results.ModelFacts)
 	Provenance string       `json:"provenance"`
 	Model      string       `json:"model"`
 	ModelID    string       `json:"model_id"`
@@ -359,6 +360,7 @@ func (v *views) rankedRow(r *aggregate.RankedRow) *rankedRowView {
 		rv.Configs = append(rv.Configs, c.Key.String())
 	}
 	rv.Group = r.Model.Group
+	rv.Weights = r.Model.Facts.Weights
 	var bs []string
 	for _, b := range r.Badges {
 		bs = append(bs, string(b))
@@ -390,7 +392,7 @@ func (v *views) appendPaperRows(t *aggregate.RankedTable, tv *rankedView) {
 			if !ok {
 				m = aggregate.Model{ID: p.Model, DisplayName: p.Model}
 			}
-			rv = &rankedRowView{Model: m.DisplayName, ModelID: p.Model, System: aggregate.SystemTitle(p.System), SystemID: string(p.System),
+			rv = &rankedRowView{Model: m.DisplayName, ModelID: p.Model, Weights: m.Facts.Weights, System: aggregate.SystemTitle(p.System), SystemID: string(p.System),
 				SystemHref: systemHref(p.System), Source: aggregate.SourceTitle(p.RetrievalSource), SourceN: p.RetrievalSource,
 				PaperOnly: true, RankSort: 1 << 30, Paper: make([]*paperCell, len(t.Columns)), Notes: []string{}, Configs: []string{},
 				Badges: []badgeView{{Text: "paper only", Class: "badge-paper", Title: paperonly.Mark}}, Why: []string{}}

@@ -135,6 +135,7 @@ type rowView struct {
 	ModelID    string       `json:"model_id"`
 	ModelHref  string       `json:"model_href"`
 	Group      string       `json:"group"`
+	Weights    string       `json:"weights"` // the model's weights: open, closed or "" (results.ModelFacts)
 	System     string       `json:"system"`
 	SystemHref string       `json:"system_href"`
 	Source     string       `json:"source"`
@@ -304,7 +305,7 @@ func (v *views) table(t *aggregate.Table) *tableView {
 }
 
 func (v *views) row(r *aggregate.Row) *rowView {
-	rv := &rowView{Model: r.Model.DisplayName, ModelID: r.Model.ID, ModelHref: v.modelHref(r.Model.ID), Group: r.Model.Group,
+	rv := &rowView{Model: r.Model.DisplayName, ModelID: r.Model.ID, ModelHref: v.modelHref(r.Model.ID), Group: r.Model.Group, Weights: r.Model.Facts.Weights,
 		System: r.SystemLabel(), SystemHref: systemHref(r.System), Source: aggregate.SourceTitle(r.RetrievalSource),
 		SourceN: r.RetrievalSource, BadgeView: newBadge(aggregate.BadgeOf(r.Provenance)), Notes: []string{}, systemID: r.System,
 		SystemID: string(r.System), Badge: string(aggregate.BadgeOf(r.Provenance))}
@@ -345,7 +346,7 @@ func (v *views) insertPaperRows(t *aggregate.Table, tv *tableView) {
 			if !ok {
 				m = aggregate.Model{ID: p.Model, DisplayName: p.Model}
 			}
-			rv = &rowView{Model: m.DisplayName, ModelID: p.Model, Group: m.Group, System: aggregate.SystemTitle(p.System),
+			rv = &rowView{Model: m.DisplayName, ModelID: p.Model, Group: m.Group, Weights: m.Facts.Weights, System: aggregate.SystemTitle(p.System),
 				SystemHref: systemHref(p.System), Source: aggregate.SourceTitle(p.RetrievalSource), SourceN: p.RetrievalSource,
 				BadgeView: paperBadge, Badge: paperBadge.Text, PaperOnly: true, Paper: make([]*paperCell, len(t.Columns)), Notes: []string{}, Configs: []string{}, systemID: p.System}
 			if _, has := v.modelSlug[p.Model]; has {
@@ -537,6 +538,7 @@ type configView struct {
 	// The values the table filters match (static/assets/filters.js).
 	ModelID  string `json:"model_id"`
 	Group    string `json:"group"`
+	Weights  string `json:"weights"`
 	SystemID string `json:"system_id"`
 	SourceN  int    `json:"source_n"`
 	Badge    string `json:"badge"`
@@ -557,7 +559,7 @@ func (v *views) config(c *aggregate.Configuration) configView {
 		Benchmark: string(c.Key.Benchmark), System: c.SystemLabel(), SystemHref: systemHref(c.Key.System),
 		Source: aggregate.RetrievalTitle(&c.Runs[0].File.Run), Protocol: c.Key.ScoringProtocol, QuestionSet: c.Key.QuestionSet,
 		BadgeView: newBadge(aggregate.BadgeOf(c.Key.Provenance)), Version: c.Key.BenchmarkVersion, Board: c.Board.Title(), BoardHref: href(string(c.Board)),
-		Runs: len(c.Runs), Summary: []string{}, ModelID: c.Key.Model, Group: c.Model.Group, SystemID: string(c.Key.System),
+		Runs: len(c.Runs), Summary: []string{}, ModelID: c.Key.Model, Group: c.Model.Group, Weights: c.Model.Facts.Weights, SystemID: string(c.Key.System),
 		SourceN: c.Key.RetrievalSource, Badge: string(aggregate.BadgeOf(c.Key.Provenance))}
 	for _, m := range c.Metrics() {
 		s := summaryText(m, c.Summaries[m])

@@ -1,7 +1,7 @@
 // Table filters, no dependencies (issue 18): every table whose rows carry
-// data-system, data-group, data-source or data-provenance gets a filter bar
+// data-system, data-group, data-weights, data-source or data-provenance gets a filter bar
 // with one menu per dimension that has two or more values in that table.
-// The choice is kept in the URL (?system=llm-rag&source=4&group=…&provenance=…),
+// The choice is kept in the URL (?system=llm-rag&source=4&group=…&weights=open&provenance=…),
 // shared by every table of the page, so a filtered view can be linked and
 // survives a reload. A row matches when, for every dimension its table
 // offers, the chosen value is "" (all) or one of the row's values
@@ -13,6 +13,7 @@
       "graph-rag": "GraphRAG (LightRAG)", "self-reflection-rag": "Self-reflection LLM-doc RAG"}},
     {key: "group", title: "Model group", labels: {"closed-source": "Closed-source LLMs", "open-source": "Open-source LLMs",
       "materials-chemistry": "Materials-chemistry LLMs", "": "Other LLMs"}},
+    {key: "weights", title: "Weights", labels: {"open": "open weights", "closed": "closed weights", "": "not known"}},
     {key: "source", title: "Retrieval source", labels: {"0": "none", "1": "1: pymatgen code", "2": "2: official docs",
       "3": "3: LLM docs (chunked)", "4": "4: LLM docs (per object)"}},
     {key: "provenance", title: "Provenance", labels: {}}
