@@ -69,9 +69,10 @@ var allowed = map[string][]string{
 	"cmd/check-site": []string{"site/sitecheck"},
 	"site/sitetest":  []string{"datasets", "results", "results/submission"}, // test inputs, submissions among them
 	"site":           []string{"datasets", "internal/words", "results", "results/check", "results/submission", "site/aggregate", "site/content", "site/hugo", "site/paperonly", "site/plots", "site/release"},
-	// Release freezing: the releases list, manifests, the rebuild from a
-	// generator commit and the cache of built releases; it never makes pages.
-	"site/release":   []string{"datasets", "results"},
+	// Releases: the list, the numbers manifests and errata (written
+	// atomically), the byte manifests and the rebuild from a generator
+	// commit they were frozen from; it never makes pages.
+	"site/release":   []string{"datasets", "internal/atomicfile", "results"},
 	"cmd/build-site": []string{"datasets", "results", "site", "site/release", "internal/cliflags"},
 
 	// A test fixture, imported only by the end-to-end tests (e2e/): runner
