@@ -216,7 +216,9 @@ func TestBrowserFixturePagesFitTheViewport(t *testing.T) {
 	if !slices.Contains(shown400, "Model") || !slices.Contains(shown400, want[4]) {
 		t.Errorf("at 400 px the first table shows %q in view; want the model and the headline task success rate", shown400)
 	}
-	t.Logf("%d page types fit 400 and 1366 px; at 1366 the first table shows %q in a %g px box; at 400 in view: %q", n, texts, at1366.ClientWidth, shown400)
+	rows, ticked, _ := checkRowsAlign(t, ctx, base+"/")
+	t.Logf("%d page types fit 400 and 1366 px; at 1366 the first table shows %q in a %g px box; at 400 in view: %q; %d rows of the root aligned with their headers (%d with every protocol shown)",
+		n, texts, at1366.ClientWidth, shown400, rows, ticked)
 }
 
 // TestBrowserRealPagesFitTheViewport on the site built from the
@@ -244,4 +246,90 @@ func TestBrowserRealPagesFitTheViewport(t *testing.T) {
 		t.Errorf("at 1366 px the first table shows %d columns in a box %g px wide that scrolls to %g px; want 7 and no scrolling", len(v.Heads), v.ClientWidth, v.ScrollWidth)
 	}
 	t.Logf("%d page types fit 400 and 1366 px; the first table's %d columns fit its %g px box", n, len(v.Heads), v.ClientWidth)
+}
+
+// rowsAlign is a script checking, for every shown table of the page with
+// one header row of colspan-1 cells, that each shown row's shown cells
+// start at the x of the shown header cells, one for one (a row with a
+// colspan cell: that it spans the header's width). It returns the number
+// of rows checked, how many are the benchmark audit's (tr.audit-row) and
+// one message per misaligned row or cell.
+const rowsAlign = `(() => {
+	const out = {rows: 0, audit: 0, bad: []};
+	const shown = c => c.getBoundingClientRect().width > 0;
+	for (const tab of document.querySelectorAll("table")) {
+		const head = tab.tHead && tab.tHead.rows.length === 1 ? tab.tHead.rows[0] : null;
+		if (!head || Array.from(head.cells).some(c => c.colSpan > 1)) continue;
+		const hs = Array.from(head.cells).filter(shown).map(c => c.getBoundingClientRect());
+		if (hs.length === 0) continue;
+		for (const row of tab.rows) {
+			if (row.parentElement === tab.tHead) continue;
+			const cs = Array.from(row.cells).filter(shown);
+			if (cs.length === 0) continue;
+			out.rows++;
+			if (row.classList.contains("audit-row")) out.audit++;
+			const id = (tab.id || tab.dataset.table || "table") + " row " + row.rowIndex;
+			if (cs.some(c => c.colSpan > 1)) {
+				const a = cs[0].getBoundingClientRect(), b = cs[cs.length - 1].getBoundingClientRect();
+				if (Math.abs(a.left - hs[0].left) > 1 || Math.abs(b.right - hs[hs.length - 1].right) > 1)
+					out.bad.push(id + ": spans x " + a.left + "–" + b.right + ", the header " + hs[0].left + "–" + hs[hs.length - 1].right);
+				continue;
+			}
+			if (cs.length !== hs.length) { out.bad.push(id + ": " + cs.length + " cells shown, the header " + hs.length); continue; }
+			cs.forEach((c, i) => { const x = c.getBoundingClientRect().left;
+				if (Math.abs(x - hs[i].left) > 1) out.bad.push(id + " cell " + (i + 1) + ": x " + x + ", its heading's " + hs[i].left); });
+		}
+	}
+	return out;
+})()`
+
+type aligned struct {
+	Rows  int      `json:"rows"`
+	Audit int      `json:"audit"`
+	Bad   []string `json:"bad"`
+}
+
+// checkRowsAlign opens url at 1366 × 900 and checks rowsAlign, then ticks
+// every table's "show the other protocols" checkbox and checks again; it
+// returns the rows checked (unticked, ticked) and the audit rows among them.
+func checkRowsAlign(t *testing.T, ctx context.Context, url string) (rows, ticked, audit int) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1366, 900), chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body"))); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) aligned {
+		a, err := chromedp.Run(ctx, chromedp.Evaluate[aligned](rowsAlign))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range a.Bad {
+			t.Errorf("%s (%s): %s", url, when, b)
+		}
+		return a
+	}
+	a := check("as loaded")
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(() => { const bs = document.querySelectorAll("input.show-extra"); bs.forEach(b => b.click()); return bs.length; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	b := check("every table's other protocols shown")
+	return a.Rows, b.Rows, a.Audit
+}
+
+// TestBrowserRealPreviewRowsAlign: on the real-data preview's root and
+// /preview/ home page (built as make preview builds it), every shown row of
+// every table lines up with its header's shown cells, as loaded and with
+// the other protocols' columns shown: the benchmark audit's rows (the
+// reference solution's 84.95 under the task success rate's heading) among
+// them.
+func TestBrowserRealPreviewRowsAlign(t *testing.T) {
+	dir := builtRealPreview(t)
+	ctx, base, stop := layoutBrowser(t, dir)
+	defer stop()
+	for _, p := range []string{"/", "/preview/"} {
+		rows, ticked, audit := checkRowsAlign(t, ctx, base+p)
+		if audit == 0 {
+			t.Errorf("%s: no benchmark audit row shown", p)
+		}
+		t.Logf("%s: %d rows aligned as loaded, %d with every protocol shown; %d audit rows", p, rows, ticked, audit)
+	}
 }

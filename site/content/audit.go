@@ -87,6 +87,7 @@ func (v *views) auditRows(t *aggregate.RankedTable, tv *rankedView) string {
 		av.Runs = strings.Join(ids, ", ")
 		tv.Audit = append(tv.Audit, av)
 	}
+	v.markBelowFloor(t, tv, rows)
 	var refs []string
 	for ci, col := range t.Columns {
 		if col.Metric != aggregate.TaskSuccessRate {
@@ -106,8 +107,64 @@ func (v *views) auditRows(t *aggregate.RankedTable, tv *rankedView) string {
 	s := "The last rows are the benchmark audit's bounds on this question set (make audit), never ranked: the reference solution, this project's correct function per question, " +
 		"and the trivial baselines returning True, or None, for every property."
 	if len(refs) > 0 {
-		s += " The reference solution reaches " + strings.Join(refs, ", ") + "; beside each task success rate, “x % " + OfReferencePhrase +
+		s += " The reference solution reaches " + strings.Join(refs, ", ") + "; under each task success rate, once the table's checkbox is ticked, “x % " + OfReferencePhrase +
 			"” is that rate divided by the reference solution's under the same protocol."
 	}
 	return s
+}
+
+// BelowFloorMark marks a row whose headline task success rate is below the
+// every-property-True baseline's (markBelowFloor).
+const BelowFloorMark = "▼"
+
+// headlineTaskColumn is the index of a ranked table's task success rate
+// under its headline protocol, -1 when it has none.
+func headlineTaskColumn(t *aggregate.RankedTable) int {
+	for i, c := range t.Columns {
+		if c.Protocol == t.HeadlineProtocol && c.Metric == aggregate.TaskSuccessRate {
+			return i
+		}
+	}
+	return -1
+}
+
+// auditValue is the audit row of sys's value in column ci, nil when none.
+func auditValue(rows []*aggregate.AuditRow, sys results.System, ci int) *aggregate.Value {
+	for _, r := range rows {
+		if r.System == sys && ci >= 0 && ci < len(r.Cells) {
+			return r.Cells[ci]
+		}
+	}
+	return nil
+}
+
+// markBelowFloor marks the rows of tv whose mean task success rate under the
+// table's headline protocol is below the every-property-True baseline's
+// under the same protocol (rankedRowView.BelowFloor), and says how many in
+// tv.Below, e.g. "12 of 31 configurations score below the
+// every-property-True baseline (21.51 %): marked ▼.", and what that
+// baseline is in tv.FloorTitle (its count and protocol: the mark's tooltip).
+// Nothing when the audit has no such baseline value.
+func (v *views) markBelowFloor(t *aggregate.RankedTable, tv *rankedView, rows []*aggregate.AuditRow) {
+	hc := headlineTaskColumn(t)
+	floor := auditValue(rows, results.SystemBaselineAllTrue, hc)
+	if floor == nil {
+		return
+	}
+	below, scored := 0, 0
+	for ri, r := range t.Rows {
+		c := r.Cells[hc]
+		if c == nil || r.Reference {
+			continue
+		}
+		scored++
+		if c.Summary.Mean < floor.Percent {
+			below++
+			tv.Rows[ri].BelowFloor = true
+		}
+	}
+	tv.FloorTitle = fmt.Sprintf("below the baseline that returns True for every property (%s %%, %d/%d, %s)",
+		fmtPct(floor.Percent), floor.Count, floor.Total, protocolPhrase(t.HeadlineProtocol))
+	tv.Below = fmt.Sprintf("%d of %s score below the every-property-True baseline (%s %%): marked %s.", below, count(scored, "configuration", "configurations"),
+		fmtPct(floor.Percent), BelowFloorMark)
 }

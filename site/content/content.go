@@ -214,7 +214,22 @@ func WriteRoot(dirs Dirs, r Root) error {
 			}
 			headline = append(headline, tv)
 		}
+		headline, fig := v.homeTables(v.lb.Headline, headline)
+		if fig != nil { // at the site root: the release /latest/ copies may predate the figure
+			svg, err := fig.SVG()
+			if err != nil {
+				return err
+			}
+			id := strings.TrimSuffix(fig.ID, "-intervals")
+			if err := writeFile(filepath.Join(dirs.Static, filepath.FromSlash(intervalFigurePath(id, "svg"))), svg); err != nil {
+				return err
+			}
+			if err := writeFile(filepath.Join(dirs.Static, filepath.FromSlash(intervalFigurePath(id, "csv"))), fig.CSV()); err != nil {
+				return err
+			}
+		}
 		params["headline"] = headline
+		params["figroot"] = "./"
 		params["root"] = r.HomePath + "/" // the tables' links; the page's own assets are the site root's ("assets")
 		params["assets"] = "./"
 		params["home"] = map[string]any{"path": r.HomePath, "version": e.Version, "date": e.Date, "frozen": e.Frozen,

@@ -829,7 +829,8 @@ func (w *writer) writeHome(v *views) {
 	// MatTools' tables first, then the verified set's, then other
 	// benchmarks' (a folder benchmark's: never mixed with MatTools').
 	headline, others := []*rankedView{}, []*rankedView{}
-	var order []results.Benchmark // benchmarks outside MatTools' suite, each with a page of its own
+	var hts []*aggregate.RankedTable // the tables of headline
+	var order []results.Benchmark    // benchmarks outside MatTools' suite, each with a page of its own
 	byBench := map[results.Benchmark][]*rankedView{}
 	for _, t := range v.lb.Headline {
 		tv := w.boundRanked(v.ranked(t, v.lb.Headline), linkView{Text: "Back to the home page", Href: ""})
@@ -840,9 +841,19 @@ func (w *writer) writeHome(v *views) {
 			}
 			byBench[t.Benchmark] = append(byBench[t.Benchmark], tv)
 		} else {
-			headline = append(headline, tv)
+			headline, hts = append(headline, tv), append(hts, t)
 		}
 		w.static(rankedCSVPath(t), RankedCSV(t))
+	}
+	headline, fig := v.homeTables(hts, headline)
+	if fig != nil {
+		svg, err := fig.SVG()
+		if err != nil {
+			w.err = err
+			return
+		}
+		w.static(intervalFigurePath(strings.TrimSuffix(fig.ID, "-intervals"), "svg"), svg)
+		w.static(intervalFigurePath(strings.TrimSuffix(fig.ID, "-intervals"), "csv"), fig.CSV())
 	}
 	title := "MatTools leaderboard " + w.e.Version
 	w.page("", title, "edition", map[string]any{"boards": boards, "figures": figs, "configs": len(v.lb.Configurations), "std": StdConvention,

@@ -82,6 +82,9 @@ type rankedRowView struct {
 	// Reference: an LLM-RAG row repeated beside the advanced systems
 	// (aggregate.RankedRow.Reference); shown as "ref", never ranked.
 	Reference bool `json:"reference,omitempty"`
+	// BelowFloor: the row's headline task success rate is below the
+	// every-property-True baseline's (markBelowFloor); marked in the page.
+	BelowFloor bool `json:"below_floor,omitempty"`
 }
 
 type linkView struct {
@@ -119,6 +122,20 @@ type rankedView struct {
 	// the table's question set.
 	Audit     []*auditRowView `json:"audit,omitempty"`
 	AuditNote string          `json:"audit_note,omitempty"`
+	// Below says how many rows score below the every-property-True
+	// baseline and FloorTitle what that is (markBelowFloor); "" when the
+	// audit has no such baseline for the table.
+	Below      string `json:"below,omitempty"`
+	FloorTitle string `json:"floor_title,omitempty"`
+	// Set on a home page only (homeTables): Kicker labels the table's
+	// provenance ("Re-executed by this project", "As published"); Lead
+	// marks the table the page leads with, Intro says why and how it is
+	// ranked, and Interval is its figure of task success rates with their
+	// 95 % intervals, ceiling and floor (FigRoot-relative paths).
+	Kicker   string      `json:"kicker,omitempty"`
+	Lead     bool        `json:"lead,omitempty"`
+	Intro    string      `json:"intro,omitempty"`
+	Interval *figureView `json:"interval,omitempty"`
 }
 
 type twiceNote struct {
