@@ -70,7 +70,7 @@ func (w *writer) writeBoards(v *views) {
 		ranked := []*rankedView{}
 		for _, t := range v.lb.Ranked[b] {
 			ranked = append(ranked, w.boundRanked(v.ranked(t, v.lb.Ranked[b]), linkView{Text: "Back to " + b.Title(), Href: href(string(b))}))
-			w.static(rankedCSVPath(t), RankedCSV(t))
+			w.static(rankedCSVPath(t), RankedCSV(t, w.e.Audit...))
 		}
 		type other struct {
 			configView
@@ -742,7 +742,7 @@ func (w *writer) writeDownloads(v *views) {
 			}
 			n, ok := w.sizes[rankedCSVPath(t)]
 			if !ok { // the home page's, written after this page
-				n = len(RankedCSV(t))
+				n = len(RankedCSV(t, w.e.Audit...))
 			}
 			ranked = append(ranked, dl{Name: path.Base(rankedCSVPath(t)), Href: rankedCSVPath(t),
 				About: fmt.Sprintf("%s: benchmark version %s, question set %s, %s", where, t.BenchmarkVersion, t.QuestionSet, scoring), Size: byteSize(n)})
@@ -843,7 +843,7 @@ func (w *writer) writeHome(v *views) {
 		} else {
 			headline, hts = append(headline, tv), append(hts, t)
 		}
-		w.static(rankedCSVPath(t), RankedCSV(t))
+		w.static(rankedCSVPath(t), RankedCSV(t, w.e.Audit...))
 	}
 	headline, fig := v.homeTables(hts, headline)
 	if fig != nil {

@@ -441,7 +441,13 @@ var RankedCSVHeader = []string{"table", "rank", "model", "display_name", "system
 // "true" or "false"), the column's 95 % t-interval (percent, 4 decimals)
 // (empty for a cell of one round, which has none) and the row's rank band by
 // the headline column (0 0 false when unranked).
-func RankedCSV(t *aggregate.RankedTable) []byte {
+//
+// The benchmark audit's unranked rows of the table (aggregate.AuditRows of
+// audit: reference solution and trivial baselines, one run each) follow, with
+// rank 0, n 1, population std 0, no interval, and as configuration
+// "audit:<system>/<question set>", so that a release freezes their numbers
+// too.
+func RankedCSV(t *aggregate.RankedTable, audit ...*results.File) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write(RankedCSVHeader)
@@ -460,6 +466,15 @@ func RankedCSV(t *aggregate.RankedTable) []byte {
 				string(aggregate.BadgeOf(k.Provenance)), t.Columns[i].Protocol, string(t.Columns[i].Metric),
 				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), csvSafe(k.String()), strconv.FormatBool(r.Reference),
 				ci(c.Interval.Lo), ci(c.Interval.Hi), strconv.Itoa(r.Band.Best), strconv.Itoa(r.Band.Worst), strconv.FormatBool(r.Band.Tied)})
+		}
+	}
+	for _, r := range aggregate.AuditRows(t, audit) {
+		for i, v := range r.Cells {
+			if v == nil {
+				continue
+			}
+			w.Write([]string{t.ID, "0", "none", auditLabels[r.System], string(r.System), "0", auditBadges[r.System].Text, t.Columns[i].Protocol,
+				string(t.Columns[i].Metric), "1", f4(v.Percent), f4(0), "audit:" + string(r.System) + "/" + t.QuestionSet, "false", "", "", "0", "0", "false"})
 		}
 	}
 	w.Flush()

@@ -5,11 +5,10 @@
 // Every page of every edition (v1.0, …, preview) and the root's pages are
 // indexed into SITE_DIR/pagefind/ (pagefind.js, pagefind-ui.js/.css, the
 // index and fragment files), which the site's /search/ page loads; a static
-// host serves it as it is. /latest/ is left out: it is a byte copy of the
-// newest release, whose pages are indexed under their own version. Each
-// page is tagged with its edition as a Pagefind filter ("edition"), from its
-// path, so that pages of frozen releases, whose HTML cannot change, are
-// filtered like the others. The site's header, footer, edition banner and
+// host serves it as it is. /latest/ (redirects to the newest release, whose
+// pages are indexed under their own version) and the root's 404.html are
+// left out. Each page is tagged with its edition as a Pagefind filter
+// ("edition"), from its path. The site's header, footer, edition banner and
 // version switcher, the same on every page, are not indexed.
 // It prints the pages indexed per edition and exits 1 on any Pagefind error.
 import * as pagefind from "pagefind";
@@ -32,7 +31,7 @@ async function walk(dir, rel) {
     if (e.isDirectory()) {
       if (!rel && skipTop.has(e.name)) continue;
       out.push(...(await walk(path.join(dir, e.name), r)));
-    } else if (e.name.endsWith(".html")) {
+    } else if (e.name.endsWith(".html") && !(!rel && e.name === "404.html")) {
       out.push(r);
     }
   }
