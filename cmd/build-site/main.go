@@ -345,6 +345,7 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	for _, s := range subs {
 		r.Runs = append(append(r.Runs, s.Runs...), s.Verified...)
 	}
+	nAudit := 0
 	// The benchmark audit's committed runs (o.AuditDir) are listed too, so
 	// that the release shows its reference-solution and baseline rows.
 	if o.AuditDir != "" {
@@ -359,6 +360,7 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 			for _, f := range audit {
 				r.Runs = append(r.Runs, f.Run.RunID)
 			}
+			nAudit = len(audit)
 		}
 	}
 	if _, err := os.Stat(release.NumbersPath(root, version)); err == nil {
@@ -388,8 +390,8 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	if err := results.WriteFileAtomic(path, buf, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "recorded release %s (%s, commit %s, %d runs: %d results files of %s, %d runs and verified records of %d submissions) in %s, built it into %s (%d pages) and wrote its numbers manifest %s (%d table cells); commit these files\n",
-		version, date, commit, len(r.Runs), len(files), resultsDir, len(r.Runs)-len(files), len(subs), release.File, o.OutDir, rep.Pages, release.NumbersPath(root, version), cells)
+	fmt.Fprintf(stdout, "recorded release %s (%s, commit %s, %d runs: %d results files of %s, %d of the benchmark audit, %d runs and verified records of %d submissions) in %s, built it into %s (%d pages) and wrote its numbers manifest %s (%d table cells); commit these files\n",
+		version, date, commit, len(r.Runs), len(files), resultsDir, nAudit, len(r.Runs)-len(files)-nAudit, len(subs), release.File, o.OutDir, rep.Pages, release.NumbersPath(root, version), cells)
 	for _, s := range subs {
 		badge := "self-reported"
 		if len(s.Verified) > 0 {

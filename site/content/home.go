@@ -138,7 +138,7 @@ func newInEdition(v *views, e *Edition) map[string]any {
 		if c.Key.Benchmark != results.BenchmarkToolUsage {
 			text = string(c.Key.Benchmark) + " · " + text
 		}
-		text += fmt.Sprintf(" · %s · %s · question set %s", aggregate.BadgeOf(c.Key.Provenance), c.Key.ScoringProtocol, c.Key.QuestionSet)
+		text += fmt.Sprintf(" · %s · benchmark version %s · %s · question set %s", aggregate.BadgeOf(c.Key.Provenance), c.Key.BenchmarkVersion, c.Key.ScoringProtocol, c.Key.QuestionSet)
 		items = append(items, newItem{Text: text, Href: confHref(c), Runs: n})
 	}
 	// The benchmark audit's runs (reference solution and trivial baselines:
@@ -149,8 +149,8 @@ func newInEdition(v *views, e *Edition) map[string]any {
 			continue
 		}
 		total++
-		items = append(items, newItem{Text: fmt.Sprintf("Benchmark audit · %s · %s · question set %s (unranked row of the tool-usage tables)",
-			auditLabels[f.Run.System], f.Run.ScoringProtocol, f.Run.QuestionSet.Name), Href: "methodology/#benchmark-audit", Runs: 1})
+		items = append(items, newItem{Text: fmt.Sprintf("Benchmark audit · %s · benchmark version %s · %s · question set %s (unranked row of the tool-usage tables)",
+			auditLabels[f.Run.System], f.Run.BenchmarkVersion, f.Run.ScoringProtocol, f.Run.QuestionSet.Name), Href: "methodology/#benchmark-audit", Runs: 1})
 	}
 	if e.VerifiedSet != nil && e.PreviousVerifiedSet != e.VerifiedSet.ID {
 		out["verified_set"] = fmt.Sprintf("The verified question set %s (%s; %d questions, %d properties) and its ranked table.",
