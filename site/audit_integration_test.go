@@ -306,6 +306,12 @@ func checkQuestionPages(t *testing.T, preview string, model, refV1, refStrict *r
 		page := filepath.Join(preview, "questions", q.QuestionID, "index.html")
 		sec := readFile(t, page)
 		sec = sec[strings.Index(sec, `<h2 id="runs">`):]
+		// Each round's per-property outcomes are on its configuration's code page
+		// (questions/<q>/code/<configuration>/), fetched into the round when opened.
+		codePages, _ := filepath.Glob(filepath.Join(preview, "questions", q.QuestionID, "code", "*", "index.html"))
+		for _, cp := range codePages {
+			sec += readFile(t, cp)
+		}
 		li := regexp.MustCompile(`(?s)<li>` + regexp.QuoteMeta(results.ProtocolMatToolsV1Strict) + `: .*?</li>`).FindString(sec)
 		if !strings.Contains(li, "Passed: "+strings.Join(passedProps, ", ")) || !strings.Contains(li, "Failed: "+failedProps[0]) {
 			t.Errorf("%s: the strict verdict's detail %q; want Passed: %s and Failed: %s …", page, li, strings.Join(passedProps, ", "), failedProps[0])
