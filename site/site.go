@@ -776,11 +776,20 @@ var notFound = template.Must(template.New("404").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Page not found · MatTools leaderboard</title>
 <meta name="robots" content="noindex">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body { font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.5; }</style>
 <script>(function () {
   var p = location.pathname, i = p.lastIndexOf("/{{ .Latest }}/");
   if ({{ .Version }} && i >= 0) { location.replace(p.slice(0, i) + "/" + {{ .Version }} + "/" + p.slice(i + {{ .Skip }}) + location.search + location.hash); }
+  // The site's root: the path before an edition's folder (v1.2/, preview/), else the host's root (the links
+  // get their href here: the page is served at any depth, so no relative link would do).
+  var m = p.match(/^(.*?\/)(v[0-9][0-9.]*|preview)\//);
+  document.addEventListener("DOMContentLoaded", function () {
+    var root = m ? m[1] : "/", home = document.getElementById("home"), newest = document.getElementById("newest");
+    home.href = root;
+    if (newest) newest.href = root + {{ .Version }} + "/";
+  });
 })();</script>
-</head><body><h1>Page not found</h1><p>This page is not on the leaderboard. The newest release is {{ .Version }}.</p></body></html>
+</head><body><h1>Page not found</h1><p>This page is not on the leaderboard. Start at its <a id="home">home page</a>{{ if .Version }} or the newest release, <a id="newest">{{ .Version }}</a>{{ end }}.</p></body></html>
 `))
 
 // writeLatest writes /latest/ into site: for every page (index.html) of the

@@ -245,7 +245,7 @@ func WriteRoot(dirs Dirs, r Root) error {
 		return err
 	}
 	// The search page: Pagefind's UI over the index scripts/publish.sh adds at /pagefind/ (layouts/search.html).
-	err = writeJSONPage(filepath.Join(dirs.Content, "search.md"), page{Title: "Search", URL: "/search/", Layout: "search", Params: map[string]any{"root": "../"}})
+	err = writeJSONPage(filepath.Join(dirs.Content, "search.md"), page{Title: "Search", URL: "/search/", Layout: "search", Params: map[string]any{"root": "../", "latest": r.Latest}})
 	if err != nil {
 		return err
 	}

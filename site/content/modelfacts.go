@@ -134,5 +134,8 @@ func (v *views) releaseFigure() (*plots.ReleaseFigure, []string) {
 	if len(undated) > 0 {
 		f.Caption += " Not shown, for want of a cited release date: " + strings.Join(undated, ", ") + "."
 	}
+	if !slices.ContainsFunc(f.Points, func(p plots.ReleasePoint) bool { return p.Weights == "open" }) {
+		f.Caption += " No open-weights model has a run in this table, so the figure shows closed-weights models only; the QA board ranks open models."
+	}
 	return f, undated
 }

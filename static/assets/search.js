@@ -1,6 +1,7 @@
 // The search page (/search/, layouts/search.html): loads Pagefind's UI from the index that scripts/publish.sh writes
 // to the site root's pagefind/ (tools/pagefind/index.mjs), from a path relative to this page, so that it works on
-// any static host and under any base path. ?q=TEXT starts a search, ?edition=v1.3 (or preview) selects that edition.
+// any static host and under any base path. ?q=TEXT starts a search, ?edition=v1.3 (or preview) selects that edition,
+// the newest release (data-newest) by default, ?edition=all every edition.
 (function () {
   "use strict";
   var box = document.getElementById("search");
@@ -32,7 +33,9 @@
       }
     });
     var q = new URLSearchParams(window.location.search);
-    if (q.get("edition")) ui.triggerFilters({ edition: [q.get("edition")] });
+    // Without ?edition=, the newest release: the same page exists in every release, and a reader wants the newest.
+    var ed = q.get("edition") || box.getAttribute("data-newest");
+    if (ed && ed !== "all") ui.triggerFilters({ edition: [ed] });
     if (q.get("q")) ui.triggerSearch(q.get("q"));
   };
   document.body.appendChild(s);
