@@ -3,6 +3,7 @@ package site_test
 import (
 	"context"
 	"fmt"
+	"github.com/mattools-leaderboard/leaderboard/site/sitecheck"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -771,4 +772,30 @@ func cmpFloat(x, y float64) int {
 // (benchmarks/mattools-tool-usage/audit), which release v1.3 on lists.
 func committedAuditDir(t *testing.T) string {
 	return filepath.Join(repoRoot(t), "benchmarks", "mattools-tool-usage", "audit")
+}
+
+// TestRealSiteLinksAnchorsAndWeight: the published results' whole site —
+// every release and /latest/ — has no broken link and no missing #anchor
+// (site/sitecheck, as scripts/publish.sh checks before a deploy), and no page
+// over the 500 KB page budget.
+func TestRealSiteLinksAnchorsAndWeight(t *testing.T) {
+	rs := builtReal(t)
+	rep, err := sitecheck.Check(rs.dir, sitecheck.Options{BasePath: "/leaderboard/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d pages, %d files, %d bytes; largest page %s (%d bytes); %d links checked", rep.Pages, rep.Files, rep.Bytes, rep.Largest.Path, rep.Largest.Bytes, rep.Links)
+	for i, b := range rep.Broken {
+		if i == 20 {
+			t.Errorf("… and %d more broken links", len(rep.Broken)-20)
+			break
+		}
+		t.Errorf("%s: %q → %s (%s)", b.Page, b.Href, b.Target, b.Reason)
+	}
+	for _, p := range rep.Heavy {
+		t.Errorf("%s: %d bytes, over the page budget of %d", p.Path, p.Bytes, rep.PageBudget)
+	}
+	if rep.Links < 100000 || len(rs.releases) < 2 {
+		t.Errorf("%d links checked over %d releases: the real site should have far more", rep.Links, len(rs.releases))
+	}
 }
