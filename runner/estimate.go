@@ -24,7 +24,7 @@ type Estimate struct {
 	System    results.System
 	Source    int
 	Method    string // retrieval method, "" without retrieval
-	Model     string
+	Model     string // as shown to the user: the plan's display_name, or its name (plan.Model.Label)
 	Round     int
 	Protocols []string // the protocols, one run each (ProtocolUnscored when not scored)
 	Questions int
@@ -63,7 +63,7 @@ func EstimatePlan(o Options) ([]Estimate, error) {
 	semanticCounted := false
 	for _, p := range e.runs {
 		x := Estimate{RunID: p.journalID, Benchmark: p.pr.Benchmark, System: p.pr.System, Source: p.pr.RetrievalSource, Method: p.pr.RetrievalMethod,
-			Model: p.pr.Model.Name, Round: p.pr.Round, Questions: p.n, Done: p.done}
+			Model: p.pr.Model.Label(), Round: p.pr.Round, Questions: p.n, Done: p.done}
 		for _, out := range p.outs {
 			x.Protocols = append(x.Protocols, out.run.ScoringProtocol)
 		}

@@ -172,7 +172,7 @@ func (gs *graphs) chatClient(m *plan.Model, round int) (*llm.Client, error) {
 	}
 	return llm.New(llm.Config{BaseURL: m.BaseURLFor(round), APIKey: gs.o.APIKeys[m.APIKeyEnv], Model: m.Name, Params: params,
 		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, RetryTimeouts: m.RetryTimeouts, HTTPClient: gs.o.HTTPClient,
-		OnRetry: gs.onRetry(m.Name)})
+		Endpoints: gs.o.endpoints, OnRetry: gs.onRetry(m.Label())})
 }
 
 func (gs *graphs) onRetry(model string) func(int, error, time.Duration) {
@@ -187,7 +187,8 @@ func (gs *graphs) onRetry(model string) func(int, error, time.Duration) {
 func (gs *graphs) embedder() (*llm.Client, error) {
 	e := gs.o.Plan.Retrieval.Embedding
 	return llm.New(llm.Config{BaseURL: e.BaseURL, APIKey: gs.o.APIKeys[e.APIKeyEnv], Model: e.Model, Timeout: e.Timeout.Duration,
-		RequestsPerMinute: e.RequestsPerMinute, RetryTimeouts: e.RetryTimeouts, HTTPClient: gs.o.HTTPClient, OnRetry: gs.onRetry(e.Model)})
+		RequestsPerMinute: e.RequestsPerMinute, RetryTimeouts: e.RetryTimeouts, HTTPClient: gs.o.HTTPClient, Endpoints: gs.o.endpoints,
+		OnRetry: gs.onRetry(e.Model)})
 }
 
 // get returns the index of configuration c, building it (resumably: the

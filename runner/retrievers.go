@@ -110,7 +110,7 @@ func (r *retrievers) get(ctx context.Context, src int, method string) (retrieval
 		e := r.o.Plan.Retrieval.Embedding
 		var client *llm.Client
 		client, err = llm.New(llm.Config{BaseURL: e.BaseURL, APIKey: r.o.APIKeys[e.APIKeyEnv], Model: e.Model, Timeout: e.Timeout.Duration,
-			RequestsPerMinute: e.RequestsPerMinute, RetryTimeouts: e.RetryTimeouts, HTTPClient: r.o.HTTPClient})
+			RequestsPerMinute: e.RequestsPerMinute, RetryTimeouts: e.RetryTimeouts, HTTPClient: r.o.HTTPClient, Endpoints: r.o.endpoints})
 		if err == nil {
 			rt, err = retrieval.NewDense(ctx, c, client, retrieval.DenseOptions{Model: e.Model, BatchSize: e.BatchSize, CacheDir: cache})
 		}
@@ -215,7 +215,7 @@ func (r *retrievers) llmDocCorpus(src int, cache string) (*corpus.Corpus, error)
 			origin+", recursive chunks 1000/50 (no embeddings endpoint for semantic chunking)")
 	}
 	client, err := llm.New(llm.Config{BaseURL: e.BaseURL, APIKey: r.o.APIKeys[e.APIKeyEnv], Model: e.Model, Timeout: e.Timeout.Duration,
-		RequestsPerMinute: e.RequestsPerMinute, RetryTimeouts: e.RetryTimeouts, HTTPClient: r.o.HTTPClient})
+		RequestsPerMinute: e.RequestsPerMinute, RetryTimeouts: e.RetryTimeouts, HTTPClient: r.o.HTTPClient, Endpoints: r.o.endpoints})
 	if err != nil {
 		return nil, err
 	}

@@ -96,6 +96,10 @@ type Options struct {
 	Log *slog.Logger
 	// HTTPClient sends the model requests; nil means a default client.
 	HTTPClient *http.Client
+	// endpoints records which model and embeddings endpoints have answered
+	// during the run (llm.Endpoints): one record for every client, set by
+	// prepareWith.
+	endpoints *llm.Endpoints
 	// Generator is recorded as the program that wrote the runs; default "run-benchmark".
 	Generator string
 	// Now returns the current time; nil means time.Now.
@@ -142,7 +146,10 @@ const (
 
 // RunResult reports one run of the plan (one results file).
 type RunResult struct {
-	RunID  string
+	RunID string
+	// Model is the run's model as shown to the user: the plan's
+	// display_name, or its name (plan.Model.Label).
+	Model  string
 	Path   string // the results file
 	Status Status
 	Err    error // when Status is failed
@@ -341,6 +348,7 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 		// One pool for every client of the run, sized to the concurrency.
 		o.HTTPClient = llm.NewHTTPClient(max(o.Plan.Concurrency, llm.DefaultConns))
 	}
+	o.endpoints = &llm.Endpoints{}
 	e := &engine{o: o, log: o.Log, qaSets: map[string]*datasets.QASet{}, qaInfo: map[string]qaSetInfo{}, rr: newRetrievers(o), graphs: newGraphs(o)}
 	e.rr.dry = dry
 	if e.log == nil {
@@ -682,14 +690,14 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.ProgressBar) []RunResult {
 	res := make([]RunResult, len(p.outs))
 	for i, out := range p.outs {
-		res[i] = RunResult{RunID: out.run.RunID, Path: out.path, Items: p.n}
+		res[i] = RunResult{RunID: out.run.RunID, Model: p.pr.Model.Label(), Path: out.path, Items: p.n}
 		if out.exists {
 			res[i].Status, res[i].Done = StatusExists, p.n
 		}
 	}
 	if p.exists {
 		for _, out := range p.outs {
-			e.log.Info("run exists, skipped", "run", out.run.RunID, "file", out.path)
+			e.log.Info("run exists, skipped", "model", p.pr.Model.Label(), "run", out.run.RunID, "file", out.path)
 		}
 		return res
 	}
@@ -702,7 +710,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 		return res
 	}
 	fail := func(err error, done int) []RunResult {
-		e.log.Error("run failed; run the plan again to resume it", "run", p.journalID, "done", done, "of", p.n, "error", err)
+		e.log.Error("run failed; run the plan again to resume it", "model", p.pr.Model.Label(), "run", p.journalID, "done", done, "of", p.n, "error", err)
 		return set(StatusFailed, err, done)
 	}
 	var scorer Scorer
@@ -768,7 +776,10 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 			todo = append(todo, it)
 		}
 	}
-	e.log.Info("run started", "run", p.journalID, "questions", len(items), "todo", len(todo))
+	e.log.Info("run started", "model", m.Label(), "run", p.journalID, "questions", len(items), "todo", len(todo))
+	if bar != nil {
+		bar.Describe(m.Label())
+	}
 	workers := e.o.Plan.Concurrency
 	if m.MaxConcurrency > 0 {
 		workers = min(workers, m.MaxConcurrency)
@@ -809,14 +820,14 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	}
 	done := j.Count()
 	if ctx.Err() != nil {
-		e.log.Warn("run interrupted; run the plan again to resume it", "run", p.journalID, "done", done, "of", p.n)
+		e.log.Warn("run interrupted; run the plan again to resume it", "model", m.Label(), "run", p.journalID, "done", done, "of", p.n)
 		return set(StatusInterrupted, nil, done)
 	}
 	if firstErr != nil {
 		return fail(firstErr, done)
 	}
 	if e.o.Shard.Count > 1 {
-		e.log.Info("shard journaled", "run", p.journalID, "shard", e.o.Shard.String(), "questions", done, "journal", p.journalPath)
+		e.log.Info("shard journaled", "model", m.Label(), "run", p.journalID, "shard", e.o.Shard.String(), "questions", done, "journal", p.journalPath)
 		return set(StatusJournaled, nil, done)
 	}
 	if writeErr != nil {
@@ -837,8 +848,9 @@ func (e *engine) modelClient(p *prepared) (*llm.Client, error) {
 		BaseURL: m.BaseURLFor(p.pr.Round), APIKey: e.o.APIKeys[m.APIKeyEnv], Model: m.Name,
 		Params:  llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed},
 		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, RetryTimeouts: m.RetryTimeouts, HTTPClient: e.o.HTTPClient,
+		Endpoints: e.o.endpoints,
 		OnRetry: func(attempt int, err error, delay time.Duration) {
-			e.log.Warn("retrying", "run", p.journalID, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
+			e.log.Warn("retrying", "model", m.Label(), "run", p.journalID, "attempt", attempt, "delay", delay.Round(time.Millisecond), "error", err)
 		},
 	})
 }
@@ -907,7 +919,7 @@ func (e *engine) writeOuts(p *prepared, src *lineSource, senv *scoring.Environme
 			return err
 		}
 		res[i].Status, res[i].Done, res[i].Usage = StatusWritten, done, usage
-		e.log.Info(msg, "run", out.run.RunID, "file", out.path, "prompt_tokens", res[i].Usage.PromptTokens,
+		e.log.Info(msg, "model", p.pr.Model.Label(), "run", out.run.RunID, "file", out.path, "prompt_tokens", res[i].Usage.PromptTokens,
 			"completion_tokens", res[i].Usage.CompletionTokens)
 	}
 	return nil

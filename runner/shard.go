@@ -135,7 +135,7 @@ func Merge(ctx context.Context, o Options, shardDirs []string) (_ []RunResult, e
 func (e *engine) checkShards(p *prepared, dirs []string) (res []RunResult, src *lineSource, senv *scoring.Environment, set *journal.ShardSet, err error) {
 	res = make([]RunResult, len(p.outs))
 	for i, out := range p.outs {
-		res[i] = RunResult{RunID: out.run.RunID, Path: out.path, Items: p.n}
+		res[i] = RunResult{RunID: out.run.RunID, Model: p.pr.Model.Label(), Path: out.path, Items: p.n}
 		if out.exists {
 			res[i].Status, res[i].Done = StatusExists, p.n
 		}

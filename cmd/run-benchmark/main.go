@@ -39,6 +39,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 
@@ -167,6 +168,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		fmt.Fprintln(stderr, "run-benchmark:", err)
 		return exitFailed
 	}
+	// The progress bar and the log share stderr: a log record that follows
+	// a bar drawn without its newline starts on a line of its own.
+	term := &barAndLog{w: stderr}
 	level := slog.LevelInfo
 	switch {
 	case *verbose:
@@ -178,7 +182,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		Shard: shard, PlanSHA256: planSum, JournalSync: *journalSync,
 		Python:       []string{filepath.Join(*python, "bin", "python"), "python3"},
 		CorpusPython: filepath.Join(*python, "bin", "python3"),
-		Log:          slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
+		Log:          slog.New(slog.NewTextHandler(term.logWriter(), &slog.HandlerOptions{Level: level}))}
 
 	if *dryRun {
 		for _, k := range runner.KeyVariables(p) {
@@ -217,7 +221,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 			"timeout_s", se.Sandbox.TimeoutSeconds, "pymatgen", se.Libraries["pymatgen"], "lock_sha256", se.Sandbox.LockSHA256)
 	}
 	if !*noProgress {
-		opts.Progress = stderr
+		opts.Progress = term.barWriter()
 	}
 	if *verbose {
 		opts.OnJournaled = func(journalID, questionID string) {
@@ -226,7 +230,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	}
 	runs, err := runner.Run(ctx, opts)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "status\tdone\trun\tprompt tok\tcompletion tok\tcost USD\tfile")
+	fmt.Fprintln(tw, "status\tdone\tmodel\trun\tprompt tok\tcompletion tok\tcost USD\tfile")
 	for _, r := range runs {
 		cost := "-"
 		if r.Usage.CostUSD != nil {
@@ -236,7 +240,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		if r.Status == runner.StatusJournaled {
 			file = "- (shard journaled; merge writes it)"
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%d\t%d\t%s\t%s\n", r.Status, r.Done, r.Items, r.RunID, r.Usage.PromptTokens, r.Usage.CompletionTokens, cost, file)
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Status, r.Done, r.Items, r.Model, r.RunID, r.Usage.PromptTokens, r.Usage.CompletionTokens, cost, file)
 	}
 	tw.Flush()
 	switch {
@@ -251,6 +255,39 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		fmt.Fprintf(stdout, "shard %s journaled in %s; when every shard is done: merge -plan %s -out DIR SHARD-OUT...\n", shard, *out, *planPath)
 	}
 	return exitOK
+}
+
+// barAndLog serialises the progress bar's and the log's writes to one
+// writer w, and starts a log record on a line of its own when the bar was
+// drawn last (the bar redraws its line with "\r", without a newline).
+type barAndLog struct {
+	mu   sync.Mutex
+	w    io.Writer
+	open bool // the last write was the bar's, not ended by a newline
+}
+
+type barAndLogWriter struct {
+	s   *barAndLog
+	bar bool
+}
+
+func (b *barAndLog) barWriter() io.Writer { return barAndLogWriter{b, true} }
+func (b *barAndLog) logWriter() io.Writer { return barAndLogWriter{b, false} }
+
+func (w barAndLogWriter) Write(p []byte) (int, error) {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	if !w.bar && w.s.open {
+		if _, err := io.WriteString(w.s.w, "\n"); err != nil {
+			return 0, err
+		}
+		w.s.open = false
+	}
+	n, err := w.s.w.Write(p)
+	if w.bar && n > 0 {
+		w.s.open = p[n-1] != '\n'
+	}
+	return n, err
 }
 
 // envOr returns the variable k from getenv, or def when it is unset or empty.

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -197,14 +198,18 @@ func TestBaseURLQueryIsKeptAndNeverInErrors(t *testing.T) {
 		}
 	}
 
-	// A transport error (nothing listens) names the URL in Go's error.
+	// A transport error (nothing listens, at an endpoint recorded as having
+	// answered: a server restarting) names the URL in Go's error.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dead := "http://user:PASSWORD@" + ln.Addr().String() + "/v1?api-version=1&key=" + secret
 	ln.Close()
-	c2, _ := New(Config{BaseURL: dead, Model: "m", MaxRetries: 1, Sleep: noSleep,
+	answered := &Endpoints{}
+	du, _ := url.Parse(dead)
+	answered.mark(endpointKey(du))
+	c2, _ := New(Config{BaseURL: dead, Model: "m", MaxRetries: 1, Sleep: noSleep, Endpoints: answered,
 		OnRetry: func(_ int, err error, _ time.Duration) {
 			mu.Lock()
 			retries = append(retries, err.Error())
@@ -212,10 +217,13 @@ func TestBaseURLQueryIsKeptAndNeverInErrors(t *testing.T) {
 		}})
 	_, errDead := c2.Complete(context.Background(), []Message{User("hi")})
 	_, errDeadEmbed := c2.Embed(context.Background(), "e", []string{"hi"})
+	// An endpoint that never answered: ErrNothingAnswers names the base URL.
+	c3, _ := New(Config{BaseURL: dead, Model: "m", Sleep: noSleep, Endpoints: &Endpoints{}})
+	_, errNothing := c3.Complete(context.Background(), []Message{User("hi")})
 	_, errNew := New(Config{BaseURL: "ftp://user:PASSWORD@h/v1?key=" + secret, Model: "m"})
 
 	msgs := append([]string(nil), retries...)
-	for _, err := range []error{errServer, errDead, errDeadEmbed, errNew} {
+	for _, err := range []error{errServer, errDead, errDeadEmbed, errNothing, errNew} {
 		if err == nil {
 			t.Fatal("a failing call succeeded")
 		}
@@ -232,7 +240,10 @@ func TestBaseURLQueryIsKeptAndNeverInErrors(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(errDead.Error(), "127.0.0.1") {
+	if !strings.Contains(errDead.Error(), "127.0.0.1") || errors.Is(errDead, ErrNothingAnswers) {
 		t.Errorf("transport error %q lost the host", errDead)
+	}
+	if want := "nothing answers at http://" + ln.Addr().String() + "/v1 (connection refused)"; !strings.Contains(errNothing.Error(), want) {
+		t.Errorf("error %q, want it to name %q", errNothing, want)
 	}
 }

@@ -7,7 +7,9 @@
 // each request body built once and reused by its retries, a connection pool
 // sized to the concurrency (NewHTTPClient), retries with exponential backoff and
 // jitter on 429, 5xx, timeouts, transport errors and malformed responses,
-// honouring Retry-After, a per-request timeout, an optional request rate
+// honouring Retry-After (but a call to an endpoint that refuses connections
+// and has never answered gives up after RefusedAttempts, with one error
+// naming the base URL: ErrNothingAnswers), a per-request timeout, an optional request rate
 // limit, and the tokens and latency of every completion. Embed computes
 // embeddings with the same retries and checks every vector it returns.
 //
@@ -32,7 +34,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -121,8 +125,14 @@ type Config struct {
 	// replace it to observe the delays.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// OnRetry, if set, is called before each retry with the attempt number
-	// (1-based) that failed, its error (already redacted) and the delay.
+	// (1-based) that failed, its error (already redacted) and the delay;
+	// not before the retries of a refused connection to an endpoint that
+	// has not answered yet (RefusedAttempts), whose call ends in one error.
 	OnRetry func(attempt int, err error, delay time.Duration)
+	// Endpoints records which endpoints have answered; nil means the record
+	// shared by every Client of the process. Clients that share one learn
+	// from each other's answers (RefusedAttempts).
+	Endpoints *Endpoints
 	// EmbeddingFormat is the encoding_format of Embed's requests: "float"
 	// (the default when empty: JSON numbers, which every compatible server
 	// supports) or "base64" (little-endian float32, 4 bytes per component:
@@ -251,6 +261,10 @@ type Client struct {
 	http    *doer          // chat completions, sent by chatAttempt
 	chatURL string         // the base URL (without its query) + "/chat/completions"
 	limiter *rate.Limiter
+	// endpoints is Config.Endpoints resolved; endpoint is the base URL's
+	// key in it (endpointKey).
+	endpoints *Endpoints
+	endpoint  string
 	// retryTimeouts is Config.RetryTimeouts resolved; local is IsLocal of
 	// the base URL (for the errors' hints).
 	retryTimeouts, local bool
@@ -312,9 +326,15 @@ func New(cfg Config) (*Client, error) {
 	base.RawQuery, base.ForceQuery, base.Fragment, base.RawFragment = "", false, "", ""
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(base.String(), "/")
-	d := &doer{hc: hc, query: query, maxBody: cfg.MaxResponseBytes, model: cfg.Model}
+	eps := cfg.Endpoints
+	if eps == nil {
+		eps = defaultEndpoints
+	}
+	key := endpointKey(u)
+	d := &doer{hc: hc, query: query, maxBody: cfg.MaxResponseBytes, model: cfg.Model, answered: func() { eps.mark(key) }}
 	oc.HTTPClient = d
-	c := &Client{cfg: cfg, oa: openai.NewClientWithConfig(oc), http: d, chatURL: oc.BaseURL + "/chat/completions", redact: strings.NewReplacer()}
+	c := &Client{cfg: cfg, oa: openai.NewClientWithConfig(oc), http: d, chatURL: oc.BaseURL + "/chat/completions", redact: strings.NewReplacer(),
+		endpoints: eps, endpoint: key}
 	if cfg.APIKey != "" {
 		c.redact = strings.NewReplacer(cfg.APIKey, "[REDACTED]")
 	}
@@ -348,6 +368,74 @@ func IsLocal(u string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// RefusedAttempts is the most attempts a call makes while its connections
+// are refused (connection refused, no route to host, network unreachable)
+// by an endpoint that has not answered yet: the call then fails with
+// ErrNothingAnswers, without the OnRetry reports of those retries. Once the
+// endpoint has answered (Endpoints), a refused connection is retried up to
+// Config.MaxRetries times as any transport error: a server restarting
+// during a long run does not end it.
+const RefusedAttempts = 3
+
+// ErrNothingAnswers is wrapped by the *Error of a call whose connections
+// were refused RefusedAttempts times (or MaxRetries+1 times, when fewer)
+// by an endpoint that had not answered yet. The error's text names the base
+// URL (without credentials) and the refusal: "llm: model m: 3 attempt(s):
+// nothing answers at http://127.0.0.1:9/v1 (connection refused): is the
+// server running?".
+var ErrNothingAnswers = errors.New("nothing answers")
+
+// Endpoints records which endpoints have answered an HTTP request (of any
+// status: the server is there), keyed by a base URL's scheme and host:port,
+// for the clients that share it (Config.Endpoints). The zero value is
+// empty and ready; it is safe for concurrent use.
+type Endpoints struct{ m sync.Map }
+
+var defaultEndpoints = &Endpoints{}
+
+// Answered reports whether the endpoint of base URL u has answered a request
+// of a client using e (false for an unparseable u).
+func (e *Endpoints) Answered(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && e.answered(endpointKey(p))
+}
+
+func (e *Endpoints) answered(key string) bool { _, ok := e.m.Load(key); return ok }
+
+func (e *Endpoints) mark(key string) {
+	if !e.answered(key) {
+		e.m.Store(key, true)
+	}
+}
+
+// endpointKey is u's key in Endpoints: its scheme and host:port, lowercased,
+// the port made explicit.
+func endpointKey(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return strings.ToLower(u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port))
+}
+
+// refusedReason names why a transport error err made no connection when
+// the endpoint refused it ("connection refused", "no route to host",
+// "network is unreachable"); "" for any other error.
+func refusedReason(err error) string {
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.EHOSTUNREACH):
+		return "no route to host"
+	case errors.Is(err, syscall.ENETUNREACH):
+		return "network is unreachable"
+	}
+	return ""
+}
+
 // Model returns the model id the client sends.
 func (c *Client) Model() string { return c.cfg.Model }
 
@@ -356,8 +444,10 @@ func (c *Client) Model() string { return c.cfg.Model }
 // that is not valid JSON or has no choice) are retried up to MaxRetries
 // times, waiting the server's Retry-After (retry-after-ms or Retry-After,
 // capped at MaxRetryAfter) when given, otherwise an exponential backoff with
-// jitter. Other HTTP errors are returned at once. When ctx ends, Complete
-// returns ctx's error. Errors are *Error.
+// jitter; a refused connection to an endpoint that has never answered, at
+// most RefusedAttempts times in all (ErrNothingAnswers). Other HTTP errors
+// are returned at once. When ctx ends, Complete returns ctx's error. Errors
+// are *Error.
 func (c *Client) Complete(ctx context.Context, msgs []Message) (*Completion, error) {
 	return c.CompleteWith(ctx, msgs, CallOptions{})
 }
@@ -427,6 +517,16 @@ func (c *Client) retry(ctx context.Context, model string, try func(ctx context.C
 		if ctx.Err() != nil {
 			return 0, c.fail(model, attempt, ctx.Err(), info.status, err)
 		}
+		// A refused connection before the endpoint ever answered: most
+		// likely nothing listens at the base URL (a server not started, a
+		// wrong port), so the call ends soon, with one error saying so. Once
+		// the endpoint has answered, a refusal is a server restarting, and
+		// is retried as any transport error.
+		probing := info.refused != "" && !c.endpoints.answered(c.endpoint)
+		if probing && (attempt >= RefusedAttempts || attempt > c.cfg.MaxRetries) {
+			return 0, c.fail(model, attempt, nil, 0, fmt.Errorf("%w at %s (%s): is the server running?",
+				ErrNothingAnswers, RedactURL(c.cfg.BaseURL), info.refused))
+		}
 		if !info.retryable || attempt > c.cfg.MaxRetries {
 			return 0, c.fail(model, attempt, nil, info.status, err)
 		}
@@ -434,7 +534,7 @@ func (c *Client) retry(ctx context.Context, model string, try func(ctx context.C
 		if info.retryAfter > 0 {
 			delay = min(info.retryAfter, c.cfg.MaxRetryAfter)
 		}
-		if c.cfg.OnRetry != nil {
+		if c.cfg.OnRetry != nil && !probing {
 			c.cfg.OnRetry(attempt, c.fail(model, attempt, nil, info.status, err), delay)
 		}
 		if err := c.cfg.Sleep(ctx, delay); err != nil {
@@ -611,8 +711,11 @@ type attemptInfo struct {
 	status     int // HTTP status, 0 when no response arrived
 	retryAfter time.Duration
 	retryable  bool
-	tooLarge   atomic.Bool // the response body reached the MaxResponseBytes cap
-	jsonMode   bool        // the request sent response_format json_object
+	// refused names why no connection was made when the attempt's
+	// connection was refused (refusedReason), else "".
+	refused  string
+	tooLarge atomic.Bool // the response body reached the MaxResponseBytes cap
+	jsonMode bool        // the request sent response_format json_object
 }
 
 type infoKey struct{}
@@ -801,6 +904,7 @@ func (c *Client) classify(ctx, actx context.Context, info *attemptInfo, err erro
 			"(docs/runner.md, \"Local servers\")", ErrEmbeddingsDisabled, info.status, err)
 	case info.status == 0:
 		info.retryable = true // transport error: connection refused or reset, EOF
+		info.refused = refusedReason(err)
 	case info.status == http.StatusRequestTimeout || info.status == http.StatusTooManyRequests || info.status >= 500:
 		info.retryable = true
 	case info.status >= 200 && info.status < 300:
@@ -927,7 +1031,7 @@ func (e *Error) Error() string {
 
 // Unwrap returns the context's error when the caller's context ended, so
 // that errors.Is(err, context.Canceled) works; otherwise the sentinel of
-// the failure (sentinels: ErrContextLength, ErrJSONModeUnsupported,
+// the failure (sentinels: ErrNothingAnswers, ErrContextLength, ErrJSONModeUnsupported,
 // ErrEmbeddingsDisabled, ErrPerTokenEmbeddings and ErrEmbeddingsTruncated,
 // the last two wrapping ErrInvalidEmbeddings, or ErrInvalidEmbeddings
 // itself), or nil.
@@ -939,7 +1043,7 @@ func (e *Error) Unwrap() error {
 }
 
 // sentinels are the errors an *Error unwraps to, most specific first.
-var sentinels = []error{ErrContextLength, ErrJSONModeUnsupported, ErrEmbeddingsDisabled, ErrPerTokenEmbeddings, ErrEmbeddingsTruncated, ErrInvalidEmbeddings}
+var sentinels = []error{ErrNothingAnswers, ErrContextLength, ErrJSONModeUnsupported, ErrEmbeddingsDisabled, ErrPerTokenEmbeddings, ErrEmbeddingsTruncated, ErrInvalidEmbeddings}
 
 func (c *Client) fail(model string, attempts int, ctxErr error, status int, err error) *Error {
 	var ue *url.Error
@@ -966,6 +1070,9 @@ type doer struct {
 	query   string // the base URL's raw query, put back on every request
 	maxBody int64  // MaxResponseBytes
 	model   string
+	// answered is called on every HTTP response (of any status): the
+	// endpoint is there (Endpoints).
+	answered func()
 }
 
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
@@ -977,6 +1084,9 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := d.hc.Do(req)
+	if resp != nil && d.answered != nil {
+		d.answered()
+	}
 	info, _ := req.Context().Value(infoKey{}).(*attemptInfo)
 	if info != nil && resp != nil {
 		info.status = resp.StatusCode

@@ -360,6 +360,15 @@ func inRange(v, lo, hi float64) bool { return v >= lo && v <= hi }
 // nonNegative reports whether v is a finite number ≥ 0 (not NaN, not +Inf).
 func nonNegative(v float64) bool { return inRange(v, 0, math.MaxFloat64) }
 
+// Label is the model as shown to the user (progress, logs, the table of
+// runs): its display_name, or its name when it has none.
+func (m *Model) Label() string {
+	if m.DisplayName != "" {
+		return m.DisplayName
+	}
+	return m.Name
+}
+
 // BaseURLFor returns the model's base URL for round r ("{round}" replaced).
 func (m *Model) BaseURLFor(round int) string {
 	return strings.ReplaceAll(m.BaseURL, "{round}", strconv.Itoa(round))
