@@ -230,6 +230,10 @@ func WriteRoot(dirs Dirs, r Root) error {
 		}
 		params["headline"] = headline
 		params["figroot"] = "./"
+		params["qa"] = v.qaHome()
+		if vv := v.verified(); vv != nil {
+			params["verified"] = vv
+		}
 		params["root"] = r.HomePath + "/" // the tables' links; the page's own assets are the site root's ("assets")
 		params["assets"] = "./"
 		params["home"] = map[string]any{"path": r.HomePath, "version": e.Version, "date": e.Date, "frozen": e.Frozen,

@@ -856,7 +856,11 @@ func (w *writer) writeHome(v *views) {
 		w.static(intervalFigurePath(strings.TrimSuffix(fig.ID, "-intervals"), "csv"), fig.CSV())
 	}
 	title := "MatTools leaderboard " + w.e.Version
-	w.page("", title, "edition", map[string]any{"boards": boards, "figures": figs, "configs": len(v.lb.Configurations), "std": StdConvention,
+	vv := v.verified()
+	if vv != nil {
+		w.static(vv.CSV, vv.data)
+	}
+	w.page("", title, "edition", map[string]any{"qa": v.qaHome(),"boards": boards, "figures": figs, "configs": len(v.lb.Configurations), "std": StdConvention,
 		"headline": headline, "other_benchmarks": others, "other_pages": w.writeBenchmarkPages(order, byBench), "runnable_note": RunnableNote, "paper_url": PaperURL, "upstream_url": UpstreamURL,
-		"cite": citeText(w.e), "bibtex": bibtex(w.e), "new": newInEdition(v, w.e), "verified": v.verified()})
+		"cite": citeText(w.e), "bibtex": bibtex(w.e), "new": newInEdition(v, w.e), "verified": vv})
 }

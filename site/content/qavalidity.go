@@ -360,6 +360,17 @@ func qaVariantCaption(recs map[results.Benchmark]*qaSetRecord) string {
 // ($MATTOOLS_QA_SAMPLE).
 var SampleConstantC = map[results.Benchmark]float64{results.BenchmarkQACode: 48.3, results.BenchmarkQADoc: 49.2}
 
+// qaHome returns the QA board's tables (Table 1's layout, with the chance,
+// constant-letter and leak-heuristic rows where the runs record the set's
+// baselines) for the home page, after the tool-usage tables; nil: none.
+func (v *views) qaHome() []*tableView {
+	var out []*tableView
+	for _, t := range v.lb.Tables[aggregate.BoardQA] {
+		out = append(out, v.table(t))
+	}
+	return out
+}
+
 // qaNoBaselinesNote says why a QA table has no baseline rows and what the
 // keys' bias is, measured elsewhere: runs imported from MatTools' CSVs
 // hold no questions, so their set's letters cannot be counted here unless

@@ -6,8 +6,12 @@ package content
 // set's table it comes from, the audit's bounds unranked below.
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
 	"strconv"
+
+	"github.com/mattools-leaderboard/leaderboard/results/stats"
 
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 )
@@ -20,6 +24,46 @@ type verifiedView struct {
 	Note    string              `json:"note"`
 	Rows    []*verifiedRowView  `json:"rows"`
 	Audit   []*verifiedAuditRow `json:"audit"`
+	// CSV is the table's download (VerifiedCSV), relative to the edition.
+	CSV string `json:"csv"`
+	// data is the CSV's content, written by the edition's home page.
+	data []byte
+}
+
+// VerifiedCSVHeader is the header of the verified set table's download.
+var VerifiedCSVHeader = []string{"table", "rank", "model", "display_name", "system", "retrieval_source", "scoring_protocol", "metric",
+	"n", "mean", "pop_std", "passed", "total", "full_rank", "configuration", "unscorable"}
+
+// VerifiedCSV writes the verified set's table as CSV: per row (ranked, then
+// unscorable), the percentage of the set's properties passed (metric
+// verified_properties_passed; mean and population std over its runs, 4
+// decimals; empty when unscorable), its competition rank (0: unscorable),
+// the properties passed and scored summed over its runs, and its rank in
+// its full-set table; then the benchmark audit's rows (rank 0, n 1,
+// configuration "audit:<system>/<set id>"). A release's numbers manifest
+// freezes them (site/release).
+func VerifiedCSV(vt *aggregate.VerifiedTable, id string) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(VerifiedCSVHeader)
+	f4 := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+	const metric = "verified_properties_passed"
+	for _, r := range vt.Rows {
+		k := r.Config.Key
+		mean, std := "", ""
+		if r.Unscorable == "" {
+			mean, std = f4(r.Summary.Mean), f4(r.Summary.PopStd)
+		}
+		w.Write([]string{id, strconv.Itoa(r.Rank), csvSafe(k.Model), csvSafe(r.Config.Model.DisplayName), string(k.System), strconv.Itoa(k.RetrievalSource),
+			aggregate.VerifiedSetProtocol, metric, strconv.Itoa(r.Summary.N), mean, std, strconv.Itoa(r.Passed), strconv.Itoa(r.Total),
+			strconv.Itoa(r.FullRank), csvSafe(k.String()), csvSafe(r.Unscorable)})
+	}
+	for _, a := range vt.Audit {
+		w.Write([]string{id, "0", "none", auditLabels[a.System], string(a.System), "0", aggregate.VerifiedSetProtocol, metric, "1",
+			f4(stats.Percent(a.Passed, a.Total)), f4(0), strconv.Itoa(a.Passed), strconv.Itoa(a.Total), "0", "audit:" + string(a.System) + "/" + vt.Set.ID, ""})
+	}
+	w.Flush()
+	return buf.Bytes()
 }
 
 type verifiedRowView struct {
@@ -61,6 +105,8 @@ func (v *views) verified() *verifiedView {
 		Caption: fmt.Sprintf("Benchmark version %s · question set %s, version %d (%s, %s) · scoring protocol %s · a question set of its own: never mixed with the full set's tables above",
 			set.BenchmarkVersion, set.ID, set.Version, count(set.Questions, "question", "questions"), count(set.Properties, "property", "properties"), aggregate.VerifiedSetProtocol),
 		Rows: []*verifiedRowView{}, Audit: []*verifiedAuditRow{}}
+	out.CSV = "downloads/tables/" + out.ID + ".csv"
+	out.data = VerifiedCSV(vt, out.ID)
 	out.Note = "The verified question set holds the properties whose verification this project's reference solution passes (make audit) and whose diagnosis is not “expected value wrong” " +
 		"(docs/benchmark-audit.md). Each row is a mattools-v1-strict configuration of the tables above, scored on these properties from its runs' stored per-property outcomes " +
 		"(results format v3; nothing re-executed): the percentage of the set's properties passed, mean ± population std (÷ n) over its runs, ranked by the mean (competition rank). " +
