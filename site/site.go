@@ -193,7 +193,6 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 	if err := checkRuns(ctx, o, in, rep); err != nil {
 		return nil, err
 	}
-	inner := os.Getenv(release.BuildEnv) != "" // building one release inside its generator commit (-freeze-numbers)
 	byID := map[string]*results.File{}
 	for _, f := range files {
 		byID[f.Run.RunID] = f
@@ -206,7 +205,7 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		r := o.Releases[i]
 		links = append(links, content.Link{Version: r.Version, Path: r.Version, Date: r.Date, Commit: r.GeneratorCommit, Title: r.Title})
 	}
-	st := &releaseState{links: links, inner: inner, byID: byID, paper: paper}
+	st := &releaseState{links: links, byID: byID, paper: paper}
 	if err := addReleases(o, rep, in, st); err != nil {
 		return nil, err
 	}
@@ -440,7 +439,6 @@ func checkRuns(ctx context.Context, o Options, in *buildInputs, rep *Report) err
 type releaseState struct {
 	editions []*content.Edition
 	links    []content.Link // newest first
-	inner    bool           // building one release inside its generator commit (-freeze-numbers)
 	byID     map[string]*results.File
 	paper    []paperonly.Value
 }
@@ -456,9 +454,6 @@ func addReleases(o Options, rep *Report, in *buildInputs, st *releaseState) erro
 		e := &content.Edition{Path: r.Version, Version: r.Version, Title: r.Title, Date: r.Date, GeneratorCommit: r.GeneratorCommit,
 			Frozen: true, Notes: r.Notes, Switcher: links, Benchmark: o.Benchmark, Paper: paper,
 			ResultsPaths: map[string]string{}, CodeKeys: codeKeys, Submissions: releaseSubmissions(subs, r)}
-		if st.inner {
-			e.Switcher = links[len(o.Releases)-1-i:] // the releases this one knew of, as its commit rendered them
-		}
 		if i < len(o.Releases)-1 {
 			e.Newest = links[0]
 		}
@@ -535,7 +530,7 @@ func render(ctx context.Context, o Options, rep *Report, logf func(string, ...an
 	}
 	rep.HugoPasses = hs.Passes
 	logf("site: Hugo built the pages in %s", words.Count(hs.Passes, "pass", "passes"))
-	if o.Frozen && !st.inner {
+	if o.Frozen {
 		for _, e := range st.editions {
 			if !e.Frozen || !complete[e.Path] || e.Version == o.NewRelease {
 				continue // the preview, a release built without all its runs, or the one being cut
@@ -852,6 +847,12 @@ func FreezeNumbers(ctx context.Context, o Options, version string) (int, error) 
 	if o.Benchmark == nil {
 		return 0, fmt.Errorf("-freeze-numbers %s: needs the benchmark data the release was cut from (-data)", version)
 	}
+	if sums, _ := release.ManifestPaths(o.RepoRoot, version); !fileExists(sums) {
+		return 0, fmt.Errorf("-freeze-numbers %s: no byte manifest %s: only a release cut when releases were frozen in bytes (v1.0-v1.3) is frozen this way; a release cut since has its numbers manifest from its cut", version, sums)
+	}
+	if err := release.CommitAvailable(ctx, o.RepoRoot, o.Releases[i].GeneratorCommit); err != nil {
+		return 0, fmt.Errorf("-freeze-numbers %s: %w", version, err)
+	}
 	in, err := loadInputs(o, logf)
 	if err != nil {
 		return 0, err
@@ -872,4 +873,9 @@ func FreezeNumbers(ctx context.Context, o Options, version string) (int, error) 
 		return 0, fmt.Errorf("-freeze-numbers %s: the pages its commit built are not those it was cut with: %w", version, err)
 	}
 	return release.WriteNumbers(o.RepoRoot, version, dir)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

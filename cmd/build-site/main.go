@@ -144,6 +144,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	opts := site.Options{BenchmarkFolders: folders, EnvironmentComparison: *envCmp, ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Diagnoses: *diagnoses, VerifiedSet: *verifiedSet, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
 		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr, PreviewOnly: *previewOnly, RecordErratum: *recordErratum}
+	if *recordErratum != "" {
+		if err := release.CheckErratumID(root, *recordErratum); err != nil { // before a build that would end in it
+			fmt.Fprintln(stderr, "build-site: -record-erratum:", err)
+			return exitUsage
+		}
+	}
 	if len(freeze) > 0 {
 		rs, err := site.DefaultReleases()
 		if err != nil {
@@ -388,6 +394,7 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 		return err
 	}
 	if err := results.WriteFileAtomic(path, buf, 0o644); err != nil {
+		os.Remove(release.NumbersPath(root, version)) // the cut did not happen: it can be tried again
 		return err
 	}
 	fmt.Fprintf(stdout, "recorded release %s (%s, commit %s, %d runs: %d results files of %s, %d of the benchmark audit, %d runs and verified records of %d submissions) in %s, built it into %s (%d pages) and wrote its numbers manifest %s (%d table cells); commit these files\n",

@@ -162,22 +162,28 @@ func ReadErrata(repoRoot, version string) (map[correctionKey]Correction, error) 
 
 // RecordErrata adds to release version's errata the differences a check
 // found (NumbersCheck.Differences), as erratum id, which ErrataFile must
-// describe; the file is rewritten sorted. It returns how many it added.
+// describe; the file is rewritten sorted. It returns how many it added. A
+// number an erratum already corrects, or a number no longer shown, is an
+// error naming it.
 func RecordErrata(repoRoot, version, id string, diffs []Correction) (int, error) {
 	have, err := ReadErrata(repoRoot, version)
 	if err != nil {
 		return 0, err
 	}
-	list, err := ReadErrataList(repoRoot)
-	if err != nil {
+	if err := CheckErratumID(repoRoot, id); err != nil {
 		return 0, err
 	}
-	if !slices.ContainsFunc(list, func(e Erratum) bool { return e.ID == id }) {
-		return 0, fmt.Errorf("erratum %q is not described in %s: add its id, date, commit and text there first", id, ErrataFile)
-	}
 	for _, d := range diffs {
+		ck := correctionKey{d.Key, d.Field}
+		if prev, ok := have[ck]; ok {
+			return 0, fmt.Errorf("release %s: %s field %s: erratum %s already corrects it (frozen %s → %s); a second correction of one number needs its own review: edit %s by hand",
+				version, d.Key, d.Field, prev.Erratum, prev.Frozen, prev.Shown, ErrataPath(repoRoot, version))
+		}
+		if d.Shown == "absent" {
+			return 0, fmt.Errorf("release %s: %s field %s is no longer shown: an erratum corrects a number, it does not remove it", version, d.Key, d.Field)
+		}
 		d.Erratum = id
-		have[correctionKey{d.Key, d.Field}] = d
+		have[ck] = d
 	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -188,6 +194,18 @@ func RecordErrata(repoRoot, version, id string, diffs []Correction) (int, error)
 	}
 	w.Flush()
 	return len(diffs), atomicfile.WriteFile(ErrataPath(repoRoot, version), buf.Bytes(), 0o644)
+}
+
+// CheckErratumID reports whether ErrataFile under repoRoot describes id.
+func CheckErratumID(repoRoot, id string) error {
+	list, err := ReadErrataList(repoRoot)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(list, func(e Erratum) bool { return e.ID == id }) {
+		return fmt.Errorf("erratum %q is not described in %s: add its id, date, commit and text there first", id, ErrataFile)
+	}
+	return nil
 }
 
 // ErrataOf returns the errata that change numbers of release version, in

@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
 // ManifestDir holds one manifest per release, relative to the repository
@@ -96,25 +95,6 @@ func DataFingerprint(b *datasets.Benchmark) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// dataRecord is the content of <version>.data.
-func dataRecord(b *datasets.Benchmark) []byte {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "data_fingerprint %s\n", DataFingerprint(b))
-	if b != nil {
-		present, total := 0, 0
-		for _, q := range b.Questions {
-			for _, f := range q.DataFiles {
-				total++
-				if f.Present {
-					present++
-				}
-			}
-		}
-		fmt.Fprintf(&buf, "data_commit %s\nquestions %d\ndata_files_present %d of %d\n", valueOr(b.Commit, "unknown"), len(b.Questions), present, total)
-	}
-	return buf.Bytes()
-}
-
 func valueOr(s, def string) string {
 	if s == "" {
 		return def
@@ -135,21 +115,6 @@ func recordedFingerprint(path string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s: no data_fingerprint line", path)
-}
-
-// WriteManifest writes the manifest and data record of release version
-// (ManifestPaths) from its built edition editionDir (the output's
-// /<version>/) and the benchmark it was built with.
-func WriteManifest(repoRoot, version, editionDir string, b *datasets.Benchmark) error {
-	sums, err := HashTree(editionDir)
-	if err != nil {
-		return err
-	}
-	sumsPath, dataPath := ManifestPaths(repoRoot, version)
-	if err := results.WriteFileAtomic(sumsPath, sums, 0o644); err != nil {
-		return err
-	}
-	return results.WriteFileAtomic(dataPath, dataRecord(b), 0o644)
 }
 
 // ErrNoManifest: the release has no committed manifest.

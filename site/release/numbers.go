@@ -43,6 +43,11 @@ var numberFields = map[string]string{
 	"sample_std_percent": "sample_std", "round_counts": "round_counts", "round_totals": "round_totals",
 	"round_percents": "round_percents", "rank": "rank", "rank_best": "rank_best", "rank_worst": "rank_worst",
 	"tied_with_leader": "tied_with_leader", "ci95_lo": "ci95_lo", "ci95_hi": "ci95_hi",
+	"passed": "passed", "total": "total", "full_rank": "full_rank",
+	// Not a number: whether the row is an unranked reference row (an
+	// LLM-RAG row shown beside the advanced systems), which CheckNumbers
+	// lets a frozen table gain.
+	"reference": "reference",
 }
 
 // NumberKey names one cell of one leaderboard table.
@@ -110,7 +115,9 @@ func readTableNumbers(name string, b []byte, out Numbers, from map[NumberKey]str
 		return nil // another download (results index, matrices, errata, …)
 	}
 	pi, hasProtocol := col["scoring_protocol"]
-	ranked := hasProtocol && col["rank"] > 0
+	_, hasRank := col["rank"]
+	ranked := hasProtocol && hasRank // a ranked CSV: one line per row and protocol column
+	seen := map[NumberKey]int{}        // this file's keys → line
 	for line := 2; ; line++ {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -132,9 +139,16 @@ func readTableNumbers(name string, b []byte, out Numbers, from map[NumberKey]str
 				vals[f] = rec[i]
 			}
 		}
+		if l, dup := seen[k]; dup {
+			return fmt.Errorf("%s lines %d and %d: %s appears twice", name, l, line, k)
+		}
+		seen[k] = line
 		if prev, ok := out[k]; ok {
 			if !equalNumbers(prev, vals) {
 				return fmt.Errorf("%s line %d and %s: %s: different numbers (%s; %s)", name, line, from[k], k, formatNumbers(vals), formatNumbers(prev))
+			}
+			for f, v := range vals { // the union of the fields both CSVs give
+				prev[f] = v
 			}
 			continue
 		}
@@ -255,8 +269,11 @@ var ErrNoNumbers = errors.New("no numbers manifest")
 
 // NumbersCheck is what CheckNumbers found.
 type NumbersCheck struct {
-	// Extra counts the cells shown that the manifest does not hold (a table
-	// the running code adds).
+	// Extra counts the cells shown that the manifest does not hold: of
+	// tables it does not hold (a table the running code adds), and the
+	// unranked rows a table it holds may gain (the benchmark audit's rows,
+	// configurations "audit:…", of the audit runs the release lists, and
+	// reference rows copied from another table).
 	Extra int
 	// Corrected counts the numbers shown as a recorded erratum corrects
 	// them (ReadErrata), by erratum id.
@@ -269,8 +286,9 @@ type NumbersCheck struct {
 // CheckNumbers checks that the edition under dir shows every number of
 // release version's manifest with the same value, or with the value an
 // erratum of the release records (site/releases/<version>.errata.csv): a
-// cell that is missing, a field that differs otherwise, and an erratum that
-// no longer matches what is shown are errors naming the release, table, row
+// cell that is missing, a field that differs otherwise, a cell a frozen
+// table has gained (but for the unranked rows NumbersCheck.Extra names),
+// and an erratum that no longer matches what is shown are errors naming the release, table, row
 // (configuration), column (protocol, metric) and field with both values; the
 // first ten are listed and the rest counted. The returned check holds the
 // differences too, for RecordErrata.
@@ -323,10 +341,19 @@ func CheckNumbers(repoRoot, version, dir string) (*NumbersCheck, error) {
 			bad = append(bad, fmt.Sprintf("erratum %s of %s, field %s: records frozen %s → %s, but the pages show no such change", c.Erratum, ck.Key, ck.Field, c.Frozen, c.Shown))
 		}
 	}
-	for k := range got {
-		if _, ok := want[k]; !ok {
-			chk.Extra++
+	frozenTables := map[string]bool{}
+	for k := range want {
+		frozenTables[k.Table] = true
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(got), compareKeys) {
+		if _, ok := want[k]; ok {
+			continue
 		}
+		if frozenTables[k.Table] && !strings.HasPrefix(k.Configuration, "audit:") && got[k]["reference"] != "true" {
+			bad = append(bad, fmt.Sprintf("%s: shown, not frozen (a row or column a frozen table has gained)", k))
+			continue
+		}
+		chk.Extra++
 	}
 	if n := len(bad); n > 0 {
 		more := ""

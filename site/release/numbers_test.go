@@ -163,3 +163,65 @@ func TestErrataDownloadIsNoTable(t *testing.T) {
 		t.Errorf("%v, %v", ns, err)
 	}
 }
+
+// TestFrozenTableGainsNoRow: a row a frozen table gains fails the check,
+// naming it; a reference row (reference true) and an audit row
+// ("audit:…") are counted, as is a whole new table.
+func TestFrozenTableGainsNoRow(t *testing.T) {
+	repo := t.TempDir()
+	cut := writeEdition(t, map[string]string{"r.csv": rankedCSV})
+	if _, err := WriteNumbers(repo, "v1.0", cut); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.SplitAfter(rankedCSV, "\n")[1]
+	leaked := strings.ReplaceAll(line, "gpt-4o", "leaked-model")
+	ref := strings.Replace(strings.ReplaceAll(line, "gpt-4o", "ref-model"), ",false,15.5540", ",true,15.5540", 1)
+	audit := strings.Replace(line, "tool-usage/single-llm/s0/gpt-4o", "audit:reference-solution/all/49", 1)
+	newTable := strings.Replace(line, "tool-usage,4,", "other-table,4,", 1)
+	_, err := CheckNumbers(repo, "v1.0", writeEdition(t, map[string]string{"r.csv": rankedCSV + leaked}))
+	if err == nil || !strings.Contains(err.Error(), "row tool-usage/single-llm/s0/leaked-model") || !strings.Contains(err.Error(), "shown, not frozen") {
+		t.Errorf("a leaked row: %v", err)
+	}
+	chk, err := CheckNumbers(repo, "v1.0", writeEdition(t, map[string]string{"r.csv": rankedCSV + ref + audit, "n.csv": strings.SplitAfter(rankedCSV, "\n")[0] + newTable}))
+	if err != nil || chk.Extra != 3 {
+		t.Errorf("a reference row, an audit row and a new table: %+v, %v; want 3 extra cells", chk, err)
+	}
+}
+
+// TestMergedCellsTakeEveryField: a cell in two CSVs keeps the fields of
+// both; a cell twice in one CSV is an error.
+func TestMergedCellsTakeEveryField(t *testing.T) {
+	short := "table,configuration,metric,mean\ntool-usage,tool-usage/single-llm/s0/gpt-4o,task_success_rate,18.6380\n"
+	ns, err := ReadEditionNumbers(writeEdition(t, map[string]string{"a.csv": short, "b.csv": tableCSV}))
+	k := NumberKey{Table: "tool-usage", Configuration: "tool-usage/single-llm/s0/gpt-4o", Metric: "task_success_rate"}
+	if err != nil || ns[k]["mean"] != "18.6380" || ns[k]["round_counts"] != "25;27;25" {
+		t.Errorf("merged: %v, %v", ns[k], err)
+	}
+	if _, err := ReadEditionNumbers(writeEdition(t, map[string]string{"a.csv": short + strings.SplitAfter(short, "\n")[1]})); err == nil || !strings.Contains(err.Error(), "appears twice") {
+		t.Errorf("a cell twice in one CSV: %v", err)
+	}
+}
+
+// TestRecordErrataRefusesTwoCorrectionsAndRemovals: a number already
+// corrected by one erratum is not silently re-assigned to another, and a
+// number no longer shown is no correction.
+func TestRecordErrataRefusesTwoCorrectionsAndRemovals(t *testing.T) {
+	repo := t.TempDir()
+	os.MkdirAll(filepath.Join(repo, ManifestDir), 0o755)
+	os.WriteFile(filepath.Join(repo, ErrataFile), []byte(`{"errata": [
+		{"id": "a", "date": "2026-12-04", "commit": "030392e335dcf64716837071fdb91013c75dd1f3", "text": "first"},
+		{"id": "b", "date": "2026-12-05", "commit": "030392e335dcf64716837071fdb91013c75dd1f3", "text": "second"}]}`), 0o644)
+	k := NumberKey{Table: "t", Configuration: "c", Metric: "m"}
+	if _, err := RecordErrata(repo, "v1.0", "a", []Correction{{Key: k, Field: "rank", Frozen: "3", Shown: "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RecordErrata(repo, "v1.0", "b", []Correction{{Key: k, Field: "rank", Frozen: "3", Shown: "1"}}); err == nil || !strings.Contains(err.Error(), "erratum a already corrects it") {
+		t.Errorf("a second correction: %v", err)
+	}
+	if _, err := RecordErrata(repo, "v1.0", "b", []Correction{{Key: k, Field: "mean", Frozen: "3", Shown: "absent"}}); err == nil || !strings.Contains(err.Error(), "no longer shown") {
+		t.Errorf("a removal: %v", err)
+	}
+	if err := CheckErratumID(repo, "c"); err == nil {
+		t.Error("an undescribed id passes CheckErratumID")
+	}
+}
