@@ -530,6 +530,28 @@ func render(ctx context.Context, o Options, rep *Report, logf func(string, ...an
 	}
 	rep.HugoPasses = hs.Passes
 	logf("site: Hugo built the pages in %s", words.Count(hs.Passes, "pass", "passes"))
+	// Every edition's ranked tables show what their CSVs hold (the numbers
+	// manifests are read from the CSVs): a template that puts a number in
+	// the wrong row or column fails here.
+	for _, e := range st.editions {
+		dir := filepath.Join(tmp, e.Path)
+		ns, err := release.ReadEditionNumbers(dir)
+		if err != nil {
+			return nil, fmt.Errorf("edition %s: %w", e.Path, err)
+		}
+		n, diffs, err := release.CheckShownTables(dir, ns)
+		if err != nil {
+			return nil, fmt.Errorf("edition %s: %w", e.Path, err)
+		}
+		if len(diffs) > 0 {
+			more := ""
+			if len(diffs) > 10 {
+				more, diffs = fmt.Sprintf("\n  … and %d more", len(diffs)-10), diffs[:10]
+			}
+			return nil, fmt.Errorf("edition %s: its ranked tables show other numbers than their CSV downloads:\n  %s%s", e.Path, strings.Join(diffs, "\n  "), more)
+		}
+		logf("site: edition %s: its ranked tables show their CSVs' numbers (%s)", e.Path, words.Count(n, "cell", "cells"))
+	}
 	if o.Frozen {
 		for _, e := range st.editions {
 			if !e.Frozen || !complete[e.Path] || e.Version == o.NewRelease {

@@ -225,3 +225,46 @@ func TestRecordErrataRefusesTwoCorrectionsAndRemovals(t *testing.T) {
 		t.Error("an undescribed id passes CheckErratumID")
 	}
 }
+
+// shownPage is a ranked table as layouts/_partials/ranked.html writes it:
+// the header's metric columns carry data-protocol and data-metric, a row its
+// configurations, a cell its mean as data-sort.
+func shownPage(cells string) string {
+	return `<html><body><table class="sortable ranked" data-table="tool-usage"><thead><tr>
+<th class="num rank">#</th><th>Model</th><th class="num" data-protocol="mattools-v1" data-metric="task_success_rate">Task success</th><th>Provenance</th></tr></thead>
+<tbody><tr class="computed-row" data-configs="tool-usage/single-llm/s0/gpt-4o/mattools-v1/all/49">` + cells + `</tr></tbody></table></body></html>`
+}
+
+// TestCheckShownTables: a ranked table's cell must show its CSV's mean, and
+// its row the CSV's rank; a value under another column, or another rank,
+// is named with page, table, row and column.
+func TestCheckShownTables(t *testing.T) {
+	const conf = "tool-usage/single-llm/s0/gpt-4o/mattools-v1/all/49"
+	csvText := "table,rank,model,display_name,system,retrieval_source,badge,scoring_protocol,metric,n,mean,pop_std,configuration,reference,ci95_lo,ci95_hi,rank_best,rank_worst,tied_with_leader\n" +
+		"tool-usage,4,gpt-4o,GPT-4o,single-llm,0,re-executed,mattools-v1,task_success_rate,3,18.6380,1.0137," + conf + ",false,15.5540,21.7220,3,6,false\n"
+	good := `<td class="num rank" data-rank="4">4</td><th>GPT-4o</th><td class="num computed headline" data-sort="18.637999">18.64</td><td class="provenance">re-executed</td>`
+	shifted := `<td class="num rank" data-rank="4">4</td><th>GPT-4o</th><td class="provenance">re-executed</td><td class="num computed headline" data-sort="18.637999">18.64</td>`
+	for _, c := range []struct {
+		name, cells string
+		want        string
+	}{
+		{"aligned", good, ""},
+		{"shifted", shifted, `index.html: table tool-usage, row ` + conf + `, column mattools-v1 task_success_rate: the page shows "", the table's CSV "18.6380"`},
+		{"other rank", strings.Replace(good, `data-rank="4"`, `data-rank="2"`, 1), "the page shows rank 2, the table's CSV 4"},
+	} {
+		dir := writeEdition(t, map[string]string{"t.csv": csvText, "index.html": shownPage(c.cells)})
+		ns, err := ReadEditionNumbers(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, diffs, err := CheckShownTables(dir, ns)
+		switch {
+		case err != nil || n != 1:
+			t.Errorf("%s: %d cells checked, %v", c.name, n, err)
+		case c.want == "" && len(diffs) > 0:
+			t.Errorf("%s: %q", c.name, diffs)
+		case c.want != "" && (len(diffs) != 1 || !strings.Contains(diffs[0], c.want)):
+			t.Errorf("%s: %q, want one saying %q", c.name, diffs, c.want)
+		}
+	}
+}

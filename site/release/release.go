@@ -1,10 +1,12 @@
-// Package release freezes leaderboard releases: the committed list of
-// releases (site/releases.json: Release, Parse), their manifests (the
-// SHA-256 of every page of an edition and the fingerprint of the benchmark
-// data it was cut with: WriteManifest, CheckManifest), the rebuild of a
-// release by its own generator commit in an extraction of that commit
-// (BuildFromCommit), and the cache of releases' built pages that lets a
-// build reuse them while their inputs and manifest still match (Cache).
+// Package release freezes leaderboard releases in numbers: the committed
+// list of releases (site/releases.json: Release, Parse), their numbers
+// manifests (every cell of the tables' CSV downloads: ReadEditionNumbers,
+// WriteNumbers, CheckNumbers) with the errata that correct them
+// (ReadErrata, RecordErrata), the check that the ranked tables' pages show
+// those numbers (CheckShownTables), and, for the releases cut when they were
+// frozen in bytes (v1.0-v1.3), their byte manifests (CheckManifest) and the
+// rebuild by their own generator commit (BuildFromCommit) from which their
+// numbers were taken.
 //
 // It knows nothing of how pages are made: package site builds the editions
 // and calls it. See docs/site.md (Releases).
@@ -18,9 +20,9 @@ import (
 	"time"
 )
 
-// Release is one frozen leaderboard release, as recorded in releases.json
-// when it was cut. Its pages are a pure function of its runs, the benchmark,
-// the paper-only values and the generator at GeneratorCommit: they show Date
+// Release is one leaderboard release, as recorded in releases.json when it
+// was cut: its runs are fixed, and its numbers (site/releases/<version>.
+// numbers.csv); its pages are rendered by the running code and show Date
 // and GeneratorCommit, never the build time.
 type Release struct {
 	Version string `json:"version"` // "v1.0"; also its URL path
