@@ -58,6 +58,15 @@ elif [ ! -f "$out/index.html" ]; then
   exit 1
 fi
 
+# The 404 page (GitHub Pages serves it for any missing path, at any depth) learns the base path, so that it sends
+# /REPO/latest/… to the newest release and links the home page under /REPO/.
+path=${base#http://}; path=${path#https://}
+case "$base" in http://* | https://*) path=/${path#*/} ;; esac
+path=${path%/}/
+if [ -f "$out/404.html" ]; then
+  sed -i "s|<meta name=\"site-base\" content=\"\">|<meta name=\"site-base\" content=\"$path\">|" "$out/404.html"
+fi
+
 echo "$prog: search index (Pagefind) → $out/pagefind"
 rm -rf "$out/pagefind"
 node tools/pagefind/index.mjs "$out"

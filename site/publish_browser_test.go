@@ -83,6 +83,27 @@ func TestPublishFixtureAndSearchIt(t *testing.T) {
 			c.query, c.edition, len(res.URLs), res.IndexBytes, res.IndexRequests, res.QueryBytes)
 	}
 
+	// /latest/ under the base path: a page's redirect keeps its #anchor; a
+	// file that is no page goes through the 404 page to the newest release's;
+	// the 404 page links the home page and the newest release under the base.
+	figs, _ := filepath.Glob(filepath.Join(dir, "v1.1", "figures", "*.svg")) // a file the browser shows, not downloads
+	if len(figs) == 0 {
+		t.Fatal("the fixture's v1.1 has no figure")
+	}
+	fig := "figures/" + filepath.Base(figs[0])
+	for _, c := range []struct{ path, want string }{
+		{"latest/models/#top", "/leaderboard/v1.1/models/"},
+		{"latest/" + fig, "/leaderboard/v1.1/" + fig},
+	} {
+		got, _, err := s.Visit(c.path, `document.title`)
+		if err != nil || got != c.want {
+			t.Errorf("/leaderboard/%s ends at %q (%v), want %s", c.path, got, err, c.want)
+		}
+	}
+	if got, links, err := s.Visit("nowhere/", `[...document.querySelectorAll("a")].map(a => new URL(a.href).pathname).join(" ")`); err != nil || links != "/leaderboard/ /leaderboard/v1.1/" {
+		t.Errorf("a missing page (%s): the 404 page links %q (%v), want the home page and v1.1 under /leaderboard/", got, links, err)
+	}
+
 	// A link that only works at the host's root fails the publication.
 	page := filepath.Join(dir, "releases", "index.html")
 	if err := os.WriteFile(page, []byte(strings.Replace(readFile(t, page), "</main>", `<a href="/v1.1/">v1.1</a></main>`, 1)), 0o644); err != nil {

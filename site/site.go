@@ -794,19 +794,22 @@ var notFound = template.Must(template.New("404").Parse(`<!doctype html>
 <meta name="robots" content="noindex">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>body { font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.5; }</style>
+<meta name="site-base" content="">
 <script>(function () {
-  var p = location.pathname, i = p.lastIndexOf("/{{ .Latest }}/");
-  if ({{ .Version }} && i >= 0) { location.replace(p.slice(0, i) + "/" + {{ .Version }} + "/" + p.slice(i + {{ .Skip }}) + location.search + location.hash); }
-  // The site's root: the path before an edition's folder (v1.2/, preview/), else the host's root (the links
-  // get their href here: the page is served at any depth, so no relative link would do).
+  // The site's base path: written into the meta above by scripts/publish.sh ("/REPO/" on a project site); a
+  // build served elsewhere leaves it empty, and the path before an edition's folder (v1.2/, preview/) or the
+  // host's root stands for it. The links get their href here: the page is served at any depth.
+  var p = location.pathname, base = document.querySelector('meta[name="site-base"]').content;
+  var i = base ? (p.indexOf(base + "{{ .Latest }}/") === 0 ? base.length - 1 : -1) : p.lastIndexOf("/{{ .Latest }}/");
+  if (i >= 0) { location.replace(p.slice(0, i) + "/" + {{ .Version }} + "/" + p.slice(i + {{ .Skip }}) + location.search + location.hash); }
   var m = p.match(/^(.*?\/)(v[0-9][0-9.]*|preview)\//);
   document.addEventListener("DOMContentLoaded", function () {
-    var root = m ? m[1] : "/", home = document.getElementById("home"), newest = document.getElementById("newest");
+    var root = base || (m ? m[1] : "/"), home = document.getElementById("home"), newest = document.getElementById("newest");
     home.href = root;
-    if (newest) newest.href = root + {{ .Version }} + "/";
+    newest.href = root + {{ .Version }} + "/";
   });
 })();</script>
-</head><body><h1>Page not found</h1><p>This page is not on the leaderboard. Start at its <a id="home">home page</a>{{ if .Version }} or the newest release, <a id="newest">{{ .Version }}</a>{{ end }}.</p></body></html>
+</head><body><h1>Page not found</h1><p>This page is not on the leaderboard. Start at its <a id="home">home page</a> or the newest release, <a id="newest">{{ .Version }}</a>.</p></body></html>
 `))
 
 // writeLatest writes /latest/ into site: for every page (index.html) of the

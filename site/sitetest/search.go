@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -50,6 +52,18 @@ func NewSearcher(t testing.TB, dir, basePath string) *Searcher {
 	s := &Searcher{}
 	files := http.StripPrefix(strings.TrimSuffix(basePath, "/"), http.FileServer(http.Dir(dir)))
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// As GitHub Pages does: a path with no file gets the site's 404.html, status 404.
+		if rel, ok := strings.CutPrefix(r.URL.Path, basePath); ok {
+			p := filepath.Join(dir, filepath.FromSlash(rel))
+			if st, err := os.Stat(p); err != nil || (st.IsDir() && !fileExists(filepath.Join(p, "index.html"))) {
+				if page, err := os.ReadFile(filepath.Join(dir, "404.html")); err == nil {
+					w.Header().Set("Content-Type", "text/html; charset=utf-8")
+					w.WriteHeader(http.StatusNotFound)
+					w.Write(page)
+					return
+				}
+			}
+		}
 		if !strings.Contains(r.URL.Path, "/pagefind/") {
 			files.ServeHTTP(w, r)
 			return
@@ -145,4 +159,46 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.ResponseWriter.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// Visit opens path (under the base path, e.g. "latest/models/") in a new
+// tab, waits until the page that stays shown has loaded (redirects
+// followed), and returns its path and the result of the JavaScript
+// expression js evaluated there (a string).
+func (s *Searcher) Visit(path, js string) (finalPath, value string, err error) {
+	ctx, cancel := chromedp.NewContext(s.ctx)
+	defer cancel()
+	if err := chromedp.Do(ctx); err != nil {
+		return "", "", err
+	}
+	tctx, cancelT := context.WithTimeout(ctx, time.Minute)
+	defer cancelT()
+	if err := chromedp.Do(tctx, chromedp.Navigate(s.base+path)); err != nil {
+		return "", "", err
+	}
+	// A redirect (meta refresh or location.replace) loads another page: wait until the path stays put.
+	last := ""
+	for stable := 0; stable < 3; {
+		p, err := chromedp.Run(tctx, chromedp.Evaluate[string](`document.readyState === "complete" ? location.pathname : ""`))
+		if err != nil && err != chromedp.ErrJSNull {
+			return "", "", err
+		}
+		if p != "" && p == last {
+			stable++
+		} else {
+			stable, last = 0, p
+		}
+		select {
+		case <-tctx.Done():
+			return "", "", tctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	v, err := chromedp.Run(tctx, chromedp.Evaluate[string](js))
+	return last, v, err
 }
