@@ -860,7 +860,7 @@ func (w *writer) writeHome(v *views) {
 	if vv != nil {
 		w.static(vv.CSV, vv.data)
 	}
-	w.page("", title, "edition", map[string]any{"qa": v.qaHome(),"boards": boards, "figures": figs, "configs": len(v.lb.Configurations), "std": StdConvention,
+	w.page("", title, "edition", map[string]any{"qa": v.qaHome(), "boards": boards, "figures": figs, "configs": len(v.lb.Configurations), "std": StdConvention,
 		"headline": headline, "other_benchmarks": others, "other_pages": w.writeBenchmarkPages(order, byBench), "runnable_note": RunnableNote, "paper_url": PaperURL, "upstream_url": UpstreamURL,
 		"cite": citeText(w.e), "bibtex": bibtex(w.e), "new": newInEdition(v, w.e), "verified": vv})
 }

@@ -117,7 +117,7 @@ func readTableNumbers(name string, b []byte, out Numbers, from map[NumberKey]str
 	pi, hasProtocol := col["scoring_protocol"]
 	_, hasRank := col["rank"]
 	ranked := hasProtocol && hasRank // a ranked CSV: one line per row and protocol column
-	seen := map[NumberKey]int{}        // this file's keys → line
+	seen := map[NumberKey]int{}      // this file's keys → line
 	for line := 2; ; line++ {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {

@@ -58,7 +58,9 @@ func CheckShownTables(dir string, ns Numbers) (checked int, diffs []string, err 
 type shownColumn struct{ protocol, metric string }
 
 func checkPageTables(page string, doc *html.Node, ns Numbers, byTable map[string][]NumberKey) (checked int, diffs []string) {
-	for _, tab := range findNodes(doc, func(n *html.Node) bool { return n.Data == "table" && hasClassAttr(n, "ranked") && attrOf(n, "data-table") != "" }) {
+	for _, tab := range findNodes(doc, func(n *html.Node) bool {
+		return n.Data == "table" && hasClassAttr(n, "ranked") && attrOf(n, "data-table") != ""
+	}) {
 		id := attrOf(tab, "data-table")
 		if len(byTable[id]) == 0 {
 			continue // a table without a CSV download (e.g. a model's own list)
