@@ -1,7 +1,7 @@
 // Command run-benchmark executes a run plan: every configuration of the plan
 // (benchmark × system × retrieval source × model) in every round, against
 // OpenAI-compatible endpoints, into one results file per run (results format
-// v1, provenance "runner") in the output directory.
+// v3, results.FormatVersion; provenance "runner") in the output directory.
 //
 //	run-benchmark -plan plans/paper.toml -dry-run    # runs, model calls, estimated cost; no key needed
 //	run-benchmark -plan plans/paper.toml             # run (resumes whatever an earlier start left unfinished)
