@@ -1,8 +1,7 @@
-// Package results defines results format v3 (FormatVersion; and reads
-// versions 1 and 2): one
-// Parquet file per run, with the run record (Run) in the file's key-value
-// metadata and one row per question (QuestionRow, tool usage) or per QA item
-// (QAItem). The runner, the importer of published results and outside
+// Package results defines results format v3 (FormatVersion; it reads
+// versions 1 and 2 too): one Parquet file per run, with the run record (Run)
+// in the file's key-value metadata and one row per question (QuestionRow,
+// tool usage) or per QA item (QAItem). The runner, the importer of published results and outside
 // authors write it; the site builder only reads it. FORMAT.md documents the
 // format for authors who do not use this package.
 //
