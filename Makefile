@@ -199,7 +199,7 @@ replay-check: replay ## make replay, rescore the same 9 published runs, compare 
 # response decoder, MatTools importers, pystr, submission checks) for FUZZTIME each, one after another;
 # make test runs only their seeds (testdata/fuzz). A failing input lands in the package's testdata/fuzz.
 FUZZTIME ?= 1m
-record-llamacpp: ## record llama-cpp-python's server (SmolLM2-135M on CPU) into runner/llm/testdata/wire (heavy: builds llama.cpp; not part of make test)
+record-llamacpp: ## record llama-cpp-python's server (SmolLM2-135M on CPU) into llm/testdata/wire (heavy: builds llama.cpp; not part of make test)
 	scripts/record-llamacpp/run.sh
 
 local-model: ## SmolLM2-135M on CPU (llama.cpp's server) through every system, gen-docs and the QA sample, 3 rounds, into build/results/local-cpu (plans/local-cpu.toml; heavy, not part of make test)

@@ -16,45 +16,49 @@ const module = "github.com/mattools-leaderboard/leaderboard/"
 // non-test code may import. Leaves import none. A package
 // not listed here may import nothing of the project until it is added.
 var allowed = map[string][]string{
-	"datasets":              []string{},
-	"datasets/qaaudit":      []string{"datasets"},
-	"cmd/audit-qa":          []string{"datasets", "datasets/qaaudit", "results"},
-	"results":               []string{"internal/atomicfile"},
-	"results/stats":         []string{},
-	"internal/version":      []string{},
-	"internal/words":        []string{},
-	"internal/flock":        []string{},
-	"internal/jsonl":        []string{"internal/flock"},
-	"internal/atomicfile":   []string{},
-	"internal/workpool":     []string{},
-	"internal/cliflags":     []string{"datasets"},
-	"internal/sandboxflags": []string{"internal/cliflags", "runner/sandbox", "runner/scoring"},
-	"internal/mattoolstest": []string{"datasets"},
-	"results/check":         []string{"results", "datasets"},
-	"results/published":     []string{"results", "datasets", "datasets/qaaudit"},
-	"results/submission":    []string{"results", "results/check"},
-	"cmd/import-mattools":   []string{"results", "results/published", "datasets", "internal/cliflags"},
+	"datasets":            []string{},
+	"datasets/qaaudit":    []string{"datasets"},
+	"cmd/audit-qa":        []string{"datasets", "datasets/qaaudit", "results"},
+	"results":             []string{"internal/atomicfile"},
+	"results/stats":       []string{},
+	"internal/version":    []string{},
+	"internal/words":      []string{},
+	"internal/flock":      []string{},
+	"internal/jsonl":      []string{"internal/flock"},
+	"internal/atomicfile": []string{},
+	"internal/workpool":   []string{},
+	// The commands\' flag helpers (-data; the sandbox\'s flags and the scorer they
+	// open), under cmd/internal: only commands may import them.
+	"cmd/internal/cliflags":     []string{"datasets"},
+	"cmd/internal/sandboxflags": []string{"cmd/internal/cliflags", "sandbox", "runner/scoring"},
+	"internal/mattoolstest":     []string{"datasets"},
+	"results/check":             []string{"results", "datasets"},
+	"results/published":         []string{"results", "datasets", "datasets/qaaudit"},
+	"results/submission":        []string{"results", "results/check"},
+	"cmd/import-mattools":       []string{"results", "results/published", "datasets", "cmd/internal/cliflags"},
 
 	// The runner: plan → configurations × rounds → runs. Systems get their
 	// LLM client from the runner; scoring never calls an LLM.
-	"runner": []string{"datasets", "datasets/corpus", "datasets/qaaudit", "results", "internal/flock", "internal/words", "runner/graphrag", "runner/journal", "runner/llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems"},
+	"runner": []string{"datasets", "datasets/corpus", "datasets/qaaudit", "results", "internal/flock", "internal/words", "runner/graphrag", "runner/journal", "llm", "runner/plan", "runner/retrieval", "runner/scoring", "runner/systems"},
 	// The resumable journal, its shards and the re-execution commands'
 	// outcome journals: no model client, system or retrieval, so that
 	// rescore and validate-submission build without them.
-	"runner/journal":        []string{"datasets", "results", "internal/flock", "internal/version", "runner/scoring"},
-	"runner/plan":           []string{"datasets", "results"}, // datasets: the folder benchmarks it registers
-	"runner/systems":        []string{"datasets", "results", "runner/graphrag", "internal/pystr", "runner/llm", "runner/plan", "runner/retrieval"},
-	"runner/retrieval":      []string{"datasets/corpus", "internal/pystr", "runner/llm", "internal/atomicfile"},
-	"runner/graphrag":       []string{"results", "internal/jsonl", "internal/pystr", "runner/llm"},
-	"datasets/corpus":       []string{"internal/pystr", "internal/atomicfile"},
-	"runner/scoring":        []string{"datasets", "results", "internal/pystr", "runner/sandbox", "internal/workpool"},
-	"runner/llm":            []string{},
-	"runner/llm/llmtest":    []string{},
-	"runner/llm/replay":     []string{},
+	"runner/journal":   []string{"datasets", "results", "internal/flock", "internal/version", "runner/scoring"},
+	"runner/plan":      []string{"datasets", "results"}, // datasets: the folder benchmarks it registers
+	"runner/systems":   []string{"datasets", "results", "runner/graphrag", "internal/pystr", "llm", "runner/plan", "runner/retrieval"},
+	"runner/retrieval": []string{"datasets/corpus", "internal/pystr", "llm", "internal/atomicfile"},
+	"runner/graphrag":  []string{"results", "internal/jsonl", "internal/pystr", "llm"},
+	"datasets/corpus":  []string{"internal/pystr", "internal/atomicfile"},
+	"runner/scoring":   []string{"datasets", "results", "internal/pystr", "sandbox", "internal/workpool"},
+	// The OpenAI-compatible model client, a leaf on its own floor: the runner,
+	// synthesis and the audit use it, and it imports nothing of the runner.
+	"llm":                   []string{},
+	"llm/llmtest":           []string{},
+	"llm/replay":            []string{},
 	"internal/pystr":        []string{},
-	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "runner/sandbox", "runner/systems", "internal/cliflags"},
-	"cmd/replay-llm":        []string{"datasets", "runner/llm/replay", "internal/cliflags"},
-	"cmd/retrieval-quality": []string{"datasets", "datasets/corpus", "runner/retrieval", "internal/cliflags"},
+	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "sandbox", "runner/systems", "cmd/internal/cliflags"},
+	"cmd/replay-llm":        []string{"datasets", "llm/replay", "cmd/internal/cliflags"},
+	"cmd/retrieval-quality": []string{"datasets", "datasets/corpus", "runner/retrieval", "cmd/internal/cliflags"},
 
 	// The site: results files → aggregate → plots, content → hugo.
 	"site/paperonly": []string{"results"},
@@ -73,49 +77,50 @@ var allowed = map[string][]string{
 	// atomically), the byte manifests and the rebuild from a generator
 	// commit they were frozen from; it never makes pages.
 	"site/release":   []string{"datasets", "internal/atomicfile", "results"},
-	"cmd/build-site": []string{"datasets", "results", "site", "site/release", "internal/cliflags"},
+	"cmd/build-site": []string{"datasets", "results", "site", "site/release", "cmd/internal/cliflags"},
 
 	// A test fixture, imported only by the end-to-end tests (e2e/): runner
 	// runs of a fake model (results files, the contract), scored in the
 	// sandbox, for the site built from them. The site's own code and tests
 	// never import it, so site/ needs neither the runner nor the sandbox.
-	"e2e/fakerunner": []string{"datasets", "runner", "runner/docgen", "runner/graphrag/graphragtest", "runner/llm", "runner/llm/llmtest", "runner/plan", "runner/sandbox", "runner/scoring"},
+	"e2e/fakerunner": []string{"datasets", "runner", "runner/docgen", "runner/graphrag/graphragtest", "llm", "llm/llmtest", "runner/plan", "sandbox", "runner/scoring"},
 	// LightRAG's model as a test double (tests and the LightRAG comparison only).
-	"runner/graphrag/graphragtest": []string{"runner/llm/llmtest"},
+	"runner/graphrag/graphragtest": []string{"llm/llmtest"},
 	// The LightRAG 1.3.3 reference check: a test-only driver of the real package through the fake server.
 	"scripts/lightrag-check":       []string{},
 	"scripts/lightrag-check/o200k": []string{"scripts/lightrag-check"},
-	"scripts/lightrag-check/smoke": []string{"runner/graphrag/graphragtest", "runner/llm/llmtest", "scripts/lightrag-check"},
+	"scripts/lightrag-check/smoke": []string{"runner/graphrag/graphragtest", "llm/llmtest", "scripts/lightrag-check"},
 
-	// The sandbox is a leaf; scoring runs code only through it.
-	"runner/sandbox":             []string{},
-	"runner/sandbox/sandboxtest": []string{"runner/sandbox"},
+	// The sandbox is a leaf on its own floor (the runner's scoring, synthesis
+	// and the audit use it); scoring runs code only through it.
+	"sandbox":             []string{},
+	"sandbox/sandboxtest": []string{"sandbox"},
 	// The benchmark audit: references, controls and probes scored through scoring.
-	"cmd/audit":   []string{"datasets", "internal/version", "results", "runner/sandbox", "runner/scoring", "internal/cliflags", "internal/sandboxflags"},
-	"cmd/rescore": []string{"results/published", "results", "datasets", "runner/journal", "runner/sandbox", "runner/scoring", "internal/version", "internal/words", "internal/cliflags", "internal/sandboxflags", "internal/atomicfile"},
+	"cmd/audit":   []string{"datasets", "internal/version", "results", "sandbox", "runner/scoring", "cmd/internal/cliflags", "cmd/internal/sandboxflags"},
+	"cmd/rescore": []string{"results/published", "results", "datasets", "runner/journal", "sandbox", "runner/scoring", "internal/version", "internal/words", "cmd/internal/cliflags", "cmd/internal/sandboxflags", "internal/atomicfile"},
 
 	// Submissions by pull request: the validator re-executes
 	// submitted code through scoring and the sandbox.
 	// Both take -shard i/n and merge the shards' outcome journals through runner.
 	"cmd/make-submission":     []string{"results", "results/submission"},
-	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "runner/sandbox", "runner/scoring", "internal/cliflags", "internal/sandboxflags"},
+	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "sandbox", "runner/scoring", "cmd/internal/cliflags", "cmd/internal/sandboxflags"},
 
 	// LLM-written documentation: the generator of sources 3/4's text.
-	"runner/docgen": []string{"datasets/corpus", "internal/jsonl", "runner/llm", "internal/workpool"},
-	"cmd/gen-docs":  []string{"runner/docgen", "runner/llm", "datasets/corpus", "datasets", "internal/version", "internal/cliflags", "internal/atomicfile"},
+	"runner/docgen": []string{"datasets/corpus", "internal/jsonl", "llm", "internal/workpool"},
+	"cmd/gen-docs":  []string{"runner/docgen", "llm", "datasets/corpus", "datasets", "internal/version", "cmd/internal/cliflags", "internal/atomicfile"},
 
 	// make test's reporter of `go test -json`.
 	// Task synthesis from unit tests (MatTools' pipeline): splitter, triplet generation, checks.
-	"synth":          []string{"datasets/corpus", "internal/jsonl", "runner/llm", "runner/sandbox", "internal/atomicfile", "internal/workpool"},
-	"cmd/synthesize": []string{"datasets", "datasets/corpus", "internal/version", "runner/docgen", "runner/llm", "runner/sandbox", "synth", "synth/qasynth", "internal/cliflags"},
+	"synth":          []string{"datasets/corpus", "internal/jsonl", "llm", "sandbox", "internal/atomicfile", "internal/workpool"},
+	"cmd/synthesize": []string{"datasets", "datasets/corpus", "internal/version", "runner/docgen", "llm", "sandbox", "synth", "synth/qasynth", "cmd/internal/cliflags"},
 	// QA synthesis from LLM documentation (MatTools' two QA prompts), the QA audit as its filters.
-	"synth/qasynth":   []string{"datasets", "datasets/corpus", "datasets/qaaudit", "internal/jsonl", "internal/pystr", "runner/llm", "internal/atomicfile", "internal/workpool"},
-	"synth/synthtest": []string{"runner/llm/llmtest", "synth"}, // a scripted model, imported only by tests
+	"synth/qasynth":   []string{"datasets", "datasets/corpus", "datasets/qaaudit", "internal/jsonl", "internal/pystr", "llm", "internal/atomicfile", "internal/workpool"},
+	"synth/synthtest": []string{"llm/llmtest", "synth"}, // a scripted model, imported only by tests
 
 	"scripts/testreport": []string{},
 	// The shards' merge, the runner benchmark's programs, the Kubernetes manifests' module.
-	"cmd/merge":                       []string{"datasets", "runner", "runner/plan", "runner/systems", "internal/cliflags"},
-	"scripts/runner-bench/fakeserver": []string{"runner/llm/llmtest"},
+	"cmd/merge":                       []string{"datasets", "runner", "runner/plan", "runner/systems", "cmd/internal/cliflags"},
+	"scripts/runner-bench/fakeserver": []string{"llm/llmtest"},
 	"scripts/runner-bench/genqa":      []string{"results"},
 	"scripts/site-scale/gen":          []string{"results", "results/check"},
 	"scripts/site-scale/loadagg":      []string{"results", "results/check", "site", "site/aggregate"},
@@ -124,7 +129,7 @@ var allowed = map[string][]string{
 	"deploy/kubernetes/render":        []string{},
 	"scripts/shards-local/compare":    []string{"results"},
 	// The warm-worker benchmark (cold vs warm vs the compute bound).
-	"scripts/warm-bench": []string{"datasets", "results", "results/published", "runner/sandbox", "runner/scoring"},
+	"scripts/warm-bench": []string{"datasets", "results", "results/published", "sandbox", "runner/scoring"},
 }
 
 // TestDependencyGraph fails on any import between project packages that
@@ -189,8 +194,8 @@ func TestDependencyGraph(t *testing.T) {
 // the packages none of them may reach, directly or through another
 // project package: they score in the sandbox and never call a model.
 var noModelClient = map[string][]string{
-	"cmd/rescore":             {"runner", "runner/llm", "runner/systems", "runner/graphrag", "runner/retrieval"},
-	"cmd/validate-submission": {"runner", "runner/llm", "runner/systems", "runner/graphrag", "runner/retrieval"},
+	"cmd/rescore":             {"runner", "llm", "runner/systems", "runner/graphrag", "runner/retrieval"},
+	"cmd/validate-submission": {"runner", "llm", "runner/systems", "runner/graphrag", "runner/retrieval"},
 }
 
 // TestReexecutionNeedsNoModelClient follows the picture's allowed imports

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/journal"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 )
 
 // The journal's last batch fails to be written (a full disk) while every

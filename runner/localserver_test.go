@@ -15,14 +15,14 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/results"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 )
 
 // contextRefusal is llama-cpp-python 0.3.36's body of a prompt past n_ctx
-// (runner/llm/testdata/wire/llama-cpp-python).
+// (llm/testdata/wire/llama-cpp-python).
 var contextRefusal = []byte(`{"error":{"message":"This model's maximum context length is 2048 tokens. However, you requested 2690 tokens (2434 in the messages, 256 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`)
 
 func TestContextLengthRefusalIsTheQuestionsOutcome(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm"
 )
 
 // TestNothingAnsweringEndpointFailsTheRunWithOneLine: a run whose

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/replay"
+	"github.com/mattools-leaderboard/leaderboard/llm/replay"
 )
 
 var gptModels = []string{"gpt-3.5-turbo-0125", "gpt-4o-mini-2024-07-18", "gpt-4o-2024-08-06"}

@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )

@@ -1,6 +1,6 @@
 // Package runner executes a run plan: it expands the plan (runner/plan) into
 // configurations × rounds, asks each question to the configured system
-// (runner/systems) through an OpenAI-compatible client (runner/llm), scores
+// (runner/systems) through an OpenAI-compatible client (llm), scores
 // the answers (QA: runner/scoring; tool usage: a Scorer, which runs the code
 // in a sandbox and yields the verdicts of every scoring protocol at once)
 // and writes one results file per run (results format v2, provenance
@@ -45,9 +45,9 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/datasets/qaaudit"
+	"github.com/mattools-leaderboard/leaderboard/llm"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/journal"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"

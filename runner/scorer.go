@@ -18,7 +18,7 @@ const ProtocolUnscored = "unscored"
 // Scorer scores generated code of the tool-usage benchmark under every
 // protocol of runner/scoring at once (mattools-v1 and mattools-v1-strict
 // from one execution): *scoring.Scorer, running the code in a sandbox of
-// runner/sandbox, or a fake in tests. The runner calls Score once per
+// sandbox, or a fake in tests. The runner calls Score once per
 // question, right after generation, possibly from several goroutines at
 // once; it journals the outcome with the answer and writes one run per
 // protocol the plan asks for, each row filled by scoring.Scored.FillRow,

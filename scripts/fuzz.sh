@@ -16,7 +16,7 @@ targets="
 ./results:FuzzValidate
 ./runner/plan:FuzzParse
 ./runner/systems:FuzzExtractCode
-./runner/llm:FuzzCompleteResponse
+./llm:FuzzCompleteResponse
 ./internal/pystr:FuzzStrip
 ./internal/pystr:FuzzFormat
 ./results/published:FuzzReadGenerations

@@ -1,4 +1,4 @@
-# Check (b) of a synthesised triplet, run inside the sandbox (runner/sandbox)
+# Check (b) of a synthesised triplet, run inside the sandbox (sandbox)
 # by synth.CheckExecution. /sbx/triplet.json gives the verification code
 # (MatTools' new_unit_test) and its function name, the property names, the
 # reference solution and its function name (or null), and the test module

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 //go:embed check_b.py

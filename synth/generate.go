@@ -15,7 +15,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
 	"github.com/mattools-leaderboard/leaderboard/internal/jsonl"
 	"github.com/mattools-leaderboard/leaderboard/internal/workpool"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm"
 )
 
 // JournalVersion is the "journal" value of a synthesis journal's header.

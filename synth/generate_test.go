@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 // fakePromptsRoot writes a data root holding the four synthesis prompt

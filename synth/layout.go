@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 // ReviewVersion is the "review" value of a review.json.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 // Upstream's pipeline files, relative to the data root.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 func openSandbox(t *testing.T, dataDirs ...string) sandbox.Sandbox {

@@ -49,13 +49,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/cmd/internal/cliflags"
+	"github.com/mattools-leaderboard/leaderboard/cmd/internal/sandboxflags"
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
-	"github.com/mattools-leaderboard/leaderboard/internal/sandboxflags"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/results"
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 // Exit codes.

@@ -28,13 +28,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/cmd/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
 	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
-	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
+	"github.com/mattools-leaderboard/leaderboard/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/docgen"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
 func main() {

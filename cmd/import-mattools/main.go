@@ -26,8 +26,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/cmd/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
 )

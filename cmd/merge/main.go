@@ -28,8 +28,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/mattools-leaderboard/leaderboard/cmd/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"

@@ -30,9 +30,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/cmd/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/replay"
+	"github.com/mattools-leaderboard/leaderboard/llm/replay"
 )
 
 func main() {

@@ -37,10 +37,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/cmd/internal/cliflags"
+	"github.com/mattools-leaderboard/leaderboard/cmd/internal/sandboxflags"
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/atomicfile"
-	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
-	"github.com/mattools-leaderboard/leaderboard/internal/sandboxflags"
 	"github.com/mattools-leaderboard/leaderboard/internal/version"
 	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"

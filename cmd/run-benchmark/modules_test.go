@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/results"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 )
 
 // TestFolderBenchmarkModules: datasets/testdata/folder-benchmark-modules's

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 const displayName = "Fake Model 7B (display)"

@@ -1,6 +1,6 @@
 // Package fakerunner produces, through this project's real runner
 // (runner.Run) and its real sandbox scoring (runner/scoring on
-// runner/sandbox), the results files of a fake model, Model, that answers
+// sandbox), the results files of a fake model, Model, that answers
 // every tool-usage question with a syntactically valid Python function
 // returning a dict of the question's property names, each mapped to None.
 //
@@ -9,7 +9,7 @@
 // leaderboard ranked by task success rate must put it below GPT-4o although
 // its function runnable rate is 100.
 //
-// The model is served by runner/llm/llmtest, a loopback OpenAI-compatible
+// The model is served by llm/llmtest, a loopback OpenAI-compatible
 // server on 127.0.0.1; the runner asks it every question of the benchmark
 // (single-llm system, rounds 1–3) and scores each answer under
 // mattools-v1 and mattools-v1-strict: 6 results files. The answers are the
@@ -41,14 +41,14 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/docgen"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag/graphragtest"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 // The fake model as the runs record it. Model is not in results/models.csv:

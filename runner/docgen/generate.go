@@ -18,7 +18,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
 	"github.com/mattools-leaderboard/leaderboard/internal/jsonl"
 	"github.com/mattools-leaderboard/leaderboard/internal/workpool"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm"
 )
 
 // PromptTemplate is the prompt (prompt.txt), sent as the one user message

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm"
 )
 
 // LightRAG 1.3.3's defaults (docs/graphrag.md §5; lightrag.py line numbers there).

@@ -148,6 +148,6 @@
 //     punctuation rules beyond normalize_extracted_info (which is
 //     reproduced).
 //
-// This package imports runner/llm (the client types), internal/pystr
+// This package imports llm (the client types), internal/pystr
 // (Python's str.format, strip and repr) and results (atomic file writes).
 package graphrag

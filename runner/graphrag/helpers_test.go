@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 // DataDir returns LightRAG's prompt directory named by LIGHTRAG_DATA. When

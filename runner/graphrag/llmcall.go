@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm"
 )
 
 // LLM is the chat model: *llm.Client satisfies it. This package never sets

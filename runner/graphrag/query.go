@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm"
 )
 
 // Query modes (docs/graphrag.md §3.1; base.py:38).

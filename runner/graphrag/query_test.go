@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/context")

@@ -212,7 +212,7 @@ type ToolUsage struct {
 	BenchmarkVersion string `toml:"benchmark_version"`
 }
 
-// Sandbox configures where generated code runs (runner/sandbox).
+// Sandbox configures where generated code runs (sandbox).
 type Sandbox struct {
 	// Backend is "auto" (the default: local, else docker, else an error;
 	// never unsandboxed), "local" (bubblewrap) or "docker".
@@ -225,7 +225,7 @@ type Sandbox struct {
 	Slots int `toml:"slots"`
 }
 
-// Sandbox backends a plan may name (runner/sandbox).
+// Sandbox backends a plan may name (sandbox).
 var SandboxBackends = []string{"auto", "local", "docker"}
 
 // DefaultSandboxTimeout is the default wall-clock limit of one execution:

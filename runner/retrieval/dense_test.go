@@ -20,8 +20,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets/corpus"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 // denseCorpus has 17 chunks over a small vocabulary; chunks 5 and 11 are

@@ -2,11 +2,11 @@
 // returns the top-k chunks of one corpus (datasets/corpus: retrieval
 // sources 1–4) for a query, by BM25 ("bm25", embedded, no server and no
 // key) or by embedding similarity ("embedding", vectors from any
-// OpenAI-compatible /v1/embeddings endpoint through runner/llm).
+// OpenAI-compatible /v1/embeddings endpoint through llm).
 //
 // It sits between the corpora and the systems: runner/systems get a
 // Retriever through their Env. Among project packages it imports only
-// runner/llm and datasets/corpus.
+// llm and datasets/corpus.
 //
 // # BM25: own implementation, not bleve
 //

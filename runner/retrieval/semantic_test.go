@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 // TestPercentile checks numpy.percentile(values, q) (method "linear");

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 // Environment is where scored code ran, as every scored run records it

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 // TestExecute runs drafts through the sandbox as the self-reflection loop

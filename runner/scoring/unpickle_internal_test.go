@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 // TestVerifyRefusesCraftedPickles: the verification sandbox loads the parsed

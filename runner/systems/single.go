@@ -6,8 +6,8 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
+	"github.com/mattools-leaderboard/leaderboard/llm"
 	"github.com/mattools-leaderboard/leaderboard/results"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
 )
 
 func init() { Register(Registration{Name: results.SystemSingleLLM, New: newSingleLLM}) }

@@ -2,7 +2,7 @@
 """Run the real LightRAG (lightrag-hku 1.3.3) against an OpenAI-compatible server and dump what it built.
 
 The reference side of the Go re-implementation (runner/graphrag; docs/graphrag.md): both
-systems are driven by the same fake server (runner/llm/llmtest) and their outputs are compared.
+systems are driven by the same fake server (llm/llmtest) and their outputs are compared.
 
 What it does, in order:
   1. Makes sure PYTHONHASHSEED is --hash-seed (re-executes itself if not): LightRAG processes pending documents

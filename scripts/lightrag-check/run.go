@@ -1,6 +1,6 @@
 // Package lightragcheck is the reference side of the LightRAG comparison: it runs the real lightrag-hku
 // 1.3.3 (drive.py, in the venv of requirements.txt) against the project's fake OpenAI-compatible server
-// (runner/llm/llmtest) answering with runner/graphrag/graphragtest.Responder, so that the Go
+// (llm/llmtest) answering with runner/graphrag/graphragtest.Responder, so that the Go
 // re-implementation (runner/graphrag) can be driven by the same server and its chunks, graph, vectors,
 // contexts and answers compared with LightRAG's.
 //

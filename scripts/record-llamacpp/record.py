@@ -13,7 +13,7 @@ An embeddings body is kept small: every vector is cut to its first KEEP_DIMS
 numbers and the body re-serialized compactly ("trimmed" says so); other bodies
 are verbatim.
 
-runner/llm's wire test (wire_test.go) replays them through the fake server.
+llm's wire test (wire_test.go) replays them through the fake server.
 Standard library only.
 
 Usage: record.py BASE_URL MODEL OUT_DIR SET   (SET: "chat", "pooled" or "unpooled")

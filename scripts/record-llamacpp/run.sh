@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make record-llamacpp: record llama-cpp-python's OpenAI-compatible wire
-# format into runner/llm/testdata/wire/llama-cpp-python (docs/runner.md,
+# format into llm/testdata/wire/llama-cpp-python (docs/runner.md,
 # "Local servers"). Heavy, not part of make test:
 #   1-2. the pinned llama-cpp-python venv and the SmolLM2-135M GGUF (scripts/llamacpp-env.sh);
 #   3. the server (serve.py: llama_cpp.server without AMX repacking) on 127.0.0.1 three times: chat, mean-pooled embeddings, and
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 VENV=${VENV:-build/llamacpp-venv}
 DIR=build/llamacpp
-OUT=${OUT:-runner/llm/testdata/wire/llama-cpp-python}
+OUT=${OUT:-llm/testdata/wire/llama-cpp-python}
 PORT=${PORT:-18431}
 GGUF=$DIR/SmolLM2-135M-Instruct.Q4_1.gguf
 t0=$(date +%s)

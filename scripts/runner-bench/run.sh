@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runner vs a minimal Go HTTP client (issue 17): N chat completions (default
 # 20,000) at concurrency C (default 64) against the project's fake
-# OpenAI-compatible server (runner/llm/llmtest, in a process of its own on
+# OpenAI-compatible server (llm/llmtest, in a process of its own on
 # 127.0.0.1, restarted for every measurement), each measured with
 # /usr/bin/time: wall, CPU (user + sys) and peak RSS, then the ratios
 # runner / minimal. The runner runs a QA plan of N synthetic questions

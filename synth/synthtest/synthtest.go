@@ -1,7 +1,7 @@
 // Package synthtest is a scripted model for tests of the synthesis
 // pipeline (package synth): an answer set that answers MatTools' three
 // synthesis prompts and the reference prompt for real unit tests, served
-// through runner/llm/llmtest.
+// through llm/llmtest.
 package synthtest
 
 import (
@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/synth"
 )
 

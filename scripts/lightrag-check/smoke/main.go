@@ -25,8 +25,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag/graphragtest"
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
 	lightragcheck "github.com/mattools-leaderboard/leaderboard/scripts/lightrag-check"
 )
 

@@ -1,5 +1,5 @@
 // Command fakeserver serves the project's fake OpenAI-compatible endpoint
-// (runner/llm/llmtest) in a process of its own, on 127.0.0.1, for
+// (llm/llmtest) in a process of its own, on 127.0.0.1, for
 // scripts/runner-bench and scripts/shards-local.sh: every chat request is
 // answered "<answer>A</answer>" (or -qa-answer's text) with fixed token counts, or, with -code, a
 // tool-usage question (its prompt asks for <code> tags) with a function
@@ -15,7 +15,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 func main() {

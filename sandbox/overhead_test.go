@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 // BenchmarkPerTaskOverhead measures one sandboxed execution of a program
@@ -13,7 +13,7 @@ import (
 // pass), with the data folder mounted whole and with a task's private
 // copy of one data file: the sandbox's own cost per task (bubblewrap, the
 // slot uid, limits, cgroups, seccomp, the data copy). Run with
-// `go test -run ^$ -bench PerTaskOverhead ./runner/sandbox/` (root, the
+// `go test -run ^$ -bench PerTaskOverhead ./sandbox/` (root, the
 // pinned Python environment installed).
 func BenchmarkPerTaskOverhead(b *testing.B) {
 	sb, err := sandbox.Open(context.Background(), "local", sandbox.Options{Slots: 1, Python: "/opt/mattools-sandbox"})

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 // peakRSS returns the process's peak resident set size (VmHWM), in bytes.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 // dataDir makes a folder a slot uid can read, with one file.

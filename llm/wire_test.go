@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 // wireExchange is one recorded exchange, as record.py writes it.

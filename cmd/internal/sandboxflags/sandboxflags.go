@@ -10,9 +10,9 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/mattools-leaderboard/leaderboard/internal/cliflags"
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/cmd/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 // PythonEnvVar names the sandbox's Python environment when set; else

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 // dialCounting returns an HTTP client that dials anew for every request

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 func TestPerTokenEmbeddingsAreAnErrorNamingThePoolingSetting(t *testing.T) {

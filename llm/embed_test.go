@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 )
 
 func embedClient(t *testing.T, srv *llmtest.Server, cfg Config) *Client {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox/sandboxtest"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/sandbox/sandboxtest"
 )
 
 // openOrSkip opens a backend; when it is unavailable the test is skipped

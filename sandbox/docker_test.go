@@ -21,7 +21,7 @@ import (
 
 	"github.com/moby/moby/api/pkg/stdcopy"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/sandbox"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
 // fakeEngine is a Docker Engine API served on a unix socket: enough of

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mattools-leaderboard/leaderboard/runner/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm"
 )
 
 // writeBatch writes a two-request batch for model m whose answers name the round.

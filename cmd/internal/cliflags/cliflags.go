@@ -1,7 +1,7 @@
 // Package cliflags registers the command-line flags that several of this
 // project's commands share, so that they are named, defaulted and described
 // alike: the MatTools data root (-data). The sandbox's flags are in
-// internal/sandboxflags, so that commands that execute nothing do not
+// cmd/internal/sandboxflags, so that commands that execute nothing do not
 // link the sandbox.
 package cliflags
 
