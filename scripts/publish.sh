@@ -19,9 +19,9 @@
 # #anchor, a missing search index, or a budget exceeded.
 #
 # PAGE_BUDGET (default 500KB) and TOTAL_BUDGET (default 1GB: what GitHub Pages allows a site) are the budgets;
-# ALLOW_HEAVY=1 reports pages over the page budget without failing (the total budget always fails);
-# ALLOW_BROKEN_IN=v1.0,v1.1 reports the broken links on those editions' pages (frozen releases, which cannot
-# change) without failing. GO: the go command (default go).
+# ALLOW_HEAVY=1 reports pages over the page budget without failing (the total budget always fails).
+#
+# GO: the go command (default go).
 # Exit status: 0 when the site is built and passes, 1 when a step fails, 2 on a usage error.
 set -euo pipefail
 
@@ -74,5 +74,4 @@ node tools/pagefind/index.mjs "$out"
 echo "$prog: check-site $out (base $base)"
 flags=(-base-url "$base" -search -page-budget "${PAGE_BUDGET:-500KB}" -total-budget "${TOTAL_BUDGET:-1GB}")
 [ "${ALLOW_HEAVY:-0}" = 1 ] && flags+=(-allow-heavy)
-[ -n "${ALLOW_BROKEN_IN:-}" ] && flags+=(-allow-broken-in "$ALLOW_BROKEN_IN")
 "$GO" run ./cmd/check-site "${flags[@]}" "$out"

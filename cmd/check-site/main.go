@@ -33,7 +33,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	totalBudget := byteFlag(fl, "total-budget", sitecheck.DefaultTotalBudget, "the most the whole site may weigh (as -page-budget); -1: no budget")
 	search := fl.Bool("search", false, "require the search index ("+sitecheck.SearchIndexDir+"/pagefind.js, pagefind-ui.js, pagefind-entry.json)")
 	allowHeavy := fl.Bool("allow-heavy", false, "report pages over the page budget without failing (the total budget still fails)")
-	allowBroken := fl.String("allow-broken-in", "", "comma-separated editions (e.g. v1.0,v1.1: frozen releases, whose pages cannot change) whose broken links are reported without failing")
 	list := fl.Int("list", 20, "broken links listed per kind (missing file, missing anchor); -1: all")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: check-site [flags] DIR")
@@ -56,13 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "check-site:", err)
 		return 1
 	}
-	tolerated := map[string]bool{}
-	for _, e := range strings.Split(*allowBroken, ",") {
-		if e = strings.Trim(strings.TrimSpace(e), "/"); e != "" {
-			tolerated[e] = true
-		}
-	}
-	failed := print(stdout, dir, *base, r, *list, *allowHeavy, tolerated)
+	failed := print(stdout, dir, *base, r, *list, *allowHeavy)
 	if failed {
 		return 1
 	}
@@ -71,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // print writes the report and says whether it fails the check.
 // Broken links on pages of the editions in tolerated are reported without failing.
-func print(w io.Writer, dir, base string, r *sitecheck.Report, list int, allowHeavy bool, tolerated map[string]bool) (failed bool) {
+func print(w io.Writer, dir, base string, r *sitecheck.Report, list int, allowHeavy bool) (failed bool) {
 	fmt.Fprintf(w, "site %s (base %s): %d pages, %d files, %s\n", dir, base, r.Pages, r.Files, size(r.Bytes))
 	for _, g := range r.Groups {
 		name := g.Name
@@ -136,18 +129,7 @@ func print(w io.Writer, dir, base string, r *sitecheck.Report, list int, allowHe
 		}
 	}
 	if len(r.Broken) > 0 {
-		n := 0
-		for _, b := range r.Broken {
-			if top, _, _ := strings.Cut(b.Page, "/"); tolerated[top] {
-				n++
-			}
-		}
-		if n > 0 {
-			fmt.Fprintf(w, "%d of the broken links are on pages of editions allowed to have them (-allow-broken-in): reported only\n", n)
-		}
-		if n < len(r.Broken) {
-			failed = true
-		}
+		failed = true // every edition is rendered by the running code: a broken link anywhere is fixable
 	}
 	if failed {
 		fmt.Fprintln(w, "check-site: FAILED")
