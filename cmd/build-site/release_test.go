@@ -352,3 +352,89 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// TestRecordErratumAcceptsAReviewedCorrection: a release whose pages show a
+// number other than its manifest's fails the build naming it; -record-erratum
+// refuses an erratum errata.json does not describe, then records the
+// difference once described; the next build passes and the release's home
+// page lists the erratum, its banner the count, and it publishes the errata
+// file.
+func TestRecordErratumAcceptsAReviewedCorrection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds sites with Hugo; skipped with -short")
+	}
+	repo := snapshotRepo(t)
+	dir := t.TempDir()
+	resultsDir := filepath.Join(dir, "results")
+	if _, err := sitetest.WriteRuns(resultsDir); err != nil {
+		t.Fatal(err)
+	}
+	data := mattoolstest.NewRoot(t).Dir
+	out := filepath.Join(dir, "public")
+	build := []string{"-results", resultsDir, "-out", out, "-work", filepath.Join(dir, "work"), "-data", data, "-repo", repo,
+		"-submissions", filepath.Join(dir, "none"), "-verified", filepath.Join(dir, "none")}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), append([]string{"-cut-release", "v1.0", "-date", "2026-12-10", "-title", "fixture"}, build...), &stdout, &stderr); code != exitOK {
+		t.Fatalf("cut: exit %d\n%s", code, stderr.String())
+	}
+	commitAll(t, repo, "release v1.0")
+
+	// The manifest says the release showed 12.3456 where the running code shows another mean.
+	manifest := release.NumbersPath(repo, "v1.0")
+	lines := strings.Split(readFile(t, manifest), "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, ",mean,") })
+	if i < 0 {
+		t.Fatalf("%s has no mean", manifest)
+	}
+	shown := lines[i][strings.LastIndex(lines[i], ",")+1:]
+	lines[i] = lines[i][:strings.LastIndex(lines[i], ",")+1] + "12.3456"
+	if err := os.WriteFile(manifest, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The command's release list is the one compiled in (site/releases.json is
+	// embedded): the builds below are given the snapshot's.
+	bench, err := datasets.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := release.Parse([]byte(readFile(t, filepath.Join(repo, release.File))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buildSite := func(erratum string) error {
+		_, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, Benchmark: bench, RepoRoot: repo, OutDir: out,
+			WorkDir: filepath.Join(dir, "work"), Releases: rs, Frozen: true, RecordErratum: erratum})
+		return err
+	}
+	if err := buildSite(""); err == nil || !strings.Contains(err.Error(), "release v1.0: 1 numbers differ") ||
+		!strings.Contains(err.Error(), "field mean: frozen 12.3456, shown "+shown) {
+		t.Fatalf("a changed number: %v; want an error naming the release, the field and both values", err)
+	}
+	stderr.Reset()
+	if code := run(context.Background(), append([]string{"-record-erratum", "fix"}, build...), &stdout, &stderr); code != exitUsage ||
+		!strings.Contains(stderr.String(), "not described in "+release.ErrataFile) {
+		t.Fatalf("an undescribed erratum: exit %d, stderr %q", code, stderr.String())
+	}
+	if err := os.WriteFile(filepath.Join(repo, release.ErrataFile), []byte(`{"errata": [{"id": "fix", "date": "2026-12-11",
+		"commit": "030392e335dcf64716837071fdb91013c75dd1f3", "text": "A reviewed correction of the fixture."}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := buildSite("fix"); err != nil {
+		t.Fatalf("recording erratum fix: %v", err)
+	}
+	if got := strings.Count(readFile(t, release.ErrataPath(repo, "v1.0")), "\n"); got != 2 {
+		t.Errorf("%s has %d lines, want the header and one correction", release.ErrataPath(repo, "v1.0"), got)
+	}
+	if err := buildSite(""); err != nil {
+		t.Fatalf("build after the erratum: %v", err)
+	}
+	home := readFile(t, filepath.Join(out, "v1.0", "index.html"))
+	for _, want := range []string{`id="erratum-fix"`, "A reviewed correction of the fixture.", "1 number corrected since it was cut"} {
+		if !strings.Contains(home, want) {
+			t.Errorf("v1.0's home page does not say %q", want)
+		}
+	}
+	if csv := readFile(t, filepath.Join(out, "v1.0", "downloads", "errata.csv")); !strings.Contains(csv, ",12.3456,"+shown) {
+		t.Errorf("v1.0's downloads/errata.csv: %q", csv)
+	}
+}
