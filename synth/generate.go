@@ -128,34 +128,26 @@ func Generate(ctx context.Context, tests []Test, p *Prompts, client *llm.Client,
 		seen[t.ID] = true
 	}
 	model := client.Model()
-	done, jf, err := openJournal(opts.Journal, journalHeader{JournalVersion, model, opts.Endpoint, p.Files})
+	j, err := jsonl.OpenJournal(opts.Journal, journalHeader{JournalVersion, model, opts.Endpoint, p.Files}, journalSpec)
 	if err != nil {
 		return nil, err
 	}
-	defer jf.Close()
+	defer j.Close()
 	res := &Result{Tests: len(tests), Calls: len(Steps) * len(tests)}
 	bar := workpool.Bar(opts.Progress, res.Calls, "calls")
 	var (
 		mu      sync.Mutex
-		jerr    error
 		lastErr error
 	)
 	triplets := make([]*Triplet, len(tests))
-	stop := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return jerr != nil
-	}
-	workpool.Run(ctx, opts.Concurrency, len(tests), stop, func(i int) {
+	workpool.Run(ctx, opts.Concurrency, len(tests), func() bool { return j.Err() != nil }, func(i int) {
 		t := tests[i]
 		tr := &Triplet{ID: t.ID, Test: t.Name}
 		ok := true
 		for _, step := range Steps {
 			msgs := p.Messages(step, t, tr.PropertiesJSON, tr.Question)
 			fp := Fingerprint(model, msgs)
-			mu.Lock()
-			l, have := done[t.ID+"\x00"+step]
-			mu.Unlock()
+			l, have := j.Get(t.ID + "\x00" + step)
 			if have && l.Fingerprint == fp {
 				mu.Lock()
 				res.Resumed++
@@ -185,15 +177,10 @@ func Generate(ctx context.Context, tests []Test, p *Prompts, client *llm.Client,
 				res.CompletionTokens += comp.CompletionTokens
 				l = JournalLine{ID: t.ID, Step: step, Fingerprint: fp, Answer: comp.Content,
 					PromptTokens: comp.PromptTokens, CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
-				if jerr == nil {
-					if jerr = appendLine(jf, l); jerr == nil {
-						done[t.ID+"\x00"+step] = l
-					}
-				}
+				stop := j.Add(l) != nil
 				if bar != nil {
 					bar.Add(1)
 				}
-				stop := jerr != nil
 				mu.Unlock()
 				if stop {
 					ok = false
@@ -226,11 +213,8 @@ func Generate(ctx context.Context, tests []Test, p *Prompts, client *llm.Client,
 		}
 	}
 	res.Wall = time.Since(start)
-	if jerr != nil {
-		return res, fmt.Errorf("synth: journal %s: %w", opts.Journal, jerr)
-	}
-	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("synth: stopped with %d of %d tests finished (journal %s; run again to resume): %w", len(res.Triplets), len(tests), opts.Journal, err)
+	if err := j.Stopped(ctx, len(res.Triplets), len(tests), "tests"); err != nil {
+		return res, err
 	}
 	if res.Failed > 0 {
 		return res, fmt.Errorf("synth: %d of %d calls failed (last: %v); run again to ask them again", res.Failed, res.Requested, lastErr)
@@ -238,46 +222,22 @@ func Generate(ctx context.Context, tests []Test, p *Prompts, client *llm.Client,
 	return res, nil
 }
 
-// openJournal reads (or creates) the journal, returns its finished steps
-// by id NUL step, and the file open for appending. A torn last line (a
-// crash while writing) is dropped; any other bad line is an error naming
-// the line.
-func openJournal(p string, want journalHeader) (map[string]JournalLine, *jsonl.File, error) {
-	done := map[string]JournalLine{}
-	wantJSON, _ := json.Marshal(want)
-	f, err := jsonl.Open(p, want, func(raw []byte) error {
-		var h journalHeader
-		if err := json.Unmarshal(raw, &h); err != nil || h.Journal == "" {
-			return fmt.Errorf("the first line is not a synthesis journal header")
+// journalSpec is the synthesis journal: its finished steps by id NUL
+// step.
+var journalSpec = jsonl.Spec[journalHeader, JournalLine]{
+	Program: "synth", Kind: "synthesis", Version: JournalVersion,
+	Key: func(l JournalLine) string {
+		if l.ID == "" || l.Step == "" {
+			return ""
 		}
-		if h.Journal != JournalVersion {
-			return fmt.Errorf("version %q, want %q", h.Journal, JournalVersion)
-		}
-		if got, _ := json.Marshal(h); !bytes.Equal(got, wantJSON) {
-			return fmt.Errorf("was written for model %q at %q with prompts %v; this run uses model %q at %q with prompts %v: refusing to mix them (use another -journal, or delete it to start over)",
-				h.Model, h.Endpoint, h.Prompts, want.Model, want.Endpoint, want.Prompts)
-		}
-		return nil
-	}, func(n int, raw []byte) error {
-		var l JournalLine
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil || l.ID == "" || l.Step == "" {
-			return fmt.Errorf("line %d is not a journal line", n)
-		}
-		done[l.ID+"\x00"+l.Step] = l
-		return nil
-	})
-	if errors.Is(err, jsonl.ErrInUse) {
-		return nil, nil, fmt.Errorf("synth: journal %s: %v: one synthesis per journal", p, err)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("synth: journal %w", err)
-	}
-	return done, f, nil
+		return l.ID + "\x00" + l.Step
+	},
+	Mismatch: func(h, want journalHeader) string {
+		return fmt.Sprintf("was written for model %q at %q with prompts %v; this run uses model %q at %q with prompts %v: refusing to mix them (use another -journal, or delete it to start over)",
+			h.Model, h.Endpoint, h.Prompts, want.Model, want.Endpoint, want.Prompts)
+	},
+	InUse: "one synthesis per journal",
 }
-
-func appendLine(f *jsonl.File, l JournalLine) error { return f.Append(l) }
 
 // WriteTriplets writes the triplets as an indented JSON list (Triplet's
 // fields: upstream's three plus id, test and reference_solution) to path,

@@ -4,7 +4,10 @@
 // line per finished item, each written and fsynced before the item counts
 // as done. The file is locked exclusively (internal/flock) while it is
 // open, so two processes never write one journal, and a line cut short by
-// a crash is dropped when it is opened again.
+// a crash is dropped when it is opened again. File is the file; Journal
+// (OpenJournal) is the one journal of those three jobs on top of it: the
+// header's version and settings checked, each line's key, its finished
+// lines by key, and the first write error kept.
 package jsonl
 
 import (

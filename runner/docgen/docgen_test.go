@@ -268,21 +268,21 @@ func TestPromptHash(t *testing.T) {
 // against another endpoint (or answer cap) is refused.
 func TestJournalIsLockedAndNamesItsEndpoint(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "j.jsonl")
-	_, f, err := openJournal(p, "m", "http://127.0.0.1:1/v1", 100)
+	f, err := openJournal(p, "m", "http://127.0.0.1:1/v1", 100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := openJournal(p, "m", "http://127.0.0.1:1/v1", 100); err == nil || !strings.Contains(err.Error(), "in use by another process") {
+	if _, err := openJournal(p, "m", "http://127.0.0.1:1/v1", 100); err == nil || !strings.Contains(err.Error(), "in use by another process") {
 		t.Errorf("second open while locked: %v", err)
 	}
 	f.Close()
-	if _, _, err := openJournal(p, "m", "http://127.0.0.1:2/v1", 100); err == nil || !strings.Contains(err.Error(), "refusing to mix them") {
+	if _, err := openJournal(p, "m", "http://127.0.0.1:2/v1", 100); err == nil || !strings.Contains(err.Error(), "refusing to mix them") {
 		t.Errorf("another endpoint: %v", err)
 	}
-	if _, _, err := openJournal(p, "m", "http://127.0.0.1:1/v1", 200); err == nil || !strings.Contains(err.Error(), "refusing to mix them") {
+	if _, err := openJournal(p, "m", "http://127.0.0.1:1/v1", 200); err == nil || !strings.Contains(err.Error(), "refusing to mix them") {
 		t.Errorf("another answer cap: %v", err)
 	}
-	_, f, err = openJournal(p, "m", "http://127.0.0.1:1/v1", 100)
+	f, err = openJournal(p, "m", "http://127.0.0.1:1/v1", 100)
 	if err != nil {
 		t.Fatalf("the same settings after the first closed: %v", err)
 	}

@@ -1,12 +1,10 @@
 package docgen
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -197,32 +195,26 @@ func Generate(ctx context.Context, objects []Object, client *llm.Client, opts Op
 		}
 		byID[objects[i].ID] = &objects[i]
 	}
-	done, jf, err := openJournal(opts.Journal, model, opts.Endpoint, opts.MaxAnswerBytes)
+	j, err := openJournal(opts.Journal, model, opts.Endpoint, opts.MaxAnswerBytes)
 	if err != nil {
 		return nil, err
 	}
-	defer jf.Close()
+	defer j.Close()
 	var todo []int
 	for i, o := range objects {
-		if l, ok := done[o.ID]; ok && l.Fingerprint == Fingerprint(model, Prompt(o, byID)) {
+		if l, ok := j.Get(o.ID); ok && l.Fingerprint == Fingerprint(model, Prompt(o, byID)) {
 			res.Resumed++
 			continue
 		}
-		delete(done, o.ID)
+		j.Forget(o.ID)
 		todo = append(todo, i)
 	}
 	bar := workpool.Bar(opts.Progress, len(todo), "documents")
 	var (
 		mu      sync.Mutex
-		jerr    error
 		lastErr error
 	)
-	stop := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return jerr != nil
-	}
-	workpool.Run(ctx, opts.Concurrency, len(todo), stop, func(k int) {
+	workpool.Run(ctx, opts.Concurrency, len(todo), func() bool { return j.Err() != nil }, func(k int) {
 		i := todo[k]
 		o := objects[i]
 		prompt := Prompt(o, byID)
@@ -243,11 +235,7 @@ func Generate(ctx context.Context, objects []Object, client *llm.Client, opts Op
 		l := JournalLine{ID: o.ID, Fingerprint: Fingerprint(model, prompt), PromptTokens: comp.PromptTokens,
 			CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
 		l.Doc, l.Flag, l.AnswerBytes = capAnswer(comp.Content, opts.MaxAnswerBytes)
-		if jerr == nil {
-			if jerr = appendLine(jf, l); jerr == nil {
-				done[o.ID] = l
-			}
-		}
+		j.Add(l) // its error stops the run (j.Err)
 		if bar != nil {
 			bar.Add(1)
 		}
@@ -257,14 +245,11 @@ func Generate(ctx context.Context, objects []Object, client *llm.Client, opts Op
 		bar.Finish()
 	}
 	res.Wall = time.Since(start)
-	if jerr != nil {
-		return res, fmt.Errorf("docgen: journal %s: %w", opts.Journal, jerr)
-	}
-	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("docgen: stopped with %d of %d objects finished (journal %s; run again to resume): %w", len(done), len(objects), opts.Journal, err)
+	if err := j.Stopped(ctx, j.Len(), len(objects), "objects"); err != nil {
+		return res, err
 	}
 	for _, o := range objects {
-		l := done[o.ID]
+		l, ok := j.Get(o.ID)
 		switch l.Flag {
 		case FlagEmpty:
 			res.Empty++
@@ -272,7 +257,7 @@ func Generate(ctx context.Context, objects []Object, client *llm.Client, opts Op
 		case FlagOversize:
 			res.Oversize++
 		}
-		if _, ok := done[o.ID]; !ok {
+		if !ok {
 			continue
 		}
 		res.Docs = append(res.Docs, corpus.LLMDoc{PageContent: l.Doc, Metadata: corpus.LLMDocMetadata{
@@ -313,44 +298,21 @@ func capAnswer(s string, max int) (string, string, int) {
 	return s, "", n
 }
 
-// openJournal reads (or creates) the journal and returns its finished
-// lines by ID and the file, open for appending.
-func openJournal(p, model, endpoint string, maxAnswer int) (map[string]JournalLine, *jsonl.File, error) {
-	want := journalHeader{JournalVersion, model, PromptSHA256, endpoint, maxAnswer}
-	done := map[string]JournalLine{}
-	f, err := jsonl.Open(p, want, func(raw []byte) error {
-		var h journalHeader
-		if err := json.Unmarshal(raw, &h); err != nil {
-			return errors.New("the first line is not a docgen journal header")
-		}
-		if h.Journal != JournalVersion {
-			return fmt.Errorf("version %q, want %q", h.Journal, JournalVersion)
-		}
-		if h != want {
-			return fmt.Errorf("written for model %q at %q with prompt %s and answers capped at %d bytes; this run uses model %q at %q with prompt %s, cap %d: refusing to mix them (use another -journal, or delete it to start over)",
-				h.Model, h.Endpoint, h.PromptSHA256, h.MaxAnswerBytes, model, endpoint, PromptSHA256, maxAnswer)
-		}
-		return nil
-	}, func(n int, raw []byte) error {
-		var l JournalLine
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil || l.ID == "" {
-			return fmt.Errorf("line %d is not a journal line", n)
-		}
-		done[l.ID] = l
-		return nil
-	})
-	if errors.Is(err, jsonl.ErrInUse) {
-		return nil, nil, fmt.Errorf("docgen: journal %s is %v: one generator per journal", p, err)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("docgen: journal %w", err)
-	}
-	return done, f, nil
+// openJournal reads (or creates) the journal and returns it, open for
+// appending, with its finished lines by ID.
+func openJournal(p, model, endpoint string, maxAnswer int) (*jsonl.Journal[JournalLine], error) {
+	return jsonl.OpenJournal(p, journalHeader{JournalVersion, model, PromptSHA256, endpoint, maxAnswer}, journalSpec)
 }
 
-func appendLine(f *jsonl.File, l JournalLine) error { return f.Append(l) }
+var journalSpec = jsonl.Spec[journalHeader, JournalLine]{
+	Program: "docgen", Kind: "docgen", Version: JournalVersion,
+	Key: func(l JournalLine) string { return l.ID },
+	Mismatch: func(h, want journalHeader) string {
+		return fmt.Sprintf("written for model %q at %q with prompt %s and answers capped at %d bytes; this run uses model %q at %q with prompt %s, cap %d: refusing to mix them (use another -journal, or delete it to start over)",
+			h.Model, h.Endpoint, h.PromptSHA256, h.MaxAnswerBytes, want.Model, want.Endpoint, want.PromptSHA256, want.MaxAnswerBytes)
+	},
+	InUse: "one generator per journal",
+}
 
 // Estimate is a dry run's forecast.
 type Estimate struct {

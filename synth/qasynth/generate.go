@@ -1,11 +1,9 @@
 package qasynth
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -136,31 +134,22 @@ func Generate(ctx context.Context, docs []corpus.LLMDoc, p *Prompt, client *llm.
 		msgs[i] = m
 	}
 	model := client.Model()
-	done, jf, err := openJournal(opts.Journal, journalHeader{JournalVersion, p.Set, model, opts.Endpoint, p.Source + ":" + p.Variable + " " + p.SHA256})
+	j, err := jsonl.OpenJournal(opts.Journal, journalHeader{JournalVersion, p.Set, model, opts.Endpoint, p.Source + ":" + p.Variable + " " + p.SHA256}, journalSpec)
 	if err != nil {
 		return nil, err
 	}
-	defer jf.Close()
+	defer j.Close()
 	res := &Result{Documents: len(docs), Docs: make([]DocResult, len(docs))}
 	bar := workpool.Bar(opts.Progress, len(docs), "documents")
 	var (
 		mu      sync.Mutex
-		jerr    error
 		lastErr error
 	)
-	stop := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return jerr != nil
-	}
-	workpool.Run(ctx, opts.Concurrency, len(docs), stop, func(i int) {
+	workpool.Run(ctx, opts.Concurrency, len(docs), func() bool { return j.Err() != nil }, func(i int) {
 		r := DocResult{ID: ids[i], Index: i}
 		for attempt := 1; attempt <= MaxAttempts; attempt++ {
 			fp := Fingerprint(model, attempt, msgs[i])
-			key := ids[i] + "\x00" + strconv.Itoa(attempt)
-			mu.Lock()
-			l, have := done[key]
-			mu.Unlock()
+			l, have := j.Get(ids[i] + "\x00" + strconv.Itoa(attempt))
 			if have && l.Fingerprint == fp {
 				mu.Lock()
 				res.Resumed++
@@ -182,12 +171,7 @@ func Generate(ctx context.Context, docs []corpus.LLMDoc, p *Prompt, client *llm.
 				res.CompletionTokens += comp.CompletionTokens
 				l = JournalLine{ID: ids[i], Attempt: attempt, Fingerprint: fp, Answer: comp.Content,
 					PromptTokens: comp.PromptTokens, CompletionTokens: comp.CompletionTokens, LatencyMS: comp.Latency.Milliseconds()}
-				if jerr == nil {
-					if jerr = appendLine(jf, l); jerr == nil {
-						done[key] = l
-					}
-				}
-				stop := jerr != nil
+				stop := j.Add(l) != nil
 				mu.Unlock()
 				if stop {
 					break
@@ -218,11 +202,8 @@ func Generate(ctx context.Context, docs []corpus.LLMDoc, p *Prompt, client *llm.
 		res.Docs[i].ID, res.Docs[i].Index = ids[i], i
 	}
 	res.Wall = time.Since(start)
-	if jerr != nil {
-		return res, fmt.Errorf("qasynth: journal %s: %w", opts.Journal, jerr)
-	}
-	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("qasynth: stopped with %d of %d documents finished (journal %s; run again to resume): %w", res.Finished, len(docs), opts.Journal, err)
+	if err := j.Stopped(ctx, res.Finished, len(docs), "documents"); err != nil {
+		return res, err
 	}
 	if res.Failed > 0 {
 		return res, fmt.Errorf("qasynth: %d of %d calls failed (last: %v); run again to ask them again", res.Failed, res.Requested, lastErr)
@@ -230,43 +211,19 @@ func Generate(ctx context.Context, docs []corpus.LLMDoc, p *Prompt, client *llm.
 	return res, nil
 }
 
-// openJournal reads (or creates) the journal, returns its answered
-// attempts by id NUL attempt, and the file open for appending. A torn last
-// line (a crash while writing) is dropped; any other bad line is an error
-// naming the line.
-func openJournal(p string, want journalHeader) (map[string]JournalLine, *jsonl.File, error) {
-	done := map[string]JournalLine{}
-	wantJSON, _ := json.Marshal(want)
-	f, err := jsonl.Open(p, want, func(raw []byte) error {
-		var h journalHeader
-		if err := json.Unmarshal(raw, &h); err != nil || h.Journal == "" {
-			return fmt.Errorf("the first line is not a QA-synthesis journal header")
+// journalSpec is the QA-synthesis journal: its answered attempts by id
+// NUL attempt.
+var journalSpec = jsonl.Spec[journalHeader, JournalLine]{
+	Program: "qasynth", Kind: "QA-synthesis", Version: JournalVersion,
+	Key: func(l JournalLine) string {
+		if l.ID == "" || l.Attempt < 1 {
+			return ""
 		}
-		if h.Journal != JournalVersion {
-			return fmt.Errorf("version %q, want %q", h.Journal, JournalVersion)
-		}
-		if got, _ := json.Marshal(h); !bytes.Equal(got, wantJSON) {
-			return fmt.Errorf("was written for set %q, model %q at %q with prompt %s; this run is set %q, model %q at %q with prompt %s: refusing to mix them (use another -journal, or delete it to start over)",
-				h.Set, h.Model, h.Endpoint, h.Prompt, want.Set, want.Model, want.Endpoint, want.Prompt)
-		}
-		return nil
-	}, func(n int, raw []byte) error {
-		var l JournalLine
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil || l.ID == "" || l.Attempt < 1 {
-			return fmt.Errorf("line %d is not a journal line", n)
-		}
-		done[l.ID+"\x00"+strconv.Itoa(l.Attempt)] = l
-		return nil
-	})
-	if errors.Is(err, jsonl.ErrInUse) {
-		return nil, nil, fmt.Errorf("qasynth: journal %s: %v: one synthesis per journal", p, err)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("qasynth: journal %w", err)
-	}
-	return done, f, nil
+		return l.ID + "\x00" + strconv.Itoa(l.Attempt)
+	},
+	Mismatch: func(h, want journalHeader) string {
+		return fmt.Sprintf("was written for set %q, model %q at %q with prompt %s; this run is set %q, model %q at %q with prompt %s: refusing to mix them (use another -journal, or delete it to start over)",
+			h.Set, h.Model, h.Endpoint, h.Prompt, want.Set, want.Model, want.Endpoint, want.Prompt)
+	},
+	InUse: "one synthesis per journal",
 }
-
-func appendLine(f *jsonl.File, l JournalLine) error { return f.Append(l) }
