@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -381,14 +382,18 @@ func TestRecordErratumAcceptsAReviewedCorrection(t *testing.T) {
 
 	// The manifest says the release showed 12.3456 where the running code shows another mean.
 	manifest := release.NumbersPath(repo, "v1.0")
-	lines := strings.Split(readFile(t, manifest), "\n")
-	i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, ",mean,") })
+	ns, err := release.ReadNumbers(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := slices.SortedFunc(maps.Keys(ns), func(a, b release.NumberKey) int { return strings.Compare(a.String(), b.String()) })
+	i := slices.IndexFunc(keys, func(k release.NumberKey) bool { return ns[k]["mean"] != "" })
 	if i < 0 {
 		t.Fatalf("%s has no mean", manifest)
 	}
-	shown := lines[i][strings.LastIndex(lines[i], ",")+1:]
-	lines[i] = lines[i][:strings.LastIndex(lines[i], ",")+1] + "12.3456"
-	if err := os.WriteFile(manifest, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+	shown := ns[keys[i]]["mean"]
+	ns[keys[i]]["mean"] = "12.3456"
+	if err := os.WriteFile(manifest, release.MarshalNumbers(ns), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// The command's release list is the one compiled in (site/releases.json is

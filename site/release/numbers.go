@@ -173,34 +173,39 @@ func formatNumbers(v map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
-var numbersHeader = []string{"table", "configuration", "scoring_protocol", "metric", "field", "value"}
+// numbersKeyColumns are the manifest's first columns; a column per field
+// follows (the union of the fields its cells have, sorted), with Absent
+// where a cell has no such field.
+var numbersKeyColumns = []string{"table", "configuration", "scoring_protocol", "metric"}
 
-// MarshalNumbers writes numbers as the manifest's CSV: one line per cell and
-// field, sorted, so that the file is stable and its diffs are readable.
+// Absent marks, in a numbers manifest, a field its cell's CSV did not have
+// (e.g. rank in a table CSV); an empty value is a field that was empty.
+const Absent = "NA"
+
+// MarshalNumbers writes numbers as the manifest's CSV: one line per cell,
+// sorted, a column per field, so that the file is stable and its diffs are
+// readable.
 func MarshalNumbers(ns Numbers) []byte {
-	type line struct {
-		k    NumberKey
-		f, v string
-	}
-	var lines []line
-	for k, vals := range ns {
-		for f, v := range vals {
-			lines = append(lines, line{k, f, v})
+	fields := map[string]bool{}
+	for _, vals := range ns {
+		for f := range vals {
+			fields[f] = true
 		}
 	}
-	slices.SortFunc(lines, func(a, b line) int {
-		for _, c := range [][2]string{{a.k.Table, b.k.Table}, {a.k.Configuration, b.k.Configuration}, {a.k.Protocol, b.k.Protocol}, {a.k.Metric, b.k.Metric}, {a.f, b.f}} {
-			if d := strings.Compare(c[0], c[1]); d != 0 {
-				return d
-			}
-		}
-		return 0
-	})
+	cols := slices.Sorted(maps.Keys(fields))
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write(numbersHeader)
-	for _, l := range lines {
-		w.Write([]string{l.k.Table, l.k.Configuration, l.k.Protocol, l.k.Metric, l.f, l.v})
+	w.Write(append(slices.Clone(numbersKeyColumns), cols...))
+	for _, k := range slices.SortedFunc(maps.Keys(ns), compareKeys) {
+		rec := []string{k.Table, k.Configuration, k.Protocol, k.Metric}
+		for _, f := range cols {
+			v, ok := ns[k][f]
+			if !ok {
+				v = Absent
+			}
+			rec = append(rec, v)
+		}
+		w.Write(rec)
 	}
 	w.Flush()
 	return buf.Bytes()
@@ -218,9 +223,10 @@ func ReadNumbers(path string) (Numbers, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if !slices.Equal(header, numbersHeader) {
-		return nil, fmt.Errorf("%s: line 1: header %q, want %q", path, header, numbersHeader)
+	if len(header) <= len(numbersKeyColumns) || !slices.Equal(header[:len(numbersKeyColumns)], numbersKeyColumns) {
+		return nil, fmt.Errorf("%s: line 1: header %q, want %q and a column per field", path, header, numbersKeyColumns)
 	}
+	fields := header[len(numbersKeyColumns):]
 	ns := Numbers{}
 	for line := 2; ; line++ {
 		rec, err := r.Read()
@@ -231,16 +237,19 @@ func ReadNumbers(path string) (Numbers, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		k := NumberKey{Table: rec[0], Configuration: rec[1], Protocol: rec[2], Metric: rec[3]}
-		if k.Table == "" || k.Configuration == "" || k.Metric == "" || rec[4] == "" {
-			return nil, fmt.Errorf("%s: line %d: empty table, configuration, metric or field", path, line)
+		if k.Table == "" || k.Configuration == "" || k.Metric == "" {
+			return nil, fmt.Errorf("%s: line %d: empty table, configuration or metric", path, line)
 		}
-		if ns[k] == nil {
-			ns[k] = map[string]string{}
+		if _, dup := ns[k]; dup {
+			return nil, fmt.Errorf("%s: line %d: %s appears twice", path, line, k)
 		}
-		if _, dup := ns[k][rec[4]]; dup {
-			return nil, fmt.Errorf("%s: line %d: %s field %s appears twice", path, line, k, rec[4])
+		vals := map[string]string{}
+		for i, f := range fields {
+			if v := rec[len(numbersKeyColumns)+i]; v != Absent {
+				vals[f] = v
+			}
 		}
-		ns[k][rec[4]] = rec[5]
+		ns[k] = vals
 	}
 }
 

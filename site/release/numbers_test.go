@@ -102,9 +102,14 @@ func TestCheckNumbersNamesEachDifference(t *testing.T) {
 
 func TestReadNumbersNamesTheLine(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "v1.0.numbers.csv")
-	os.WriteFile(p, []byte("table,configuration,scoring_protocol,metric,field,value\nt,c,,m,mean,1\nt,c,,m,mean,2\n"), 0o644)
+	os.WriteFile(p, []byte("table,configuration,scoring_protocol,metric,mean,rank\nt,c,,m,1,NA\nt,c,,m,2,NA\n"), 0o644)
 	if _, err := ReadNumbers(p); err == nil || !strings.Contains(err.Error(), p+": line 3") || !strings.Contains(err.Error(), "twice") {
-		t.Errorf("a field twice: %v", err)
+		t.Errorf("a cell twice: %v", err)
+	}
+	os.WriteFile(p, []byte("table,configuration,scoring_protocol,metric,mean,rank,sample_std\nt,c,,m,1,NA,\n"), 0o644)
+	if ns, err := ReadNumbers(p); err != nil || len(ns[NumberKey{Table: "t", Configuration: "c", Metric: "m"}]) != 2 ||
+		ns[NumberKey{Table: "t", Configuration: "c", Metric: "m"}]["sample_std"] != "" {
+		t.Errorf("NA is an absent field, an empty value an empty field: %v, %v", ns, err)
 	}
 	os.WriteFile(p, []byte("table,value\n"), 0o644)
 	if _, err := ReadNumbers(p); err == nil || !strings.Contains(err.Error(), "line 1: header") {
