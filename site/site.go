@@ -533,6 +533,7 @@ func render(ctx context.Context, o Options, rep *Report, logf func(string, ...an
 	// Every edition's ranked tables show what their CSVs hold (the numbers
 	// manifests are read from the CSVs): a template that puts a number in
 	// the wrong row or column fails here.
+	shown := map[string]release.Numbers{} // by edition path, for the releases' check below
 	for _, e := range st.editions {
 		dir := filepath.Join(tmp, e.Path)
 		ns, err := release.ReadEditionNumbers(dir)
@@ -551,21 +552,21 @@ func render(ctx context.Context, o Options, rep *Report, logf func(string, ...an
 			return nil, fmt.Errorf("edition %s: its ranked tables show other numbers than their CSV downloads:\n  %s%s", e.Path, strings.Join(diffs, "\n  "), more)
 		}
 		logf("site: edition %s: its ranked tables show their CSVs' numbers (%s)", e.Path, words.Count(n, "cell", "cells"))
+		shown[e.Path] = ns
 	}
 	if o.Frozen {
 		for _, e := range st.editions {
 			if !e.Frozen || !complete[e.Path] || e.Version == o.NewRelease {
 				continue // the preview, a release built without all its runs, or the one being cut
 			}
-			dir := filepath.Join(tmp, e.Path)
-			chk, err := release.CheckNumbers(o.RepoRoot, e.Version, dir)
+			chk, err := release.CheckEditionNumbers(o.RepoRoot, e.Version, shown[e.Path])
 			if err != nil && o.RecordErratum != "" && chk != nil && len(chk.Differences) > 0 {
 				n, rerr := release.RecordErrata(o.RepoRoot, e.Version, o.RecordErratum, chk.Differences)
 				if rerr != nil {
 					return nil, rerr
 				}
 				logf("site: release %s: recorded %s as erratum %s in %s (its pages list it from the next build on)", e.Version, words.Count(n, "number", "numbers"), o.RecordErratum, release.ErrataPath(o.RepoRoot, e.Version))
-				chk, err = release.CheckNumbers(o.RepoRoot, e.Version, dir)
+				chk, err = release.CheckEditionNumbers(o.RepoRoot, e.Version, shown[e.Path])
 			}
 			if err != nil {
 				return nil, err

@@ -302,6 +302,16 @@ type NumbersCheck struct {
 // first ten are listed and the rest counted. The returned check holds the
 // differences too, for RecordErrata.
 func CheckNumbers(repoRoot, version, dir string) (*NumbersCheck, error) {
+	got, err := ReadEditionNumbers(dir)
+	if err != nil {
+		return nil, fmt.Errorf("release %s: %w", version, err)
+	}
+	return CheckEditionNumbers(repoRoot, version, got)
+}
+
+// CheckEditionNumbers is CheckNumbers of an edition's numbers already read
+// (ReadEditionNumbers of its pages).
+func CheckEditionNumbers(repoRoot, version string, got Numbers) (*NumbersCheck, error) {
 	want, err := ReadNumbers(NumbersPath(repoRoot, version))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("release %s: %w (%s): cut it with build-site -cut-release, or freeze an old one with -freeze-numbers", version, ErrNoNumbers, NumbersPath(repoRoot, version))
@@ -312,10 +322,6 @@ func CheckNumbers(repoRoot, version, dir string) (*NumbersCheck, error) {
 	errata, err := ReadErrata(repoRoot, version)
 	if err != nil {
 		return nil, err
-	}
-	got, err := ReadEditionNumbers(dir)
-	if err != nil {
-		return nil, fmt.Errorf("release %s: %w", version, err)
 	}
 	chk := &NumbersCheck{Corrected: map[string]int{}}
 	var bad []string
