@@ -128,7 +128,9 @@ const columnsInView = `(() => {
 	return {heads: heads, scrollWidth: box.scrollWidth, clientWidth: box.clientWidth,
 		extra: extra.length, extraShown: extra.filter(th => th.getBoundingClientRect().width > 0).length,
 		details: tab.querySelectorAll("td .detail").length, detailsShown: Array.from(tab.querySelectorAll("td .detail")).filter(d => d.offsetHeight > 0).length,
-		toggle: !!tab.closest("section").querySelector("input.show-extra")};
+		toggle: !!tab.closest("section").querySelector("input.show-extra"),
+		sub: (() => { const s = tab.tBodies[0].rows[0].querySelector("th.name .row-sub"); return s && s.offsetHeight > 0 ? s.textContent.trim() : ""; })(),
+		system: (() => { const c = tab.tBodies[0].rows[0].querySelector("td.system"); return c ? c.textContent.trim() : ""; })()};
 })()`
 
 type inView struct {
@@ -144,6 +146,10 @@ type inView struct {
 	Details      int  `json:"details"`
 	DetailsShown int  `json:"detailsShown"`
 	Toggle       bool `json:"toggle"`
+	// Sub is the first row's system and retrieval source under its model's
+	// name, "" where hidden (wide screens); System the row's System cell.
+	Sub    string `json:"sub"`
+	System string `json:"system"`
 }
 
 // TestBrowserFixturePagesFitTheViewport on the fixture site no
@@ -153,7 +159,8 @@ type inView struct {
 // success and runnable rates and provenance without scrolling, the other
 // protocols' columns and each value's interval and n hidden until the
 // table's checkbox is ticked; at 400 the
-// model and the headline task success rate are in view.
+// model and the headline task success rate are in view, the row's system
+// and retrieval source under the model's name and the System column hidden.
 func TestBrowserFixturePagesFitTheViewport(t *testing.T) {
 	fx := builtFixture(t)
 	ctx, base, stop := layoutBrowser(t, fx.dir)
@@ -215,6 +222,13 @@ func TestBrowserFixturePagesFitTheViewport(t *testing.T) {
 	}
 	if !slices.Contains(shown400, "Model") || !slices.Contains(shown400, want[4]) {
 		t.Errorf("at 400 px the first table shows %q in view; want the model and the headline task success rate", shown400)
+	}
+	if at1366.Sub != "" {
+		t.Errorf("at 1366 px the first row shows %q under its model's name; want it only in the System and source columns", at1366.Sub)
+	}
+	if slices.Contains(shown400, "System") || at400.System == "" || !strings.HasPrefix(at400.Sub, at400.System) {
+		t.Errorf("at 400 px the first row shows %q under its model's name (System column in view: %v); want its system %q and source there, the System column hidden",
+			at400.Sub, slices.Contains(shown400, "System"), at400.System)
 	}
 	rows, ticked, _ := checkRowsAlign(t, ctx, base+"/")
 	t.Logf("%d page types fit 400 and 1366 px; at 1366 the first table shows %q in a %g px box; at 400 in view: %q; %d rows of the root aligned with their headers (%d with every protocol shown)",
