@@ -31,7 +31,7 @@ PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup vet site preview import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen synth-qa audit record-llamacpp local-model
+.PHONY: all help test setup setup-slurm vet site preview import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen synth-qa audit record-llamacpp local-model
 
 all: site ## the default: make site
 
@@ -45,7 +45,11 @@ setup: ## install what the tests need (scripts/setup.sh; skips what is there, pr
 vet: ## go vet ./...
 	@echo "$(GO) vet ./..."; scripts/phase.sh vet $(GO) vet ./...
 
+setup-slurm: ## install Debian's Slurm for cmd/slurm's real-cluster test (as root; opt-in: make setup does not, make test does as root)
+	@scripts/phase.sh setup-slurm scripts/slurm/install.sh
+
 test: setup vet ## install what the tests need, vet, run every test; the last line counts the tests skipped for lack of data
+	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) --no-print-directory setup-slurm; fi
 	$(GO) build -o build/bin/testreport ./scripts/testreport
 	@scripts/phase.sh -q test build/bin/testreport -go $(GO) $(PKGS)
 

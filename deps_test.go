@@ -121,7 +121,12 @@ var allowed = map[string][]string{
 	// Counts of built-in names outside the registrations (parses any checkout; imports nothing).
 	"scripts/extension-counts": []string{},
 	// The shards' merge, the runner benchmark's programs, the Kubernetes manifests' module.
-	"cmd/merge":                       []string{"datasets", "runner", "runner/plan", "runner/systems", "cmd/internal/cliflags"},
+	"cmd/merge": []string{"datasets", "runner", "runner/plan", "runner/systems", "cmd/internal/cliflags"},
+	// Slurm job arrays of run-benchmark, rescore and validate-submission
+	// (docs/cluster.md): the plan for its models, the runner for a task's
+	// journaled questions (status), atomicfile for its record; the tests
+	// build the programs it submits and read their results files.
+	"cmd/slurm":                       []string{"runner", "runner/plan", "cmd/internal/cliflags", "internal/atomicfile", "results", "internal/mattoolstest"},
 	"scripts/runner-bench/fakeserver": []string{"llm/llmtest"},
 	"scripts/runner-bench/genqa":      []string{"results"},
 	"scripts/site-scale/gen":          []string{"results", "results/check"},

@@ -31,11 +31,13 @@ import (
 	"maps"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -126,6 +128,20 @@ type Options struct {
 	// how long a finished question may wait before it is on disk and
 	// counted done (the crash window; see the journal type).
 	JournalSync time.Duration
+	// Models, when not empty, runs only the runs of these models (the
+	// plan's [[models]] name; an unknown name is an error): a cluster task
+	// that serves one model runs that model's part of the plan (or of its
+	// shard). The items keep their plan positions, so the shards of every
+	// model together are the plan's shards, and Merge (which ignores
+	// Models) merges them. It is no part of the journals' fingerprints.
+	Models []string
+	// BaseURLs gives a model (by its plan name) another base URL than the
+	// plan's, for this process only ("{round}" is replaced as in the plan):
+	// a cluster task pointing the model at the server it started. The
+	// journal's session line records it (without credentials); the runs
+	// record the plan's endpoint, and neither the plan's hash nor a
+	// journal's fingerprint changes. An unknown name is an error.
+	BaseURLs map[string]string
 	// OnJournaled, if set, is called once for every question once its
 	// journal line is synced (the question is then "done": a kill cannot
 	// lose it), with the journal's id and the question's id.
@@ -344,6 +360,9 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 	if err := o.Shard.Check(); err != nil {
 		return nil, err
 	}
+	if err := checkModels(o); err != nil {
+		return nil, err
+	}
 	if o.HTTPClient == nil {
 		// One pool for every client of the run, sized to the concurrency.
 		o.HTTPClient = llm.NewHTTPClient(max(o.Plan.Concurrency, llm.DefaultConns))
@@ -394,6 +413,9 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 		p, err := e.prepareRun(pr)
 		if err != nil {
 			return nil, err
+		}
+		if len(o.Models) > 0 && !slices.Contains(o.Models, pr.Model.Name) {
+			continue // another task's model: its items keep their positions (e.nItems)
 		}
 		e.runs = append(e.runs, p)
 	}
@@ -738,7 +760,7 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 			p.setGraphIndex(rs.graphRec)
 		}
 	}
-	sess := journal.Line{BaseURL: p.outs[0].run.Endpoint, Scoring: senv, PlanSHA256: e.o.PlanSHA256,
+	sess := journal.Line{BaseURL: llm.RedactURL(e.baseURL(p)), Scoring: senv, PlanSHA256: e.o.PlanSHA256,
 		Generator: e.o.Generator, GeneratorVersion: generatorVersion(), GraphIndex: rs.graphRec}
 	if e.o.Shard.Count > 1 {
 		sess.Shard = e.o.Shard.String()
@@ -836,6 +858,42 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 	return res
 }
 
+// baseURL returns the base URL p's model is asked at: Options.BaseURLs'
+// for it, else the plan's, for p's round.
+func (e *engine) baseURL(p *prepared) string {
+	m := p.pr.Model
+	if u, ok := e.o.BaseURLs[m.Name]; ok {
+		return strings.ReplaceAll(u, "{round}", strconv.Itoa(p.pr.Round))
+	}
+	return m.BaseURLFor(p.pr.Round)
+}
+
+// checkModels checks that o.Models and o.BaseURLs name models of the plan
+// and that every base URL given is an absolute http(s) URL.
+func checkModels(o Options) error {
+	names := make([]string, len(o.Plan.Models))
+	for i, m := range o.Plan.Models {
+		names[i] = m.Name
+	}
+	var errs []error
+	for _, n := range o.Models {
+		if !slices.Contains(names, n) {
+			errs = append(errs, fmt.Errorf("model %q: the plan has no such model (its models: %s)", n, strings.Join(names, ", ")))
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(o.BaseURLs)) {
+		if !slices.Contains(names, n) {
+			errs = append(errs, fmt.Errorf("base URL of model %q: the plan has no such model (its models: %s)", n, strings.Join(names, ", ")))
+			continue
+		}
+		u, err := url.Parse(strings.ReplaceAll(o.BaseURLs[n], "{round}", "1"))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("base URL of model %q: %q is not an absolute http(s) URL", n, llm.RedactURL(o.BaseURLs[n])))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // modelClient returns the client of p's model as the plan configures it
 // (its round's endpoint, sampling parameters, timeout, retries and rate).
 func (e *engine) modelClient(p *prepared) (*llm.Client, error) {
@@ -845,7 +903,7 @@ func (e *engine) modelClient(p *prepared) (*llm.Client, error) {
 		retries = llm.NoRetries // the plan's 0 means none; llm's 0 means its default
 	}
 	return llm.New(llm.Config{
-		BaseURL: m.BaseURLFor(p.pr.Round), APIKey: e.o.APIKeys[m.APIKeyEnv], Model: m.Name,
+		BaseURL: e.baseURL(p), APIKey: e.o.APIKeys[m.APIKeyEnv], Model: m.Name,
 		Params:  llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed},
 		Timeout: m.Timeout.Duration, MaxRetries: retries, RequestsPerMinute: m.RequestsPerMinute, RetryTimeouts: m.RetryTimeouts, HTTPClient: e.o.HTTPClient,
 		Endpoints: e.o.endpoints,

@@ -139,7 +139,7 @@ func (d *docker) Close() error {
 // the fake engine, which asserts the JSON the client sends).
 func (d *docker) createOptions(s Spec, lim Limits) client.ContainerCreateOptions {
 	env := append(baseEnv(""), s.Env...)
-	cmd := append([]string{"/bin/sh", "-c", `exec 3>/sbx/out/side; exec "$@"`, "sh"}, s.Argv...)
+	cmd := append([]string{"/bin/sh", "-c", `exec 3>/sbx/out/side; exec "$@"`, "sh"}, seededArgv(s.Argv)...)
 	pids := int64(lim.PidsCgroup)
 	hc := &container.HostConfig{
 		NetworkMode:    "none",

@@ -228,7 +228,8 @@ func TestDockerCreateRequestAndResult(t *testing.T) {
 	check("Tmpfs /tmp", hc.Tmpfs["/tmp"] == "rw,nosuid,nodev,size=268435456")
 	check("Tmpfs /app", hc.Tmpfs["/app"] == "rw,nosuid,nodev,size=268435456,mode=1777")
 	check("label", req.Labels[sandbox.LabelKey] != "")
-	check("Cmd ends with the argv", strings.HasSuffix(strings.Join(req.Cmd, " "), "sh python3 -I /sbx/main.py"))
+	// -I runs as -s -P, so that PYTHONHASHSEED applies (seededArgv).
+	check("Cmd ends with the argv", strings.HasSuffix(strings.Join(req.Cmd, " "), "sh python3 -s -P /sbx/main.py"))
 	ul := map[string][2]int64{}
 	for _, u := range hc.Ulimits {
 		ul[u.Name] = [2]int64{u.Soft, u.Hard}

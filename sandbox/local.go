@@ -430,7 +430,7 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		l.bwrap)
 	argv = append(argv, l.bwrapArgs(task, s, lim)...)
 	argv = append(argv, "--")
-	argv = append(argv, s.Argv...)
+	argv = append(argv, seededArgv(s.Argv)...)
 
 	closeInheritedFDs()
 	cmd := exec.Command("/bin/sh", argv...)

@@ -86,3 +86,22 @@ func TestUnknownBackend(t *testing.T) {
 		t.Errorf("err = %v; want unknown backend listing docker, local", err)
 	}
 }
+
+// TestFixedHashSeed: code that prints a set prints it in the same order in
+// every sandbox, warm or cold (PYTHONHASHSEED=0 reaches the interpreter).
+func TestFixedHashSeed(t *testing.T) {
+	probe := []byte("import sys\nprint(sys.flags.hash_randomization, hash('pymatgen'), {'Ga', 'N', 'O', 'Si', 'Fe', 'Mn'})\n")
+	var outs []string
+	for _, cold := range []bool{false, true, false} {
+		sb := openOrSkip(t, "local", sandbox.Options{Slots: 1, Cold: cold})
+		res, err := sb.Run(context.Background(), sandbox.Spec{Files: map[string][]byte{"p.py": probe}, Argv: []string{"python3", "-I", "/sbx/p.py"}})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("cold %v: %v %+v", cold, err, res)
+		}
+		outs = append(outs, string(res.Stdout))
+		sb.Close()
+	}
+	if !strings.HasPrefix(outs[0], "0 ") || outs[1] != outs[0] || outs[2] != outs[0] {
+		t.Errorf("warm, cold, warm printed %q; want the same text, hash randomization 0", outs)
+	}
+}

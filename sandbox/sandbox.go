@@ -331,8 +331,24 @@ func limitsText(l Limits) map[string]string {
 	}
 }
 
+// seededArgv returns argv with Python's isolated mode "python3 -I …" run as
+// "python3 -s -P …": -I is -E -s -P, and -E would make the interpreter ignore
+// PYTHONHASHSEED (and every other PYTHON* variable of baseEnv). The
+// sandbox's environment is baseEnv and Spec.Env only, never the caller's,
+// so reading its variables isolates no less.
+func seededArgv(argv []string) []string {
+	if len(argv) >= 2 && argv[0] == "python3" && argv[1] == "-I" {
+		return append([]string{"python3", "-s", "-P"}, argv[2:]...)
+	}
+	return argv
+}
+
 // baseEnv is the whole environment inside a sandbox (plus Spec.Env): single
-// threaded numeric libraries, a headless matplotlib, no bytecode writes.
+// threaded numeric libraries, a headless matplotlib, no bytecode writes, and
+// a fixed hash seed (PYTHONHASHSEED=0), so that code printing a set or
+// iterating one prints the same text in every run (with random seeds two
+// runs of the same answers stored different outputs; a verdict does not
+// depend on it).
 func baseEnv(pathPrefix string) []string {
 	path := "/usr/bin:/bin"
 	if pathPrefix != "" {
@@ -341,7 +357,7 @@ func baseEnv(pathPrefix string) []string {
 	return []string{
 		"HOME=/tmp", "TMPDIR=/tmp", "PATH=" + path, "USER=sandbox", "LOGNAME=sandbox", "LANG=C.UTF-8",
 		"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1", "NUMEXPR_NUM_THREADS=1",
-		"MPLBACKEND=Agg", "MPLCONFIGDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1",
+		"MPLBACKEND=Agg", "MPLCONFIGDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0",
 	}
 }
 

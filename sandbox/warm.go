@@ -268,7 +268,8 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		k, v, _ := strings.Cut(kv, "=")
 		argv = append(argv, "--setenv", k, v)
 	}
-	argv = append(argv, "--", "python3", "-I", "/sbx/zygote.py")
+	argv = append(argv, "--")
+	argv = append(argv, seededArgv([]string{"python3", "-I", "/sbx/zygote.py"})...)
 
 	base, _, err := SeccompPrograms()
 	if err != nil {

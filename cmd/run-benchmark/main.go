@@ -31,6 +31,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,6 +40,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"text/tabwriter"
@@ -68,12 +70,33 @@ type environ struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C kills the process at once
-	}()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go stopOnSignals(sigs, cancel, func() { os.Exit(exitInterrupted) })
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ{os.Getenv, os.Unsetenv}))
+}
+
+// errSignal is the cause of the run's context when a signal stopped it.
+type errSignal struct{ sig os.Signal }
+
+func (e errSignal) Error() string { return "received " + e.sig.String() }
+
+// stopOnSignals cancels the run (resumably: the questions in flight are
+// abandoned, the journals flushed) on the first SIGINT or SIGTERM from
+// sigs. After it, a second Ctrl-C (SIGINT) calls kill, which ends the
+// process at once; a SIGTERM again is ignored: a scheduler (Slurm's
+// scancel --full, a pre-emption) signals every process of a job, and a
+// wrapper may forward the same signal, so one stop may arrive twice, and
+// exiting on the second would cut the journal's last write short.
+func stopOnSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, kill func()) {
+	cancel(errSignal{<-sigs})
+	for s := range sigs {
+		if s == os.Interrupt {
+			kill()
+			return
+		}
+	}
 }
 
 // scoresToolUsage reports whether p runs a tool-usage benchmark (MatTools'
@@ -128,10 +151,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	unscored := fs.Bool("unscored", false, "write tool-usage runs unscored (generated code only; score them later with cmd/rescore)")
 	shardFlag := fs.String("shard", "", "run only shard `i/n` of the plan's (configuration, round, question) items (0 ≤ i < n) into journals of its own; "+
 		"cmd/merge writes the results files from every shard's -out")
+	var models, baseURLs listFlag
+	fs.Var(&models, "model", "run only the runs of this `model` (the plan's [[models]] name; repeatable): a cluster task serving one model; "+
+		"with -shard, that model's part of the shard")
+	fs.Var(&baseURLs, "base-url", "ask `model=URL` at URL instead of the plan's base_url, in this process only (repeatable; recorded in the journals' "+
+		"session lines, not in the plan's hash nor the results files); a bare URL applies to the one model of the plan or of -model")
+	slots := fs.Int("sandbox-slots", 0, "executions at once in the sandbox (default: the plan's [sandbox] slots, else $"+cliflags.SlurmCPUsVar+
+		" in a Slurm task, else the CPUs this process may use)")
 	journalSync := fs.Duration("journal-sync", runner.DefaultJournalSync, "the journal's sync interval: a finished question is on disk, and counted done, "+
 		"within this time (a kill loses at most the questions of one interval, which a restart asks again)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-prompts-cache DIR] [-out DIR] [-sandbox auto|local|docker] [-sandbox-python DIR] [-sandbox-no-cgroup] [-cold] [-lightrag DIR] [-graph-cache DIR] [-unscored] [-shard i/n] [-journal-sync D] [-dry-run] [-no-progress] [-v]")
+		fmt.Fprintln(stderr, "usage: run-benchmark -plan FILE [-data DIR] [-prompts DIR] [-prompts-cache DIR] [-out DIR] [-sandbox auto|local|docker] [-sandbox-python DIR] [-sandbox-no-cgroup] [-cold] [-lightrag DIR] [-graph-cache DIR] [-unscored] [-shard i/n] [-model NAME]... [-base-url [NAME=]URL]... [-sandbox-slots N] [-journal-sync D] [-dry-run] [-no-progress] [-v]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -178,7 +208,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	case !*noProgress && !*dryRun:
 		level = slog.LevelWarn // the bar shows progress; retries and failures are still logged
 	}
-	opts := runner.Options{Plan: p, DataRoot: *data, LightRAGDir: *lightrag, GraphCache: *graphCache, PromptsDir: *prompts, PromptsCache: *promptsCache, OutDir: *out, Unscored: *unscored,
+	urls, err := parseBaseURLs(baseURLs, models, p)
+	if err != nil {
+		fmt.Fprintln(stderr, "run-benchmark: -base-url:", err)
+		return exitUsage
+	}
+	if *slots < 0 {
+		fmt.Fprintf(stderr, "run-benchmark: -sandbox-slots %d: want at least 1 (0: the default)\n", *slots)
+		return exitUsage
+	}
+	if *slots > 0 {
+		p.Sandbox.Slots = *slots
+	} else if p.Sandbox.Slots == 0 {
+		p.Sandbox.Slots = cliflags.AllocatedCPUs(env.getenv)
+	}
+	opts := runner.Options{Models: models, BaseURLs: urls, Plan: p, DataRoot: *data, LightRAGDir: *lightrag, GraphCache: *graphCache, PromptsDir: *prompts, PromptsCache: *promptsCache, OutDir: *out, Unscored: *unscored,
 		Shard: shard, PlanSHA256: planSum, JournalSync: *journalSync,
 		Python:       []string{filepath.Join(*python, "bin", "python"), "python3"},
 		CorpusPython: filepath.Join(*python, "bin", "python3"),
@@ -210,6 +254,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	opts.APIKeys = keys
 	if !*unscored && scoresToolUsage(p) {
 		sc, err := openScorer(ctx, p, *data, *backend, *python, *noCgroup, *cold)
+		if err != nil && ctx.Err() != nil {
+			// Stopped while the sandbox started: not a sandbox problem.
+			fmt.Fprintf(stderr, "run-benchmark: interrupted (%v) while the sandbox was starting; nothing was asked: run the same command again\n", context.Cause(ctx))
+			return exitInterrupted
+		}
 		if err != nil {
 			fmt.Fprintln(stderr, "run-benchmark:", err)
 			return exitFailed
@@ -245,7 +294,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	tw.Flush()
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintln(stderr, "run-benchmark: interrupted; every finished question is journaled: run the same command again to resume")
+		fmt.Fprintf(stderr, "run-benchmark: interrupted (%v); every finished question is journaled: run the same command again to resume\n", context.Cause(ctx))
 		return exitInterrupted
 	case err != nil:
 		fmt.Fprintln(stderr, "run-benchmark:", err)
@@ -255,6 +304,42 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		fmt.Fprintf(stdout, "shard %s journaled in %s; when every shard is done: merge -plan %s -out DIR SHARD-OUT...\n", shard, *out, *planPath)
 	}
 	return exitOK
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// parseBaseURLs turns -base-url's values (NAME=URL, or a bare URL for the
+// one model of the plan or of -model) into runner.Options.BaseURLs; the
+// runner checks the names and URLs.
+func parseBaseURLs(vals, models []string, p *plan.Plan) (map[string]string, error) {
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, v := range vals {
+		name, u, _ := strings.Cut(v, "=")
+		if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
+			// A bare URL: the one model of -model, or of the plan.
+			u = v
+			switch {
+			case len(models) == 1:
+				name = models[0]
+			case len(models) == 0 && len(p.Models) == 1:
+				name = p.Models[0].Name
+			default:
+				return nil, errors.New("a bare URL: name its model (NAME=URL): the plan or -model has more than one")
+			}
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("model %q given twice", name)
+		}
+		out[name] = u
+	}
+	return out, nil
 }
 
 // barAndLog serialises the progress bar's and the log's writes to one

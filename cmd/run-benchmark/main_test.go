@@ -33,9 +33,12 @@ import (
 
 func TestMain(m *testing.M) {
 	if os.Getenv("RUN_BENCHMARK_MAIN") == "1" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, cancel := context.WithCancelCause(context.Background())
+		sigs := make(chan os.Signal, 4)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		go stopOnSignals(sigs, cancel, func() { os.Exit(exitInterrupted) })
 		code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ{os.Getenv, os.Unsetenv})
-		stop()
+		signal.Stop(sigs)
 		// Stand-in for a sandbox started after the run: a child process
 		// inherits this process's environment at this point.
 		if dump := os.Getenv("RUN_BENCHMARK_ENV_DUMP"); dump != "" {
@@ -294,6 +297,44 @@ func TestCtrlCStopsResumably(t *testing.T) {
 	}
 	if n := len(onlyRun(t, out).Questions); n != 49 {
 		t.Errorf("%d rows", n)
+	}
+}
+
+// TestTermTwiceStopsOnceResumably sends SIGTERM twice, as Slurm's
+// scancel --full and a wrapper forwarding it do, while the server holds
+// requests: the runner stops once, cleanly (exit 130, the signal named),
+// every journal line whole, and a second start asks only what is missing.
+func TestTermTwiceStopsOnceResumably(t *testing.T) {
+	root := mattoolstest.NewRoot(t).Dir
+	srv := llmtest.New(t, llmtest.Options{Responder: answer, BlockAfter: 9})
+	out := t.TempDir()
+	args := []string{"-plan", writePlan(t, srv.URL), "-data", root, "-out", out, "-unscored", "-no-progress"}
+	cmd, _, stderr := child(t, "", args...)
+	waitFor(t, "blocked workers", func() bool { return srv.Blocked() == 4 })
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := exitCode(cmd.Wait()); code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted (received terminated)") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	js, _ := filepath.Glob(filepath.Join(out, runner.JournalDir, "*.jsonl"))
+	if len(js) != 1 {
+		t.Fatalf("journals %v", js)
+	}
+	before := journaledIDs(t, js[0])
+	if len(before) != 9 || countItems(js[0]) != 9 {
+		t.Fatalf("%d questions journaled (%d lines) before the stop; want the 9 answered", len(before), countItems(js[0]))
+	}
+	srv.Unblock()
+	asked := len(srv.Requests())
+	cmd, _, stderr = child(t, "", args...)
+	if code := exitCode(cmd.Wait()); code != 0 {
+		t.Fatalf("resume exit %d\n%s", code, stderr)
+	}
+	if n := len(srv.Requests()) - asked; n != 49-9 {
+		t.Errorf("the resumed run asked %d questions; want the 40 not journaled", n)
+	}
+	if n := countItems(js[0]); n != 49 {
+		t.Errorf("%d item lines after the resume; want 49, none twice", n)
 	}
 }
 

@@ -209,6 +209,12 @@ type Options struct {
 	// RejectJSONMode refuses a chat request with a response_format with
 	// HTTP 400 naming response_format.
 	RejectJSONMode bool
+	// Addr is the address to listen on; "" means 127.0.0.1:0 (a free port).
+	Addr string
+	// Models, when not empty, are listed by GET …/models as OpenAI lists
+	// models ({"object":"list","data":[{"id":…,"object":"model"}]}), as a
+	// readiness check of a served model asks (vLLM, llama.cpp, Ollama).
+	Models []string
 	// Raw, when set, is asked first about every request: when it returns
 	// ok, the server answers with that status and body (Content-Type
 	// application/json), e.g. a recorded exchange of a real server.
@@ -260,9 +266,13 @@ func NewServer(opts Options) *Server {
 		opts.SlowDelay = 2 * time.Second
 	}
 	s := &Server{opts: opts, closing: make(chan struct{}), unblock: make(chan struct{}), scripts: map[string][]Reply{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := opts.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		panic(fmt.Sprintf("llmtest: listen on 127.0.0.1: %v", err))
+		panic(fmt.Sprintf("llmtest: listen on %s: %v", addr, err))
 	}
 	s.srv = &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(s.handle)}}
 	s.srv.Start()
@@ -389,6 +399,15 @@ func isEmbeddingFault(f Fault) bool {
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/embeddings") {
 		s.handleEmbeddings(w, r)
+		return
+	}
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") && len(s.opts.Models) > 0 {
+		data := make([]map[string]string, len(s.opts.Models))
+		for i, m := range s.opts.Models {
+			data[i] = map[string]string{"id": m, "object": "model", "owned_by": "llmtest"}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 		return
 	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {

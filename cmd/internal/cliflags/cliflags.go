@@ -8,6 +8,8 @@ package cliflags
 import (
 	"flag"
 	"os"
+	"runtime"
+	"strconv"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 )
@@ -31,4 +33,23 @@ func Data(fs *flag.FlagSet, getenv Getenv, what string) *string {
 	p := new(string)
 	DataVar(fs, p, getenv, what)
 	return p
+}
+
+// SlurmCPUsVar is the variable in which Slurm gives a task its CPUs
+// (sbatch --cpus-per-task).
+const SlurmCPUsVar = "SLURM_CPUS_PER_TASK"
+
+// AllocatedCPUs returns the CPUs this process may use, the default of the
+// sandbox's slots (executions at once): $SLURM_CPUS_PER_TASK inside a Slurm
+// task that was given CPUs, else runtime.NumCPU, which on Linux counts the
+// CPUs of the process's affinity mask (taskset, a scheduler's binding), not
+// the machine's. A value that is not a positive integer is ignored.
+func AllocatedCPUs(getenv Getenv) int {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if n, err := strconv.Atoi(getenv(SlurmCPUsVar)); err == nil && n > 0 {
+		return n
+	}
+	return runtime.NumCPU()
 }

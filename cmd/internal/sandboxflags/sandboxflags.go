@@ -8,7 +8,6 @@ import (
 	"context"
 	"flag"
 	"os"
-	"runtime"
 
 	"github.com/mattools-leaderboard/leaderboard/cmd/internal/cliflags"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
@@ -48,7 +47,7 @@ func (s *Sandbox) Register(fs *flag.FlagSet, getenv cliflags.Getenv, limits sand
 	fs.BoolVar(&s.NoCgroup, "sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
 	fs.BoolVar(&s.Cold, "cold", false, cold)
 	fs.StringVar(&s.Python, "python", python, "the sandbox's Python environment (make setup; default $"+PythonEnvVar+" or "+DefaultPython+")")
-	fs.IntVar(&s.Slots, "slots", runtime.NumCPU(), "concurrent sandboxes")
+	fs.IntVar(&s.Slots, "slots", cliflags.AllocatedCPUs(getenv), "concurrent sandboxes (default $"+cliflags.SlurmCPUsVar+" in a Slurm task, else the CPUs this process may use)")
 	fs.DurationVar(&s.Limits.Wall, "timeout", limits.Wall, "wall-clock limit per execution ("+note+")")
 	fs.DurationVar(&s.Limits.CPU, "cpu", limits.CPU, "CPU-time limit per process ("+note+")")
 }
