@@ -182,8 +182,8 @@ func TestBrowserFixturePagesFitTheViewport(t *testing.T) {
 			t.Errorf("at 1366 px the first table's column %q is not in view", h.Text)
 		}
 	}
-	want := []string{"#", "Model", "System", "Retrieval source", "Task success rate (%), as publishedmean ± pop. std",
-		"Function runnable rate (%), as published *mean ± pop. std", "Provenance"}
+	want := []string{"#", "Model", "System", "Retrieval source", "Task success rate (%), as publishedmean ± pop. std of rounds",
+		"Function runnable rate (%), as published *mean ± pop. std of rounds", "Provenance"}
 	if !slices.Equal(texts, want) {
 		t.Errorf("at 1366 px the first table shows the columns %q, want %q", texts, want)
 	}
