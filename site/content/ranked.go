@@ -110,13 +110,13 @@ type rankedView struct {
 	Columns    []rankedColumnView `json:"columns"`
 	// Extra names the other protocols' columns (Columns' Extra), "" when
 	// the table has only the headline protocol's.
-	Extra      string           `json:"extra"`
-	NCols      int              `json:"ncols"`
+	Extra string `json:"extra"`
+	NCols int    `json:"ncols"`
 	// QBands: some row has a band over questions (the "Band over
 	// questions" column is shown); QNote says what the intervals and
 	// bands of the table are.
-	QBands bool   `json:"qbands"`
-	QNote  string `json:"qnote"`
+	QBands     bool             `json:"qbands"`
+	QNote      string           `json:"qnote"`
 	ShowSystem bool             `json:"show_system"`
 	ShowSource bool             `json:"show_source"`
 	Rows       []*rankedRowView `json:"rows"`
