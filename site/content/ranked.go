@@ -196,7 +196,7 @@ func rankingText(t *aggregate.RankedTable) string {
 }
 
 // QuestionsNote says what the interval and band over questions are, wherever
-// they are shown beside the rounds' (docs/scoring.md#uncertainty).
+// they are shown beside the rounds' (the methodology page, #uncertainty).
 const QuestionsNote = "The “Band over questions” column and each value's interval over questions and rounds count what the rounds cannot: " +
 	"which questions the benchmark happens to hold. The interval is 95 %, the clustered standard error with the questions as clusters " +
 	"(a question's properties are not independent), each question averaged over its rounds first so that the rounds are nested within it, " +
