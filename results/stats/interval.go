@@ -12,7 +12,12 @@ type Interval struct {
 	// when N < 2 (no interval can be given; Warnings says so).
 	Lo, Hi float64
 	Mean   float64
-	N      int
+	// N is the number of values the interval is built from: rounds
+	// (TInterval) or clusters, i.e. questions (ClusteredRatio).
+	N int
+	// SE is the standard error the half-width is built from: s/√n
+	// (TInterval) or the clustered standard error (ClusteredRatio).
+	SE float64
 	// Confidence is the requested coverage in (0, 1), e.g. 0.95.
 	Confidence float64
 	// Warnings are conditions a reader should see: a single round, or
@@ -52,7 +57,8 @@ func TInterval(values []float64, confidence float64) Interval {
 		}
 		return iv
 	}
-	half := StudentTQuantile(1-(1-confidence)/2, float64(s.N-1)) * s.SampleStd / math.Sqrt(float64(s.N))
+	iv.SE = s.SampleStd / math.Sqrt(float64(s.N))
+	half := StudentTQuantile(1-(1-confidence)/2, float64(s.N-1)) * iv.SE
 	iv.Lo, iv.Hi = s.Mean-half, s.Mean+half
 	if s.SampleStd == 0 {
 		iv.Warnings = []error{ErrZeroWidth}

@@ -44,10 +44,25 @@ func referenceCases() map[string]any {
 		"intervals": intervals,
 		"t_ppf": [][2]float64{{0.975, 1}, {0.975, 2}, {0.975, 3}, {0.975, 4}, {0.975, 10}, {0.975, 30}, {0.975, 1000},
 			{0.95, 2}, {0.995, 2}, {0.5, 2}, {0.025, 2}, {0.001, 5}, {0.9999, 2}, {0.6, 0.5}},
-		"t_cdf":   [][2]float64{{0, 2}, {1, 1}, {4.302652729911275, 2}, {-2.5, 3}, {10, 2}, {-30, 7}, {0.1, 100}},
-		"betainc": [][3]float64{{1, 0.5, 0.5}, {0.5, 0.5, 0.2}, {2, 3, 0.4}, {10, 0.5, 0.9}, {50, 50, 0.5}, {0.1, 20, 0.001}},
-		"sign":    [][2]int{{1, 0}, {5, 0}, {7, 2}, {2, 7}, {10, 10}, {3, 11}, {20, 5}, {0, 30}, {60, 40}, {150, 120}, {1, 1}},
+		"t_cdf":     [][2]float64{{0, 2}, {1, 1}, {4.302652729911275, 2}, {-2.5, 3}, {10, 2}, {-30, 7}, {0.1, 100}},
+		"betainc":   [][3]float64{{1, 0.5, 0.5}, {0.5, 0.5, 0.2}, {2, 3, 0.4}, {10, 0.5, 0.9}, {50, 50, 0.5}, {0.1, 20, 0.001}},
+		"sign":      [][2]int{{1, 0}, {5, 0}, {7, 2}, {2, 7}, {10, 10}, {3, 11}, {20, 5}, {0, 30}, {60, 40}, {150, 120}, {1, 1}},
+		"clustered": clusteredCases(),
+		"paired":    pairedAsJSON(pairedCases()),
 	}
+}
+
+func pairedAsJSON(ps [][2]clusterCase) []map[string]clusterCase {
+	out := make([]map[string]clusterCase, len(ps))
+	for i, p := range ps {
+		out[i] = map[string]clusterCase{"a": p[0], "b": p[1]}
+	}
+	return out
+}
+
+type clusteredValues struct {
+	Mean, SE, Lo, Hi float64
+	Bootstrap        [2]float64
 }
 
 type referenceValues struct {
@@ -57,15 +72,18 @@ type referenceValues struct {
 		PopStd    float64 `json:"pop_std"`
 		SampleStd float64 `json:"sample_std"`
 	} `json:"summaries"`
-	Intervals [][2]float64 `json:"intervals"`
-	TPPF      []float64    `json:"t_ppf"`
-	TCDF      []float64    `json:"t_cdf"`
-	BetaInc   []float64    `json:"betainc"`
-	Sign      []float64    `json:"sign"`
+	Intervals [][2]float64      `json:"intervals"`
+	TPPF      []float64         `json:"t_ppf"`
+	TCDF      []float64         `json:"t_cdf"`
+	BetaInc   []float64         `json:"betainc"`
+	Sign      []float64         `json:"sign"`
+	Clustered []clusteredValues `json:"clustered"`
+	Paired    []clusteredValues `json:"paired"`
 }
 
 // TestAgainstSciPy computes every statistic of the package on fixed inputs
-// and compares it with SciPy 1.15.2 / NumPy 1.26.4 on the same inputs
+// and compares it with SciPy 1.15.2 / NumPy 1.26.4 (and the clustered
+// intervals with statsmodels 0.14.4) on the same inputs
 // (scripts/stats-reference/reference.py, run in the pinned test-only venv
 // build/stats-reference-venv that scripts/setup.sh makes;
 // MATTOOLS_STATS_REFERENCE_VENV overrides its location). It skips, naming
@@ -129,6 +147,29 @@ func TestAgainstSciPy(t *testing.T) {
 	for i, c := range cases["sign"].([][2]int) {
 		close("binomtest p", SignTest(c[0], c[1]), ref.Sign[i], 1e-12)
 	}
+	// Clustered standard errors and paired differences against statsmodels
+	// (OLS on every property outcome of every round, cluster-robust by
+	// question): the largest absolute difference is logged.
+	worst := 0.0
+	check := func(what string, got Interval, want clusteredValues) {
+		t.Helper()
+		for _, f := range [][3]any{{"mean", got.Mean, want.Mean}, {"SE", got.SE, want.SE}, {"lo", got.Lo, want.Lo}, {"hi", got.Hi, want.Hi}} {
+			g, w := f[1].(float64), f[2].(float64)
+			worst = math.Max(worst, math.Abs(g-w))
+			close(what+" "+f[0].(string), g, w, 1e-10)
+		}
+	}
+	for i, c := range clusteredCases() {
+		iv := ClusteredRatio(c.means(), c.Weights, c.Confidence)
+		check(fmt.Sprintf("clustered case %d", i), iv, ref.Clustered[i])
+		b := ref.Clustered[i].Bootstrap
+		t.Logf("clustered case %d: %.4f, clustered SE t-interval [%.4f, %.4f], percentile bootstrap over questions and rounds [%.4f, %.4f]",
+			i, iv.Mean, iv.Lo, iv.Hi, b[0], b[1])
+	}
+	for i, p := range pairedCases() {
+		check(fmt.Sprintf("paired case %d", i), ClusteredDifference(p[0].means(), p[1].means(), p[0].Weights, p[0].Confidence), ref.Paired[i])
+	}
+	t.Logf("clustered and paired: largest absolute difference from statsmodels %.3g (fractions)", worst)
 }
 
 func TestTIntervalByHand(t *testing.T) {

@@ -156,6 +156,19 @@ type Configuration struct {
 	// Student t interval of the mean over the aggregated rounds
 	// (stats.TInterval), clamped to [0, 100] percent.
 	Intervals map[Metric]stats.Interval
+	// Questions holds, per metric, the aggregated rounds' outcomes per
+	// question (QuestionMeans); absent for a metric without per-question
+	// outcomes (NoQInterval says why).
+	Questions map[Metric]*QuestionMeans
+	// QIntervals are, per metric with Questions, the IntervalConfidence
+	// interval of the mean that counts which questions the benchmark happens
+	// to hold as well as the rounds: stats.ClusteredRatio with the questions
+	// as clusters, each averaged over the rounds (the rounds nested within
+	// the questions), in percent, clamped to [0, 100].
+	QIntervals map[Metric]stats.Interval
+	// NoQInterval says, per metric with a summary but no QInterval, why
+	// none exists (e.g. NoQuestionsPublished).
+	NoQInterval map[Metric]string
 	// Warnings are conditions a reader must see (duplicate rounds, runs
 	// missing a metric, run warnings).
 	Warnings []string
@@ -382,6 +395,7 @@ func (c *Configuration) summarize() {
 		c.Summaries[m], c.Rounds[m] = stats.Summarize(pct), vals
 		c.Intervals[m] = stats.TInterval(pct, IntervalConfidence).Clamp(0, 100)
 	}
+	c.summarizeQuestions(agg)
 	for _, r := range c.Runs {
 		for _, w := range r.File.Run.Warnings {
 			c.Warnings = append(c.Warnings, r.ID()+": "+w)

@@ -99,6 +99,16 @@ type RankedRow struct {
 	// the row can hold, and whether its interval overlaps the leader's (the
 	// leader's tie group). Zero for unranked and reference rows.
 	Band stats.Band
+	// QBand is the rank band from paired differences over questions and
+	// rounds (stats.PairedRankBands of the headline column's
+	// PairedDifference between every two ranked rows): Best is 1 + the rows
+	// significantly above this one, Worst the ranked rows less those
+	// significantly below it, and Tied that the leader is not significantly
+	// above it ("≈"). A row without per-question outcomes has none (zero
+	// Band) and, being comparable with no row, widens every other band.
+	// It is computed by the running code, also in a frozen edition, whose
+	// Band and Rank stay as frozen.
+	QBand stats.Band
 	// Configurations behind the row, in ProtocolOrder.
 	Configurations []*Configuration
 	// Notes say why the same model, system and retrieval source appear in
@@ -384,6 +394,31 @@ func (rt *RankedTable) rank() {
 	for i, b := range stats.RankBands(ivs) {
 		ranked[i].Band = b
 	}
+	rt.pairedBands(ranked)
+}
+
+// pairedBands gives the ranked rows their QBand, when some of them have
+// per-question outcomes under the headline protocol.
+func (rt *RankedTable) pairedBands(ranked []*RankedRow) {
+	confs := make([]*Configuration, len(ranked))
+	means := make([]float64, len(ranked))
+	has := false
+	for i, row := range ranked {
+		c := row.Cell(rt, rt.HeadlineProtocol, TaskSuccessRate)
+		confs[i], means[i] = c.Configuration, rounded(c.Summary.Mean)
+		has = has || c.Configuration.Questions[TaskSuccessRate] != nil
+	}
+	if !has {
+		return
+	}
+	bands := stats.PairedRankBands(means, func(i, j int) (stats.Interval, bool) {
+		return PairedDifference(confs[i], confs[j], TaskSuccessRate)
+	})
+	for i, b := range bands {
+		if confs[i].Questions[TaskSuccessRate] != nil {
+			ranked[i].QBand = b
+		}
+	}
 }
 
 // bandInterval is the interval a row's rank band is computed from: the
@@ -530,7 +565,7 @@ func (rt *RankedTable) fillCells() {
 		for i, col := range rt.Columns {
 			for _, c := range row.Configurations {
 				if s, ok := c.Summaries[col.Metric]; ok && c.Key.ScoringProtocol == col.Protocol {
-					row.Cells[i] = &Cell{Configuration: c, Metric: col.Metric, Summary: s, Interval: c.Intervals[col.Metric], Rounds: c.Rounds[col.Metric]}
+					row.Cells[i] = newCell(c, col.Metric, s)
 				}
 			}
 		}

@@ -78,7 +78,28 @@ type Cell struct {
 	// Interval is the configuration's 95 % t-interval of the mean
 	// (Configuration.Intervals), percent.
 	Interval stats.Interval
-	Rounds   []Value // per aggregated run, in round order
+	// QInterval is the configuration's 95 % interval over questions and
+	// rounds (Configuration.QIntervals), percent; N = 0 when none exists,
+	// and then NoQInterval says why.
+	QInterval   stats.Interval
+	NoQInterval string
+	Rounds      []Value // per aggregated run, in round order
+}
+
+// newCell returns the cell of configuration c's metric m, summarised as s.
+func newCell(c *Configuration, m Metric, s stats.Summary) *Cell {
+	return &Cell{Configuration: c, Metric: m, Summary: s, Interval: c.Intervals[m], QInterval: c.QIntervals[m],
+		NoQInterval: c.NoQInterval[m], Rounds: c.Rounds[m]}
+}
+
+// NewCell returns the cell of configuration c's metric m (nil when c has
+// no summary of m).
+func NewCell(c *Configuration, m Metric) *Cell {
+	s, ok := c.Summaries[m]
+	if !ok {
+		return nil
+	}
+	return newCell(c, m, s)
 }
 
 // tableKey is what the configurations of one table share: the benchmark
@@ -149,7 +170,7 @@ func buildTables(b Board, confs []*Configuration) []*Table {
 			for i, col := range t.Columns {
 				for _, c := range row.Configurations {
 					if s, ok := c.Summaries[col.Metric]; ok && c.Key.Benchmark == col.Benchmark {
-						row.Cells[i] = &Cell{Configuration: c, Metric: col.Metric, Summary: s, Interval: c.Intervals[col.Metric], Rounds: c.Rounds[col.Metric]}
+						row.Cells[i] = newCell(c, col.Metric, s)
 					}
 				}
 			}

@@ -58,6 +58,12 @@ type rankedRowView struct {
 	// rank; "" when unranked. Tied: the row is in the leader's tie group.
 	Band string `json:"band"`
 	Tied bool   `json:"tied"`
+	// QBand is the rank band from paired differences over questions and
+	// rounds (aggregate.RankedRow.QBand), "" when the row has none (totals
+	// only); QTied: not significantly below the leader; QSort sorts it.
+	QBand string `json:"qband"`
+	QTied bool   `json:"qtied"`
+	QSort int    `json:"qsort"`
 	// Group is the model group id and Provenance the row's badges joined
 	// by "|": the values the table filters match (static/assets/filters.js).
 	Group      string       `json:"group"`
@@ -104,8 +110,13 @@ type rankedView struct {
 	Columns    []rankedColumnView `json:"columns"`
 	// Extra names the other protocols' columns (Columns' Extra), "" when
 	// the table has only the headline protocol's.
-	Extra      string           `json:"extra"`
-	NCols      int              `json:"ncols"`
+	Extra string `json:"extra"`
+	NCols int    `json:"ncols"`
+	// QBands: some row has a band over questions (the "Band over
+	// questions" column is shown); QNote says what the intervals and
+	// bands of the table are.
+	QBands     bool             `json:"qbands"`
+	QNote      string           `json:"qnote"`
 	ShowSystem bool             `json:"show_system"`
 	ShowSource bool             `json:"show_source"`
 	Rows       []*rankedRowView `json:"rows"`
@@ -170,7 +181,7 @@ func rankingText(t *aggregate.RankedTable) string {
 	}
 	s += ". The # column shows each row's rank band, not a bare rank: the best and worst rank its 95 % interval of the mean over rounds " +
 		"(Student t, see the methodology page) allows against the other rows' intervals; rows marked ≈ have an interval that overlaps the leader's " +
-		"and so share its tie group. Rows with equal counts share a position (used to sort)."
+		"and so share its tie group. Rows with equal counts share a position (used to sort). " + QuestionsNote
 	unranked := 0
 	for _, r := range t.Rows {
 		if r.Rank == 0 && !r.Reference {
@@ -182,6 +193,32 @@ func rankingText(t *aggregate.RankedTable) string {
 			count(unranked, "row", "rows"), protocolPhrase(t.HeadlineProtocol), noun(unranked, "is", "are"), noun(unranked, "follows", "follow"))
 	}
 	return s
+}
+
+// QuestionsNote says what the interval and band over questions are, wherever
+// they are shown beside the rounds' (the methodology page, #uncertainty).
+const QuestionsNote = "The “Band over questions” column and each value's interval over questions and rounds count what the rounds cannot: " +
+	"which questions the benchmark happens to hold. The interval is 95 %, the clustered standard error with the questions as clusters " +
+	"(a question's properties are not independent), each question averaged over its rounds first so that the rounds are nested within it, " +
+	"and Student t with (questions − 1) degrees of freedom (Miller 2024, “Adding Error Bars to Evals”, arXiv 2411.00640). " +
+	"The band is built from paired differences over the same questions: a row is placed below another only when their paired 95 % " +
+	"interval of the difference lies wholly below zero, and ≈ marks the rows the leader is not significantly above. " +
+	"Both are computed by the current code, also on a frozen release, whose values, ranks and # column stay as frozen. " +
+	"Rows with totals only (MatTools' published totals) have no per-question outcomes, so no interval or band over questions exists for them."
+
+// qNote says, under a ranked table, which intervals its values have: the
+// rounds' (the ± and the # column) and, where per-question outcomes exist,
+// the one over questions and rounds (computed by the current code).
+func qNote(bands bool) string {
+	if !bands {
+		return "± is the population standard deviation of the rounds; the # column's band comes from the 95 % t-intervals over rounds. " +
+			"No row of this table has per-question outcomes (totals only), so no interval over questions and rounds exists for it: " +
+			"the rounds' spread says nothing of how much of a score other questions would keep."
+	}
+	return "± is the population standard deviation of the rounds and # the rank band of the 95 % t-intervals over rounds (as frozen, in a release). " +
+		"“Band over questions” and each value's “questions” interval (shown with the intervals) are 95 % and count question sampling too: " +
+		"clustered by question, rounds nested within questions, paired differences for the band; computed by the current code. " +
+		"Rows marked – there have totals only: no interval over questions exists for them."
 }
 
 // referencesText says, for an advanced-systems table, which models have a
@@ -314,6 +351,13 @@ func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *
 		}
 		tv.Rows = append(tv.Rows, rv)
 	}
+	for _, r := range tv.Rows {
+		tv.QBands = tv.QBands || r.QBand != ""
+	}
+	if tv.QBands {
+		tv.NCols++
+	}
+	tv.QNote = qNote(tv.QBands)
 	tv.AuditNote = v.auditRows(t, tv)
 	if paperHere {
 		v.appendPaperRows(t, tv)
@@ -354,6 +398,9 @@ func (v *views) rankedRow(r *aggregate.RankedRow) *rankedRowView {
 	case r.Rank > 0:
 		rv.Rank = strconv.Itoa(r.Rank)
 		rv.Band, rv.Tied = bandText(r.Band), r.Band.Tied
+		if r.QBand.Best > 0 {
+			rv.QBand, rv.QTied, rv.QSort = bandText(r.QBand), r.QBand.Tied, r.QBand.Best
+		}
 	case r.Reference:
 		rv.RankSort = 1 << 29 // after the ranked rows, before the unranked ones
 	default:
@@ -361,6 +408,9 @@ func (v *views) rankedRow(r *aggregate.RankedRow) *rankedRowView {
 	}
 	if r.Variant != "" {
 		rv.Model += " (" + r.Variant + ")"
+	}
+	if rv.QSort == 0 {
+		rv.QSort = 1 << 30
 	}
 	if rv.Why == nil {
 		rv.Why = []string{}
@@ -433,14 +483,20 @@ func (v *views) appendPaperRows(t *aggregate.RankedTable, tv *rankedView) {
 // RankedCSVHeader is the header of a ranked table's download: one line per
 // row and column with a value.
 var RankedCSVHeader = []string{"table", "rank", "model", "display_name", "system", "retrieval_source", "badge", "scoring_protocol", "metric",
-	"n", "mean", "pop_std", "configuration", "reference", "ci95_lo", "ci95_hi", "rank_best", "rank_worst", "tied_with_leader"}
+	"n", "mean", "pop_std", "configuration", "reference", "ci95_lo", "ci95_hi", "rank_best", "rank_worst", "tied_with_leader",
+	"questions", "ci95q_lo", "ci95q_hi", "rank_best_q", "rank_worst_q", "tied_with_leader_q"}
 
 // RankedCSV writes a ranked table as CSV: per row (in rank order) and per
 // column with a value, its mean and population std (percent, 4 decimals),
 // n, the configuration key, whether the row is a reference row (rank 0;
 // "true" or "false"), the column's 95 % t-interval (percent, 4 decimals)
 // (empty for a cell of one round, which has none) and the row's rank band by
-// the headline column (0 0 false when unranked).
+// the headline column (0 0 false when unranked); then, computed by the
+// current code and never frozen in a release's numbers manifest (whose
+// fields these names are not), the number of questions, the 95 % interval
+// over questions and rounds (aggregate.Configuration.QIntervals; empty, with
+// questions 0, when none exists) and the rank band from paired differences
+// (aggregate.RankedRow.QBand; 0 0 false when none).
 //
 // The benchmark audit's unranked rows of the table (aggregate.AuditRows of
 // audit: reference solution and trivial baselines, one run each) follow, with
@@ -462,10 +518,15 @@ func RankedCSV(t *aggregate.RankedTable, audit ...*results.File) []byte {
 			if c.Interval.N < 2 {
 				ci = func(float64) string { return "" } // one round: no interval
 			}
+			qn, qlo, qhi := 0, "", ""
+			if c.QInterval.N > 1 {
+				qn, qlo, qhi = c.QInterval.N, f4(c.QInterval.Lo), f4(c.QInterval.Hi)
+			}
 			w.Write([]string{t.ID, strconv.Itoa(r.Rank), csvSafe(k.Model), csvSafe(r.Model.DisplayName), string(k.System), strconv.Itoa(k.RetrievalSource),
 				string(aggregate.BadgeOf(k.Provenance)), t.Columns[i].Protocol, string(t.Columns[i].Metric),
 				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), csvSafe(k.String()), strconv.FormatBool(r.Reference),
-				ci(c.Interval.Lo), ci(c.Interval.Hi), strconv.Itoa(r.Band.Best), strconv.Itoa(r.Band.Worst), strconv.FormatBool(r.Band.Tied)})
+				ci(c.Interval.Lo), ci(c.Interval.Hi), strconv.Itoa(r.Band.Best), strconv.Itoa(r.Band.Worst), strconv.FormatBool(r.Band.Tied),
+				strconv.Itoa(qn), qlo, qhi, strconv.Itoa(r.QBand.Best), strconv.Itoa(r.QBand.Worst), strconv.FormatBool(r.QBand.Tied)})
 		}
 	}
 	for _, r := range aggregate.AuditRows(t, audit) {
@@ -474,7 +535,8 @@ func RankedCSV(t *aggregate.RankedTable, audit ...*results.File) []byte {
 				continue
 			}
 			w.Write([]string{t.ID, "0", "none", auditLabels[r.System], string(r.System), "0", auditBadges[r.System].Text, t.Columns[i].Protocol,
-				string(t.Columns[i].Metric), "1", f4(v.Percent), f4(0), "audit:" + string(r.System) + "/" + t.QuestionSet, "false", "", "", "0", "0", "false"})
+				string(t.Columns[i].Metric), "1", f4(v.Percent), f4(0), "audit:" + string(r.System) + "/" + t.QuestionSet, "false", "", "", "0", "0", "false",
+				"0", "", "", "0", "0", "false"})
 		}
 	}
 	w.Flush()

@@ -85,6 +85,11 @@ type cellView struct {
 	// CI is the 95 % t-interval of the mean over rounds, "[lo, hi]"
 	// (percent, 2 decimals); "" when n = 1.
 	CI string `json:"ci"`
+	// QCI is the 95 % interval over questions and rounds (clustered by
+	// question; aggregate.Configuration.QIntervals), "[lo, hi]", and QNone
+	// why none exists ("" when QCI is set).
+	QCI   string `json:"qci"`
+	QNone string `json:"qnone"`
 	// OfRef is a task success rate as a share of the reference solution's
 	// under the same protocol on the same question set, "69.51 % of what a
 	// correct solution reaches" (auditRows); "" without an audit run.
@@ -100,6 +105,14 @@ func newCell(c *aggregate.Cell) *cellView {
 	if c.Summary.N > 1 {
 		cv.Std = fmtPct(c.Summary.PopStd)
 		cv.CI = "[" + fmtPct(c.Interval.Lo) + ", " + fmtPct(c.Interval.Hi) + "]"
+	}
+	if c.QInterval.N > 1 {
+		cv.QCI = "[" + fmtPct(c.QInterval.Lo) + ", " + fmtPct(c.QInterval.Hi) + "]"
+	} else {
+		cv.QNone = c.NoQInterval
+		if cv.QNone == "" {
+			cv.QNone = "fewer than two questions: no interval over questions"
+		}
 	}
 	var parts []string
 	runs := c.Configuration.RunsWith(aggregate.StatusAggregated)
@@ -564,7 +577,12 @@ func (v *views) config(c *aggregate.Configuration) configView {
 	for _, m := range c.Metrics() {
 		s := summaryText(m, c.Summaries[m])
 		if iv := c.Intervals[m]; iv.N > 1 {
-			s += fmt.Sprintf("; 95 %% interval of the mean (Student t) [%s, %s]", fmtPct(iv.Lo), fmtPct(iv.Hi))
+			s += fmt.Sprintf("; 95 %% interval of the mean over rounds (Student t) [%s, %s]", fmtPct(iv.Lo), fmtPct(iv.Hi))
+		}
+		if iv := c.QIntervals[m]; iv.N > 1 {
+			s += fmt.Sprintf("; 95 %% interval over questions and rounds (%d questions, clustered by question) [%s, %s]", iv.N, fmtPct(iv.Lo), fmtPct(iv.Hi))
+		} else if why := c.NoQInterval[m]; why != "" {
+			s += "; " + why
 		}
 		cv.Summary = append(cv.Summary, s)
 	}
