@@ -66,6 +66,28 @@ func TestSubmitDryRunPrintsTheScripts(t *testing.T) {
 	}
 }
 
+// TestSubmitRefusesOneRunBenchmarkShard: run-benchmark -shard 0/1 writes
+// results files and no shard journal, so a merge of one shard would fail
+// after the whole array ran; rescore's single shard is journaled and passes.
+func TestSubmitRefusesOneRunBenchmarkShard(t *testing.T) {
+	bin := t.TempDir()
+	for _, p := range []string{"slurm", "run-benchmark", "merge"} {
+		os.WriteFile(filepath.Join(bin, p), nil, 0o755)
+	}
+	planPath := filepath.Join(t.TempDir(), "plan.toml")
+	os.WriteFile(planPath, []byte("rounds = 1\n[[models]]\nname = \"m\"\nbase_url = \"http://127.0.0.1:8000/v1\"\n"), 0o644)
+	noEnv := func(string) string { return "" }
+	var out, errb bytes.Buffer
+	if code := run([]string{"submit", "-plan", planPath, "-data", "/data", "-out", "/scratch/w", "-shards", "1", "-bin", bin, "-dry-run"}, &out, &errb, noEnv); code != exitUsage ||
+		!strings.Contains(errb.String(), "-shards 1: run-benchmark's single shard is an unsharded run") {
+		t.Errorf("run-benchmark -shards 1: exit %d, stderr %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"submit", "-command", "rescore", "-out", "/scratch/w", "-shards", "1", "-bin", bin, "-dry-run", "--", "in.parquet"}, &out, &errb, noEnv); code != exitOK {
+		t.Errorf("rescore -shards 1: exit %d, stderr %s", code, errb.String())
+	}
+}
+
 func TestExpandTasks(t *testing.T) {
 	if got := fmt.Sprint(expandTasks("0,2-4%2")); got != "[0 2 3 4]" {
 		t.Errorf("expandTasks = %s", got)
