@@ -243,7 +243,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		return exitOK
 	}
 
-	keys, err := runner.ReadAPIKeys(p, env.getenv)
+	// The keys of the models this process asks: a cluster task serving one
+	// model (-model) needs no other model's key.
+	keyPlan := p
+	if len(models) > 0 {
+		q := *p
+		q.Models = slices.DeleteFunc(slices.Clone(p.Models), func(m plan.Model) bool { return !slices.Contains(models, m.Name) })
+		keyPlan = &q
+	}
+	keys, err := runner.ReadAPIKeys(keyPlan, env.getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "run-benchmark:", err)
 		return exitFailed

@@ -383,6 +383,50 @@ func TestMissingKeyAndKeyRemovalInProcess(t *testing.T) {
 	}
 }
 
+// TestModelNeedsOnlyItsOwnKey: a task of one model (-model, as cmd/slurm's
+// tasks run) reads that model's key only; another model's unset key stops
+// nothing, and every key variable of the plan is still unset.
+func TestModelNeedsOnlyItsOwnKey(t *testing.T) {
+	root := mattoolstest.NewRoot(t).Dir
+	srv := llmtest.New(t, llmtest.Options{Responder: answer})
+	planPath := filepath.Join(t.TempDir(), "plan.toml")
+	model := func(name, keyEnv string) string {
+		return fmt.Sprintf("[[models]]\nname = %q\nbase_url = %q\napi_key_env = %q\ntimeout = \"5s\"\n", name, srv.URL, keyEnv)
+	}
+	if err := os.WriteFile(planPath, []byte("rounds = 1\nconcurrency = 4\n"+model("fake-model", keyVar)+model("api-model", "OTHER_MODEL_KEY")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var unset []string
+	env := environ{func(n string) string {
+		if n == keyVar {
+			return key
+		}
+		return ""
+	}, func(n string) error { unset = append(unset, n); return nil }}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-plan", planPath, "-data", root, "-out", t.TempDir(), "-no-progress", "-unscored", "-model", "fake-model"},
+		&stdout, &stderr, env); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if n := len(srv.Requests()); n != 49 {
+		t.Errorf("%d requests, want fake-model's 49", n)
+	}
+	for _, r := range srv.Requests() {
+		if r.Model != "fake-model" {
+			t.Errorf("asked %s", r.Model)
+		}
+	}
+	if strings.Join(unset, " ") != keyVar+" OTHER_MODEL_KEY" {
+		t.Errorf("unset %v, want both key variables", unset)
+	}
+	// Without -model every model's key is needed.
+	stderr.Reset()
+	if code := run(context.Background(), []string{"-plan", planPath, "-data", root, "-out", t.TempDir(), "-no-progress", "-unscored"}, &stdout, &stderr, env); code != exitFailed ||
+		!strings.Contains(stderr.String(), "OTHER_MODEL_KEY (its api_key_env) is not set") {
+		t.Errorf("without -model: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
 func TestDryRunNeedsNoKeyAndMakesNoRequest(t *testing.T) {
 	root := mattoolstest.NewRoot(t).Dir
 	srv := llmtest.New(t, llmtest.Options{Responder: answer})

@@ -13,9 +13,12 @@ package main
 // and fails under CI (CI set), which runs as root.
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,6 +63,28 @@ func TestSubmitDryRunPrintsTheScripts(t *testing.T) {
 	}
 	if _, err := os.Stat("/scratch/w"); err == nil {
 		t.Error("the dry run wrote the work folder")
+	}
+}
+
+// TestSubmitRefusesOneRunBenchmarkShard: run-benchmark -shard 0/1 writes
+// results files and no shard journal, so a merge of one shard would fail
+// after the whole array ran; rescore's single shard is journaled and passes.
+func TestSubmitRefusesOneRunBenchmarkShard(t *testing.T) {
+	bin := t.TempDir()
+	for _, p := range []string{"slurm", "run-benchmark", "merge"} {
+		os.WriteFile(filepath.Join(bin, p), nil, 0o755)
+	}
+	planPath := filepath.Join(t.TempDir(), "plan.toml")
+	os.WriteFile(planPath, []byte("rounds = 1\n[[models]]\nname = \"m\"\nbase_url = \"http://127.0.0.1:8000/v1\"\n"), 0o644)
+	noEnv := func(string) string { return "" }
+	var out, errb bytes.Buffer
+	if code := run([]string{"submit", "-plan", planPath, "-data", "/data", "-out", "/scratch/w", "-shards", "1", "-bin", bin, "-dry-run"}, &out, &errb, noEnv); code != exitUsage ||
+		!strings.Contains(errb.String(), "-shards 1: run-benchmark's single shard is an unsharded run") {
+		t.Errorf("run-benchmark -shards 1: exit %d, stderr %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"submit", "-command", "rescore", "-out", "/scratch/w", "-shards", "1", "-bin", bin, "-dry-run", "--", "in.parquet"}, &out, &errb, noEnv); code != exitOK {
+		t.Errorf("rescore -shards 1: exit %d, stderr %s", code, errb.String())
 	}
 }
 
@@ -114,18 +139,27 @@ func TestOnARealSlurmCluster(t *testing.T) {
 		}
 	}
 
-	// The cluster.
+	// The cluster, on ports of its own: another cluster on this machine
+	// (Slurm's default 6817, a parallel make test) is never the one asked,
+	// nor cancelled by this one's stop. Its stop is registered before its
+	// start, so that daemons a failed start left are stopped too.
 	cl := filepath.Join(w, "cluster")
-	t0 := time.Now()
-	if b, err := exec.Command(filepath.Join(repo, "scripts/slurm/cluster.sh"), "start", cl).CombinedOutput(); err != nil {
-		t.Fatalf("starting the cluster: %v\n%s", err, b)
+	if err := os.MkdirAll(cl, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		if b, err := exec.Command(filepath.Join(repo, "scripts/slurm/cluster.sh"), "stop", cl).CombinedOutput(); err != nil {
 			t.Errorf("stopping the cluster: %v\n%s", err, b)
 		}
 	})
-	t.Logf("cluster started in %.1f s (slurmctld, slurmd, node idle)", time.Since(t0).Seconds())
+	port := freePortPair(t)
+	t0 := time.Now()
+	start := exec.Command(filepath.Join(repo, "scripts/slurm/cluster.sh"), "start", cl)
+	start.Env = append(os.Environ(), fmt.Sprintf("SLURM_TEST_PORT=%d", port))
+	if b, err := start.CombinedOutput(); err != nil {
+		t.Fatalf("starting the cluster: %v\n%s", err, b)
+	}
+	t.Logf("cluster started in %.1f s (slurmctld on port %d, slurmd, node idle)", time.Since(t0).Seconds(), port)
 	t.Setenv("SLURM_CONF", filepath.Join(cl, "slurm.conf"))
 	sh := func(name string, args ...string) string {
 		t.Helper()
@@ -148,9 +182,12 @@ func TestOnARealSlurmCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ref.Process.Kill(); ref.Wait() })
-	var urlLine [128]byte
-	n, _ := refOut.Read(urlLine[:])
-	refURL := strings.TrimSpace(string(urlLine[:n]))
+	// Its first line is its base URL (one Read may return part of it).
+	refLine, err := bufio.NewReader(refOut).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the reference fakeserver printed no base URL: %v", err)
+	}
+	refURL := strings.TrimSpace(refLine)
 	unsharded := filepath.Join(w, "unsharded")
 	t0 = time.Now()
 	sh(filepath.Join(bin, "run-benchmark"), "-plan", planPath, "-data", root, "-out", unsharded, "-no-progress", "-base-url", refURL)
@@ -296,6 +333,30 @@ func TestOnARealSlurmCluster(t *testing.T) {
 		t.Fatalf("rescore merge %s\n%s\n%s", s, b, m)
 	}
 	equalDirs(t, plain, rr.resultsDir())
+}
+
+// freePortPair returns a port p such that p and p+1 (slurmctld's and
+// slurmd's) were free on every interface a moment ago, chosen at random
+// below the kernel's ephemeral range (32768 and up), so that no outgoing
+// connection takes it meanwhile.
+func freePortPair(t *testing.T) int {
+	t.Helper()
+	for range 200 {
+		p := 20000 + rand.IntN(12000)
+		a, err := net.Listen("tcp", fmt.Sprintf(":%d", p))
+		if err != nil {
+			continue
+		}
+		b, err := net.Listen("tcp", fmt.Sprintf(":%d", p+1))
+		a.Close()
+		if err != nil {
+			continue
+		}
+		b.Close()
+		return p
+	}
+	t.Fatal("no two consecutive free ports in 20000-32000")
+	return 0
 }
 
 // itemIndexes returns the index of every item line of a journal, in order.

@@ -46,6 +46,15 @@ func showJob(id string) ([]jobRecord, error) {
 	return recs, nil
 }
 
+// failedStates are the final states of a task that did not succeed: each
+// keeps an afterok merge from ever running (--kill-on-invalid-dep cancels
+// it), so status names the task and resubmit runs it again. A cancelled
+// task (scancel of one index, a pre-emption without requeue) is one too.
+var failedStates = []string{"FAILED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL", "CANCELLED", "PREEMPTED", "BOOT_FAIL", "DEADLINE"}
+
+// finalState reports whether a job in state s will not run again by itself.
+func finalState(s string) bool { return s == "COMPLETED" || slices.Contains(failedStates, s) }
+
 // expandTasks expands an ArrayTaskId ("3", "1-3", "0,2-3%2") to indexes.
 func expandTasks(s string) []int {
 	s, _, _ = strings.Cut(s, "%")
@@ -115,7 +124,7 @@ func status(args []string, stdout, stderr io.Writer, getenv func(string) string)
 			}
 		}
 		log := filepath.Join(r.taskDir(t), "task.log")
-		if ok && x.State == "FAILED" || ok && x.State == "TIMEOUT" || ok && x.State == "OUT_OF_MEMORY" || ok && x.State == "NODE_FAIL" {
+		if ok && slices.Contains(failedStates, x.State) {
 			failed = append(failed, fmt.Sprintf("task %d (%sshard %d/%d) %s, exit %s: see %s:\n%s", t, modelPart(model), shard, r.Shards, x.State, x.ExitCode, log, tail(log, 3)))
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\n", t, envOr(model, "all"), shard, r.Shards, job, st, exit, journaled(r, p, t, getenv), log)
@@ -140,7 +149,7 @@ func status(args []string, stdout, stderr io.Writer, getenv func(string) string)
 		fmt.Fprintf(stdout, "failed, so the merge never runs:\n  %s\n", strings.Join(failed, "\n  "))
 		var idx []string
 		for t := range r.tasks() {
-			if x, ok := state[t]; ok && slices.Contains([]string{"FAILED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL"}, x.State) {
+			if x, ok := state[t]; ok && slices.Contains(failedStates, x.State) {
 				idx = append(idx, strconv.Itoa(t))
 			}
 		}

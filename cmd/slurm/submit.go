@@ -125,6 +125,11 @@ func submit(args []string, stdout, stderr io.Writer, getenv func(string) string)
 			errs = append(errs, err)
 			break
 		}
+		if *shards == 1 {
+			// run-benchmark -shard 0/1 is an unsharded run: it writes results
+			// files, no shard journal, and the merge job would find nothing.
+			errs = append(errs, errors.New("-shards 1: run-benchmark's single shard is an unsharded run, which the merge cannot read; want at least 2 shards per model"))
+		}
 		r.Plan, _ = filepath.Abs(*planPath)
 		r.Data, _ = filepath.Abs(*data)
 		if *perModel {
@@ -368,14 +373,19 @@ func resubmit(args []string, stdout, stderr io.Writer) int {
 		}
 		idx = append(idx, strconv.Itoa(t))
 	}
-	// The tasks of earlier submissions still pending or running: the new
-	// merge waits for them too.
+	// The tasks of earlier submissions not yet in a final state (pending,
+	// running, requeued, suspended…): the new merge waits for them too, each
+	// by its own id (a pending range "4-7%2" is one record of scontrol's,
+	// not a job id a dependency takes).
 	deps := []string{}
 	for _, j := range r.ArrayJobs {
 		recs, _ := showJob(j)
 		for _, x := range recs {
-			if x.State == "PENDING" || x.State == "RUNNING" || x.State == "REQUEUED" || x.State == "CONFIGURING" || x.State == "COMPLETING" {
-				deps = append(deps, j+"_"+x.Task)
+			if finalState(x.State) {
+				continue
+			}
+			for _, t := range expandTasks(x.Task) {
+				deps = append(deps, j+"_"+strconv.Itoa(t))
 			}
 		}
 	}

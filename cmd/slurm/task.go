@@ -54,7 +54,7 @@ func task(ctx context.Context, args []string, stdout, stderr io.Writer, getenv f
 			return exitUsage
 		}
 	}
-	if *shards < 1 || *out == "" || *bin == "" || t >= r.tasks() {
+	if *shards < 1 || *out == "" || *bin == "" || t < 0 || t >= r.tasks() {
 		fmt.Fprintf(stderr, "slurm task: task %d of %d (-shards %d, -out %q, -bin %q): want 0 ≤ index < tasks\n", t, r.tasks(), *shards, *out, *bin)
 		return exitUsage
 	}

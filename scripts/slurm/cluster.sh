@@ -3,7 +3,8 @@
 # without systemd, munge or name resolution, for cmd/slurm's real-Slurm test; everything under DIR.
 #
 #   scripts/slurm/cluster.sh start DIR   # writes DIR/slurm.conf, starts slurmctld and slurmd, waits for an idle node
-#   scripts/slurm/cluster.sh stop DIR    # cancels every job, stops the two daemons (by the pids they wrote)
+#   scripts/slurm/cluster.sh stop DIR    # cancels every job, stops the two daemons (by the pids they wrote); a DIR
+#                                        # without a started cluster is no error
 #
 # Client commands then need SLURM_CONF=DIR/slurm.conf. What the configuration works around (Slurm 22.05):
 # SlurmctldHost must be `hostname -s`; the node is addressed 127.0.0.1 and slurmd started with -N, so nothing
@@ -11,7 +12,8 @@
 # need no cgroup; kill_invalid_depend (in DependencyParameters: under SchedulerParameters it is ignored)
 # cancels a merge whose dependency failed instead of leaving it pending; jobs stay in scontrol for
 # MinJobAge (3600 s here); jobcomp/filetxt keeps every finished job's exit code without slurmdbd.
-# SLURM_TEST_PORT (default 6817) is slurmctld's port; slurmd listens on the next one.
+# SLURM_TEST_PORT (default 6817, Slurm's own) is slurmctld's port; slurmd listens on the next one. A test picks
+# free ones, so that it never talks to (nor cancels the jobs of) another cluster on the same machine.
 set -euo pipefail
 cmd=${1:?usage: cluster.sh start|stop DIR}
 dir=${2:?usage: cluster.sh start|stop DIR}
@@ -69,11 +71,17 @@ stop)
   dir=$(cd "$dir" && pwd)
   export SLURM_CONF=$dir/slurm.conf
   scancel --full --quiet --user=root 2>/dev/null || true
-  # Jobs first, so that slurmd reaps their processes, then the daemons.
-  for _ in $(seq 100); do
-    [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+  # Jobs first, so that slurmd reaps their processes (SIGKILL KillWait=10 s after SIGTERM), then the daemons.
+  # A step daemon outlives slurmd: what is still running after 60 s is killed by the pids its node lists.
+  gone=
+  for _ in $(seq 600); do
+    [ -z "$(squeue -h -o %i 2>/dev/null)" ] && { gone=1; break; }
     sleep 0.1
   done
+  if [ -z "$gone" ]; then
+    echo "cluster.sh: jobs still running 60 s after scancel; killing their processes" >&2
+    scontrol listpids 2>/dev/null | awk 'NR > 1 && $1 ~ /^[0-9]+$/ { print $1 }' | xargs -r kill -9 2>/dev/null || true
+  fi
   for d in slurmd slurmctld; do
     pid=$(cat "$dir/$d.pid" 2>/dev/null || true)
     [ -n "$pid" ] || continue
