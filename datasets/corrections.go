@@ -98,6 +98,22 @@ func (v CorrectedVersion) Corrected(question string) (Correction, bool) {
 	return v.Corrections[i], true
 }
 
+// VerificationQuestions returns the ids of the questions whose
+// verification v edits (a correction of question.txt alone changes no
+// verdict of the same code), in v's order.
+func (v CorrectedVersion) VerificationQuestions() []string {
+	var ids []string
+	for _, c := range v.Corrections {
+		for _, e := range c.Edits {
+			if e.File == "" || e.File == UnitTestFile {
+				ids = append(ids, c.Question)
+				break
+			}
+		}
+	}
+	return ids
+}
+
 // LoadVersion reads the tool-usage benchmark from a MatTools-layout root
 // (Load) in benchmark version version: "" or "2025-05", the published
 // questions; a corrected version (CorrectedVersions), the published

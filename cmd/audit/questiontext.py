@@ -29,7 +29,7 @@ IMPORTABLE = ["numpy", "copy", "collections", "pathlib", "itertools", "math", "m
               "pymatgen.analysis.defects.finder", "pymatgen.analysis.defects.ccd", "pymatgen.analysis.defects.corrections.freysoldt",
               "pymatgen.analysis.defects.corrections.kumagai", "pymatgen.analysis.defects.supercells", "pymatgen.analysis.defects.utils",
               "pymatgen.analysis.defects.recombination", "pymatgen.analysis.defects.plotting.thermo", "pymatgen.analysis.defects.plotting.phases"]
-CONVENTIONS = {"np": "numpy", "pd": None}
+CONVENTIONS = {"np": "numpy", "npt": "numpy.typing", "pd": None}
 
 
 def importable(name):
