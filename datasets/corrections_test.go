@@ -25,12 +25,29 @@ func TestCorrectedVersionsAreWellFormed(t *testing.T) {
 			if _, ok := counts[c.Question]; !ok {
 				t.Errorf("%s: %s is not a question of the manifest", v.ID, c.Question)
 			}
-			if len(c.Properties) == 0 || len(c.Properties) > counts[c.Question] || len(c.Edits) == 0 {
+			textOnly := len(c.Edits) > 0
+			for _, e := range c.Edits {
+				textOnly = textOnly && e.File == QuestionTextFile
+			}
+			if (len(c.Properties) == 0 && !textOnly) || len(c.Properties) > counts[c.Question] || len(c.Edits) == 0 {
 				t.Errorf("%s %s: %d properties (of %d), %d edits", v.ID, c.Question, len(c.Properties), counts[c.Question], len(c.Edits))
 			}
-			// Every correction follows a line of the original unit test.
-			if !strings.Contains(c.Test, "tests/test_") || !strings.Contains(c.Test, "l.") || c.Reason == "" {
-				t.Errorf("%s %s: test %q, reason %q: want the original test's file and line", v.ID, c.Question, c.Test, c.Reason)
+			// Every correction follows a line of the original unit test, or
+			// cites the question's line and the audit's flag that found it.
+			follows := strings.Contains(c.Test, "tests/test_") && strings.Contains(c.Test, "l.")
+			cites := strings.Contains(c.Cites, "question.txt l.") && len(c.Flags) > 0
+			if !(follows || cites) || c.Reason == "" {
+				t.Errorf("%s %s: test %q, cites %q, flags %v, reason %q: want the original test's file and line, or the question's line and the flag", v.ID, c.Question, c.Test, c.Cites, c.Flags, c.Reason)
+			}
+			for _, f := range c.Flags {
+				if !strings.HasPrefix(f, "refuses-equivalent ") && !strings.HasPrefix(f, "question-defect ") {
+					t.Errorf("%s %s: flag %q is not one of the audit's (refuses-equivalent FORM, question-defect KIND)", v.ID, c.Question, f)
+				}
+			}
+			for i, e := range c.Edits {
+				if _, err := v.expandHelpers(e.Replace); err != nil {
+					t.Errorf("%s %s edit %d: %v", v.ID, c.Question, i+1, err)
+				}
 			}
 		}
 	}
@@ -80,6 +97,52 @@ func TestLoadCorrectedVersion(t *testing.T) {
 				t.Errorf("%s: corrected verification lacks %q:\n%s", id, w, q.UnitTest)
 			}
 		}
+	}
+}
+
+// TestLoadCorrectedVersion2 applies 2025-05-corrected-2 to the real
+// questions: the checks of the questions it corrects accept the equivalent
+// forms (a helper inserted once per test), six question texts change and
+// nothing else, corrected-1's test_defect_finder and test_antisite_generator
+// corrections are kept and its test_interstitial one is not.
+func TestLoadCorrectedVersion2(t *testing.T) {
+	root := dataRoot(t)
+	pub, err := LoadVersion(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cor, err := LoadVersion(root, "2025-05-corrected-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tests, texts []string
+	for i, q := range cor.Questions {
+		p := pub.Questions[i]
+		if q.UnitTest != p.UnitTest {
+			tests = append(tests, q.ID)
+		}
+		if q.Text != p.Text {
+			texts = append(texts, q.ID)
+		}
+	}
+	slices.Sort(tests)
+	slices.Sort(texts)
+	if want := []string{"test_antisite_generator", "test_complex", "test_defect_finder", "test_get_local_extrema", "test_interstitial",
+		"test_parsing_and_grouping_NamedDefects", "test_substitution", "test_vacancy"}; !slices.Equal(tests, want) {
+		t.Errorf("corrected verifications %v, want %v", tests, want)
+	}
+	if want := []string{"test_boltzmann", "test_dielectric_func", "test_formation_from_directory", "test_kumagai",
+		"test_parsing_and_grouping_NamedDefects", "test_supercells"}; !slices.Equal(texts, want) {
+		t.Errorf("corrected question texts %v, want %v", texts, want)
+	}
+	inter, _ := cor.Question("test_interstitial")
+	if strings.Contains(inter.UnitTest, `{Element("N"): 1}`) || !strings.Contains(inter.UnitTest, `"value": {"N": 1}`) ||
+		strings.Count(inter.UnitTest, "def _equivalent(") != 1 || !strings.Contains(inter.UnitTest, `"element_changes": ("keys",)`) {
+		t.Errorf("test_interstitial: want the published expected value with the keys form:\n%s", inter.UnitTest)
+	}
+	boltz, _ := cor.Question("test_boltzmann")
+	if !strings.Contains(boltz.Text, "results.flatten()") || strings.Contains(boltz.Text, " result.flatten()") {
+		t.Errorf("test_boltzmann's text not corrected:\n%s", boltz.Text)
 	}
 }
 

@@ -14,6 +14,15 @@ const BenchmarkVersion2025_05 = "2025-05"
 // corrected version"). Its runs are never mixed with 2025-05's.
 const BenchmarkVersion2025_05Corrected1 = "2025-05-corrected-1"
 
+// BenchmarkVersion2025_05Corrected2 is the tool-usage benchmark of version
+// 2025-05 with the corrections of 2025-05-corrected-1 (test_interstitial's
+// replaced), verifications that accept the forms of the expected value the
+// question allows, and question texts whose undefined or misspelt names
+// are fixed (datasets/corrections.json; docs/benchmark-audit.md, "The
+// second corrected version"). Its runs are never mixed with 2025-05's nor
+// with 2025-05-corrected-1's.
+const BenchmarkVersion2025_05Corrected2 = "2025-05-corrected-2"
+
 // UpstreamCommit is the commit of github.com/Grenzlinie/MatTools that
 // BenchmarkVersion2025_05 refers to.
 const UpstreamCommit = "44385630f2acf461512996468fc0b24f44ddcaaf"

@@ -223,7 +223,26 @@ type QuestionReport struct {
 	Controls map[string]map[string]int `json:"controls"`
 	// Probe holds the strict per-property outcomes of each probe kind.
 	Probe map[string][]results.PropertyOutcome `json:"probe"`
-	Flags []Flag                               `json:"flags,omitempty"`
+	// Stated is what the question's text states about each property's
+	// value (its line, format phrase, and what it names), the judgments
+	// the equivalent forms follow.
+	Stated map[string]statedFormat `json:"stated"`
+	// Equivalents are the equivalent-form probes' answers: every property
+	// a form applied to, with its outcome under mattools-v1-strict.
+	Equivalents []Equivalent `json:"equivalents"`
+	// QuestionText is the question-text audit of question.txt.
+	QuestionText *TextAudit `json:"question_text"`
+	Flags        []Flag     `json:"flags,omitempty"`
+}
+
+// Equivalent is one equivalent-form probe of one property: the form, the
+// answer's description, and whether the property's check passed it.
+type Equivalent struct {
+	Property string `json:"property"`
+	Form     string `json:"form"`
+	Answer   string `json:"answer"`
+	Passed   bool   `json:"passed"`
+	Message  string `json:"message,omitempty"`
 }
 
 // Outcome is the reference's outcome under one protocol.
@@ -247,13 +266,18 @@ type Total struct {
 // property that its own expected value fails ("never-passes"; when the
 // reference passes it nonetheless, "expected-fails"), that passes
 // a probe or control that must fail ("passes-wrong", "passes-zero",
-// "passes-none", "passes-wrong-type", "passes-true"), or a probe the
-// verification could not score property by property ("unscorable").
+// "passes-none", "passes-wrong-type", "passes-true"), that refuses a form
+// of its expected value the question allows ("refuses-equivalent"), or a
+// probe the verification could not score property by property
+// ("unscorable"); or a defect of the question's text ("question-defect").
 type Flag struct {
 	Question string `json:"question"`
 	Property string `json:"property,omitempty"`
 	Check    string `json:"check"`
 	Detail   string `json:"detail,omitempty"`
+	// Line is the line of question.txt a question-defect or
+	// refuses-equivalent flag cites (1-based; 0: none).
+	Line int `json:"line,omitempty"`
 }
 
 func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
@@ -311,6 +335,17 @@ func audit(ctx context.Context, c config, stdout, stderr io.Writer) error {
 			code, fn := generatedCode(q, k)
 			add(&item{q: &noData, kind: k, code: code, function: fn})
 		}
+		stated := statedFormats(q)
+		for _, f := range equivForms {
+			add(&item{q: &noData, kind: equivKind(f), code: equivCode(q, f, stated), function: probeFunction})
+		}
+		// The question text's code may read the data files: executed only
+		// when they are present.
+		textQ := q
+		if !q.Executable() {
+			textQ = &noData // the scorer does not run a question whose data files are absent
+		}
+		add(&item{q: textQ, kind: kindQuestionText, code: questionTextCode(q, q.Executable()), function: questionTextFunction})
 	}
 
 	// Scored items come from the cache; the rest are executed.
@@ -531,6 +566,45 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 			}
 		}
 	}
+	qr.Stated = statedFormats(q)
+	for _, f := range equivForms {
+		it := its[equivKind(f)]
+		changed, err := parseEquivalents(it.scored.Stdout)
+		if err != nil {
+			flag("", "unscorable", fmt.Sprintf("the %s probe: %v (%s)", it.kind, err, firstLine(it.scored.RunError)))
+			continue
+		}
+		for _, po := range it.scored.Strict.Properties {
+			answer, ok := changed[po.Property]
+			if !ok {
+				continue
+			}
+			qr.Equivalents = append(qr.Equivalents, Equivalent{Property: po.Property, Form: f, Answer: answer, Passed: po.Passed, Message: firstLine(po.Message)})
+			if !po.Passed && expectedPassed[po.Property] {
+				st := qr.Stated[po.Property]
+				phrase := st.Phrase
+				if phrase == "" {
+					phrase = "no format"
+				}
+				qr.Flags = append(qr.Flags, Flag{Question: q.ID, Property: po.Property, Check: "refuses-equivalent", Line: st.Line,
+					Detail: fmt.Sprintf("%s: %s, which the question allows (question.txt l.%d states %q): %s", f, answer, st.Line, phrase, firstLine(po.Message))})
+			}
+		}
+	}
+	if it := its[kindQuestionText]; it != nil {
+		ta, err := parseTextAudit(it.scored.Stdout)
+		if err != nil {
+			flag("", "unscorable", fmt.Sprintf("the question-text audit: %v (%s)", err, firstLine(it.scored.RunError)))
+		} else {
+			qr.QuestionText = ta
+			for _, f := range ta.Findings {
+				if questionDefectKinds[f.Kind] {
+					qr.Flags = append(qr.Flags, Flag{Question: q.ID, Check: "question-defect", Line: f.Line,
+						Detail: fmt.Sprintf("question.txt l.%d: %s: %s", f.Line, f.Kind, f.Detail)})
+				}
+			}
+		}
+	}
 	for _, k := range controlKinds {
 		sc := its[k].scored
 		qr.Controls[k] = map[string]int{}
@@ -663,6 +737,24 @@ func printReport(w io.Writer, rep *Report, diagnoses datasets.Diagnoses) {
 		}
 		fmt.Fprintf(w, "  %s %s: %s: %s\n", f.Question, prop, f.Check, f.Detail)
 	}
+	counts := map[string]int{}
+	for _, f := range rep.Flags {
+		counts[f.Check]++
+	}
+	probed, refused := map[string]int{}, map[string]int{}
+	for _, q := range rep.Questions {
+		for _, e := range q.Equivalents {
+			probed[e.Form]++
+			if !e.Passed {
+				refused[e.Form]++
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nequivalent forms (properties probed, of them failed):")
+	for _, f := range equivForms {
+		fmt.Fprintf(w, " %s %d/%d", f, refused[f], probed[f])
+	}
+	fmt.Fprintf(w, "\nrefuses-equivalent: %d flags; question-defect: %d flags\n", counts["refuses-equivalent"], counts["question-defect"])
 	fmt.Fprintf(w, "\nproperties the reference fails:\n")
 	for _, q := range rep.Questions {
 		if q.Outcomes == nil {

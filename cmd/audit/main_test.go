@@ -48,15 +48,22 @@ func TestAuditThreeQuestions(t *testing.T) {
 	os.WriteFile(filepath.Join(pub, "stale"+results.Extension), []byte("old"), 0o644)
 	os.WriteFile(filepath.Join(pub, "README.md"), []byte("kept"), 0o644)
 	args := []string{"-quiet", "-slots", "2", "-python", python, "-data", root, "-reference", ref, "-diagnoses", diag, "-out", out,
-		"-questions", "test_pchip_eval,test_vacancy,test_defect_band_raises", "-publish", pub}
+		"-questions", "test_pchip_eval,test_vacancy,test_defect_band_raises,test_boltzmann", "-publish", pub}
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	got := stdout.String()
 	for _, want := range []string{
-		"reference: 1 of 11 properties passed under mattools-v1 (1 of 3 questions executed)\nreference: 1 of 11 properties passed under mattools-v1-strict (1 of 3 questions executed)\n",
+		"reference: 1 of 12 properties passed under mattools-v1 (1 of 4 questions executed)\nreference: 1 of 12 properties passed under mattools-v1-strict (1 of 4 questions executed)\n",
 		"test_defect_band_raises defect_band_index_mismatch: never-passes: its own expected value fails",
+		// The question says "Format: dict." and "Format: list.": string keys
+		// and another order are answers it allows; the checks refuse them.
+		"test_vacancy vacancy_element_changes: refuses-equivalent: keys: string keys {'Ga': -1}, which the question allows (question.txt l.11 states \"dict\")",
+		"test_vacancy vacancy_charge_states: refuses-equivalent: order: reversed order [1, 0, -1, -2, -3, -4], which the question allows (question.txt l.6 states \"list\")",
+		// results = [MASK](…) then result.flatten().
+		"test_boltzmann (question): question-defect: question.txt l.11: misspelt-name: result is not defined; the text defines results",
+		"refuses-equivalent: 2 flags; question-defect: 1 flags",
 		"verified question set: 1 properties of 1 questions",
 		"  reference-solution: 1 of 1, scored from its stored per-property outcomes\n  baseline-all-true: 0 of 1,",
 	} {
@@ -83,7 +90,7 @@ func TestAuditThreeQuestions(t *testing.T) {
 			}
 		}
 	}
-	if status["test_pchip_eval"] != "executed" || status["test_vacancy"] != "absent" || status["test_defect_band_raises"] != "data-missing" {
+	if status["test_pchip_eval"] != "executed" || status["test_vacancy"] != "absent" || status["test_defect_band_raises"] != "data-missing" || status["test_boltzmann"] != "absent" {
 		t.Errorf("reference statuses %v", status)
 	}
 	for _, f := range rep.Flags {
@@ -108,7 +115,7 @@ func TestAuditThreeQuestions(t *testing.T) {
 		}
 	}
 	for _, f := range files {
-		if f.Run.Provenance.Kind != results.ProvenanceAudit || f.Run.QuestionSet.Questions != 2 || f.Run.QuestionSet.Properties != 11 {
+		if f.Run.Provenance.Kind != results.ProvenanceAudit || f.Run.QuestionSet.Questions != 3 || f.Run.QuestionSet.Properties != 12 {
 			t.Errorf("%s: provenance %s, question set %+v", f.Run.RunID, f.Run.Provenance.Kind, f.Run.QuestionSet)
 		}
 		if f.Run.System == results.SystemBaselineAllTrue && f.Run.ScoringProtocol == results.ProtocolMatToolsV1Strict {

@@ -213,8 +213,8 @@ func publishedItems(c config, files []*results.File, bench *datasets.Benchmark) 
 	if c.version != "" {
 		v, _ := datasets.LookupCorrectedVersion(c.version)
 		corrected = map[string]bool{}
-		for _, cor := range v.Corrections {
-			corrected[cor.Question] = true
+		for _, id := range v.VerificationQuestions() {
+			corrected[id] = true
 		}
 	}
 	sources = map[string]results.SourceFile{}

@@ -402,13 +402,10 @@ func (im *importer) reexecutedFiles(tool []*results.File, st *Reexecuted) (out [
 	return out, joined
 }
 
-// correctedIDs returns the ids of the questions v corrects.
+// correctedIDs returns the ids of the questions whose verification v
+// corrects (a corrected question text alone changes no verdict).
 func correctedIDs(v datasets.CorrectedVersion) []string {
-	var ids []string
-	for _, c := range v.Corrections {
-		ids = append(ids, c.Question)
-	}
-	return ids
+	return v.VerificationQuestions()
 }
 
 // correctedRun returns a published run's verdicts in the corrected
