@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
@@ -118,8 +119,12 @@ func TestQADryRunAndScripted(t *testing.T) {
 	if code := run(context.Background(), []string{"-data", root, "-qa", "doc", "-model", "m"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "give -docs") {
 		t.Errorf("doc set without documents: exit %d, %q", code, errb.String())
 	}
-	n := 0
+	// Each call gets a number of its own (the documents are asked
+	// concurrently: a plain counter read by two calls at once made their
+	// questions 1-3 equal, and dropped them as duplicates).
+	var calls atomic.Int64
 	srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
+		n := calls.Add(1) - 1
 		var b strings.Builder
 		for q := 1; q <= 4; q++ {
 			text := fmt.Sprintf("Question %d about the masked name in %d", q, n)
@@ -129,7 +134,6 @@ func TestQADryRunAndScripted(t *testing.T) {
 			fmt.Fprintf(&b, "<question%d>%s</question%d><answer_choices%d><choice>A. w%d</choice><choice>B. x%d</choice><choice>C. y%d</choice><choice>D. z%d</choice></answer_choices%d><correct_answer%d>C</correct_answer%d>",
 				q, text, q, q, q, q, q, q, q, q, q)
 		}
-		n++
 		return llmtest.Reply{Content: b.String()}
 	}})
 	dir := t.TempDir()
