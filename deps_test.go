@@ -56,7 +56,7 @@ var allowed = map[string][]string{
 	"llm/llmtest":           []string{},
 	"llm/replay":            []string{},
 	"internal/pystr":        []string{},
-	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "sandbox", "runner/systems", "cmd/internal/cliflags"},
+	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "sandbox", "runner/systems", "cmd/internal/cliflags", "cmd/internal/sandboxflags"}, // sandboxflags: FindPython
 	"cmd/replay-llm":        []string{"datasets", "llm/replay", "cmd/internal/cliflags"},
 	"cmd/retrieval-quality": []string{"datasets", "datasets/corpus", "runner/retrieval", "cmd/internal/cliflags"},
 
@@ -119,7 +119,7 @@ var allowed = map[string][]string{
 
 	"scripts/testreport": []string{},
 	// The shards' merge, the runner benchmark's programs, the Kubernetes manifests' module.
-	"cmd/merge":                       []string{"datasets", "runner", "runner/plan", "runner/systems", "cmd/internal/cliflags"},
+	"cmd/merge":                       []string{"datasets", "runner", "runner/plan", "runner/systems", "cmd/internal/cliflags", "cmd/internal/sandboxflags"}, // sandboxflags: FindPython
 	"scripts/runner-bench/fakeserver": []string{"llm/llmtest"},
 	"scripts/runner-bench/genqa":      []string{"results"},
 	"scripts/site-scale/gen":          []string{"results", "results/check"},
