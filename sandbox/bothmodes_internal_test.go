@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"errors"
 	"flag"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,5 +29,28 @@ func InBothModes(t *testing.T) {
 	}
 	if re, err := regexp.Compile(pattern); err == nil && re.MatchString("TestSameChecksBothModes") {
 		t.Skip("run as root and as an unprivileged uid by TestSameChecksBothModes")
+	}
+}
+
+// TestRootlessUnavailableMarksWhatForbids: each setting is reported with its
+// value, those that forbid user namespaces marked, an absent one said absent
+// (a /proc/sys of files written here).
+func TestRootlessUnavailableMarksWhatForbids(t *testing.T) {
+	dir := t.TempDir()
+	defer func(p string) { procSys = p }(procSys)
+	procSys = dir
+	for path, v := range map[string]string{"kernel/unprivileged_userns_clone": "0\n", "user/max_user_namespaces": "0\n"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(path)), 0o755)
+		os.WriteFile(filepath.Join(dir, path), []byte(v), 0o644)
+	}
+	err := rootlessUnavailable("bwrap: No permissions to create new namespace", errors.New("exit status 1"))
+	for _, want := range []string{"kernel.unprivileged_userns_clone = 0 (forbids it)", "user.max_user_namespaces = 0 (forbids it)",
+		"kernel.apparmor_restrict_unprivileged_userns (absent here)", "bwrap: No permissions to create new namespace", "-sandbox docker"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q missing from %v", want, err)
+		}
+	}
+	if !errors.Is(err, ErrUnavailable) {
+		t.Errorf("%v is not ErrUnavailable", err)
 	}
 }

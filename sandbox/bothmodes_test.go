@@ -274,3 +274,67 @@ func copyFile(src, dst string, mode os.FileMode) error {
 	}
 	return out.Close()
 }
+
+// refusalEnv marks the child of TestRootlessRefusalNamesTheSettings.
+const refusalEnv = "MATTOOLS_SANDBOX_REFUSAL_CHILD"
+
+// TestRootlessRefusalNamesTheSettings: where an unprivileged runner cannot
+// create user namespaces, Open fails with ErrUnavailable naming the three
+// settings and the Docker backend. As root the test binary is run as uid
+// 65534 inside a bubblewrap sandbox made with --disable-userns, where
+// creating a user namespace fails (ENOSPC) as with user.max_user_namespaces=0;
+// the child opens the local backend there and prints the error.
+func TestRootlessRefusalNamesTheSettings(t *testing.T) {
+	if os.Getenv(refusalEnv) != "" {
+		_, err := sandbox.Open(context.Background(), "local", sandbox.Options{Slots: 1})
+		fmt.Printf("OPEN-ERROR %v\n", err)
+		if !errors.Is(err, sandbox.ErrUnavailable) {
+			t.Fatalf("Open = %v, want ErrUnavailable", err)
+		}
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: runs the test binary as an unprivileged uid in a sandbox without user namespaces")
+	}
+	for _, tool := range []string{"/usr/bin/setpriv", "bwrap"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s: %v", tool, err)
+			}
+			t.Skipf("%s not installed: %v", tool, err)
+		}
+	}
+	dir, err := os.MkdirTemp("", "sandbox-refusal-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	bin := filepath.Join(dir, "sandbox.test")
+	if err := copyFile(os.Args[0], bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	u := strconv.Itoa(unprivilegedUID)
+	cmd := exec.Command("/usr/bin/setpriv", "--reuid="+u, "--regid="+u, "--clear-groups", "--",
+		"bwrap", "--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+		"--ro-bind", dir, dir, "--", bin, "-test.run=^TestRootlessRefusalNamesTheSettings$", "-test.v", "-test.count=1")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", refusalEnv + "=1"}
+	cmd.Dir = "/"
+	out, err := cmd.CombinedOutput()
+	var msg string
+	for _, line := range strings.Split(string(out), "\n") {
+		if m, ok := strings.CutPrefix(line, "OPEN-ERROR "); ok {
+			msg = m
+		}
+	}
+	if err != nil || msg == "" {
+		t.Fatalf("the child: %v\n%s", err, out)
+	}
+	for _, want := range []string{"kernel.unprivileged_userns_clone", "user.max_user_namespaces", "kernel.apparmor_restrict_unprivileged_userns",
+		"AppArmor", "Docker backend (-sandbox docker)", "uid " + u, "bwrap: "} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal does not name %q:\n%s", want, msg)
+		}
+	}
+	t.Logf("the refusal an unprivileged user gets without user namespaces:\n%s", msg)
+}

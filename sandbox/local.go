@@ -509,7 +509,7 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		// keep this goroutine on its thread until the process is gone.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
+		if err := startLauncher(cmd); err != nil {
 			started <- err
 			return
 		}
@@ -517,7 +517,7 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		sideW.Close()
 		go func() { io.Copy(side, sideR); close(sideDone) }()
 		wait := make(chan error, 1)
-		go func() { wait <- cmd.Wait() }()
+		go func() { wait <- waitLauncher(cmd) }()
 		timer := time.NewTimer(lim.Wall)
 		defer timer.Stop()
 		var o outcome
@@ -733,6 +733,7 @@ func (l *local) reapOrphans(uids ...int) {
 type procInfo struct {
 	pid, ppid, uid int
 	state          byte
+	comm           string // the executable's name (a zombie's cmdline is empty)
 	cmdline        string
 }
 
@@ -760,6 +761,8 @@ func listProcs() []procInfo {
 				continue
 			}
 			switch k {
+			case "Name":
+				p.comm = f[0]
 			case "State":
 				p.state = f[0][0]
 			case "PPid":

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -197,16 +198,51 @@ func (l *local) sandboxProcs() []procInfo {
 	return out
 }
 
+// launchers are the pids of the processes this runner started to launch a
+// sandbox (sh, which becomes bubblewrap) and has not waited for yet, across
+// every local sandbox of the process; launchMu orders their start against
+// reapRootless, which must never reap one of them (os/exec waits for them).
+var (
+	launchMu  sync.Mutex
+	launchers = map[int]bool{}
+)
+
+// startLauncher starts cmd and records it among the launchers (starts are
+// serialised with each other and with reapRootless: a fork is fast).
+func startLauncher(cmd *exec.Cmd) error {
+	launchMu.Lock()
+	defer launchMu.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	launchers[cmd.Process.Pid] = true
+	return nil
+}
+
+// waitLauncher waits for cmd, then forgets it.
+func waitLauncher(cmd *exec.Cmd) error {
+	err := cmd.Wait()
+	launchMu.Lock()
+	delete(launchers, cmd.Process.Pid)
+	launchMu.Unlock()
+	return err
+}
+
 // reapRootless ends what a rootless execution may have left: the init of a
 // pid namespace whose bubblewrap was killed is re-parented to the runner (a
 // child subreaper) and dies of its parent-death signal, taking its
 // namespace with it; this kills (again) and reaps every child of the runner
 // in a user namespace other than its own, until none is left (~2 s at
 // most). The runner's own children (sh, prlimit, bubblewrap's outer
-// process) are in its namespace and left to os/exec.
+// process) are in its namespace and left to os/exec; a bubblewrap of the
+// runner's namespace that is a zombie child of the runner but none of its
+// launchers was another runner's, re-parented here when that runner died
+// (e.g. a test's helper process), and is reaped too.
 func (l *local) reapRootless() {
 	l.reapMu.Lock()
 	defer l.reapMu.Unlock()
+	launchMu.Lock()
+	defer launchMu.Unlock()
 	me, mine := os.Getpid(), userNamespace(os.Getpid())
 	for range 100 {
 		left := 0
@@ -215,6 +251,10 @@ func (l *local) reapRootless() {
 				continue
 			}
 			if ns := userNamespace(p.pid); ns == "" || ns == mine {
+				if p.state == 'Z' && p.comm == "bwrap" && !launchers[p.pid] {
+					var ws syscall.WaitStatus
+					syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+				}
 				continue
 			}
 			if p.state == 'Z' {

@@ -311,13 +311,13 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		// this goroutine holds its thread for the worker's life.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		if err := w.cmd.Start(); err != nil {
+		if err := startLauncher(w.cmd); err != nil {
 			started <- err
 			close(w.exited)
 			return
 		}
 		started <- nil
-		w.cmd.Wait()
+		waitLauncher(w.cmd)
 		close(w.exited)
 	}()
 	if err := <-started; err != nil {
