@@ -39,7 +39,7 @@ PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup vet site preview import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen synth-qa audit record-llamacpp local-model
+.PHONY: all help test setup vet site preview import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts compare-verdicts-rootless rescore-stored warm-bench check-api site-scale synth-pymatgen synth-qa audit record-llamacpp local-model
 
 all: site ## the default: make site
 
@@ -100,6 +100,24 @@ compare-verdicts: sandbox-env ## re-execute every published answer (MODE=warm|co
 	@mkdir -p build/verdicts && rm -f build/verdicts/$(MODE).json
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -all-published -store build/verdicts/$(MODE).json \
 	  -compare results/published/reexecuted.json $(if $(filter cold,$(MODE)),-cold) $(if $(RUNS),-runs '$(RUNS)') $(SANDBOX_FLAGS)
+
+# compare-verdicts-rootless is compare-verdicts in the sandbox's rootless mode (docs/sandbox.md, "Root and rootless"),
+# into build/verdicts/rootless.json: as root it runs cmd/rescore as uid ROOTLESS_UID (setpriv; default 65534, nobody)
+# with a private TMPDIR and no cgroup (-sandbox-no-cgroup), as any other user as that user. Heavy, as compare-verdicts.
+ROOTLESS_UID ?= 65534
+compare-verdicts-rootless: sandbox-env ## re-execute every published answer in the rootless mode and compare each verdict with the committed store (heavy)
+	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make compare-verdicts-rootless: MATTOOLS_DATA is not set" >&2; exit 1; fi
+	$(GO) build -ldflags "$(LDFLAGS)" -o build/bin/rescore ./cmd/rescore
+	@mkdir -p build/verdicts && rm -f build/verdicts/rootless.json; \
+	if [ "$$(id -u)" -ne 0 ]; then \
+	  build/bin/rescore -python $(SANDBOX_PYTHON) -data "$$MATTOOLS_DATA" -all-published -store build/verdicts/rootless.json \
+	    -compare results/published/reexecuted.json -sandbox-no-cgroup $(if $(RUNS),-runs '$(RUNS)'); exit $$?; fi; \
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && chmod 755 "$$d" && cp build/bin/rescore results/published/reexecuted.json "$$d"/ && \
+	mkdir -m 700 "$$d/private" && chown $(ROOTLESS_UID):$(ROOTLESS_UID) "$$d/private" || exit 1; st=0; \
+	setpriv --reuid=$(ROOTLESS_UID) --regid=$(ROOTLESS_UID) --clear-groups env -i PATH=/usr/bin:/bin LANG=C.UTF-8 HOME="$$d/private" TMPDIR="$$d/private" \
+	  "$$d/rescore" -python $(SANDBOX_PYTHON) -data "$$MATTOOLS_DATA" -all-published -store "$$d/private/rootless.json" \
+	  -compare "$$d/reexecuted.json" -sandbox-no-cgroup $(if $(RUNS),-runs '$(RUNS)') || st=$$?; \
+	cp "$$d/private/rootless.json" build/verdicts/rootless.json 2>/dev/null; exit $$st
 
 # rescore-stored is compare-verdicts under the name issue 15 gives it (the stored runs' verdicts unchanged by the
 # sandbox's hardening: MODE=cold re-executes them as cold tasks, the default as warm ones).

@@ -54,3 +54,20 @@ func TestRootlessUnavailableMarksWhatForbids(t *testing.T) {
 		t.Errorf("%v is not ErrUnavailable", err)
 	}
 }
+
+// TestPythonUnderASandboxMountRefused: a Python environment below /tmp (a
+// prefix in a temporary HOME) would be hidden by the sandbox's own /tmp; it
+// is refused, naming the folder. One under /opt or a home is accepted.
+func TestPythonUnderASandboxMountRefused(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "venv-under-tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := outsideSandboxMounts(dir); err == nil || !strings.Contains(err.Error(), "is under /tmp") {
+		t.Errorf("a prefix under /tmp: %v; want refused", err)
+	}
+	if err := outsideSandboxMounts("/usr"); err != nil {
+		t.Errorf("/usr: %v", err)
+	}
+}

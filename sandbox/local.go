@@ -110,6 +110,9 @@ func openLocal(ctx context.Context, o Options) (Sandbox, error) {
 		if err := readable(filepath.Join(o.Python, "pyvenv.cfg")); err != nil {
 			return nil, fmt.Errorf("%w: the sandbox's Python environment %s: %v", ErrUnavailable, o.Python, err)
 		}
+		if err := outsideSandboxMounts(o.Python); err != nil {
+			return nil, fmt.Errorf("%w: the sandbox's Python environment: %v", ErrUnavailable, err)
+		}
 	} else if err := readable("/usr/bin/python3"); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}

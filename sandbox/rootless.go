@@ -68,7 +68,14 @@ func probeUserNamespaces(ctx context.Context, bwrap string) error {
 		"--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
 		"--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--", "/usr/bin/true")
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	// bubblewrap's outer process may exit before its namespace's init has:
+	// the init is re-parented to the nearest child subreaper, so the runner
+	// becomes one first and reaps it after.
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, 36 /* PR_SET_CHILD_SUBREAPER */, 1, 0); e != 0 {
+		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %v", e)
+	}
 	out, err := cmd.CombinedOutput()
+	reapRootlessOrphans()
 	if err == nil {
 		return nil
 	}
@@ -141,6 +148,29 @@ func readableByUser(path string) error {
 	}
 	if err := syscall.Access(real, 4 /* R_OK */); err != nil {
 		return fmt.Errorf("%s: not readable by uid %d: %w", path, os.Geteuid(), err)
+	}
+	return nil
+}
+
+// sandboxMounts are the folders every sandbox mounts its own tmpfs, proc or
+// task files on (bwrapArgs, startWorker): a host folder bound below one of
+// them is hidden inside.
+var sandboxMounts = []string{"/tmp", "/app", "/sbx", "/proc", "/dev", "/x", "/d"}
+
+// outsideSandboxMounts returns an error when path (its real path) lies in
+// one of sandboxMounts: a Python environment there would be hidden by the
+// sandbox's own /tmp (a prefix under a temporary HOME, say), and the code
+// would run under /usr/bin/python3 without the pinned libraries.
+func outsideSandboxMounts(path string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	real, _ = filepath.Abs(real)
+	for _, m := range sandboxMounts {
+		if real == m || strings.HasPrefix(real, m+"/") {
+			return fmt.Errorf("%s is under %s, which the sandbox mounts its own on: install it elsewhere (e.g. make sandbox-env PREFIX=$HOME/.local/share/mattools-sandbox with a home outside %s)", path, m, m)
+		}
 	}
 	return nil
 }
@@ -238,9 +268,11 @@ func waitLauncher(cmd *exec.Cmd) error {
 // runner's namespace that is a zombie child of the runner but none of its
 // launchers was another runner's, re-parented here when that runner died
 // (e.g. a test's helper process), and is reaped too.
-func (l *local) reapRootless() {
-	l.reapMu.Lock()
-	defer l.reapMu.Unlock()
+func (l *local) reapRootless() { reapRootlessOrphans() }
+
+// reapRootlessOrphans is reapRootless for any caller (Open's probe, before
+// there is a sandbox).
+func reapRootlessOrphans() {
 	launchMu.Lock()
 	defer launchMu.Unlock()
 	me, mine := os.Getpid(), userNamespace(os.Getpid())

@@ -179,7 +179,8 @@ func zombieChildren() []string {
 		}
 		f := strings.Fields(string(st[i+1:]))
 		if len(f) > 1 && f[0] == "Z" && f[1] == me {
-			out = append(out, e.Name())
+			// pid (executable name), as /proc/<pid>/stat gives it
+			out = append(out, e.Name()+" "+string(st[bytes.IndexByte(st, '('):i+1]))
 		}
 	}
 	return out
