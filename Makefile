@@ -14,12 +14,17 @@ LDFLAGS     := -X github.com/mattools-leaderboard/leaderboard/internal/version.C
 # SANDBOX_ENV: which recorded sandbox environment the sandbox targets use (docs/sandbox.md, "Two environments"):
 # pinned (the default: sandbox-env/requirements.lock, /opt/mattools-sandbox; CI, the published verdicts, the site)
 # or tasks (sandbox-env/requirements-tasks.lock: the pinned lock plus ASE and dscribe, /opt/mattools-sandbox-tasks).
+# SANDBOX_PYTHON: where that environment is. PREFIX=DIR names it (make sandbox-env PREFIX=$$HOME/.local/share/mattools-sandbox
+# installs it there, without root); else /opt/mattools-sandbox[-tasks] as root or when installed there, and otherwise the
+# user's own $${XDG_DATA_HOME:-$$HOME/.local/share}/mattools-sandbox[-tasks] (the order the commands' -python flag
+# follows: docs/sandbox.md, "Root and rootless").
 SANDBOX_ENV    ?= pinned
+SANDBOX_SUFFIX := $(if $(filter tasks,$(SANDBOX_ENV)),-tasks)
+USER_SANDBOX_PYTHON := $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/mattools-sandbox$(SANDBOX_SUFFIX)
+SANDBOX_PYTHON ?= $(or $(PREFIX),$(if $(or $(filter 0,$(shell id -u)),$(wildcard /opt/mattools-sandbox$(SANDBOX_SUFFIX)/bin/python3)),/opt/mattools-sandbox$(SANDBOX_SUFFIX),$(USER_SANDBOX_PYTHON)))
 ifeq ($(SANDBOX_ENV),tasks)
-SANDBOX_PYTHON ?= /opt/mattools-sandbox-tasks
 AUDIT_OUT      ?= build/audit-tasks
 else ifeq ($(SANDBOX_ENV),pinned)
-SANDBOX_PYTHON ?= /opt/mattools-sandbox
 AUDIT_OUT      ?= build/audit
 else
 $(error SANDBOX_ENV=$(SANDBOX_ENV): want pinned or tasks)
@@ -27,11 +32,14 @@ endif
 # PROMPTS: the prompt texts (optional: default $MATTOOLS_DATA/prompts, or extracted from an upstream checkout's
 # Python sources into build/prompts; see docs/runner.md#prompts).
 PROMPTS        ?=
+# SANDBOX_FLAGS: more sandbox flags of the runner in make replay and make compare-verdicts, e.g. -sandbox-no-cgroup
+# for a user whose session delegates no memory and pids cgroup (docs/sandbox.md, "Root and rootless").
+SANDBOX_FLAGS  ?=
 PAPER_RUNS     ?= results/published/testdata/paper-runs.csv
 # PKGS: the packages make test runs.
 PKGS           ?= ./...
 
-.PHONY: all help test setup setup-slurm vet site preview import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts rescore-stored warm-bench check-api site-scale synth-pymatgen synth-qa audit record-llamacpp local-model
+.PHONY: all help test setup setup-slurm vet site preview import serve replay replay-check clean sandbox-env rescore-published selfcheck compare-verdicts compare-verdicts-rootless rescore-stored warm-bench check-api site-scale synth-pymatgen synth-qa audit record-llamacpp local-model
 
 all: site ## the default: make site
 
@@ -53,7 +61,7 @@ test: setup vet ## install what the tests need, vet, run every test; the last li
 	$(GO) build -o build/bin/testreport ./scripts/testreport
 	@scripts/phase.sh -q test build/bin/testreport -go $(GO) $(PKGS)
 
-sandbox-env: ## install the sandbox's Python environment SANDBOX_ENV (pinned: sandbox-env/requirements.lock; tasks: requirements-tasks.lock; as root)
+sandbox-env: ## install the sandbox's Python environment SANDBOX_ENV (pinned: sandbox-env/requirements.lock; tasks: requirements-tasks.lock) into /opt as root, or PREFIX=DIR (default for other users: ~/.local/share/mattools-sandbox)
 	@MATTOOLS_SANDBOX_ENV=$(SANDBOX_ENV) MATTOOLS_SANDBOX_PYTHON=$(SANDBOX_PYTHON) scripts/sandbox-env.sh
 
 # rescore-published re-executes, question by question, the generated code of every published tool-usage
@@ -95,7 +103,25 @@ compare-verdicts: sandbox-env ## re-execute every published answer (MODE=warm|co
 	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make compare-verdicts: MATTOOLS_DATA is not set" >&2; exit 1; fi
 	@mkdir -p build/verdicts && rm -f build/verdicts/$(MODE).json
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rescore -python $(SANDBOX_PYTHON) -all-published -store build/verdicts/$(MODE).json \
-	  -compare results/published/reexecuted.json $(if $(filter cold,$(MODE)),-cold) $(if $(RUNS),-runs '$(RUNS)')
+	  -compare results/published/reexecuted.json $(if $(filter cold,$(MODE)),-cold) $(if $(RUNS),-runs '$(RUNS)') $(SANDBOX_FLAGS)
+
+# compare-verdicts-rootless is compare-verdicts in the sandbox's rootless mode (docs/sandbox.md, "Root and rootless"),
+# into build/verdicts/rootless.json: as root it runs cmd/rescore as uid ROOTLESS_UID (setpriv; default 65534, nobody)
+# with a private TMPDIR and no cgroup (-sandbox-no-cgroup), as any other user as that user. Heavy, as compare-verdicts.
+ROOTLESS_UID ?= 65534
+compare-verdicts-rootless: sandbox-env ## re-execute every published answer in the rootless mode and compare each verdict with the committed store (heavy)
+	@if [ -z "$$MATTOOLS_DATA" ]; then echo "make compare-verdicts-rootless: MATTOOLS_DATA is not set" >&2; exit 1; fi
+	$(GO) build -ldflags "$(LDFLAGS)" -o build/bin/rescore ./cmd/rescore
+	@mkdir -p build/verdicts && rm -f build/verdicts/rootless.json; \
+	if [ "$$(id -u)" -ne 0 ]; then \
+	  build/bin/rescore -python $(SANDBOX_PYTHON) -data "$$MATTOOLS_DATA" -all-published -store build/verdicts/rootless.json \
+	    -compare results/published/reexecuted.json -sandbox-no-cgroup $(if $(RUNS),-runs '$(RUNS)'); exit $$?; fi; \
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && chmod 755 "$$d" && cp build/bin/rescore results/published/reexecuted.json "$$d"/ && \
+	mkdir -m 700 "$$d/private" && chown $(ROOTLESS_UID):$(ROOTLESS_UID) "$$d/private" || exit 1; st=0; \
+	setpriv --reuid=$(ROOTLESS_UID) --regid=$(ROOTLESS_UID) --clear-groups env -i PATH=/usr/bin:/bin LANG=C.UTF-8 HOME="$$d/private" TMPDIR="$$d/private" \
+	  "$$d/rescore" -python $(SANDBOX_PYTHON) -data "$$MATTOOLS_DATA" -all-published -store "$$d/private/rootless.json" \
+	  -compare "$$d/reexecuted.json" -sandbox-no-cgroup $(if $(RUNS),-runs '$(RUNS)') || st=$$?; \
+	cp "$$d/private/rootless.json" build/verdicts/rootless.json 2>/dev/null; exit $$st
 
 # rescore-stored is compare-verdicts under the name issue 15 gives it (the stored runs' verdicts unchanged by the
 # sandbox's hardening: MODE=cold re-executes them as cold tasks, the default as warm ones).
@@ -185,7 +211,7 @@ replay: sandbox-env ## replay MatTools' recorded GPT answers through the runner,
 	$(GO) build -o build/bin/ ./cmd/replay-llm ./cmd/run-benchmark
 	@build/bin/replay-llm -addr 127.0.0.1:8765 -quiet > build/replay-llm.log 2>&1 & pid=$$!; \
 	  trap 'kill $$pid' EXIT; sleep 1; \
-	  build/bin/run-benchmark -plan plans/replay.toml -out $(RESULTS_DIR)/replay -sandbox-python $(SANDBOX_PYTHON) -no-progress \
+	  build/bin/run-benchmark -plan plans/replay.toml -out $(RESULTS_DIR)/replay -sandbox-python $(SANDBOX_PYTHON) -no-progress $(SANDBOX_FLAGS) \
 	    $(if $(PROMPTS),-prompts $(PROMPTS))
 
 # replay-check is the scoring acceptance check of the runner (issue 5): after make replay it rescores

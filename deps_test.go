@@ -56,7 +56,7 @@ var allowed = map[string][]string{
 	"llm/llmtest":           []string{},
 	"llm/replay":            []string{},
 	"internal/pystr":        []string{},
-	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "sandbox", "runner/systems", "cmd/internal/cliflags"},
+	"cmd/run-benchmark":     []string{"datasets", "results", "internal/version", "runner", "runner/plan", "runner/scoring", "sandbox", "runner/systems", "cmd/internal/cliflags", "cmd/internal/sandboxflags"}, // sandboxflags: FindPython
 	"cmd/replay-llm":        []string{"datasets", "llm/replay", "cmd/internal/cliflags"},
 	"cmd/retrieval-quality": []string{"datasets", "datasets/corpus", "runner/retrieval", "cmd/internal/cliflags"},
 
@@ -121,7 +121,7 @@ var allowed = map[string][]string{
 	// Counts of built-in names outside the registrations (parses any checkout; imports nothing).
 	"scripts/extension-counts": []string{},
 	// The shards' merge, the runner benchmark's programs, the Kubernetes manifests' module.
-	"cmd/merge": []string{"datasets", "runner", "runner/plan", "runner/systems", "cmd/internal/cliflags"},
+	"cmd/merge": []string{"datasets", "runner", "runner/plan", "runner/systems", "cmd/internal/cliflags", "cmd/internal/sandboxflags"}, // sandboxflags: FindPython
 	// Slurm job arrays of run-benchmark, rescore and validate-submission
 	// (docs/cluster.md): the plan for its models, the runner for a task's
 	// journaled questions (status), atomicfile for its record; the tests

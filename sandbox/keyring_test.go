@@ -43,9 +43,7 @@ func TestRunnerKeyringSecretUnreadable(t *testing.T) {
 		keyringHelper(t)
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: the local backend runs only as root")
-	}
+	sandbox.InBothModes(t)
 	b := make([]byte, 12)
 	rand.Read(b)
 	secret := "mattools-keyring-" + hex.EncodeToString(b)

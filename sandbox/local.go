@@ -43,11 +43,17 @@ const (
 	lockDir  = "/run/mattools-sandbox"
 )
 
+// In rootless mode (rootless.go) there are no slot uids: every slot runs
+// as the invoking user, each execution in user namespaces of its own, and
+// the locks live in rootlessLockDir.
+
 type local struct {
 	opts      Options
 	limits    Limits
 	bwrap     string
 	version   string
+	rootless  bool   // not root: bubblewrap as the invoking user (rootless.go)
+	locks0    string // the folder of the owner locks: lockDir, or rootlessLockDir's
 	base      string // task directories live here (0755)
 	slots     chan int
 	uids      []int
@@ -66,14 +72,22 @@ func openLocal(ctx context.Context, o Options) (Sandbox, error) {
 	if runtime.GOOS != "linux" {
 		return nil, fmt.Errorf("%w: local backend needs Linux", ErrUnavailable)
 	}
-	if os.Geteuid() != 0 {
-		// Without root the runner cannot start bwrap as a per-slot uid, and
-		// RLIMIT_NPROC would then count the user's own processes.
-		return nil, fmt.Errorf("%w: local backend needs root to start bubblewrap as a per-slot uid (running as uid %d)", ErrUnavailable, os.Geteuid())
-	}
 	bw, err := exec.LookPath("bwrap")
 	if err != nil {
-		return nil, fmt.Errorf("%w: bubblewrap not installed (run `make setup` as root: it installs bubblewrap and the sandbox's Python environment): %v", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: bubblewrap not installed (run `make setup` as root, or ask an administrator for the bubblewrap package): %v", ErrUnavailable, err)
+	}
+	// Root: bubblewrap as a per-slot uid. Not root: bubblewrap as the
+	// invoking user in user namespaces of its own (rootless.go), where the
+	// machine allows them.
+	rootless := os.Geteuid() != 0
+	if rootless {
+		if err := probeUserNamespaces(ctx, bw); err != nil {
+			return nil, err
+		}
+	}
+	readable := readableBySandbox
+	if rootless {
+		readable = readableByUser
 	}
 	for _, tool := range []string{"/usr/bin/prlimit", "/usr/bin/setpriv", "/bin/sh"} {
 		if _, err := os.Stat(tool); err != nil {
@@ -84,37 +98,50 @@ func openLocal(ctx context.Context, o Options) (Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s --version: %v", ErrUnavailable, bw, err)
 	}
-	l := &local{opts: o, limits: o.Limits.merge(DefaultLimits), bwrap: bw, version: strings.TrimSpace(string(out))}
+	l := &local{opts: o, limits: o.Limits.merge(DefaultLimits), bwrap: bw, version: strings.TrimSpace(string(out)), rootless: rootless, locks0: lockDir}
 	if o.Slots <= 0 {
 		l.opts.Slots = runtime.NumCPU()
 	}
 	if o.Python != "" {
-		if err := readableBySandbox(filepath.Join(o.Python, "bin", "python3")); err != nil {
-			return nil, fmt.Errorf("%w: the sandbox's Python environment %s: %v (install it with `make setup` as root, which also installs bubblewrap)", ErrUnavailable, o.Python, err)
+		if err := readable(filepath.Join(o.Python, "bin", "python3")); err != nil {
+			return nil, fmt.Errorf("%w: the sandbox's Python environment %s: %v (install it with `make sandbox-env`: as root into /opt, "+
+				"or as any user into a prefix of theirs, `make sandbox-env PREFIX=$HOME/.local/share/mattools-sandbox`)", ErrUnavailable, o.Python, err)
 		}
-		if err := readableBySandbox(filepath.Join(o.Python, "pyvenv.cfg")); err != nil {
+		if err := readable(filepath.Join(o.Python, "pyvenv.cfg")); err != nil {
 			return nil, fmt.Errorf("%w: the sandbox's Python environment %s: %v", ErrUnavailable, o.Python, err)
 		}
-	} else if err := readableBySandbox("/usr/bin/python3"); err != nil {
+		if err := outsideSandboxMounts(o.Python); err != nil {
+			return nil, fmt.Errorf("%w: the sandbox's Python environment: %v", ErrUnavailable, err)
+		}
+	} else if err := readable("/usr/bin/python3"); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	for _, d := range o.DataDirs {
-		if err := readableBySandbox(d); err != nil {
+		if err := readable(d); err != nil {
 			return nil, fmt.Errorf("%w: data directory: %v", ErrUnavailable, err)
 		}
 	}
-	if err := os.MkdirAll(lockDir, 0o700); err != nil {
+	if rootless {
+		if l.locks0, err = rootlessLockDir(); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(lockDir, 0o700); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
-	sweepStaleBases(os.TempDir())
-	if l.base, l.owner, err = makeBase(os.TempDir()); err != nil {
+	sweepStaleBases(os.TempDir(), l.locks0)
+	if l.base, l.owner, err = makeBase(os.TempDir(), l.locks0); err != nil {
 		return nil, err
 	}
-	if err := os.Chmod(l.base, 0o755); err != nil {
-		l.Close()
-		return nil, err
+	// As root the slot uids read the task folders through "other"; rootless,
+	// executions run as the user, and the folder stays private (0700), in a
+	// temporary directory that may itself be private.
+	if !rootless {
+		if err := os.Chmod(l.base, 0o755); err != nil {
+			l.Close()
+			return nil, err
+		}
 	}
-	if err := readableBySandbox(l.base); err != nil {
+	if err := readable(l.base); err != nil {
 		l.Close()
 		return nil, fmt.Errorf("%w: task folder: %v", ErrUnavailable, err)
 	}
@@ -131,14 +158,23 @@ func openLocal(ctx context.Context, o Options) (Sandbox, error) {
 	l.cg = probeCgroupsFunc()
 	if (l.cg == nil || l.cg.memory == "" || l.cg.pids == "") && !o.AllowNoCgroup {
 		l.Close()
-		return nil, fmt.Errorf("%w: no writable memory and pids cgroup (cgroup v1 as root): a task's total memory and process count "+
-			"would be bounded by rlimits only; allow that explicitly (sandbox.Options.AllowNoCgroup, flag -sandbox-no-cgroup)", ErrUnavailable)
+		where := "cgroup v1 as root"
+		if rootless {
+			where = "none of the runner's own cgroups is delegated to uid " + strconv.Itoa(os.Geteuid())
+		}
+		return nil, fmt.Errorf("%w: no writable memory and pids cgroup (%s): a task's total memory and process count "+
+			"would be bounded by rlimits only; allow that explicitly (sandbox.Options.AllowNoCgroup, flag -sandbox-no-cgroup)", ErrUnavailable, where)
 	}
 	return l, nil
 }
 
-// claimUIDs locks one uid per slot.
+// claimUIDs locks one uid per slot; rootless, every slot is the user's own.
 func (l *local) claimUIDs() error {
+	if l.rootless {
+		for range l.opts.Slots {
+			l.uids = append(l.uids, os.Geteuid())
+		}
+	}
 	for uid := uidBase; uid < uidBase+uidRange && len(l.uids) < l.opts.Slots; uid++ {
 		f, err := os.OpenFile(filepath.Join(lockDir, "uid-"+strconv.Itoa(uid)+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o600)
 		if err != nil {
@@ -173,7 +209,16 @@ func (l *local) Info() Info {
 	} else {
 		lim["cgroup"] = "none (rlimits only)"
 	}
-	lim["uids"] = fmt.Sprintf("one per slot, from %d", uidBase)
+	if l.rootless {
+		// Recorded only here: a record without "privilege" was made as root
+		// (every record before rootless mode existed), so that the root
+		// mode's record, and the environment ids of its verdicts, stay as
+		// they were.
+		lim["privilege"] = "rootless: the invoking user in user namespaces of its own per execution"
+		lim["uids"] = "none: the invoking user's"
+	} else {
+		lim["uids"] = fmt.Sprintf("one per slot, from %d", uidBase)
+	}
 	if l.opts.Cold {
 		lim["mode"] = "cold: a fresh interpreter per execution"
 	} else {
@@ -203,7 +248,9 @@ print(os.getuid(), ",".join(ifs), usr, os.getcwd())
 	if res.ExitCode != 0 || len(got) != 4 {
 		return fmt.Errorf("probe failed: exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, tail(res.Stderr, 400))
 	}
-	if uid, _ := strconv.Atoi(got[0]); uid < uidBase || uid >= uidBase+uidRange {
+	if uid, _ := strconv.Atoi(got[0]); l.rootless && uid != os.Geteuid() {
+		return fmt.Errorf("probe ran as uid %s, not the invoking user's %d", got[0], os.Geteuid())
+	} else if !l.rootless && (uid < uidBase || uid >= uidBase+uidRange) {
 		return fmt.Errorf("probe ran as uid %s, not a sandbox uid", got[0])
 	}
 	if got[1] != "lo" || got[2] != "ro" || got[3] != "/app" {
@@ -221,10 +268,7 @@ func (l *local) Close() error {
 			}
 		}
 		l.workersMu.Unlock()
-		for _, uid := range l.uids {
-			killUID(uid)
-		}
-		l.reapOrphans(l.uids...)
+		l.killLeft()
 		for _, f := range l.locks {
 			f.Close()
 		}
@@ -259,7 +303,7 @@ func (l *local) Close() error {
 const basePrefix = "mattools-sandbox-"
 
 // makeBase creates the owner lock, then the base folder, in dir.
-func makeBase(dir string) (base string, owner *os.File, err error) {
+func makeBase(dir, lockDir string) (base string, owner *os.File, err error) {
 	for range 100 {
 		var rnd [6]byte
 		if _, err := io.ReadFull(randReader, rnd[:]); err != nil {
@@ -296,7 +340,7 @@ var randReader = rand.Reader
 
 // sweepStaleBases removes, in dir, the base folders of owners that are
 // gone (see basePrefix for the rule), and free lock files without a folder.
-func sweepStaleBases(dir string) {
+func sweepStaleBases(dir, lockDir string) {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		id, ok := strings.CutPrefix(e.Name(), basePrefix)
@@ -417,20 +461,10 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 
 	argv := []string{"-c", `n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`, "sh", strconv.Itoa(len(cgFiles))}
 	argv = append(argv, cgFiles...)
-	cpu := int64((lim.CPU + time.Second - 1) / time.Second)
-	argv = append(argv, "/usr/bin/prlimit",
-		"--as="+strconv.FormatInt(lim.AddressSpace, 10),
-		"--nproc="+strconv.Itoa(lim.NProc),
-		"--fsize="+strconv.FormatInt(lim.FileSize, 10),
-		fmt.Sprintf("--cpu=%d:%d", cpu, cpu+1),
-		"--nofile="+strconv.Itoa(lim.NoFile),
-		"--core=0", "--",
-		"/usr/bin/setpriv", "--reuid="+strconv.Itoa(uid), "--regid="+strconv.Itoa(uid), "--clear-groups",
-		"--no-new-privs", "--pdeathsig=SIGKILL", "--",
-		l.bwrap)
+	argv = append(argv, l.coldLauncher(uid, lim)...)
 	argv = append(argv, l.bwrapArgs(task, s, lim)...)
 	argv = append(argv, "--")
-	argv = append(argv, seededArgv(s.Argv)...)
+	argv = append(argv, l.coldCommand(seededArgv(s.Argv), lim)...)
 
 	closeInheritedFDs()
 	cmd := exec.Command("/bin/sh", argv...)
@@ -478,7 +512,7 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		// keep this goroutine on its thread until the process is gone.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
+		if err := startLauncher(cmd); err != nil {
 			started <- err
 			return
 		}
@@ -486,7 +520,7 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		sideW.Close()
 		go func() { io.Copy(side, sideR); close(sideDone) }()
 		wait := make(chan error, 1)
-		go func() { wait <- cmd.Wait() }()
+		go func() { wait <- waitLauncher(cmd) }()
 		timer := time.NewTimer(lim.Wall)
 		defer timer.Stop()
 		var o outcome
@@ -513,10 +547,16 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 	o := <-done
 	dur := time.Since(start)
 
-	// Leave nothing behind: the task's cgroups, then every process of the slot uid.
+	// Leave nothing behind: the task's cgroups, then every process of the
+	// slot uid (rootless: the task's pid namespace, which its bubblewrap's
+	// death ended).
 	cgTask.killAll()
-	killUID(uid)
-	l.reapOrphans(uid)
+	if l.rootless {
+		l.reapRootless()
+	} else {
+		killUID(uid)
+		l.reapOrphans(uid)
+	}
 	select {
 	case <-sideDone:
 	case <-time.After(2 * time.Second):
@@ -559,6 +599,57 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		return nil, fmt.Errorf("sandbox: bubblewrap failed: %s", tail(res.Stderr, 300))
 	}
 	return res, nil
+}
+
+// coldLauncher is what starts a cold task's bubblewrap, after sh has
+// joined the task's cgroups: prlimit with the task's rlimits, then, as
+// root, setpriv to the slot's uid. Rootless there is no uid to change, and
+// RLIMIT_NPROC is set inside the sandbox instead (coldCommand): the kernel
+// counts a user namespace's processes against the limit of the process
+// that created it too, and the invoking user's own processes would count
+// against a limit set before bubblewrap.
+func (l *local) coldLauncher(uid int, lim Limits) []string {
+	cpu := int64((lim.CPU + time.Second - 1) / time.Second)
+	a := []string{"/usr/bin/prlimit", "--as=" + strconv.FormatInt(lim.AddressSpace, 10)}
+	if !l.rootless {
+		a = append(a, "--nproc="+strconv.Itoa(lim.NProc))
+	}
+	a = append(a, "--fsize="+strconv.FormatInt(lim.FileSize, 10),
+		fmt.Sprintf("--cpu=%d:%d", cpu, cpu+1),
+		"--nofile="+strconv.Itoa(lim.NoFile),
+		"--core=0", "--")
+	if l.rootless {
+		return append(a, l.bwrap)
+	}
+	return append(a, "/usr/bin/setpriv", "--reuid="+strconv.Itoa(uid), "--regid="+strconv.Itoa(uid), "--clear-groups",
+		"--no-new-privs", "--pdeathsig=SIGKILL", "--", l.bwrap)
+}
+
+// coldCommand is what bubblewrap executes in a cold task: the Spec's argv,
+// rootless behind prlimit setting RLIMIT_NPROC (it executes the argv in
+// its own process). Counted in the task's own user namespace, that holds
+// bubblewrap's init and the code; as root the slot uid's count holds
+// bubblewrap too, hence one less here: the code has as many processes in
+// both modes.
+func (l *local) coldCommand(argv []string, lim Limits) []string {
+	if !l.rootless {
+		return argv
+	}
+	n := strconv.Itoa(max(1, lim.NProc-1))
+	return append([]string{"/usr/bin/prlimit", "--nproc=" + n + ":" + n, "--"}, argv...)
+}
+
+// killLeft ends every process of the sandbox's slots (root: by slot uid;
+// rootless: the orphaned inits of its pid namespaces) and reaps them.
+func (l *local) killLeft() {
+	if l.rootless {
+		l.reapRootless()
+		return
+	}
+	for _, uid := range l.uids {
+		killUID(uid)
+	}
+	l.reapOrphans(l.uids...)
 }
 
 // bwrapArgs returns the flags of docs/sandbox.md#design-the-flags-and-default-limits for one task.
@@ -645,6 +736,7 @@ func (l *local) reapOrphans(uids ...int) {
 type procInfo struct {
 	pid, ppid, uid int
 	state          byte
+	comm           string // the executable's name (a zombie's cmdline is empty)
 	cmdline        string
 }
 
@@ -672,6 +764,8 @@ func listProcs() []procInfo {
 				continue
 			}
 			switch k {
+			case "Name":
+				p.comm = f[0]
 			case "State":
 				p.state = f[0][0]
 			case "PPid":

@@ -32,6 +32,7 @@ func openOrSkip(t *testing.T, name string, o sandbox.Options) sandbox.Sandbox {
 // execution of the suite runs warm (its data folder is one of the
 // sandbox's DataDirs).
 func TestLocalConformance(t *testing.T) {
+	sandbox.InBothModes(t)
 	dir := dataDir(t)
 	sb := openOrSkip(t, "local", sandbox.Options{Slots: 2, DataDirs: []string{dir}})
 	sandboxtest.Run(t, sb, sandboxtest.Options{DataDir: dir, MeasuresCPU: true})
@@ -43,6 +44,7 @@ func TestLocalConformance(t *testing.T) {
 // TestLocalConformanceCold runs the same suite with a fresh sandbox per
 // execution (Options.Cold, the reference mode).
 func TestLocalConformanceCold(t *testing.T) {
+	sandbox.InBothModes(t)
 	dir := dataDir(t)
 	sb := openOrSkip(t, "local", sandbox.Options{Slots: 2, Cold: true, DataDirs: []string{dir}})
 	sandboxtest.Run(t, sb, sandboxtest.Options{DataDir: dir})

@@ -48,3 +48,38 @@ func BenchmarkPerTaskOverhead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWarmExecution measures one warm execution (a worker that has
+// imported numpy and pymatgen.core, a script importing pymatgen.core with a
+// private copy of one data file), in whichever privilege mode the
+// benchmark runs (root, or rootless as any other uid: docs/sandbox.md,
+// "Root and rootless"). Run with `go test -run ^$ -bench WarmExecution
+// ./sandbox/` as root, and the test binary as another uid (setpriv), on the
+// same machine.
+func BenchmarkWarmExecution(b *testing.B) {
+	sb, err := sandbox.Open(context.Background(), "local", sandbox.Options{Slots: 1, Python: "/opt/mattools-sandbox",
+		Preload: []string{"numpy", "pymatgen.core"}, AllowNoCgroup: true})
+	if err != nil {
+		b.Skipf("no local sandbox: %v", err)
+	}
+	defer sb.Close()
+	dir, err := os.MkdirTemp("", "warm-bench-data-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	os.WriteFile(dir+"/GaN.vasp", make([]byte, 64<<10), 0o644)
+	spec := sandbox.Spec{Files: map[string][]byte{"main.py": []byte("import pymatgen.core\nprint(len(open('tool_source_code/GaN.vasp', 'rb').read()))\n")},
+		Argv: []string{"python3", "-I", "/sbx/main.py"}, DataDir: dir, DataFiles: []string{"GaN.vasp"}}
+	b.Logf("privilege %s, cgroup %s", sandbox.Privilege(sb), sb.Info().Limits["cgroup"])
+	for b.Loop() {
+		res, err := sb.Run(context.Background(), spec)
+		if err != nil || res.ExitCode != 0 {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
+	if warm, cold := sandbox.Executions(sb); cold != 0 || warm == 0 {
+		b.Fatalf("%d warm, %d cold executions; want all warm", warm, cold)
+	}
+}

@@ -7,7 +7,9 @@
 // client). By default the local backend runs eligible executions in warm
 // workers (warm.go, zygote.py): per slot, a long-lived sandbox whose
 // interpreter has imported Options.Preload clones each execution; Options.Cold
-// keeps a fresh sandbox and interpreter per execution. Scoring
+// keeps a fresh sandbox and interpreter per execution. As root the local
+// backend runs each slot as a uid of its own; as any other user it runs
+// rootless, in user namespaces of the execution's own (rootless.go). Scoring
 // (runner/scoring) decides what runs; this package only runs it. See
 // docs/sandbox.md for the two modes and the measured design.
 //
@@ -195,11 +197,14 @@ type Options struct {
 	// Slots is the number of concurrent executions (default: number of CPUs).
 	Slots int
 	// Python is the prefix of the sandbox's Python environment (a venv made
-	// by `make sandbox-env`, e.g. /opt/mattools-sandbox); it must be
-	// world-readable. "" means Debian's /usr/bin/python3 (stdlib only).
+	// by `make sandbox-env`, e.g. /opt/mattools-sandbox); as root it must be
+	// world-readable (the slot uids read it), rootless readable by the user
+	// (e.g. ~/.local/share/mattools-sandbox). "" means Debian's
+	// /usr/bin/python3 (stdlib only).
 	Python string
 	// DataDirs are host directories the sandbox must be able to read
-	// (checked at Open: the slot uid reads them through the "other" bits).
+	// (checked at Open: as root the slot uid reads them through the "other"
+	// bits; rootless the user reads them).
 	DataDirs []string
 	// Limits override DefaultLimits field by field.
 	Limits Limits

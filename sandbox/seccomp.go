@@ -99,6 +99,29 @@ func WorkerProgram() ([]byte, error) {
 }
 
 var (
+	rootlessWorkerOnce    sync.Once
+	rootlessWorkerProgram []byte
+	rootlessWorkerErr     error
+)
+
+// RootlessWorkerProgram is WorkerProgram for a rootless worker (rootless.go):
+// there each execution's code process unshares a user namespace of its own
+// before it installs the untrusted layer (which denies unshare altogether),
+// so unshare may carry CLONE_NEWUSER; clone still may not (EPERM), and
+// clone3 fails with ENOSYS.
+func RootlessWorkerProgram() ([]byte, error) {
+	rootlessWorkerOnce.Do(func() {
+		rootlessWorkerProgram, rootlessWorkerErr = assemble(seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: []seccomp.SyscallGroup{
+			{NamesWithCondtions: []seccomp.NameWithConditions{{Name: "clone",
+				Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: syscall.CLONE_NEWUSER}}}},
+				Action: errnoAction(syscall.EPERM)},
+			{Names: []string{"clone3"}, Action: errnoAction(syscall.ENOSYS)},
+		}})
+	})
+	return rootlessWorkerProgram, rootlessWorkerErr
+}
+
+var (
 	filterOnce                 sync.Once
 	baseProgram, untrustedProg []byte
 	filterErr                  error

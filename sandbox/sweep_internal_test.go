@@ -38,9 +38,7 @@ func TestHelperOpenAndHang(t *testing.T) {
 // simulated leftover of a dead pid, but never the folder of a live run (an
 // open Sandbox of this process, or a folder whose owner's lock is held).
 func TestStartupSweepsStaleTaskFolders(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the local backend needs root")
-	}
+	InBothModes(t)
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed")
 	}
@@ -92,7 +90,7 @@ func TestStartupSweepsStaleTaskFolders(t *testing.T) {
 	live := openForTest(t)
 	liveBase := live.base
 	held := filepath.Join(tmp, basePrefix+strconv.Itoa(dead.Process.Pid)+"-00000000aaaa")
-	heldLock := filepath.Join(lockDir, "base-"+strings.TrimPrefix(filepath.Base(held), basePrefix)+".lock")
+	heldLock := filepath.Join(live.locks0, "base-"+strings.TrimPrefix(filepath.Base(held), basePrefix)+".lock")
 	os.Mkdir(held, 0o700)
 	lf, err := os.OpenFile(heldLock, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
@@ -117,7 +115,7 @@ func TestStartupSweepsStaleTaskFolders(t *testing.T) {
 
 	// A new run opens its sandbox: the sweep runs.
 	next := openForTest(t)
-	for _, gone := range []string{killed, noLock, filepath.Join(lockDir, "base-"+strings.TrimPrefix(filepath.Base(killed), basePrefix)+".lock")} {
+	for _, gone := range []string{killed, noLock, filepath.Join(live.locks0, "base-"+strings.TrimPrefix(filepath.Base(killed), basePrefix)+".lock")} {
 		if _, err := os.Lstat(gone); !os.IsNotExist(err) {
 			t.Errorf("%s survived the start-up sweep (err %v)", gone, err)
 		}

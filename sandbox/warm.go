@@ -66,6 +66,7 @@ const warmExtraProcs = 5
 
 // worker is one slot's warm sandbox.
 type worker struct {
+	l      *local
 	slot   int
 	uid    int
 	dir    string // host folder: z/ (the zygote's /sbx), x/ (exchange, /x inside)
@@ -183,7 +184,7 @@ func warmEligible(s Spec, lim, wl Limits, dataDirs []string) bool {
 // from a cold one), or when it cannot start.
 func (l *local) startWorker(slot int) (*worker, error) {
 	uid := l.uids[slot]
-	w := &worker{slot: slot, uid: uid, exited: make(chan struct{}), stderr: &lockedCap{c: capWriter{max: 64 << 10}}}
+	w := &worker{l: l, slot: slot, uid: uid, exited: make(chan struct{}), stderr: &lockedCap{c: capWriter{max: 64 << 10}}}
 	var err error
 	if w.dir, err = os.MkdirTemp(l.base, fmt.Sprintf("warm%d-", slot)); err != nil {
 		return nil, err
@@ -211,6 +212,11 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		"passwd":                fmt.Appendf(nil, "sandbox:x:%d:%d:sandbox:/tmp:/bin/sh\n", uid, uid),
 		"group":                 fmt.Appendf(nil, "sandbox:x:%d:\n", uid),
 	}
+	if l.rootless {
+		// Each execution's code unshares a user namespace of its own
+		// (zygote.py, own_user_namespace).
+		files["userns"] = []byte("per execution\n")
+	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(w.dir, "z", name), data, 0o644); err != nil {
 			return fail(err)
@@ -230,17 +236,9 @@ func (l *local) startWorker(slot int) (*worker, error) {
 	w.ctl = c.(*net.UnixConn)
 
 	lim := l.limits
-	argv := []string{"-c", `exec "$@"`, "sh", "/usr/bin/prlimit",
-		// No address-space limit on the worker: each execution's pid 1 sets
-		// the execution's, raised by what the preload mapped (see runWarm).
-		"--as=unlimited",
-		"--nproc=" + strconv.Itoa(lim.NProc+warmExtraProcs),
-		"--fsize=" + strconv.FormatInt(lim.FileSize, 10),
-		"--cpu=unlimited", // the zygote lives long; each execution's pid 1 sets the execution's limit
-		"--nofile=" + strconv.Itoa(lim.NoFile),
-		"--core=0", "--",
-		"/usr/bin/setpriv", "--reuid=" + strconv.Itoa(uid), "--regid=" + strconv.Itoa(uid), "--clear-groups",
-		"--no-new-privs", "--pdeathsig=SIGKILL", "--", l.bwrap,
+	argv := []string{"-c", `exec "$@"`, "sh"}
+	argv = append(argv, l.workerLauncher(uid, lim)...)
+	argv = append(argv,
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
 		// No --disable-userns (see WorkerProgram, fd 5, which takes its place).
 		"--die-with-parent", "--new-session", "--clearenv",
@@ -250,7 +248,7 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", // CAP_SETPCAP: to empty the code's bounding set
 		"--cap-add", "CAP_NET_ADMIN", // to bring up the loopback interface of each execution's network namespace
 		"--add-seccomp-fd", "4", "--add-seccomp-fd", "5", // BaseDenied, WorkerProgram; each execution's code installs UntrustedDenied
-	}
+	)
 	argv = append(argv, l.systemBinds(filepath.Join(w.dir, "z"))...)
 	for i, d := range l.opts.DataDirs {
 		argv = append(argv, "--ro-bind", d, "/d/"+strconv.Itoa(i))
@@ -276,6 +274,9 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		return fail(err)
 	}
 	workerProg, err := WorkerProgram()
+	if l.rootless {
+		workerProg, err = RootlessWorkerProgram()
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -311,13 +312,13 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		// this goroutine holds its thread for the worker's life.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		if err := w.cmd.Start(); err != nil {
+		if err := startLauncher(w.cmd); err != nil {
 			started <- err
 			close(w.exited)
 			return
 		}
 		started <- nil
-		w.cmd.Wait()
+		waitLauncher(w.cmd)
 		close(w.exited)
 	}()
 	if err := <-started; err != nil {
@@ -357,6 +358,40 @@ func (l *local) startWorker(slot int) (*worker, error) {
 	go w.dispatch()
 	w.startSpare(l)
 	return w, nil
+}
+
+// workerLauncher is what starts a warm worker's bubblewrap: prlimit with
+// the worker's rlimits (no address-space or CPU limit: each execution's pid
+// 1 sets the execution's), then, as root, setpriv to the slot's uid. As
+// root RLIMIT_NPROC counts the slot uid's processes (warmExtraProcs);
+// rootless the invoking user's limit stays, each execution's code setting
+// its own in its own user namespace (warmNProc).
+func (l *local) workerLauncher(uid int, lim Limits) []string {
+	a := []string{"/usr/bin/prlimit", "--as=unlimited"}
+	if !l.rootless {
+		a = append(a, "--nproc="+strconv.Itoa(lim.NProc+warmExtraProcs))
+	}
+	a = append(a, "--fsize="+strconv.FormatInt(lim.FileSize, 10),
+		"--cpu=unlimited",
+		"--nofile="+strconv.Itoa(lim.NoFile),
+		"--core=0", "--")
+	if l.rootless {
+		return append(a, l.bwrap)
+	}
+	return append(a, "/usr/bin/setpriv", "--reuid="+strconv.Itoa(uid), "--regid="+strconv.Itoa(uid), "--clear-groups",
+		"--no-new-privs", "--pdeathsig=SIGKILL", "--", l.bwrap)
+}
+
+// warmNProc is a warm execution's RLIMIT_NPROC. As root: NProc plus
+// warmExtraProcs, counted per slot uid. Rootless: counted in the code's own
+// user namespace, which holds the code's processes only (its pid 1 is
+// outside it), NProc-2, the processes a cold task's code may have
+// (coldCommand: NProc-1 in a namespace that also holds bubblewrap's init).
+func (l *local) warmNProc(lim Limits) int64 {
+	if l.rootless {
+		return int64(max(1, lim.NProc-2))
+	}
+	return int64(lim.NProc + warmExtraProcs)
 }
 
 // dispatch reads the zygote's reports and hands each to the execution it
@@ -557,7 +592,11 @@ func (w *worker) stop() {
 		syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
 		<-w.exited
 	}
-	killUID(w.uid)
+	if w.l.rootless {
+		w.l.reapRootless()
+	} else {
+		killUID(w.uid)
+	}
 	if w.next != nil {
 		(<-w.next).discard()
 		w.next = nil
@@ -671,14 +710,10 @@ func LeftBehind(sb Sandbox) []string {
 		}
 	}
 	l.workersMu.Unlock()
-	uids := map[int]bool{}
-	for _, u := range l.uids {
-		uids[u] = true
-	}
 	var out []string
-	for _, p := range listProcs() {
+	for _, p := range l.sandboxProcs() {
 		// A spare is G and the code's process it forked (H), waiting.
-		if uids[p.uid] && p.state != 'Z' && !keep[p.pid] && !spares[p.pid] && !spares[p.ppid] {
+		if !keep[p.pid] && !spares[p.pid] && !spares[p.ppid] {
 			out = append(out, strconv.Itoa(p.pid)+" "+p.cmdline)
 		}
 	}
@@ -1024,7 +1059,7 @@ func (w *worker) stage(l *local, s Spec, lim Limits, id, xdir string) ([]byte, e
 	req := warmRequest{ID: id, Dir: "/x/" + id, Data: data, TmpBytes: lim.TmpBytes, WorkBytes: lim.WorkBytes,
 		Rlimits: map[string][2]int64{
 			"cpu": {cpu, cpu + 1}, "as": {as, as}, "fsize": {lim.FileSize, lim.FileSize},
-			"nofile": {int64(lim.NoFile), int64(lim.NoFile)}, "nproc": {int64(lim.NProc + warmExtraProcs), int64(lim.NProc + warmExtraProcs)},
+			"nofile": {int64(lim.NoFile), int64(lim.NoFile)}, "nproc": {l.warmNProc(lim), l.warmNProc(lim)},
 			"core": {0, 0},
 		}}
 	return json.Marshal(req)

@@ -173,6 +173,7 @@ print("left a sleeper")`},
 // sandbox and wants the same result, field by field; then checks that the
 // warm one ran them all warm and left nothing running.
 func TestWarmMatchesCold(t *testing.T) {
+	sandbox.InBothModes(t)
 	dir := dataDir(t)
 	cold := openOrSkip(t, "local", sandbox.Options{Slots: 1, Cold: true, DataDirs: []string{dir}})
 	warm := openOrSkip(t, "local", sandbox.Options{Slots: 1, DataDirs: []string{dir}})
@@ -219,6 +220,7 @@ func TestWarmMatchesCold(t *testing.T) {
 // the exchange folder's cover; the next execution in the same worker sees
 // none of it, and the worker is the same one (not restarted).
 func TestWarmExecutionsCannotReachTheNext(t *testing.T) {
+	sandbox.InBothModes(t)
 	dir := dataDir(t)
 	sb := openOrSkip(t, "local", sandbox.Options{Slots: 1, DataDirs: []string{dir}})
 	hostile := `import json, os, signal, sys
@@ -316,6 +318,7 @@ print("busy", busy)`, "busy []"},
 // does; Run returns within the time limit and a grace period, and the next
 // execution runs in the same worker.
 func TestWarmWorkerSurvivesItsExecutions(t *testing.T) {
+	sandbox.InBothModes(t)
 	sb := openOrSkip(t, "local", sandbox.Options{Slots: 1})
 	run := func(prog string, wall time.Duration) (*sandbox.Result, time.Duration) {
 		t.Helper()

@@ -61,6 +61,7 @@ CLONE_NEWUTS = 0x04000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
+CLONE_NEWUSER = 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
@@ -110,6 +111,9 @@ ctl.set_inheritable(False)
 check_arch()
 with open("/sbx/seccomp-untrusted.bpf", "rb") as f:
     UNTRUSTED = f.read()
+# Rootless mode (sandbox/rootless.go): each execution's code runs in a user
+# namespace of its own (own_user_namespace).
+OWN_USERNS = os.path.exists("/sbx/userns")
 
 # The preload's output is recorded per module and replayed (replay_import):
 # a cold interpreter prints it when the code imports the module (e.g. the
@@ -262,6 +266,25 @@ def set_rlimits(lim):
             resource.setrlimit(res, (soft, hard))
 
 
+def own_user_namespace():
+    """Rootless mode: H moves into a user namespace of its own, its uid and
+    gid mapped to themselves (as bubblewrap maps a cold task's), setgroups
+    denied (as bubblewrap does unprivileged). The kernel then counts the
+    code's processes, message queues, pending signals and locked memory in
+    this namespace (RLIMIT_NPROC set later by set_rlimits counts the
+    execution's own processes only), not with the worker's and the other
+    executions' of the same user. Its capabilities there cover only this
+    namespace, and drop_privileges drops them all next."""
+    uid, gid = os.getuid(), os.getgid()
+    # Dumpable (as the code's process becomes in drop_privileges anyway), so
+    # that its /proc/self files are its own uid's, which it may write.
+    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+    check(libc.unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER)")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        with open("/proc/self/" + name, "w") as f:
+            f.write(text)
+
+
 def drop_privileges():
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
@@ -338,6 +361,8 @@ def spare_code(hg):
     channel as fd 3), which it takes and then runs the script. Never
     returns."""
     try:
+        if OWN_USERNS:
+            own_user_namespace()
         drop_privileges()
         msg, fds, _flags, _addr = socket.recv_fds(hg, 1 << 20, 4)
         if not msg or len(fds) != 4:

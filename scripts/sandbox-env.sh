@@ -14,6 +14,10 @@
 #
 # The two environments and which is used for what: docs/sandbox.md ("Two environments").
 #
+# Without root (docs/sandbox.md, "Root and rootless"): the default prefix is then the user's own,
+# ${XDG_DATA_HOME:-$HOME/.local/share}/mattools-sandbox[-tasks], unless /opt already holds the environment;
+# `make sandbox-env PREFIX=DIR` (MATTOOLS_SANDBOX_PYTHON=DIR) installs into any folder of the user's.
+#
 # The venv is made from Debian's /usr/bin/python3 (python3-venv): the python3 on PATH may live
 # in root's home, which the sandbox uid cannot read.
 set -euo pipefail
@@ -25,6 +29,9 @@ case "${MATTOOLS_SANDBOX_ENV:-pinned}" in
           modules='"pymatgen.core", "pymatgen.analysis.defects", "pydefect", "ase", "dscribe"' ;;
   *) echo "sandbox-env: MATTOOLS_SANDBOX_ENV=${MATTOOLS_SANDBOX_ENV}: want pinned or tasks" >&2; exit 2 ;;
 esac
+if [ "$(id -u)" -ne 0 ] && [ -z "${MATTOOLS_SANDBOX_PYTHON:-}" ] && [ ! -x "$default_prefix/bin/python3" ]; then
+  default_prefix="${XDG_DATA_HOME:-$HOME/.local/share}/$(basename "$default_prefix")"
+fi
 prefix="${MATTOOLS_SANDBOX_PYTHON:-$default_prefix}"
 stamp="$prefix/.mattools-lock.sha256"
 want="$(sha256sum "$lock" | cut -d' ' -f1)"
@@ -35,6 +42,13 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
 fi
 if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   echo "sandbox-env: needs Debian's python3 and python3-venv (apt-get install python3-venv)" >&2
+  exit 1
+fi
+parent=$(dirname "$prefix")
+mkdir -p "$parent" 2>/dev/null || true
+if ! [ -w "$parent" ] || { [ -e "$prefix" ] && ! [ -w "$prefix" ]; }; then
+  echo "sandbox-env: $prefix is not writable by uid $(id -u): install it as root, or into a folder of yours:" \
+       "make sandbox-env PREFIX=\$HOME/.local/share/mattools-sandbox (the runner finds it there; docs/sandbox.md)" >&2
   exit 1
 fi
 echo "sandbox-env: installing $lock into $prefix"

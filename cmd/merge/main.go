@@ -29,6 +29,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mattools-leaderboard/leaderboard/cmd/internal/cliflags"
+	"github.com/mattools-leaderboard/leaderboard/cmd/internal/sandboxflags"
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
@@ -54,7 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	data := cliflags.Data(fs, getenv, " the shards ran on")
 	prompts := fs.String("prompts", "", "the prompt texts, as given to the shards (default <data>/prompts, or extracted from an upstream checkout)")
 	promptsCache := fs.String("prompts-cache", systems.DefaultPromptsCache, "where prompt texts extracted from an upstream checkout are cached")
-	python := fs.String("sandbox-python", envOr(getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"),
+	python := fs.String("sandbox-python", sandboxflags.FindPython(getenv),
 		"the Python used to parse an upstream checkout's prompts (never executing them)")
 	lightrag := fs.String("lightrag", getenv("LIGHTRAG_DATA"), "LightRAG 1.3.3's prompt texts, for graph-rag (default $LIGHTRAG_DATA)")
 	out := fs.String("out", "build/results/runner", "output directory of the results files")

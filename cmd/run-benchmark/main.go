@@ -46,6 +46,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mattools-leaderboard/leaderboard/cmd/internal/cliflags"
+	"github.com/mattools-leaderboard/leaderboard/cmd/internal/sandboxflags"
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner"
@@ -144,8 +145,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	graphCache := fs.String("graph-cache", runner.DefaultGraphCache, "where graph-rag's indexes are built and reused")
 	verbose := fs.Bool("v", false, "log debug details")
 	backend := fs.String("sandbox", "", "sandbox backend for scoring: auto, local or docker (default: the plan's sandbox.backend, auto)")
-	python := fs.String("sandbox-python", envOr(env.getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox"),
-		"the sandbox's Python environment (make setup; default $MATTOOLS_SANDBOX_PYTHON or /opt/mattools-sandbox)")
+	python := fs.String("sandbox-python", sandboxflags.FindPython(env.getenv),
+		"the sandbox's Python environment (make sandbox-env; default $MATTOOLS_SANDBOX_PYTHON, else /opt/mattools-sandbox or ~/.local/share/mattools-sandbox, the first installed)")
 	noCgroup := fs.Bool("sandbox-no-cgroup", false, "let the local sandbox run with rlimits only when no memory and pids cgroup is writable")
 	cold := fs.Bool("cold", false, "run every execution in a fresh interpreter (the reference mode) instead of the sandbox's warm workers")
 	unscored := fs.Bool("unscored", false, "write tool-usage runs unscored (generated code only; score them later with cmd/rescore)")

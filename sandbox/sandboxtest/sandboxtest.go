@@ -101,13 +101,13 @@ func nonce() string {
 
 // run executes a Python program (with the suite's marker in a comment, so it
 // appears in the sandbox's /sbx but not in argv) and returns its result.
-func (s *suite) run(t *testing.T, program string, lim sandbox.Limits) *sandbox.Result {
+func (s *suite) run(t *testing.T, program string, lim sandbox.Limits, args ...string) *sandbox.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	res, err := s.sb.Run(ctx, sandbox.Spec{
 		Files:   map[string][]byte{"main.py": []byte(program)},
-		Argv:    []string{"python3", "-I", "/sbx/main.py", s.marker},
+		Argv:    append([]string{"python3", "-I", "/sbx/main.py", s.marker}, args...),
 		DataDir: s.o.DataDir,
 		Limits:  lim,
 	})
@@ -179,7 +179,8 @@ func zombieChildren() []string {
 		}
 		f := strings.Fields(string(st[i+1:]))
 		if len(f) > 1 && f[0] == "Z" && f[1] == me {
-			out = append(out, e.Name())
+			// pid (executable name), as /proc/<pid>/stat gives it
+			out = append(out, e.Name()+" "+string(st[bytes.IndexByte(st, '('):i+1]))
 		}
 	}
 	return out
@@ -281,7 +282,25 @@ func (s *suite) secrets(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", secret)
 	os.WriteFile("/root/.mattools-sandbox-secret-probe", []byte(secret), 0o600)
 	defer os.Remove("/root/.mattools-sandbox-secret-probe")
-	res := s.run(t, `import os, glob
+	// The runner's own scratch: its temporary directory (in the rootless
+	// mode the user's, readable by the user the code runs as), which holds
+	// the sandbox's task folders.
+	scratch, err := os.CreateTemp("", "mattools-secret-probe-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch.WriteString(secret)
+	scratch.Close()
+	defer os.Remove(scratch.Name())
+	res := s.run(t, `import os, glob, sys
+try:
+    print("SCRATCH", open(sys.argv[2]).read())
+except OSError as e:
+    print("SCRATCH refused", type(e).__name__)
+try:
+    print("TMPDIR", os.listdir(os.path.dirname(sys.argv[2])))
+except OSError as e:
+    print("TMPDIR refused", type(e).__name__)
 print("ENV", dict(os.environ))
 for pid in os.listdir("/proc"):
     if pid.isdigit():
@@ -294,11 +313,14 @@ try:
     print("SECRET", open("/root/.mattools-sandbox-secret-probe").read())
 except OSError as e:
     print("ROOT refused", type(e).__name__)
-`, sandbox.Limits{Wall: 30 * time.Second})
+`, sandbox.Limits{Wall: 30 * time.Second}, scratch.Name())
 	if res.ExitCode != 0 {
 		t.Fatalf("probe failed: %q", res.Stderr)
 	}
 	all := string(res.Stdout) + string(res.Stderr)
+	if !strings.Contains(all, "SCRATCH refused") {
+		t.Errorf("a file in the runner's temporary directory is readable from the sandbox: %q", all)
+	}
 	if strings.Contains(all, secret) {
 		t.Errorf("the runner's API key is visible in the sandbox: %q", all)
 	}

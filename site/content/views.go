@@ -512,6 +512,11 @@ func (v *views) run(c *aggregate.Configuration, r *aggregate.Run) runView {
 	rv.Generation = strings.Join(gp, ", ")
 	if s := run.Environment.Sandbox; s != nil {
 		rv.Sandbox = strings.TrimSpace(s.Backend + " " + s.Version)
+		// The local backend's privilege mode: only a rootless run records it
+		// (docs/sandbox.md, "Root and rootless").
+		if strings.HasPrefix(s.Limits["privilege"], "rootless") {
+			rv.Sandbox += ", rootless"
+		}
 		if s.TimeoutSeconds > 0 {
 			rv.Sandbox += fmt.Sprintf(", timeout %gs", s.TimeoutSeconds)
 		}

@@ -3,6 +3,8 @@ package sandboxflags
 import (
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -40,5 +42,41 @@ func TestRegisterDefaultsAndParses(t *testing.T) {
 	d.Register(fs, func(string) string { return "" }, limits, "", "")
 	if d.Python != DefaultPython {
 		t.Errorf("python without $%s = %q, want %q", PythonEnvVar, d.Python, DefaultPython)
+	}
+}
+
+// TestFindPythonOrder: $MATTOOLS_SANDBOX_PYTHON first; else /opt's
+// environment when installed, else the user's when installed
+// ($XDG_DATA_HOME, then $HOME/.local/share), else /opt's path.
+func TestFindPythonOrder(t *testing.T) {
+	home := t.TempDir()
+	user := filepath.Join(home, ".local", "share", "mattools-sandbox")
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	optInstalled := false
+	if _, err := os.Stat(filepath.Join(DefaultPython, "bin", "python3")); err == nil {
+		optInstalled = true
+	}
+	if got := FindPython(env(map[string]string{PythonEnvVar: "/x/env", "HOME": home})); got != "/x/env" {
+		t.Errorf("with $%s: %q", PythonEnvVar, got)
+	}
+	if got := FindPython(env(map[string]string{"HOME": home})); got != DefaultPython {
+		t.Errorf("nothing in the user's prefix: %q, want %s", got, DefaultPython)
+	}
+	if err := os.MkdirAll(filepath.Join(user, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(user, "bin", "python3"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want := user
+	if optInstalled {
+		want = DefaultPython
+	}
+	if got := FindPython(env(map[string]string{"HOME": home})); got != want {
+		t.Errorf("installed in the user's prefix (and in /opt: %v): %q, want %q", optInstalled, got, want)
+	}
+	xdg := t.TempDir()
+	if got := UserPython(env(map[string]string{"HOME": home, "XDG_DATA_HOME": xdg})); got != filepath.Join(xdg, "mattools-sandbox") {
+		t.Errorf("UserPython with $XDG_DATA_HOME: %q", got)
 	}
 }
