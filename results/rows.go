@@ -178,6 +178,10 @@ type File struct {
 	Run       Run
 	Questions []QuestionRow
 	QAItems   []QAItem
+	// QA holds a QA file's per-item outcomes in compact form (CompactQA)
+	// when ReadSummary read it, which keeps no QAItems; nil otherwise.
+	// Write ignores it.
+	QA *QAOutcomes
 	// Path is the file Read read it from ("" otherwise); Write ignores it.
 	Path string
 }

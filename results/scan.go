@@ -2,10 +2,14 @@ package results
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"runtime"
@@ -255,7 +259,7 @@ type Summary struct {
 	// per-property outcomes of format v3, checked against the outcome); its
 	// texts, retrieved context and trace are empty: ReadDetails reads them.
 	// QA files keep no rows (QAItems is nil): their counts were checked
-	// against the totals and dropped.
+	// against the totals and are kept per item in File.QA (CompactQA).
 	File *File
 	// CodeKeys holds SummaryOptions.CodeKey of each row's code, in row
 	// order (nil without CodeKey).
@@ -353,6 +357,9 @@ func decodeSummary(data []byte, o SummaryOptions) (s *Summary, err error) {
 	}
 	if err := Validate(f); err != nil {
 		return nil, err
+	}
+	if len(f.QAItems) > 0 {
+		f.QA = CompactQA(f.QAItems)
 	}
 	f.QAItems = nil
 	for i := range f.Questions { // share the run's strings rather than one copy per row
@@ -935,6 +942,84 @@ func summaryQA(pf *parquet.File, data []byte) ([]QAItem, error) {
 		return nil, err
 	}
 	return rows, nil
+}
+
+// QAOutcomes are a QA file's rows as the leaderboard keeps them for a whole
+// build (CompactQA): per item, in item_index order, its questions and
+// correct answers, two bytes each rather than a QAItem's hundred and more,
+// so that the interval over items of a QA accuracy needs no row (34,621
+// items of a runner's run: about 140 KB).
+type QAOutcomes struct {
+	// Items fingerprints the items (FNV-1a 64 of each one's item_index and
+	// questions, in item_index order): runs with equal Items hold the same
+	// items, so their outcomes can be averaged item by item.
+	Items uint64
+	// Questions is each item's number of questions (nil: one each);
+	// Correct its correct answers under MatTools' strict extraction and
+	// Lenient under the lenient one (nil when the rows have no
+	// correct_lenient, which is set on all rows or none).
+	Questions, Correct, Lenient []uint16
+	// Why, when not "", says why no per-item outcomes are kept (two rows of
+	// one item_index, an item of more than 65,535 questions); the slices
+	// are nil then.
+	Why string
+}
+
+// Len returns the number of items.
+func (o *QAOutcomes) Len() int { return len(o.Correct) }
+
+// QuestionsOf returns item i's number of questions.
+func (o *QAOutcomes) QuestionsOf(i int) int {
+	if o.Questions == nil {
+		return 1
+	}
+	return int(o.Questions[i])
+}
+
+// CompactQA returns items' outcomes in compact form, sorted by item_index
+// (items is not modified). The counts are those Validate checked (correct
+// and correct_lenient within 0–questions).
+func CompactQA(items []QAItem) *QAOutcomes {
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(items[a].ItemIndex, items[b].ItemIndex) })
+	o := &QAOutcomes{Correct: make([]uint16, len(items))}
+	ones := true
+	for k, i := range order {
+		q := &items[i]
+		if k > 0 && items[order[k-1]].ItemIndex == q.ItemIndex {
+			return &QAOutcomes{Why: fmt.Sprintf("rows %d and %d are both of item_index %d", order[k-1]+1, i+1, q.ItemIndex)}
+		}
+		if q.Questions > math.MaxUint16 || q.Questions < 0 {
+			return &QAOutcomes{Why: fmt.Sprintf("row %d holds %d questions; per-item outcomes are kept for up to %d", i+1, q.Questions, math.MaxUint16)}
+		}
+		ones = ones && q.Questions == 1
+		if q.CorrectLenient != nil && o.Lenient == nil {
+			o.Lenient = make([]uint16, len(items))
+		}
+	}
+	if !ones {
+		o.Questions = make([]uint16, len(items))
+	}
+	h := fnv.New64a()
+	var buf [8]byte
+	for k, i := range order {
+		q := &items[i]
+		binary.LittleEndian.PutUint32(buf[:4], uint32(q.ItemIndex))
+		binary.LittleEndian.PutUint32(buf[4:], uint32(q.Questions))
+		h.Write(buf[:])
+		if o.Questions != nil {
+			o.Questions[k] = uint16(q.Questions)
+		}
+		o.Correct[k] = uint16(min(max(q.Correct, 0), q.Questions))
+		if o.Lenient != nil && q.CorrectLenient != nil {
+			o.Lenient[k] = uint16(min(max(*q.CorrectLenient, 0), q.Questions))
+		}
+	}
+	o.Items = h.Sum64()
+	return o
 }
 
 // codeKeys applies key to each row's code after checking that it is valid

@@ -106,10 +106,37 @@ func TallySummaryProperties(rows []SummaryRow, set PropertySet) (passed, total i
 	return tallyProperties(byID, verdict, set)
 }
 
+// TallySummaryPropertiesByQuestion is TallySummaryProperties per question
+// of set: ids in sorted order (questions with no property in set left
+// out), and for each the properties of set its row passed and scored; the
+// same errors.
+func TallySummaryPropertiesByQuestion(rows []SummaryRow, set PropertySet) (ids []string, passed, total []int, err error) {
+	byID := map[string][]PropertyPass{}
+	verdict := map[string]string{}
+	for i := range rows {
+		byID[rows[i].QuestionID] = rows[i].Outcomes
+		verdict[rows[i].QuestionID] = rows[i].Verdict
+	}
+	return tallyByQuestion(byID, verdict, set)
+}
+
 // tallyProperties scores set on the per-property outcomes of each
 // question's row (question id → outcomes; a question with a row is in
 // verdict).
 func tallyProperties(byID map[string][]PropertyPass, verdict map[string]string, set PropertySet) (passed, total int, err error) {
+	_, ps, ts, err := tallyByQuestion(byID, verdict, set)
+	if err != nil {
+		return 0, 0, err
+	}
+	for i := range ps {
+		passed += ps[i]
+		total += ts[i]
+	}
+	return passed, total, nil
+}
+
+// tallyByQuestion is tallyProperties per question, in sorted id order.
+func tallyByQuestion(byID map[string][]PropertyPass, verdict map[string]string, set PropertySet) (out []string, passed, total []int, err error) {
 	ids := make([]string, 0, len(set))
 	for id := range set {
 		ids = append(ids, id)
@@ -123,24 +150,26 @@ func tallyProperties(byID map[string][]PropertyPass, verdict map[string]string, 
 		v, ok := verdict[id]
 		switch {
 		case !ok:
-			return 0, 0, fmt.Errorf("question %s: no row", id)
+			return nil, nil, nil, fmt.Errorf("question %s: no row", id)
 		case len(byID[id]) == 0:
-			return 0, 0, fmt.Errorf("question %s: the row (verdict %s) has no per-property outcomes; re-execute it to score it by property", id, v)
+			return nil, nil, nil, fmt.Errorf("question %s: the row (verdict %s) has no per-property outcomes; re-execute it to score it by property", id, v)
 		}
 		outcome := map[string]bool{}
 		for _, o := range byID[id] {
 			outcome[o.Property] = o.Passed
 		}
-		for _, p := range props {
-			ok, found := outcome[p]
+		p, n := 0, 0
+		for _, name := range props {
+			ok, found := outcome[name]
 			if !found {
-				return 0, 0, fmt.Errorf("question %s: the row has no outcome for property %q", id, p)
+				return nil, nil, nil, fmt.Errorf("question %s: the row has no outcome for property %q", id, name)
 			}
-			total++
+			n++
 			if ok {
-				passed++
+				p++
 			}
 		}
+		out, passed, total = append(out, id), append(passed, p), append(total, n)
 	}
-	return passed, total, nil
+	return out, passed, total, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/stats"
 	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/release"
@@ -182,13 +183,23 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	passed := 0
+	perQ := map[string]float64{}
 	for _, q := range model[results.ProtocolMatToolsV1Strict].Questions {
 		for _, o := range q.PropertyOutcomes {
 			if o.Passed && slices.Contains(vs.Set[q.QuestionID], o.Property) {
 				passed++
+				perQ[q.QuestionID]++
 			}
 		}
 	}
+	// Its interval over the set's questions (one round): per question, the
+	// set's properties passed, weighted by the set's properties.
+	var qy, qm []float64
+	for id, props := range vs.Set {
+		qy, qm = append(qy, perQ[id]), append(qm, float64(len(props)))
+	}
+	qiv := stats.ClusteredRatio(qy, qm, aggregate.IntervalConfidence).Scale(100).Clamp(0, 100)
+	wantQ := fmt.Sprintf(`<td class="num qci" data-sort="%.6f">[%.2f, %.2f]</td>`, 100*float64(passed)/float64(vs.Properties), qiv.Lo, qiv.Hi)
 	home := readFile(t, filepath.Join(preview, "index.html"))
 	sec := regexp.MustCompile(`(?s)<section class="leaderboard-table verified-table" id="[^"]*">.*?</section>`).FindString(home)
 	if sec == "" || strings.Index(home, sec) < strings.LastIndex(home, `class="leaderboard-table ranked-table"`) {
@@ -200,6 +211,9 @@ func TestToolUsageTablesShowAuditRows(t *testing.T) {
 	if !strings.Contains(modelRow, wantCell) || !strings.Contains(modelRow, `<td class="num full-rank" data-sort="1"`) ||
 		!strings.Contains(sec, fmt.Sprintf("Verified question set verified-v1: %d properties of %d questions", vs.Properties, vs.Questions)) {
 		t.Errorf("the model's verified row %q; want the cell %q and full-set rank 1", modelRow, wantCell)
+	}
+	if !strings.Contains(modelRow, wantQ) || !strings.Contains(modelRow, `<td class="num rank qband tied" data-sort="1"><span title="rank band from paired differences over questions and rounds; not significantly below the leader">≈ 1</span></td>`) {
+		t.Errorf("the model's verified row %q; want its interval over questions %q and band ≈ 1", modelRow, wantQ)
 	}
 	if ref := fmt.Sprintf(`Reference solution</th>
 <td class="wrap"></td><td></td>

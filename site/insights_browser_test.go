@@ -35,8 +35,12 @@ func singleLLMConfig(t *testing.T, lb *aggregate.Leaderboard, model string) *agg
 // chromium: the page shows one row per question of the set with each
 // round's properties passed, and wins, losses, ties and the sign test's p
 // value equal those computed here from the results files' rows (p by
-// results/stats, which TestAgainstSciPy checks against SciPy). After a
-// reload the choice (in the URL) is still shown.
+// results/stats, which TestAgainstSciPy checks against SciPy); the paired
+// difference in task success rate and its 95 % interval over questions,
+// computed by the page's script from compare.json, equal the Go estimator
+// (aggregate.PairedDifference, checked against statsmodels), and its ≈
+// says whether that interval includes 0. After a reload the choice (in the
+// URL) is still shown.
 func TestBrowserCompareGPT4oWithGPT4oMini(t *testing.T) {
 	rs := builtReal(t)
 	lb := aggregate.Build(rs.files, aggregate.DefaultCatalog())
@@ -85,6 +89,8 @@ func TestBrowserCompareGPT4oWithGPT4oMini(t *testing.T) {
 		Text                string `json:"text"`
 		SelA, SelB, Search  string
 		OutcomeWins, Header string
+		Diff, Lo, Hi, Tied  string
+		Paired              string
 	}
 	read := func() page {
 		t.Helper()
@@ -92,7 +98,10 @@ func TestBrowserCompareGPT4oWithGPT4oMini(t *testing.T) {
 			return {rows: rows.length, questions: rows.map(r => r.getAttribute("data-question")), aRounds: rows.map(r => r.cells[3].textContent),
 				Wins: o.getAttribute("data-wins"), Losses: o.getAttribute("data-losses"), Ties: o.getAttribute("data-ties"), p: o.getAttribute("data-p"), text: o.textContent,
 				SelA: document.getElementById("compare-a").value, SelB: document.getElementById("compare-b").value, Search: location.search,
-				OutcomeWins: String(rows.filter(r => r.getAttribute("data-outcome") === "win").length), Header: document.getElementById("compare-head-a").textContent}; })()`))
+				OutcomeWins: String(rows.filter(r => r.getAttribute("data-outcome") === "win").length), Header: document.getElementById("compare-head-a").textContent,
+				Diff: document.getElementById("compare-paired").getAttribute("data-diff"), Lo: document.getElementById("compare-paired").getAttribute("data-lo"),
+				Hi: document.getElementById("compare-paired").getAttribute("data-hi"), Tied: document.getElementById("compare-paired").getAttribute("data-tied"),
+				Paired: document.getElementById("compare-paired").textContent}; })()`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,6 +122,22 @@ func TestBrowserCompareGPT4oWithGPT4oMini(t *testing.T) {
 		t.Errorf("selected %s vs %s, header %q; want %s vs %s, rounds r1–r3", got.SelA, got.SelB, got.Header, a.Slug, b.Slug)
 	}
 	t.Logf("GPT-4o vs GPT-4o mini (single LLM, mattools-v1, %d questions): %s", got.Rows, got.Text)
+	want, ok := aggregate.PairedDifference(a, b, aggregate.TaskSuccessRate)
+	if !ok {
+		t.Fatal("GPT-4o and GPT-4o mini have no paired difference")
+	}
+	for _, v := range []struct {
+		name, got string
+		want      float64
+	}{{"difference", got.Diff, want.Mean}, {"lower end", got.Lo, want.Lo}, {"upper end", got.Hi, want.Hi}} {
+		if x, err := strconv.ParseFloat(v.got, 64); err != nil || math.Abs(x-v.want) > 1e-9 {
+			t.Errorf("paired %s on the page %q, aggregate.PairedDifference %.12g", v.name, v.got, v.want)
+		}
+	}
+	if tied := strconv.FormatBool(!want.Excludes0()); got.Tied != tied || (tied == "true") != strings.Contains(got.Paired, "A ≈ B") {
+		t.Errorf("page: tied %q, %q; the Go interval [%.4f, %.4f] says tied %s", got.Tied, got.Paired, want.Lo, want.Hi, tied)
+	}
+	t.Logf("paired (Go: %.6f pp [%.6f, %.6f]): %s", want.Mean, want.Lo, want.Hi, got.Paired)
 
 	// The choice survives a reload: it is in the URL.
 	if err := chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#compare-table tbody tr`))); err != nil {

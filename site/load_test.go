@@ -14,7 +14,10 @@ import (
 // columns (results.SummaryRow, equal to those of results.Read's rows), and
 // the leaderboard aggregated from them (aggregate.BuildRows) has the same
 // configurations, summaries, failure taxonomies and costs as the one
-// aggregated from the whole files (aggregate.Build).
+// aggregated from the whole files (aggregate.Build), and the same
+// intervals over questions (tool usage) and over items (QA: a QA file's
+// per-item outcomes are kept compact, results.File.QA, equal to
+// results.CompactQA of its items).
 func TestLoadResultsKeepsCompactRows(t *testing.T) {
 	_, dir, files := realData(t)
 	loaded, err := site.LoadResults(dir)
@@ -24,7 +27,7 @@ func TestLoadResultsKeepsCompactRows(t *testing.T) {
 	if len(loaded.Invalid) > 0 || len(loaded.Files) != len(files) {
 		t.Fatalf("%d files, invalid %v; want the %d files of results.ReadDir", len(loaded.Files), loaded.Invalid, len(files))
 	}
-	rows := 0
+	rows, qa := 0, 0
 	for i, f := range loaded.Files {
 		want := files[i]
 		if f.Questions != nil || f.QAItems != nil || f.Run.RunID != want.Run.RunID {
@@ -35,6 +38,11 @@ func TestLoadResultsKeepsCompactRows(t *testing.T) {
 			if ok {
 				t.Errorf("QA run %s has %d rows kept", f.Run.RunID, len(got))
 			}
+			if w := results.CompactQA(want.QAItems); f.QA == nil || f.QA.Why != "" || !reflect.DeepEqual(f.QA, w) {
+				t.Errorf("QA run %s: compact outcomes %+v differ from those of its %d items", f.Run.RunID, f.QA, len(want.QAItems))
+			} else {
+				qa++
+			}
 			continue
 		}
 		if !reflect.DeepEqual(got, results.SummaryRows(want.Questions)) {
@@ -42,8 +50,8 @@ func TestLoadResultsKeepsCompactRows(t *testing.T) {
 		}
 		rows += len(got)
 	}
-	if rows == 0 {
-		t.Fatal("no tool-usage rows")
+	if rows == 0 || qa == 0 {
+		t.Fatalf("%d tool-usage rows, %d QA runs with per-item outcomes", rows, qa)
 	}
 	cat := aggregate.DefaultCatalog()
 	a, b := aggregate.BuildRows(loaded.Files, loaded.Rows, cat), aggregate.Build(files, cat)
@@ -53,7 +61,8 @@ func TestLoadResultsKeepsCompactRows(t *testing.T) {
 	taxonomies := 0
 	for i, c := range a.Configurations {
 		d := b.Configurations[i]
-		if c.Key != d.Key || !reflect.DeepEqual(c.Summaries, d.Summaries) || !reflect.DeepEqual(c.Taxonomy(), d.Taxonomy()) || !reflect.DeepEqual(c.Cost(), d.Cost()) {
+		if c.Key != d.Key || !reflect.DeepEqual(c.Summaries, d.Summaries) || !reflect.DeepEqual(c.Taxonomy(), d.Taxonomy()) || !reflect.DeepEqual(c.Cost(), d.Cost()) ||
+			!reflect.DeepEqual(c.QIntervals, d.QIntervals) || !reflect.DeepEqual(c.NoQInterval, d.NoQInterval) {
 			t.Errorf("configuration %s differs from %s built from the whole files", c.Key, d.Key)
 		}
 		if c.Taxonomy() != nil {
@@ -63,5 +72,5 @@ func TestLoadResultsKeepsCompactRows(t *testing.T) {
 	if taxonomies == 0 {
 		t.Error("no configuration has a failure taxonomy: the rows were not compared")
 	}
-	t.Logf("%d files, %d tool-usage rows, %d configurations (%d with a taxonomy)", len(files), rows, len(a.Configurations), taxonomies)
+	t.Logf("%d files, %d tool-usage rows, %d QA runs with per-item outcomes, %d configurations (%d with a taxonomy)", len(files), rows, qa, len(a.Configurations), taxonomies)
 }

@@ -131,9 +131,7 @@ func PairedDifference(a, b *Configuration, m Metric) (stats.Interval, bool) {
 func (c *Configuration) summarizeQuestions(agg []*Run) {
 	c.Questions, c.QIntervals, c.NoQInterval = map[Metric]*QuestionMeans{}, map[Metric]stats.Interval{}, map[Metric]string{}
 	if c.Key.Benchmark.Kind() == results.KindMultipleChoice {
-		for m := range c.Summaries {
-			c.NoQInterval[m] = "the QA results files are read without their items: no interval over questions is computed yet"
-		}
+		c.summarizeItems(agg)
 		return
 	}
 	for m, s := range c.Summaries {
@@ -148,5 +146,97 @@ func (c *Configuration) summarizeQuestions(agg []*Run) {
 			continue
 		}
 		c.Questions[m], c.QIntervals[m] = qm, iv
+	}
+}
+
+// NoItemsPublished is why a QA configuration whose runs hold totals only
+// has no interval over items.
+const NoItemsPublished = "totals only: no per-item outcomes exist, so no interval over items can be given"
+
+// qaOutcomes returns a QA run's per-item outcomes: those ReadSummary kept
+// (results.File.QA), else those of its items (results.CompactQA); nil when
+// the file holds neither.
+func qaOutcomes(r *Run) *results.QAOutcomes {
+	if r.File.QA != nil {
+		return r.File.QA
+	}
+	if len(r.File.QAItems) > 0 {
+		return results.CompactQA(r.File.QAItems)
+	}
+	return nil
+}
+
+// summarizeItems fills c.QIntervals (or NoQInterval) of a QA configuration:
+// its accuracies' 95 % intervals over items and rounds, the items (a
+// question, or for MatTools' published CSVs a source item of several
+// questions) as clusters, each averaged over the rounds, with its questions
+// as weight (stats.ClusteredRatio). The per-item means are not kept (a QA
+// set has tens of thousands of items; QA tables are not ranked, so no
+// paired difference needs them).
+func (c *Configuration) summarizeItems(agg []*Run) {
+	if len(c.Summaries) == 0 {
+		return
+	}
+	outs := make([]*results.QAOutcomes, len(agg))
+	for i, r := range agg {
+		o := qaOutcomes(r)
+		var why string
+		switch {
+		case o == nil:
+			why = NoItemsPublished
+		case o.Why != "":
+			why = "run " + r.ID() + ": " + o.Why
+		case i > 0 && o.Items != outs[0].Items:
+			why = fmt.Sprintf("runs %s and %s hold different items (item_index or questions differ): their outcomes cannot be averaged item by item", agg[0].ID(), r.ID())
+		}
+		if why != "" {
+			for m := range c.Summaries {
+				c.NoQInterval[m] = why
+			}
+			return
+		}
+		outs[i] = o
+	}
+	n := outs[0].Len()
+	m, total := make([]float64, n), 0
+	for k := range m {
+		m[k] = float64(outs[0].QuestionsOf(k))
+		total += outs[0].QuestionsOf(k)
+	}
+	for metric, s := range c.Summaries {
+		y := make([]float64, n)
+		why := ""
+		for i, o := range outs {
+			counts := o.Correct
+			if metric == AccuracyLenient {
+				counts = o.Lenient
+			}
+			if counts == nil {
+				why = "run " + agg[i].ID() + " has no per-item outcomes of " + metric.Title()
+				break
+			}
+			sumY := 0
+			for k, x := range counts {
+				y[k] += float64(x)
+				sumY += int(x)
+			}
+			if v := agg[i].Values[metric]; v.Count != sumY || v.Total != total {
+				why = fmt.Sprintf("the per-item outcomes of run %s add up to %d of %d, its totals say %d of %d", agg[i].ID(), sumY, total, v.Count, v.Total)
+				break
+			}
+		}
+		if why != "" {
+			c.NoQInterval[metric] = why
+			continue
+		}
+		for k := range y {
+			y[k] /= float64(len(agg))
+		}
+		iv := stats.ClusteredRatio(y, m, IntervalConfidence).Scale(100).Clamp(0, 100)
+		if math.Abs(iv.Mean-s.Mean) > 1e-9 {
+			c.NoQInterval[metric] = fmt.Sprintf("the per-item outcomes give %.6f %%, the rounds %.6f %%", iv.Mean, s.Mean)
+			continue
+		}
+		c.QIntervals[metric] = iv
 	}
 }

@@ -175,3 +175,68 @@ func recompute(c *aggregate.Configuration, m aggregate.Metric) (y, w []float64, 
 	}
 	return y, w, ok
 }
+
+// TestItemIntervalsOfThePublishedQA checks, on MatTools' published QA
+// results, each QA configuration's 95 % interval over items and rounds
+// against a recomputation written out here from the runs' items (per
+// item_index: correct answers averaged over the rounds, its questions as
+// weight; SE² = G/(G−1) · Σ(y − R·m)² / (Σm)², t with G − 1 degrees of
+// freedom), and that its centre is the table's accuracy. It logs them.
+func TestItemIntervalsOfThePublishedQA(t *testing.T) {
+	_, lb := realLeaderboard(t)
+	var report strings.Builder
+	checked := 0
+	for _, c := range lb.Configurations {
+		if c.Key.Benchmark.Kind() != results.KindMultipleChoice {
+			continue
+		}
+		s, ok := c.Summaries[aggregate.Accuracy]
+		if !ok {
+			continue
+		}
+		runs := c.RunsWith(aggregate.StatusAggregated)
+		sums, weight := map[int32]float64{}, map[int32]float64{}
+		for _, r := range runs {
+			for _, it := range r.File.QAItems {
+				sums[it.ItemIndex] += float64(it.Correct)
+				weight[it.ItemIndex] = float64(it.Questions)
+			}
+		}
+		if len(sums) == 0 {
+			if _, has := c.QIntervals[aggregate.Accuracy]; has || c.NoQInterval[aggregate.Accuracy] != aggregate.NoItemsPublished {
+				t.Errorf("%s: no items, yet interval %+v / reason %q", c.Key, c.QIntervals[aggregate.Accuracy], c.NoQInterval[aggregate.Accuracy])
+			}
+			continue
+		}
+		g := float64(len(sums))
+		sy, sm := 0.0, 0.0
+		for k := range sums {
+			sums[k] /= float64(len(runs))
+			sy += sums[k]
+			sm += weight[k]
+		}
+		r := sy / sm
+		ss := 0.0
+		for k := range sums {
+			e := sums[k] - r*weight[k]
+			ss += e * e
+		}
+		half := stats.StudentTQuantile(0.975, g-1) * math.Sqrt(g/(g-1)*ss) / sm
+		lo, hi := max(0, 100*(r-half)), min(100, 100*(r+half)) // clamped to the scale, as the tables show it
+		got, ok := c.QIntervals[aggregate.Accuracy]
+		if !ok || math.Abs(got.Lo-lo) > 1e-9 || math.Abs(got.Hi-hi) > 1e-9 || got.N != len(sums) || math.Abs(100*r-s.Mean) > 1e-9 {
+			t.Errorf("%s: interval over items %+v (%q); recomputed %.6f %% [%.6f, %.6f] over %d items; mean of rounds %.6f",
+				c.Key, got, c.NoQInterval[aggregate.Accuracy], 100*r, lo, hi, len(sums), s.Mean)
+			continue
+		}
+		checked++
+		// Beside it, the half-width if every question were independent (binomial, normal quantile).
+		indep := 100 * 1.959964 * math.Sqrt(r*(1-r)/sm)
+		fmt.Fprintf(&report, "%s %s: %.2f %% (n = %d rounds, %d items, %.0f questions), 95 %% interval over items and rounds [%.2f, %.2f] (± %.2f pp; questions as independent: ± %.2f pp)\n",
+			c.Key.Benchmark, c.Model.DisplayName, s.Mean, s.N, len(sums), sm, got.Lo, got.Hi, 100*half, indep)
+	}
+	if checked == 0 {
+		t.Fatal("no QA configuration has per-item outcomes")
+	}
+	t.Log("\n" + report.String())
+}

@@ -111,6 +111,19 @@ type VerifiedRow struct {
 	// properties).
 	Passed, Total int
 	Rank          int // 1-based competition rank by Summary.Mean; 0 when unscorable
+	// Questions are the set's properties passed per question of the set
+	// (sorted ids), averaged over the runs, and each question's properties
+	// in the set: the clusters of QInterval and of paired differences
+	// (VerifiedPairedDifference). nil when unscorable.
+	Questions *QuestionMeans
+	// QInterval is the 95 % interval over questions and rounds of the
+	// percentage (stats.ClusteredRatio, clamped to 0–100), and QBand the
+	// rank band from paired differences over the set's questions between
+	// every two ranked rows (stats.PairedRankBands; Tied: not significantly
+	// below the leader). Computed by the running code, also in a frozen
+	// edition, whose Rank and values stay as frozen; zero when unscorable.
+	QInterval stats.Interval
+	QBand     stats.Band
 	// Unscorable says why the row has no value (a run whose rows lack
 	// per-property outcomes for some question of the set); "" when scored.
 	Unscorable string
@@ -160,11 +173,22 @@ func BuildVerifiedTable(set *VerifiedSet, tables []*RankedTable, audit []*result
 			seen[c] = true
 			vr := &VerifiedRow{Source: t, Full: row, FullRank: row.Rank, Config: c}
 			var pcts []float64
-			for _, r := range c.RunsWith(StatusAggregated) {
-				p, n, err := results.TallySummaryProperties(r.Questions, set.Set)
+			agg := c.RunsWith(StatusAggregated)
+			qm := &QuestionMeans{Rounds: len(agg)}
+			for _, r := range agg {
+				ids, ps, ns, err := results.TallySummaryPropertiesByQuestion(r.Questions, set.Set)
 				if err != nil {
 					vr.Unscorable = fmt.Sprintf("run %s: %v", r.ID(), err)
 					break
+				}
+				p, n := 0, 0
+				if qm.IDs == nil {
+					qm.IDs, qm.Y, qm.M = ids, make([]float64, len(ids)), make([]float64, len(ids))
+				}
+				for i := range ids {
+					p, n = p+ps[i], n+ns[i]
+					qm.Y[i] += float64(ps[i])
+					qm.M[i] = float64(ns[i]) // the set's properties of the question: the same in every run
 				}
 				vr.Passed += p
 				vr.Total += n
@@ -175,6 +199,10 @@ func BuildVerifiedTable(set *VerifiedSet, tables []*RankedTable, audit []*result
 			}
 			if vr.Unscorable == "" {
 				vr.Summary = stats.Summarize(pcts)
+				for i := range qm.Y {
+					qm.Y[i] /= float64(len(agg))
+				}
+				vr.Questions, vr.QInterval = qm, qInterval(qm)
 			}
 			vt.Rows = append(vt.Rows, vr)
 		}
@@ -198,6 +226,7 @@ func BuildVerifiedTable(set *VerifiedSet, tables []*RankedTable, audit []*result
 			prev = r
 		}
 	}
+	vt.pairedBands()
 	for _, sys := range results.AuditSystems {
 		for _, f := range audit {
 			if f.Run.Provenance.Kind != results.ProvenanceAudit || f.Run.System != sys || f.Run.ScoringProtocol != VerifiedSetProtocol ||
@@ -217,6 +246,36 @@ func BuildVerifiedTable(set *VerifiedSet, tables []*RankedTable, audit []*result
 		}
 	}
 	return vt
+}
+
+// pairedBands gives the ranked rows their QBand.
+func (vt *VerifiedTable) pairedBands() {
+	var ranked []*VerifiedRow
+	var means []float64
+	for _, r := range vt.Rows {
+		if r.Rank > 0 {
+			ranked = append(ranked, r)
+			means = append(means, rounded(r.Summary.Mean))
+		}
+	}
+	bands := stats.PairedRankBands(means, func(i, j int) (stats.Interval, bool) {
+		return VerifiedPairedDifference(ranked[i], ranked[j])
+	})
+	for i, b := range bands {
+		ranked[i].QBand = b
+	}
+}
+
+// VerifiedPairedDifference returns the difference a − b of two rows'
+// percentages of the set's properties passed, in percentage points, paired
+// by question, with its IntervalConfidence interval (stats.
+// ClusteredDifference); ok is false when either is unscorable.
+func VerifiedPairedDifference(a, b *VerifiedRow) (stats.Interval, bool) {
+	qa, qb := a.Questions, b.Questions
+	if qa == nil || qb == nil || !slices.Equal(qa.IDs, qb.IDs) || !slices.Equal(qa.M, qb.M) {
+		return stats.Interval{}, false
+	}
+	return stats.ClusteredDifference(qa.Y, qb.Y, qa.M, IntervalConfidence).Scale(100), true
 }
 
 // Title names the set in words, e.g. "Verified question set verified-v1:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
+	"github.com/mattools-leaderboard/leaderboard/results/stats"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 )
 
@@ -129,6 +130,7 @@ func TestVerifiedTableFromStoredOutcomes(t *testing.T) {
 	// (published.AlongsideKey: "<run id>@<label>") are not what the site
 	// scores.
 	fromStore := map[string]int{}
+	perQuestion := map[string]map[string]float64{} // run → question → properties of the set passed
 	mainRuns := 0
 	for id, rx := range st.Runs {
 		if strings.Contains(id, "@") {
@@ -142,6 +144,10 @@ func TestVerifiedTableFromStoredOutcomes(t *testing.T) {
 			for _, o := range v.Outcomes {
 				if o.Passed && slices.Contains(vs.Set[v.QuestionID], o.Property) {
 					fromStore[id]++
+					if perQuestion[id] == nil {
+						perQuestion[id] = map[string]float64{}
+					}
+					perQuestion[id][v.QuestionID]++
 				}
 			}
 		}
@@ -173,6 +179,26 @@ func TestVerifiedTableFromStoredOutcomes(t *testing.T) {
 		if math.Abs(r.Summary.Mean-mean) > 1e-9 || r.Summary.N != len(want) || r.Total != len(want)*vs.Properties {
 			t.Errorf("%s: %.4f %% over %d runs (%d/%d); the store gives %.4f %% over %d", r.Config.Key, r.Summary.Mean, r.Summary.N, r.Passed, r.Total, mean, len(want))
 		}
+		// The interval over questions and rounds, from the store: per question
+		// of the set (sorted ids), the set's properties passed averaged over
+		// the runs, weighted by the set's properties of the question.
+		var qids []string
+		for id := range vs.Set {
+			qids = append(qids, id)
+		}
+		slices.Sort(qids)
+		var y, m []float64
+		for _, id := range qids {
+			sum := 0.0
+			for _, run := range r.Config.RunsWith(aggregate.StatusAggregated) {
+				sum += perQuestion[run.File.Run.Provenance.DerivedFrom][id]
+			}
+			y, m = append(y, sum/float64(len(want))), append(m, float64(len(vs.Set[id])))
+		}
+		wantQ := stats.ClusteredRatio(y, m, aggregate.IntervalConfidence).Scale(100).Clamp(0, 100)
+		if math.Abs(r.QInterval.Lo-wantQ.Lo) > 1e-9 || math.Abs(r.QInterval.Hi-wantQ.Hi) > 1e-9 || r.QInterval.N != vs.Questions || math.Abs(wantQ.Mean-mean) > 1e-9 {
+			t.Errorf("%s: interval over questions %+v; from the store %+v over %d questions", r.Config.Key, r.QInterval, wantQ, vs.Questions)
+		}
 		if r.Full == nil || r.FullRank != r.Full.Rank || !slices.Contains(lb.Headline, r.Source) {
 			t.Errorf("%s: full-set row %v rank %d", r.Config.Key, r.Full, r.FullRank)
 		}
@@ -193,6 +219,41 @@ func TestVerifiedTableFromStoredOutcomes(t *testing.T) {
 		t.Errorf("audit rows %v; want the reference at %d/%d and all None at 0", audit, vs.Properties, vs.Properties)
 	}
 	t.Logf("%d rows, %d runs; audit %v; %d rows without strict", len(vt.Rows), runs, audit, vt.NoStrict)
+
+	// The bands over questions, by brute force over every pair of rows.
+	ties, single := 0, 0
+	for i, r := range vt.Rows {
+		want := stats.Band{Best: 1, Worst: len(vt.Rows)}
+		for j, o := range vt.Rows {
+			if j == i {
+				continue
+			}
+			d, ok := aggregate.VerifiedPairedDifference(o, r)
+			if ok && d.Lo > 0 {
+				want.Best++
+			}
+			if ok && d.Hi < 0 {
+				want.Worst--
+			}
+		}
+		d, _ := aggregate.VerifiedPairedDifference(vt.Rows[0], r)
+		want.Tied = i == 0 || !(d.Lo > 0)
+		if r.QBand != want {
+			t.Errorf("%s: band over questions %+v, brute force %+v", r.Config.Key, r.QBand, want)
+		}
+		if r.QBand.Tied {
+			ties++
+		}
+		if r.QBand.Best == r.QBand.Worst {
+			single++
+		}
+		if i < 5 {
+			t.Logf("%d. %s · %s · source %d: %.2f ± %.2f (n = %d); questions and rounds [%.2f, %.2f]; band over questions %d–%d%s", r.Rank, r.Config.Model.DisplayName,
+				r.Config.Key.System, r.Config.Key.RetrievalSource, r.Summary.Mean, r.Summary.PopStd, r.Summary.N, r.QInterval.Lo, r.QInterval.Hi, r.QBand.Best, r.QBand.Worst,
+				map[bool]string{true: " ≈"}[r.QBand.Tied])
+		}
+	}
+	t.Logf("%d rows: %d not significantly below the leader (≈) by paired differences; %d with a band of a single rank", len(vt.Rows), ties, single)
 
 	// A run whose rows lack per-property outcomes (a re-executed run of
 	// the store's first form) is named, unranked and last.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/results/stats"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 )
 
@@ -36,7 +37,12 @@ type CompareGroup struct {
 	QuestionSet      string `json:"question_set"`
 	ScoringProtocol  string `json:"scoring_protocol"`
 	// Questions of the set, in the published evaluation order.
-	Questions      []CompareQuestion      `json:"questions"`
+	Questions []CompareQuestion `json:"questions"`
+	// TQuantile is t(0.975; G − 1) for the group's G questions
+	// (stats.StudentTQuantile): the quantile of the paired difference's
+	// 95 % interval over questions (aggregate.PairedDifference); 0 with
+	// fewer than two questions.
+	TQuantile      float64                `json:"t_quantile"`
 	Configurations []CompareConfiguration `json:"configurations"`
 }
 
@@ -58,6 +64,14 @@ type CompareConfiguration struct {
 	// mattools-v1 a credit can be negative, so no number can mean "none").
 	Rounds []int    `json:"rounds"`
 	Passed [][]*int `json:"passed"`
+	// QuestionMeans are, per question (Questions order), the properties
+	// passed averaged over all the aggregated rounds, a round without an
+	// outcome counting 0 (aggregate.QuestionMeans of the task success rate,
+	// the clusters of its interval over questions and of paired
+	// differences); nil (JSON null) when the configuration has no interval
+	// over questions (aggregate.Configuration.NoQInterval) or weighs a
+	// question otherwise than the group.
+	QuestionMeans []float64 `json:"question_means"`
 }
 
 // Compare returns the comparison data of a leaderboard: every tool-usage
@@ -66,7 +80,9 @@ type CompareConfiguration struct {
 // whether the edition has question pages to link.
 func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
 	d := &CompareData{About: "Per question and round, the properties each configuration passed (null: no outcome; under mattools-v1 a credit can be negative); " +
-		"the comparison page computes wins, losses and the exact sign test from it (methodology: #compare).", Groups: []CompareGroup{}}
+		"the comparison page computes wins, losses and the exact sign test from it (methodology: #compare). question_means: per question, the properties passed averaged over the rounds " +
+		"(a round without an outcome counts 0; null: no interval over questions), from which with t_quantile the page computes the paired difference's 95 % interval over questions " +
+		"(clustered by question; methodology: #uncertainty).", Groups: []CompareGroup{}}
 	byID := map[string]int{}
 	for _, c := range lb.Configurations {
 		if c.Key.Benchmark != results.BenchmarkToolUsage || c.Taxonomy() == nil {
@@ -91,6 +107,9 @@ func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
 					cq.Href = questionHref(q.QuestionID)
 				}
 				g.Questions = append(g.Questions, cq)
+			}
+			if n := len(g.Questions); n >= 2 {
+				g.TQuantile = stats.StudentTQuantile(1-(1-aggregate.IntervalConfidence)/2, float64(n-1))
 			}
 			gi = len(d.Groups)
 			byID[gid] = gi
@@ -117,6 +136,7 @@ func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
 			}
 			cc.Passed = append(cc.Passed, per)
 		}
+		cc.QuestionMeans = compareMeans(c.Questions[aggregate.TaskSuccessRate], g.Questions)
 		g.Configurations = append(g.Configurations, cc)
 	}
 	slices.SortStableFunc(d.Groups, func(a, b CompareGroup) int {
@@ -124,6 +144,27 @@ func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
 			strings.Compare(a.QuestionSet, b.QuestionSet), cmp.Compare(protocolIndex(a.ScoringProtocol), protocolIndex(b.ScoringProtocol)))
 	})
 	return d
+}
+
+// compareMeans returns qm's means aligned with the group's questions, or
+// nil when qm is nil or its questions or their weights differ from qs.
+func compareMeans(qm *aggregate.QuestionMeans, qs []CompareQuestion) []float64 {
+	if qm == nil || len(qm.IDs) != len(qs) {
+		return nil
+	}
+	at := make(map[string]int, len(qm.IDs))
+	for i, id := range qm.IDs {
+		at[id] = i
+	}
+	out := make([]float64, len(qs))
+	for k, q := range qs {
+		i, ok := at[q.ID]
+		if !ok || qm.M[i] != float64(q.Properties) {
+			return nil
+		}
+		out[k] = qm.Y[i]
+	}
+	return out
 }
 
 // JSON encodes the data as the download holds it.

@@ -12,7 +12,8 @@ import (
 // TableCSVHeader is the header of every leaderboard table download.
 var TableCSVHeader = []string{"table", "benchmark", "benchmark_version", "scoring_protocol", "question_set", "provenance",
 	"system", "retrieval_source", "model", "display_name", "metric", "n", "mean_percent", "pop_std_percent",
-	"sample_std_percent", "rounds", "round_counts", "round_totals", "round_percents", "configuration", "reference"}
+	"sample_std_percent", "rounds", "round_counts", "round_totals", "round_percents", "configuration", "reference",
+	"clusters", "ci95q_lo", "ci95q_hi"}
 
 // TableCSV returns a leaderboard table as CSV: one line per computed cell
 // (row × metric), in the table's row order, with the per-round counts behind
@@ -21,6 +22,11 @@ var TableCSVHeader = []string{"table", "benchmark", "benchmark_version", "scorin
 // Column reference is "true" for a reference row of an advanced-systems
 // table (aggregate.Row.Reference: an LLM-RAG configuration shown for
 // comparison), "false" otherwise.
+// Then, computed by the current code (never frozen in a release's numbers
+// manifest), the 95 % interval over questions and rounds (tool usage) or
+// over items and rounds (QA) (aggregate.Configuration.QIntervals, percent,
+// 4 decimals) and its clusters, the questions or items; empty, with
+// clusters 0, where none exists (totals only).
 // Paper-only values are never in it (they are in paper-only-values.csv).
 // Untrusted text (model names) is defused against spreadsheet formulas.
 func TableCSV(t *aggregate.Table) []byte {
@@ -42,10 +48,15 @@ func TableCSV(t *aggregate.Table) []byte {
 				totals = append(totals, strconv.Itoa(v.Total))
 				pcts = append(pcts, f4(v.Percent))
 			}
+			qn, qlo, qhi := "0", "", ""
+			if c.QInterval.N > 1 {
+				qn, qlo, qhi = strconv.Itoa(c.QInterval.N), f4(c.QInterval.Lo), f4(c.QInterval.Hi)
+			}
 			w.Write([]string{t.ID, string(k.Benchmark), k.BenchmarkVersion, k.ScoringProtocol, k.QuestionSet, string(k.Provenance),
 				string(k.System), strconv.Itoa(k.RetrievalSource), csvSafe(k.Model), csvSafe(r.Model.DisplayName), string(c.Metric),
 				strconv.Itoa(c.Summary.N), f4(c.Summary.Mean), f4(c.Summary.PopStd), sampleStd(c),
-				strings.Join(rounds, ";"), strings.Join(counts, ";"), strings.Join(totals, ";"), strings.Join(pcts, ";"), csvSafe(k.String()), strconv.FormatBool(r.Reference)})
+				strings.Join(rounds, ";"), strings.Join(counts, ";"), strings.Join(totals, ";"), strings.Join(pcts, ";"), csvSafe(k.String()), strconv.FormatBool(r.Reference),
+				qn, qlo, qhi})
 		}
 	}
 	w.Flush()

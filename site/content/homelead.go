@@ -123,13 +123,14 @@ func (v *views) intervalFigure(t *aggregate.RankedTable, tv *rankedView) *plots.
 			label = BelowFloorMark + " " + label
 		}
 		f.Points = append(f.Points, plots.IntervalPoint{Label: label, Mean: c.Summary.Mean, Lo: c.Interval.Lo, Hi: c.Interval.Hi, N: c.Interval.N,
-			Below: tv.Rows[ri].BelowFloor, Configuration: c.Configuration.Key.String()})
+			QLo: c.QInterval.Lo, QHi: c.QInterval.Hi, QN: c.QInterval.N, Below: tv.Rows[ri].BelowFloor, Configuration: c.Configuration.Key.String()})
 	}
 	if len(f.Points) == 0 {
 		return nil
 	}
-	f.Caption = fmt.Sprintf("Each configuration of the table above, in its order: the mean task success rate over rounds %s (dot) and its 95 %% Student t interval (line; "+
-		"none for a single round), as the table's checkbox shows them (the table's ± is the population std, a different quantity). "+
+	f.Caption = fmt.Sprintf("Each configuration of the table above, in its order: the mean task success rate over rounds %s (dot) and its 95 %% Student t interval over rounds (thin line; "+
+		"none for a single round), as the table's checkbox shows them (the table's ± is the population std, a different quantity); behind it, where per-question outcomes exist, "+
+		"the broad pale bar is the 95 %% interval over questions and rounds (clustered by question, computed by the current code), which also counts which questions the benchmark holds. "+
 		"Dashed: the reference solution (ceiling, %s %%) and the baseline returning True for every property (floor, %s %%); points below the floor are drawn in orange and marked %s.",
 		protocolPhrase(t.HeadlineProtocol), fmtPct(ceil.Percent), fmtPct(floor.Percent), BelowFloorMark)
 	return f

@@ -32,7 +32,8 @@ type verifiedView struct {
 
 // VerifiedCSVHeader is the header of the verified set table's download.
 var VerifiedCSVHeader = []string{"table", "rank", "model", "display_name", "system", "retrieval_source", "scoring_protocol", "metric",
-	"n", "mean", "pop_std", "passed", "total", "full_rank", "configuration", "unscorable"}
+	"n", "mean", "pop_std", "passed", "total", "full_rank", "configuration", "unscorable",
+	"questions", "ci95q_lo", "ci95q_hi", "rank_best_q", "rank_worst_q", "tied_with_leader_q"}
 
 // VerifiedCSV writes the verified set's table as CSV: per row (ranked, then
 // unscorable), the percentage of the set's properties passed (metric
@@ -41,7 +42,11 @@ var VerifiedCSVHeader = []string{"table", "rank", "model", "display_name", "syst
 // the properties passed and scored summed over its runs, and its rank in
 // its full-set table; then the benchmark audit's rows (rank 0, n 1,
 // configuration "audit:<system>/<set id>"). A release's numbers manifest
-// freezes them (site/release).
+// freezes them (site/release). Then, computed by the current code and
+// never frozen (the manifest has no such fields), the set's questions, the
+// 95 % interval over questions and rounds (aggregate.VerifiedRow.QInterval;
+// empty, with questions 0, when unscorable) and the band over questions
+// (QBand; 0 0 false when none).
 func VerifiedCSV(vt *aggregate.VerifiedTable, id string) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -54,13 +59,19 @@ func VerifiedCSV(vt *aggregate.VerifiedTable, id string) []byte {
 		if r.Unscorable == "" {
 			mean, std = f4(r.Summary.Mean), f4(r.Summary.PopStd)
 		}
+		qn, qlo, qhi := 0, "", ""
+		if r.QInterval.N > 1 {
+			qn, qlo, qhi = r.QInterval.N, f4(r.QInterval.Lo), f4(r.QInterval.Hi)
+		}
 		w.Write([]string{id, strconv.Itoa(r.Rank), csvSafe(k.Model), csvSafe(r.Config.Model.DisplayName), string(k.System), strconv.Itoa(k.RetrievalSource),
 			aggregate.VerifiedSetProtocol, metric, strconv.Itoa(r.Summary.N), mean, std, strconv.Itoa(r.Passed), strconv.Itoa(r.Total),
-			strconv.Itoa(r.FullRank), csvSafe(k.String()), csvSafe(r.Unscorable)})
+			strconv.Itoa(r.FullRank), csvSafe(k.String()), csvSafe(r.Unscorable),
+			strconv.Itoa(qn), qlo, qhi, strconv.Itoa(r.QBand.Best), strconv.Itoa(r.QBand.Worst), strconv.FormatBool(r.QBand.Tied)})
 	}
 	for _, a := range vt.Audit {
 		w.Write([]string{id, "0", "none", auditLabels[a.System], string(a.System), "0", aggregate.VerifiedSetProtocol, metric, "1",
-			f4(stats.Percent(a.Passed, a.Total)), f4(0), strconv.Itoa(a.Passed), strconv.Itoa(a.Total), "0", "audit:" + string(a.System) + "/" + vt.Set.ID, ""})
+			f4(stats.Percent(a.Passed, a.Total)), f4(0), strconv.Itoa(a.Passed), strconv.Itoa(a.Total), "0", "audit:" + string(a.System) + "/" + vt.Set.ID, "",
+			"0", "", "", "0", "0", "false"})
 	}
 	w.Flush()
 	return buf.Bytes()
@@ -83,6 +94,13 @@ type verifiedRowView struct {
 	ConfigHref string      `json:"config_href"`
 	Badges     []badgeView `json:"badges"`
 	Unscorable string      `json:"unscorable"`
+	// QCI is the 95 % interval over questions and rounds, "[lo, hi]"
+	// ("" when none); QBand the band over questions ("" when none), QTied
+	// not significantly below the leader, QSort sorts it.
+	QCI   string `json:"qci"`
+	QBand string `json:"qband"`
+	QTied bool   `json:"qtied"`
+	QSort int    `json:"qsort"`
 }
 
 type verifiedAuditRow struct {
@@ -110,7 +128,10 @@ func (v *views) verified() *verifiedView {
 	out.Note = "The verified question set holds the properties whose verification this project's reference solution passes (make audit) and whose diagnosis is not “expected value wrong” " +
 		"(docs/benchmark-audit.md). Each row is a mattools-v1-strict configuration of the tables above, scored on these properties from its runs' stored per-property outcomes " +
 		"(results format v3; nothing re-executed): the percentage of the set's properties passed, mean ± population std (÷ n) over its runs, ranked by the mean (competition rank). " +
-		"“Full-set rank” is the row's rank in the table it comes from (ranked there by its own headline protocol)."
+		"“Full-set rank” is the row's rank in the table it comes from (ranked there by its own headline protocol). " +
+		"The interval over questions and rounds and the “Band over questions” count which questions the set happens to hold, not only the rounds: 95 %, " +
+		"clustered by question (a question's properties are not independent), each question's properties of the set averaged over its rounds, and the band from " +
+		"paired differences over the same questions (≈: not significantly below the leader); computed by the current code, also on a frozen release, whose values and ranks stay as frozen."
 	if vt.NoStrict > 0 {
 		out.Note += fmt.Sprintf(" %s of the tables above have no mattools-v1-strict runs (MatTools' published totals, mattools-v1 only) and cannot be scored on the set.", count(vt.NoStrict, "row", "rows"))
 	}
@@ -125,6 +146,13 @@ func (v *views) verified() *verifiedView {
 			rv.FullRank = strconv.Itoa(r.FullRank)
 		}
 		rv.Badges = append(rv.Badges, newBadge(aggregate.BadgeOf(c.Key.Provenance)))
+		rv.QSort = 1 << 30
+		if r.QInterval.N > 1 {
+			rv.QCI = "[" + fmtPct(r.QInterval.Lo) + ", " + fmtPct(r.QInterval.Hi) + "]"
+		}
+		if r.QBand.Best > 0 {
+			rv.QBand, rv.QTied, rv.QSort = bandText(r.QBand), r.QBand.Tied, r.QBand.Best
+		}
 		if r.Unscorable == "" {
 			rv.Rank, rv.RankSort = strconv.Itoa(r.Rank), r.Rank
 			rv.Mean, rv.N, rv.Sort = fmtPct(r.Summary.Mean), r.Summary.N, strconv.FormatFloat(r.Summary.Mean, 'f', 6, 64)

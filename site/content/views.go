@@ -90,6 +90,12 @@ type cellView struct {
 	// why none exists ("" when QCI is set).
 	QCI   string `json:"qci"`
 	QNone string `json:"qnone"`
+	// QUnit names the clusters of QCI: "questions" (tool usage) or
+	// "items" (QA: a question, or a source item of several questions of
+	// MatTools' published CSVs); QOver says what QCI is over, for its
+	// tooltip.
+	QUnit string `json:"qunit"`
+	QOver string `json:"qover"`
 	// OfRef is a task success rate as a share of the reference solution's
 	// under the same protocol on the same question set, "69.51 % of what a
 	// correct solution reaches" (auditRows); "" without an audit run.
@@ -106,12 +112,16 @@ func newCell(c *aggregate.Cell) *cellView {
 		cv.Std = fmtPct(c.Summary.PopStd)
 		cv.CI = "[" + fmtPct(c.Interval.Lo) + ", " + fmtPct(c.Interval.Hi) + "]"
 	}
+	cv.QUnit, cv.QOver = "questions", "questions and rounds (clustered by question)"
+	if c.Configuration.Key.Benchmark.Kind() == results.KindMultipleChoice {
+		cv.QUnit, cv.QOver = "items", "items and rounds (clustered by item)"
+	}
 	if c.QInterval.N > 1 {
 		cv.QCI = "[" + fmtPct(c.QInterval.Lo) + ", " + fmtPct(c.QInterval.Hi) + "]"
 	} else {
 		cv.QNone = c.NoQInterval
 		if cv.QNone == "" {
-			cv.QNone = "fewer than two questions: no interval over questions"
+			cv.QNone = "fewer than two " + cv.QUnit + ": no interval over " + cv.QUnit
 		}
 	}
 	var parts []string
@@ -254,12 +264,30 @@ func paperLabel(cat *aggregate.Catalog, p paperonly.Value) string {
 	return l + " · " + aggregate.Metric(p.Metric).Title()
 }
 
+// tableHasQInterval reports whether some cell of t has an interval over
+// questions (or items) and rounds.
+func tableHasQInterval(t *aggregate.Table) bool {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if c != nil && c.QInterval.N > 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (v *views) table(t *aggregate.Table) *tableView {
 	tv := &tableView{ID: t.ID, Board: string(t.Board), BenchmarkVersion: t.BenchmarkVersion, Protocol: t.ScoringProtocol,
 		QuestionSet: questionSetText(t), CSV: "downloads/tables/" + t.ID + ".csv",
 		ShowSystem: t.Board == aggregate.BoardAdvanced, ShowSource: t.Board == aggregate.BoardLLMRAG || t.Board == aggregate.BoardAdvanced,
 		ShowGroup: t.Board == aggregate.BoardQA}
 	tv.Caption = fmt.Sprintf("Benchmark version %s · scoring protocol %s · question set %s", t.BenchmarkVersion, t.ScoringProtocol, tv.QuestionSet)
+	if t.Board == aggregate.BoardQA && tableHasQInterval(t) {
+		tv.Caption += " · each value's tooltip and the CSV give its 95 % interval over items and rounds, computed by the current code: the items " +
+			"(a question, or in MatTools' published CSVs a source item of several questions) as clusters, each averaged over its rounds " +
+			"(methodology: uncertainty)"
+	}
 	tv.Heading = "Scoring protocol " + t.ScoringProtocol
 	if t.QuestionSet != results.QuestionSetAll && !strings.HasPrefix(t.QuestionSet, results.QuestionSetAll+"/") {
 		tv.Heading += ", question set " + t.QuestionSet
@@ -584,7 +612,9 @@ func (v *views) config(c *aggregate.Configuration) configView {
 		if iv := c.Intervals[m]; iv.N > 1 {
 			s += fmt.Sprintf("; 95 %% interval of the mean over rounds (Student t) [%s, %s]", fmtPct(iv.Lo), fmtPct(iv.Hi))
 		}
-		if iv := c.QIntervals[m]; iv.N > 1 {
+		if iv := c.QIntervals[m]; iv.N > 1 && c.Key.Benchmark.Kind() == results.KindMultipleChoice {
+			s += fmt.Sprintf("; 95 %% interval over items and rounds (%d items of %d questions, clustered by item) [%s, %s]", iv.N, c.Rounds[m][0].Total, fmtPct(iv.Lo), fmtPct(iv.Hi))
+		} else if iv.N > 1 {
 			s += fmt.Sprintf("; 95 %% interval over questions and rounds (%d questions, clustered by question) [%s, %s]", iv.N, fmtPct(iv.Lo), fmtPct(iv.Hi))
 		} else if why := c.NoQInterval[m]; why != "" {
 			s += "; " + why

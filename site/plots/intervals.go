@@ -24,6 +24,11 @@ type IntervalPoint struct {
 	// the point is drawn without whiskers).
 	Lo, Hi float64
 	N      int
+	// QLo and QHi bound the 95 % interval over questions and rounds
+	// (clustered by question), percent; QN is its questions, 0 when none
+	// exists (totals only: not drawn).
+	QLo, QHi float64
+	QN       int
 	// Below marks a point whose mean is under the figure's floor (drawn in
 	// floorColor).
 	Below         bool
@@ -32,7 +37,9 @@ type IntervalPoint struct {
 
 // IntervalFigure is a ranked table's headline task success rates as points
 // with their 95 % intervals, one line per configuration in the table's
-// order (the first on top), with the benchmark audit's ceiling (the
+// order (the first on top): the t-interval over rounds as a thin line and,
+// where per-question outcomes exist, the wider interval over questions and
+// rounds as a broad pale bar behind it, with the benchmark audit's ceiling (the
 // reference solution) and floor (a trivial baseline) drawn as vertical
 // lines across them.
 type IntervalFigure struct {
@@ -57,6 +64,9 @@ var (
 	pointColor   = color.RGBA{0x00, 0x72, 0xB2, 0xFF} // Okabe–Ito blue
 	floorColor   = color.RGBA{0xD5, 0x5E, 0x00, 0xFF} // vermillion: below the floor, and the floor line
 	ceilingColor = color.RGBA{0x00, 0x9E, 0x73, 0xFF} // bluish green
+	// questionsColor is the interval over questions and rounds: Okabe–Ito
+	// sky blue, pale, drawn broad behind the rounds' line.
+	questionsColor = color.NRGBA{R: 0x56, G: 0xB4, B: 0xE9, A: 0x80}
 )
 
 // SVG renders the figure; equal figures give equal bytes. The x axis runs
@@ -108,6 +118,21 @@ func (f *IntervalFigure) SVG() ([]byte, error) {
 	}
 	p.Add(ceil, floor)
 
+	// The intervals over questions and rounds first, under everything else.
+	var qbar *plotter.Line
+	for i, q := range f.Points {
+		if q.QN < 2 || !(q.QHi > q.QLo) {
+			continue
+		}
+		y := float64(n - 1 - i)
+		b, err := plotter.NewLine(plotter.XYs{{X: max(q.QLo, p.X.Min), Y: y}, {X: min(q.QHi, p.X.Max), Y: y}})
+		if err != nil {
+			return nil, err
+		}
+		b.LineStyle.Color, b.LineStyle.Width = questionsColor, vg.Points(7)
+		p.Add(b)
+		qbar = b
+	}
 	var above, below plotter.XYs
 	for i, q := range f.Points {
 		y := float64(n - 1 - i)
@@ -145,6 +170,9 @@ func (f *IntervalFigure) SVG() ([]byte, error) {
 		p.Add(sc)
 		entries = append(entries, legendEntry{s.label, sc})
 	}
+	if qbar != nil {
+		entries = append(entries, legendEntry{"95 % interval over questions and rounds (clustered by question)", qbar})
+	}
 	entries = append(entries, legendEntry{"ceiling: " + f.CeilingLabel, ceil}, legendEntry{"floor: " + f.FloorLabel, floor})
 
 	legendH := drawLegend(full, entries, px)
@@ -159,22 +187,28 @@ func (f *IntervalFigure) SVG() ([]byte, error) {
 
 // CSV is the data behind the figure: one line per point in the figure's
 // order (label, configuration, n, mean, ci95_lo, ci95_hi, below_floor;
-// percent, 4 decimals; the interval empty when n < 2), then the ceiling
-// and the floor (label and mean only).
+// percent, 4 decimals; the interval empty when n < 2; then questions,
+// ci95q_lo, ci95q_hi: the interval over questions and rounds, empty with
+// questions 0 when none), then the ceiling and the floor (label and mean
+// only).
 func (f *IntervalFigure) CSV() []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write([]string{"label", "configuration", "n", "mean", "ci95_lo", "ci95_hi", "below_floor"})
+	w.Write([]string{"label", "configuration", "n", "mean", "ci95_lo", "ci95_hi", "below_floor", "questions", "ci95q_lo", "ci95q_hi"})
 	f4 := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 	for _, q := range f.Points {
 		lo, hi := "", ""
 		if q.N >= 2 {
 			lo, hi = f4(q.Lo), f4(q.Hi)
 		}
-		w.Write([]string{csvSafe(q.Label), csvSafe(q.Configuration), strconv.Itoa(q.N), f4(q.Mean), lo, hi, strconv.FormatBool(q.Below)})
+		qn, qlo, qhi := 0, "", ""
+		if q.QN >= 2 {
+			qn, qlo, qhi = q.QN, f4(q.QLo), f4(q.QHi)
+		}
+		w.Write([]string{csvSafe(q.Label), csvSafe(q.Configuration), strconv.Itoa(q.N), f4(q.Mean), lo, hi, strconv.FormatBool(q.Below), strconv.Itoa(qn), qlo, qhi})
 	}
-	w.Write([]string{csvSafe("ceiling: " + f.CeilingLabel), "", "1", f4(f.Ceiling), "", "", "false"})
-	w.Write([]string{csvSafe("floor: " + f.FloorLabel), "", "1", f4(f.Floor), "", "", "false"})
+	w.Write([]string{csvSafe("ceiling: " + f.CeilingLabel), "", "1", f4(f.Ceiling), "", "", "false", "0", "", ""})
+	w.Write([]string{csvSafe("floor: " + f.FloorLabel), "", "1", f4(f.Floor), "", "", "false", "0", "", ""})
 	w.Flush()
 	return buf.Bytes()
 }

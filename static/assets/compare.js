@@ -1,13 +1,15 @@
 // The comparison page (compare/): two configurations of one group of
 // downloads/compare.json side by side, question by question, with wins,
-// losses, ties and the exact two-sided sign test (methodology #compare).
+// losses, ties and the exact two-sided sign test (methodology #compare),
+// and the paired difference in task success rate with its 95 % interval
+// over questions (methodology #uncertainty).
 // The choice is kept in the URL (?group=…&a=…&b=…). No dependencies.
 (function () {
   "use strict";
   var form = document.getElementById("compare-form");
   if (!form) return;
   var selG = document.getElementById("compare-group"), selA = document.getElementById("compare-a"), selB = document.getElementById("compare-b");
-  var out = document.getElementById("compare-result"), table = document.getElementById("compare-table");
+  var out = document.getElementById("compare-result"), paired = document.getElementById("compare-paired"), table = document.getElementById("compare-table");
   var root = form.getAttribute("data-root") || "";
   var data = null;
 
@@ -23,6 +25,27 @@
     return Math.min(1, 2 * p);
   }
   window.MATTOOLS_SIGN_TEST = signTest;
+
+  // pairedDifference returns the task success rate of A minus B in
+  // percentage points, paired by question, with its interval: the
+  // clustered standard error over questions of the per-question
+  // differences of the round means ya − yb, weighted by the properties m
+  // (results/stats ClusteredDifference, aggregate.PairedDifference):
+  // R = Σd/Σm, SE = √(G/(G−1) · Σ(d − R·m)²) / Σm, R ± t·SE, with
+  // t = t(0.975; G − 1) from the data (t_quantile). null when either has
+  // no per-question means or fewer than two questions exist.
+  function pairedDifference(ya, yb, m, t) {
+    var g = m.length;
+    if (!ya || !yb || g < 2) return null;
+    var d = [], sd = 0, sm = 0, i;
+    for (i = 0; i < g; i++) { d.push(ya[i] - yb[i]); sd += d[i]; sm += m[i]; }
+    if (sm === 0) return null;
+    var r = sd / sm, ss = 0;
+    for (i = 0; i < g; i++) { var e = d[i] - r * m[i]; ss += e * e; }
+    var se = Math.sqrt(g / (g - 1) * ss) / sm, half = t * se;
+    return { mean: r * 100, lo: (r - half) * 100, hi: (r + half) * 100, questions: g };
+  }
+  window.MATTOOLS_PAIRED_DIFFERENCE = pairedDifference;
 
   function option(sel, value, text) {
     var o = document.createElement("option");
@@ -86,6 +109,25 @@
       ", ties " + ties + (skipped ? ", no outcome " + skipped : "") + ". Exact two-sided sign test over the " + (wins + losses) +
       " questions that are not ties: p = " + (p < 0.0001 ? p.toExponential(2) : p.toFixed(4)) +
       (A.slug === B.slug ? " (the same configuration twice)." : p < 0.05 ? ": the difference is significant at the 5 % level." : ": no significant difference at the 5 % level.");
+    renderPaired(g, A, B);
+  }
+  function fmt(x) { return (x > 0 ? "+" : x < 0 ? "−" : "") + Math.abs(x).toFixed(2); }
+  function renderPaired(g, A, B) {
+    if (!paired) return;
+    var d = pairedDifference(A.question_means, B.question_means, g.questions.map(function (q) { return q.properties; }), g.t_quantile);
+    ["data-diff", "data-lo", "data-hi", "data-tied"].forEach(function (k) { paired.removeAttribute(k); });
+    if (d === null) {
+      paired.textContent = "Paired difference in task success rate: none, " + (g.questions.length < 2 ? "fewer than two questions." :
+        (A.question_means ? B.label : A.label) + " has no per-question outcomes that add up to its score (its page says why).");
+      return;
+    }
+    var tied = !(d.lo > 0 || d.hi < 0);
+    paired.setAttribute("data-diff", d.mean.toPrecision(15)); paired.setAttribute("data-lo", d.lo.toPrecision(15));
+    paired.setAttribute("data-hi", d.hi.toPrecision(15)); paired.setAttribute("data-tied", tied ? "true" : "false");
+    paired.textContent = "Task success rate, A − B, paired by question: " + fmt(d.mean) + " pp, 95 % interval over questions and rounds [" +
+      fmt(d.lo) + ", " + fmt(d.hi) + "] (" + d.questions + " questions, each averaged over its rounds; clustered by question). " +
+      (A.slug === B.slug ? "The same configuration twice." : tied ? "A ≈ B: the interval includes 0, so neither is significantly above the other." :
+        (d.lo > 0 ? "A" : "B") + " is significantly above " + (d.lo > 0 ? "B" : "A") + ": the interval excludes 0.");
   }
   fetch(form.getAttribute("data-src")).then(function (r) { return r.json(); }).then(function (d) {
     data = d;
