@@ -34,7 +34,7 @@ func TestRealPreviewCorrectedAndVerifiedTables(t *testing.T) {
 	rowRe := regexp.MustCompile(`(?s)<tr class="computed-row[^"]*".*?</tr>`)
 
 	c1, c2 := section("tool-usage-2025-05-corrected-1-executable-"), section("tool-usage-2025-05-corrected-2-executable-")
-	if n := len(rowRe.FindAllString(c1, -1)); n != 0 || !strings.Contains(c1, "This table's 31 rows are on a page of their own") ||
+	if n := len(rowRe.FindAllString(c1, -1)); n != 0 || !strings.Contains(c1, "31 rows are on a page of their own") ||
 		!strings.Contains(c1, "2025-05-corrected-2 stands in its place") {
 		t.Errorf("corrected-1's table on the home page: %d rows; want none and the note linking its page", n)
 	}
@@ -48,7 +48,7 @@ func TestRealPreviewCorrectedAndVerifiedTables(t *testing.T) {
 		t.Errorf("corrected-2's table: %d rows; want 31 and how its ranks move against 2025-05 and corrected-1", n)
 	}
 	failures := readFile(t, filepath.Join(dir, "failures", "index.html"))
-	if !strings.Contains(failures, "2025-05-corrected-2") || strings.Contains(failures, "2025-05-corrected-1") {
+	if !strings.Contains(failures, `id="failures-2025-05-corrected-2-`) || strings.Contains(failures, `id="failures-2025-05-corrected-1-`) {
 		t.Error("the failure-taxonomy page: want corrected-2's tables and not corrected-1's")
 	}
 
