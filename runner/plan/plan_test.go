@@ -195,7 +195,7 @@ func TestParseErrorsNameFileAndField(t *testing.T) {
 		{"zero rounds", "rounds = 0\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "rounds: is 0"},
 		{"bad protocol", "[tool_usage]\nscoring_protocols = [\"x\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocols[0]: is \"x\""},
 		{"imported-only protocol", "[tool_usage]\nscoring_protocols = [\"mattools-original\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocols[0]: is \"mattools-original\"; want mattools-v1 or mattools-v1-strict"},
-		{"unknown benchmark version", "[tool_usage]\nbenchmark_version = \"2026-01\"\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.benchmark_version: is \"2026-01\"; want 2025-05 or 2025-05-corrected-1"},
+		{"unknown benchmark version", "[tool_usage]\nbenchmark_version = \"2026-01\"\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.benchmark_version: is \"2026-01\"; want 2025-05, 2025-05-corrected-1 or 2025-05-corrected-2"},
 		{"QA protocol for tool usage", "[tool_usage]\nscoring_protocols = [\"mattools-qa-v1\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocols[0]: is \"mattools-qa-v1\"; want mattools-v1 or mattools-v1-strict"},
 		{"no protocol", "[tool_usage]\nscoring_protocols = []\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "tool_usage.scoring_protocols: is empty"},
 		{"protocol twice", "[tool_usage]\nscoring_protocols = [\"mattools-v1\", \"mattools-v1\"]\n[[models]]\nname = \"m\"\nbase_url = \"http://h\"", "scoring_protocols[1]: \"mattools-v1\" appears twice"},

@@ -106,9 +106,10 @@ type rankedView struct {
 	Caption string `json:"caption"`
 	Ranking string `json:"ranking"` // how the rows are ranked, in words
 	Differs string `json:"differs"` // what differs from the other tables of the page
-	// Collapsed: the page shows the table's heading, notes and CSV but
-	// none of its rows, which are on a page of their own (Cut links it): an
-	// older corrected benchmark version's table (supersededBy).
+	// Collapsed: the page shows the table's heading, header row, notes and
+	// CSV and audit rows but none of its ranked rows, which are on a page of
+	// their own (Cut links it): an older corrected benchmark version's table
+	// (supersededBy).
 	Collapsed bool `json:"collapsed,omitempty"`
 	// References says which reference rows the table has and what they are
 	// (advanced-systems tables; "" elsewhere).
