@@ -66,7 +66,8 @@ sandbox-env: ## install the sandbox's Python environment SANDBOX_ENV (pinned: sa
 
 # rescore-published re-executes, question by question, the generated code of every published tool-usage
 # run in MATTOOLS_DATA (single LLM, LLM-RAG, agentic RAG, self-reflection) under mattools-v1 and
-# mattools-v1-strict, and records the verdicts in results/published/reexecuted.json (committed; make import
+# mattools-v1-strict, and records the verdicts in results/published/reexecuted.json (committed, with its part files
+# reexecuted-<part>.json for the keys "<run id>@<part>"; make import
 # joins them with the published code, so make site never re-executes). Incremental and resumable: verdicts
 # made for the same code in the same environment are kept; interrupted, it keeps what it did. SANDBOX_ENV=tasks
 # re-executes them in the tasks environment and keeps those verdicts beside the main ones (rescore -alongside tasks:

@@ -144,6 +144,13 @@ type Options struct {
 	// table, scored from the runs' stored per-property outcomes, after the
 	// full set's tables. Empty or absent: none; releases never show it.
 	VerifiedSet string
+	// MoreVerifiedSets are further verified question sets' files, each
+	// usually of another benchmark version (verified-v2.json, of
+	// 2025-05-corrected-2): the preview's home page gets a table for each
+	// after VerifiedSet's, each saying what differs from the one before it
+	// and how the ranks move. Absent files are skipped; a release shows
+	// those it records (release.Release.MoreVerifiedSets).
+	MoreVerifiedSets []string
 	// Strict makes an invalid results file an error even when no release
 	// lists its run; by default such a file is skipped and reported
 	// (Report.Skipped). An invalid file of a run a release lists is always an error.
@@ -214,9 +221,10 @@ func Build(ctx context.Context, o Options) (*Report, error) {
 		e := &content.Edition{Path: PreviewPath, Version: "preview", Title: "Preview of every run present",
 			GeneratorCommit: o.GeneratorCommit, Switcher: links, Files: files, Audit: audit, Benchmark: o.Benchmark, Paper: paper, ResultsPaths: paths,
 			CodeKeys: codeKeys, Submissions: subs, AuditRows: in.auditRows, AuditPaths: in.auditPaths, Diagnoses: in.diagnoses, EnvironmentComparison: in.envCmp,
-			VerifiedSet: in.verifiedSet, FolderBenchmarks: in.folders}
+			VerifiedSet: in.verifiedSet, MoreVerifiedSets: in.moreVerified, FolderBenchmarks: in.folders}
 		if n := len(o.Releases); n > 0 {
 			e.Previous, e.PreviousRuns, e.PreviousVerifiedSet = o.Releases[n-1].Version, o.Releases[n-1].Runs, o.Releases[n-1].VerifiedSet
+			e.PreviousMoreVerifiedSets = o.Releases[n-1].MoreVerifiedSets
 		}
 		if len(files) == 0 {
 			e.DataHint = o.DataHint
@@ -321,6 +329,8 @@ type buildInputs struct {
 	diagnoses   datasets.Diagnoses
 	envCmp      *results.EnvironmentComparison
 	verifiedSet *aggregate.VerifiedSet
+	// moreVerified are Options.MoreVerifiedSets' sets, those present.
+	moreVerified []*aggregate.VerifiedSet
 }
 
 // loadInputs reads Build's inputs (Options); errors name the file.
@@ -375,13 +385,23 @@ func loadInputs(o Options, logf func(string, ...any)) (*buildInputs, error) {
 	if err != nil {
 		return nil, err
 	}
+	var moreVerified []*aggregate.VerifiedSet
+	for _, p := range o.MoreVerifiedSets {
+		vs, err := aggregate.ReadVerifiedSet(p)
+		if err != nil {
+			return nil, err
+		}
+		if vs != nil {
+			moreVerified = append(moreVerified, vs)
+		}
+	}
 	auditByID := map[string]*results.File{}
 	for _, f := range audit {
 		auditByID[f.Run.RunID] = f
 	}
 	return &buildInputs{files: files, paths: paths, invalid: invalid, codeKeys: codeKeys, rows: rows, read: read, subs: subs,
 		audit: audit, auditRows: auditRows, auditPaths: auditPaths, auditByID: auditByID, folders: folders, diagnoses: diagnoses,
-		envCmp: envCmp, verifiedSet: verifiedSet}, nil
+		envCmp: envCmp, verifiedSet: verifiedSet, moreVerified: moreVerified}, nil
 }
 
 // checkRuns checks the runs the releases list against what was read: a
@@ -476,8 +496,22 @@ func addReleases(o Options, rep *Report, in *buildInputs, st *releaseState) erro
 			}
 			e.VerifiedSet, e.AuditRows = vs, auditRows
 		}
+		for _, id := range r.MoreVerifiedSets {
+			var have *aggregate.VerifiedSet
+			for _, vs := range in.moreVerified {
+				if vs.ID == id {
+					have = vs
+				}
+			}
+			vs, err := releaseVerifiedSet(o.RepoRoot, have, id)
+			if err != nil {
+				return fmt.Errorf("release %s (%s): %w", r.Version, release.File, err)
+			}
+			e.MoreVerifiedSets, e.AuditRows = append(e.MoreVerifiedSets, vs), auditRows
+		}
 		if i > 0 {
 			e.Previous, e.PreviousRuns, e.PreviousVerifiedSet = o.Releases[i-1].Version, o.Releases[i-1].Runs, o.Releases[i-1].VerifiedSet
+			e.PreviousMoreVerifiedSets = o.Releases[i-1].MoreVerifiedSets
 		}
 		if r.ReferencePages {
 			e.AuditPaths, e.Diagnoses = map[string]string{}, diagnoses

@@ -18,7 +18,8 @@ import (
 
 // realPreview is one preview-only build (site.Options.PreviewOnly, as make
 // preview) of the published MatTools results with the committed benchmark
-// audit and verified set: the root and /preview/, no release.
+// audit and verified sets (verified-v1, and verified-v2 after it): the root
+// and /preview/, no release.
 var realPreview struct {
 	once sync.Once
 	dir  string
@@ -48,9 +49,10 @@ func builtRealPreview(t *testing.T) string {
 		out := filepath.Join(base, "public")
 		repo := repoRoot(t)
 		_, realPreview.err = site.Build(context.Background(), site.Options{ResultsDir: resultsDir, AuditDir: committedAuditDir(t), Benchmark: bench,
-			Diagnoses:   filepath.Join(repo, "benchmarks", "mattools-tool-usage", "diagnoses.csv"),
-			VerifiedSet: filepath.Join(repo, "benchmarks", "mattools-tool-usage", "verified-v1.json"),
-			RepoRoot:    repo, OutDir: out, WorkDir: filepath.Join(base, "work"), PreviewOnly: true})
+			Diagnoses:        filepath.Join(repo, "benchmarks", "mattools-tool-usage", "diagnoses.csv"),
+			VerifiedSet:      filepath.Join(repo, "benchmarks", "mattools-tool-usage", "verified-v1.json"),
+			MoreVerifiedSets: []string{filepath.Join(repo, "benchmarks", "mattools-tool-usage", "verified-v2.json")},
+			RepoRoot:         repo, OutDir: out, WorkDir: filepath.Join(base, "work"), PreviewOnly: true})
 		realPreview.dir = out
 	})
 	if realPreview.err != nil {

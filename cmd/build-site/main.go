@@ -71,6 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fl.String("out", "public", "output directory (replaced as a whole)")
 	subs := fl.String("submissions", "submissions", "directory of submission folders (SUBMITTING.md); absent: none")
 	verifiedSet := fl.String("verified-set", "benchmarks/mattools-tool-usage/verified-v1.json", "the verified question set (docs/benchmark-audit.md): the home page of the preview and of a release cut with it ranks every mattools-v1-strict configuration on it from the stored per-property outcomes; absent: none")
+	moreVerifiedSets := fl.String("more-verified-sets", "benchmarks/mattools-tool-usage/verified-v2.json", "further verified question sets, comma-separated (docs/benchmark-audit.md): each gets a table after -verified-set's on the preview's home page (and on that of a release cut with them), saying what differs from the one before and how ranks move; absent files: none")
 	verified := fl.String("verified", "verified", "directory of the verified records of submissions (validate-submission -record); absent: none")
 	auditDir := fl.String("audit", "benchmarks/mattools-tool-usage/audit", "directory of the benchmark audit's committed results files (make audit AUDIT_FLAGS=-publish …): the unranked reference-solution and baseline rows; absent: none")
 	var folders []string
@@ -142,7 +143,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *envCmp == "" {
 		*envCmp = filepath.Join(*resultsDir, "imported", results.EnvironmentComparisonFile)
 	}
-	opts := site.Options{BenchmarkFolders: folders, EnvironmentComparison: *envCmp, ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Diagnoses: *diagnoses, VerifiedSet: *verifiedSet, Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
+	opts := site.Options{BenchmarkFolders: folders, EnvironmentComparison: *envCmp, ResultsDir: *resultsDir, SubmissionsDir: *subs, VerifiedDir: *verified, AuditDir: *auditDir, Diagnoses: *diagnoses, VerifiedSet: *verifiedSet, MoreVerifiedSets: splitList(*moreVerifiedSets), Benchmark: bench, DataHint: dataHint(), RepoRoot: root,
 		OutDir: *out, WorkDir: *work, GeneratorCommit: *commit, AllowIncomplete: *incomplete, Frozen: true, Strict: *strict, Log: stderr, PreviewOnly: *previewOnly, RecordErratum: *recordErratum}
 	if *recordErratum != "" {
 		if err := release.CheckErratumID(root, *recordErratum); err != nil { // before a build that would end in it
@@ -345,6 +346,15 @@ func cutRelease(ctx context.Context, o site.Options, c cutOptions, stdout, stder
 	if r.VerifiedSet, err = site.VerifiedSetID(o.VerifiedSet); err != nil {
 		return err
 	}
+	for _, p := range o.MoreVerifiedSets {
+		id, err := site.VerifiedSetID(p)
+		if err != nil {
+			return err
+		}
+		if id != "" {
+			r.MoreVerifiedSets = append(r.MoreVerifiedSets, id)
+		}
+	}
 	for _, f := range files {
 		r.Runs = append(r.Runs, f.Run.RunID)
 	}
@@ -475,4 +485,16 @@ func releaseSubmissions(ctx context.Context, o site.Options, commit string, excl
 		return nil, fmt.Errorf("the submissions to include differ from their files in the generator commit %s (a rebuild by that commit reads them from its tree): commit them first, or leave a folder out with -exclude-submission FOLDER:\n%s", commit, diff)
 	}
 	return subs, nil
+}
+
+// splitList returns the comma-separated items of s, blanks trimmed and
+// empty items left out.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

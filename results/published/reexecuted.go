@@ -3,7 +3,7 @@ package published
 import (
 	"bytes"
 	"crypto/sha256"
-	_ "embed"
+	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -21,9 +22,15 @@ import (
 )
 
 // The verdicts of MatTools' published generated code re-executed by this
-// project (make rescore-published) are committed in one JSON file,
-// ReexecutedFile, so that the importer (and with it make site and CI) never
-// re-executes anything. It holds, per environment id, the sandbox and the
+// project (make rescore-published) are committed as JSON, so that the
+// importer (and with it make site and CI) never re-executes anything: the
+// main verdicts in ReexecutedFile and those kept beside them (AlongsideKey,
+// VersionKey: "<run id>@<part>") in one file per part beside it,
+// PartFile(ReexecutedFile, part) ("reexecuted-2025-05-corrected-2.json",
+// "reexecuted-tasks.json"), so that no file outgrows the repository's
+// 2 MiB limit per file as versions are added. Read and written together
+// (ReadReexecuted, Write) they are one store. Each file holds, per
+// environment id its runs use, the sandbox and the
 // library versions (lock file hash included), and per published run id the
 // generated-code file it was re-executed from (path relative to the data
 // root, SHA-256), the environment id and one row per question × scoring
@@ -39,8 +46,25 @@ import (
 // command ran have no row.
 const ReexecutedFile = "reexecuted.json"
 
-//go:embed reexecuted.json
-var committedReexecuted []byte
+//go:embed reexecuted*.json
+var committedReexecuted embed.FS
+
+// PartFile returns the file beside the store file main that holds the runs
+// keyed "<run id>@<part>": main's name with "-<part>" before its
+// extension ("reexecuted.json", "tasks" → "reexecuted-tasks.json").
+func PartFile(main, part string) string {
+	ext := path.Ext(main)
+	return strings.TrimSuffix(main, ext) + "-" + part + ext
+}
+
+// keyPart returns the part of a store key: what follows its '@' ("" for a
+// main key).
+func keyPart(key string) string {
+	if i := strings.LastIndexByte(key, '@'); i >= 0 {
+		return key[i+1:]
+	}
+	return ""
+}
 
 // ReexecutedRun is what the store records of one published run.
 type ReexecutedRun struct {
@@ -220,22 +244,67 @@ func NewReexecuted() *Reexecuted {
 }
 
 // CommittedReexecuted returns the store committed with this program
-// (results/published/reexecuted.json), possibly empty.
+// (results/published/reexecuted.json and its part files), possibly empty.
 func CommittedReexecuted() (*Reexecuted, error) {
-	return parseReexecuted(committedReexecuted, "results/published/"+ReexecutedFile)
+	return readParts(func(name string) ([]byte, error) { return committedReexecuted.ReadFile(name) },
+		func(pattern string) ([]string, error) { return fs.Glob(committedReexecuted, pattern) },
+		ReexecutedFile, "results/published/")
 }
 
-// ReadReexecuted reads the store at path; a missing file gives an empty
-// store. Malformed content is an error naming the file, run and field.
+// ReadReexecuted reads the store at path and its part files beside it
+// (PartFile(path, part)); missing files give an empty store. A main file
+// holding runs of parts (the store's single-file form) still loads, a part
+// file's run replacing the main file's of the same key (Write writes the
+// part files first, then the main file without them). A part file's run
+// keyed for another part is an error naming the file and run; other
+// malformed content is an error naming the file, run and field.
 func ReadReexecuted(path string) (*Reexecuted, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return NewReexecuted(), nil
+	return readParts(os.ReadFile, filepath.Glob, path, "")
+}
+
+// readParts reads the main file main and every part file matching
+// PartFile(main, "*"), naming them prefix+name in errors.
+func readParts(read func(string) ([]byte, error), glob func(string) ([]string, error), main, prefix string) (*Reexecuted, error) {
+	st := NewReexecuted()
+	add := func(name, part string) error {
+		data, err := read(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		one, err := parseReexecuted(data, prefix+name)
+		if err != nil {
+			return err
+		}
+		for id, e := range one.Environments {
+			st.Environments[id] = e // the id is the content's hash: equal ids, equal content
+		}
+		for key, r := range one.Runs {
+			if part != "" && keyPart(key) != part {
+				return fmt.Errorf("%s%s: runs.%s: not a run of part %q (want keys \"<run id>@%s\")", prefix, name, key, part, part)
+			}
+			st.Runs[key] = r
+		}
+		return nil
 	}
+	if err := add(main, ""); err != nil {
+		return nil, err
+	}
+	names, err := glob(PartFile(main, "*"))
 	if err != nil {
 		return nil, err
 	}
-	return parseReexecuted(data, path)
+	sort.Strings(names)
+	stem := strings.TrimSuffix(PartFile(main, ""), path.Ext(main))
+	for _, name := range names {
+		part := strings.TrimSuffix(strings.TrimPrefix(name, stem), path.Ext(main))
+		if err := add(name, part); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 func parseReexecuted(data []byte, name string) (*Reexecuted, error) {
@@ -295,9 +364,13 @@ func parseReexecuted(data []byte, name string) (*Reexecuted, error) {
 	return st, nil
 }
 
-// Write writes the store to path atomically (temporary file renamed), one
-// row per line, rows sorted by order (question id → evaluation position),
-// then protocol, so that the file diffs well.
+// Write writes the store to path and its part files atomically (each a
+// temporary file renamed): the runs keyed by a published run id to path,
+// those keyed "<run id>@<part>" to PartFile(path, part), each file with the
+// environments its runs use (path also with those no run uses). One row per
+// line, rows sorted by order (question id → evaluation position), then
+// protocol, so that the files diff well. A part file of a part the store
+// no longer holds is left as it is.
 func (st *Reexecuted) Write(path string, order map[string]int) error {
 	st.About = reexecutedAbout
 	for _, r := range st.Runs {
@@ -308,20 +381,57 @@ func (st *Reexecuted) Write(path string, order map[string]int) error {
 			return r.Rows[i].Protocol < r.Rows[j].Protocol
 		})
 	}
+	parts := map[string][]string{"": nil}
+	for key := range st.Runs {
+		parts[keyPart(key)] = append(parts[keyPart(key)], key)
+	}
+	used := map[string]bool{}
+	for _, r := range st.Runs {
+		used[r.Environment] = true
+	}
+	names := make([]string, 0, len(parts))
+	for part := range parts {
+		names = append(names, part)
+	}
+	sort.Strings(names)
+	// The parts first, the main file last: a store interrupted between two
+	// renames reads as the new one (a run moved to its part file is read
+	// from there, over the main file's old copy).
+	for _, part := range append(names[1:], "") {
+		envs := map[string]ReexecutionEnvironment{}
+		for id, e := range st.Environments {
+			if part == "" && !used[id] {
+				envs[id] = e
+			}
+		}
+		for _, key := range parts[part] {
+			envs[st.Runs[key].Environment] = st.Environments[st.Runs[key].Environment]
+		}
+		file := path
+		if part != "" {
+			file = PartFile(path, part)
+		}
+		if err := writeStoreFile(file, st.About, envs, st.Runs, parts[part]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeStoreFile writes the runs keys of runs and the environments envs to
+// file in the store's form.
+func writeStoreFile(file, about string, envs map[string]ReexecutionEnvironment, runs map[string]*ReexecutedRun, keys []string) error {
 	var b bytes.Buffer
-	about, _ := json.Marshal(st.About)
-	envs, err := json.MarshalIndent(st.Environments, " ", " ")
+	aboutJSON, _ := json.Marshal(about)
+	envsJSON, err := json.MarshalIndent(envs, " ", " ")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(&b, "{\n \"about\": %s,\n \"environments\": %s,\n \"runs\": {", about, envs)
-	ids := make([]string, 0, len(st.Runs))
-	for id := range st.Runs {
-		ids = append(ids, id)
-	}
+	fmt.Fprintf(&b, "{\n \"about\": %s,\n \"environments\": %s,\n \"runs\": {", aboutJSON, envsJSON)
+	ids := append([]string(nil), keys...)
 	sort.Strings(ids)
 	for i, id := range ids {
-		r := st.Runs[id]
+		r := runs[id]
 		key, _ := json.Marshal(id)
 		src, _ := json.Marshal(r.Source)
 		env, _ := json.Marshal(r.Environment)
@@ -343,11 +453,14 @@ func (st *Reexecuted) Write(path string, order map[string]int) error {
 		}
 		b.WriteString("\n  ]}")
 	}
-	b.WriteString("\n }\n}\n")
-	if !json.Valid(b.Bytes()) {
-		return fmt.Errorf("%s: internal error: the encoding is not valid JSON", path)
+	if len(ids) > 0 {
+		b.WriteString("\n ")
 	}
-	return results.WriteFileAtomic(path, b.Bytes(), 0o644)
+	b.WriteString("}\n}\n")
+	if !json.Valid(b.Bytes()) {
+		return fmt.Errorf("%s: internal error: the encoding is not valid JSON", file)
+	}
+	return results.WriteFileAtomic(file, b.Bytes(), 0o644)
 }
 
 // reexecutedFiles returns, for each imported tool-usage run in tool whose

@@ -1,9 +1,11 @@
 package published
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -180,4 +182,134 @@ func TestCorrectedRun(t *testing.T) {
 		!strings.Contains(err.Error(), "question test_antisite_generator (mattools-v1) not re-executed in this version") {
 		t.Errorf("corrected question missing: %v", err)
 	}
+}
+
+// TestReexecutedStoreParts writes runs kept beside the main ones (keys
+// "<run id>@<part>") to one file per part and reads them back as one store;
+// a store of the single-file form still loads, and writing it moves those
+// runs to their part files; a part file holding another part's run is an
+// error naming the file and run.
+func TestReexecutedStoreParts(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ReexecutedFile)
+	st := sampleStore()
+	main := "imported__tool-usage__single-llm__s0__m__mattools-original__r2"
+	other := ReexecutionEnvironment{Sandbox: results.Sandbox{Backend: "local", Version: "bubblewrap 0.8.0", TimeoutSeconds: 1200}}
+	st.Environments[other.EnvironmentID()] = other
+	st.Runs[AlongsideKey(main, "tasks")] = &ReexecutedRun{Source: st.Runs[main].Source, Environment: other.EnvironmentID(), Rows: st.Runs[main].Rows[1:2]}
+	st.Runs[VersionKey(main, "2025-05-corrected-2")] = &ReexecutedRun{Source: st.Runs[main].Source, Environment: st.Runs[main].Environment, Rows: st.Runs[main].Rows[2:]}
+	order := map[string]int{"test_a": 0, "test_b": 1}
+
+	// The single-file form: every run in the main file.
+	if err := writeStoreFile(path, reexecutedAbout, st.Environments, st.Runs, keysOf(st.Runs)); err != nil {
+		t.Fatal(err)
+	}
+	single, err := ReadReexecuted(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(single.Runs, st.Runs) || !reflect.DeepEqual(single.Environments, st.Environments) {
+		t.Fatalf("the single-file form read back differs")
+	}
+	if err := single.Write(path, order); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]string{ // file → its run keys
+		ReexecutedFile:                        {main, "imported__tool-usage__single-llm__s0__m__mattools-original__r1"},
+		"reexecuted-tasks.json":               {AlongsideKey(main, "tasks")},
+		"reexecuted-2025-05-corrected-2.json": {VersionKey(main, "2025-05-corrected-2")},
+	}
+	for name, want := range files {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, err := parseReexecuted(data, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := keysOf(one.Runs)
+		if sort.Strings(want); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s holds %v, want %v", name, got, want)
+		}
+		if name == "reexecuted-tasks.json" && (len(one.Environments) != 1 || one.Environments[other.EnvironmentID()].Sandbox.TimeoutSeconds != 1200) {
+			t.Errorf("%s: environments %v, want only its run's", name, one.Environments)
+		}
+	}
+	back, err := ReadReexecuted(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Runs, single.Runs) || !reflect.DeepEqual(back.Environments, st.Environments) {
+		t.Errorf("the split store read back differs") // single's rows sorted by its Write
+	}
+	// Written again, byte for byte the same files.
+	before, _ := os.ReadFile(filepath.Join(dir, "reexecuted-2025-05-corrected-2.json"))
+	if err := back.Write(path, order); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "reexecuted-2025-05-corrected-2.json")); string(after) != string(before) {
+		t.Errorf("a part file changed on a second write")
+	}
+
+	// A run keyed for another part.
+	bad := map[string]*ReexecutedRun{VersionKey(main, "2025-05-corrected-1"): st.Runs[main]}
+	if err := writeStoreFile(filepath.Join(dir, "reexecuted-tasks.json"), reexecutedAbout, st.Environments, bad, keysOf(bad)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadReexecuted(path); err == nil || !strings.Contains(err.Error(), "reexecuted-tasks.json: runs."+VersionKey(main, "2025-05-corrected-1")+": not a run of part \"tasks\"") {
+		t.Errorf("a part file holding another part's run: %v", err)
+	}
+}
+
+// TestCommittedStoreFiles: every committed file of the store is under the
+// repository's 2 MiB limit per file, holds only its part's runs (the
+// committed store loads), and is what Write makes of it (byte for byte).
+func TestCommittedStoreFiles(t *testing.T) {
+	st, err := CommittedReexecuted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := fs.Glob(committedReexecuted, "reexecuted*.json")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no committed store files: %v", err)
+	}
+	dir := t.TempDir()
+	// The evaluation order: that of the rows of the run with most of them
+	// (every run keeps its rows in it).
+	var longest *ReexecutedRun
+	for _, r := range st.Runs {
+		if longest == nil || len(r.Rows) > len(longest.Rows) {
+			longest = r
+		}
+	}
+	order := map[string]int{}
+	for _, v := range longest.Rows {
+		if _, ok := order[v.QuestionID]; !ok {
+			order[v.QuestionID] = len(order)
+		}
+	}
+	if err := st.Write(filepath.Join(dir, ReexecutedFile), order); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		data, _ := committedReexecuted.ReadFile(name)
+		if len(data) > 2<<20 {
+			t.Errorf("results/published/%s: %d bytes, over 2 MiB: split the store further", name, len(data))
+		}
+		again, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(again) != string(data) {
+			t.Errorf("results/published/%s: not what Write makes of the committed store (%v)", name, err)
+		}
+		t.Logf("results/published/%s: %d bytes", name, len(data))
+	}
+}
+
+func keysOf(m map[string]*ReexecutedRun) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

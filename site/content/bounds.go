@@ -1,6 +1,9 @@
 package content
 
 import (
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+
 	"bytes"
 	"encoding/csv"
 	"fmt"
@@ -277,4 +280,68 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// supersededBy returns the corrected benchmark version that supersedes
+// version on a page: the newest corrected version (datasets/corrections.json
+// order) of the version version corrects that the edition has
+// configurations of, when it is not version itself; "" for a published
+// version, the newest corrected one, or one the edition has alone. So that
+// a page's size does not grow with the number of corrected versions, the
+// home page shows a superseded version's ranked tables without their rows
+// (collapseRanked: on a page of their own), and the board, failure, cost
+// and module tables leave its configurations out (each keeps its
+// configuration page).
+func (v *views) supersededBy(version string) string {
+	base := aggregate.CorrectsVersion(version)
+	if base == "" {
+		return ""
+	}
+	if v.newestCorrected == nil {
+		v.newestCorrected = map[string]string{}
+		have := map[string]bool{}
+		for _, c := range v.lb.Configurations {
+			have[c.Key.BenchmarkVersion] = true
+		}
+		for _, cv := range datasets.CorrectedVersions() {
+			if have[cv.ID] {
+				v.newestCorrected[cv.Base] = cv.ID
+			}
+		}
+	}
+	if n := v.newestCorrected[base]; n != "" && n != version {
+		return n
+	}
+	return ""
+}
+
+// collapseRanked returns tv without its rows, its cut note saying that
+// version by supersedes it on this page and linking the pages at
+// tables/<id> that hold every row, ListRows to a page (writeRankedPages).
+func collapseRanked(tv *rankedView, by string) *rankedView {
+	n := len(tv.Rows)
+	shown := sliceRanked(tv, 0, 0)
+	shown.Collapsed = true
+	shown.Cut = &cutView{Text: fmt.Sprintf("This table's %s are on a page of their own: on this page the newer corrected version %s stands in its place, "+
+		"its table saying how the ranks move against this one. All rows are on the pages below and in the CSV download.", count(n, "row", "rows"), by),
+		CSV: tv.CSV, Pages: pagerLinks("tables/"+tv.ID, pagesOf(n, ListRows), 0)}
+	return shown
+}
+
+// writeRankedPages writes every row of tv, ListRows to a page, at
+// tables/<id> (the pages boundRanked and collapseRanked link).
+func (w *writer) writeRankedPages(tv *rankedView, back linkView) {
+	n := len(tv.Rows)
+	pages := pagesOf(n, ListRows)
+	w.morePages("tables/"+tv.ID, tv.Heading, fmt.Sprintf("Every row of this ranked table, %d to a page, in rank order.", ListRows), "ranked.html", pages, back,
+		func(k int) string {
+			lo, hi := window(n, ListRows, k)
+			return fmt.Sprintf("Rows %s–%s of %s (page %d of %d).", thousands(lo+1), thousands(hi), thousands(n), k, pages)
+		},
+		func(k int) map[string]any {
+			lo, hi := window(n, ListRows, k)
+			s := sliceRanked(tv, lo, hi)
+			s.Figures = []*figureView{}
+			return map[string]any{"table": s, "runnable": RunnableNote}
+		})
 }

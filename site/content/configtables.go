@@ -94,6 +94,9 @@ func (v *views) configTables(confs []*aggregate.Configuration, byModel bool, idP
 	groups := map[key][]*aggregate.Configuration{}
 	var keys []key
 	for _, c := range confs {
+		if v.supersededBy(c.Key.BenchmarkVersion) != "" {
+			continue // on its configuration page; the newer corrected version's table stands in its place
+		}
 		k := key{c.Key.Benchmark, c.Key.BenchmarkVersion, c.Key.QuestionSet, c.Key.ScoringProtocol}
 		if groups[k] == nil {
 			keys = append(keys, k)

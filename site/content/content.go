@@ -69,6 +69,9 @@ type Edition struct {
 	// previous release showed ("" none), so that a set shown first here is
 	// listed as new.
 	PreviousVerifiedSet string
+	// PreviousMoreVerifiedSets are the ids of the further verified sets
+	// the previous release showed (release.Release.MoreVerifiedSets).
+	PreviousMoreVerifiedSets []string
 
 	Leaderboard *aggregate.Leaderboard
 	Files       []*results.File
@@ -104,8 +107,13 @@ type Edition struct {
 	// (release.Release.VerifiedSet, from v1.3 on): v1.0-v1.2 show what
 	// they showed.
 	VerifiedSet *aggregate.VerifiedSet
-	Figures     []*plots.Figure
-	Benchmark   *datasets.Benchmark // nil: no question pages
+	// MoreVerifiedSets are further verified question sets whose tables
+	// follow VerifiedSet's, each saying what differs from the one before
+	// it and how the ranks move (the preview's; a release's those it
+	// records, release.Release.MoreVerifiedSets).
+	MoreVerifiedSets []*aggregate.VerifiedSet
+	Figures          []*plots.Figure
+	Benchmark        *datasets.Benchmark // nil: no question pages
 	// FolderBenchmarks are the folders the build was given of benchmarks
 	// outside MatTools' suite (site.Options.BenchmarkFolders), by name: a
 	// benchmark's page lists its questions and links its review page only
@@ -208,7 +216,9 @@ func WriteRoot(dirs Dirs, r Root) error {
 		headline := []*rankedView{}
 		for _, t := range v.lb.Headline {
 			tv := v.ranked(t, v.lb.Headline)
-			if n := len(tv.Rows); n > ListRows { // the edition's own home page writes the pages of every row (boundRanked)
+			if by := v.supersededBy(t.BenchmarkVersion); by != "" {
+				tv = collapseRanked(tv, by) // the edition's own home page writes the pages of its rows
+			} else if n := len(tv.Rows); n > ListRows { // the edition's own home page writes the pages of every row (boundRanked)
 				tv = sliceRanked(tv, 0, ListRows)
 				tv.Cut = newCut(ListRows, n, ListRows, "the top", "rows (the table's filters apply to the rows shown)", "tables/"+tv.ID, tv.CSV)
 			}

@@ -307,7 +307,7 @@ func (v *views) toolUsageGroups(keep func(*aggregate.Configuration) bool) ([]gro
 	byKey := map[groupKey][]*aggregate.Configuration{}
 	var keys []groupKey
 	for _, c := range v.lb.Configurations {
-		if c.Key.Benchmark != results.BenchmarkToolUsage || !keep(c) {
+		if c.Key.Benchmark != results.BenchmarkToolUsage || !keep(c) || v.supersededBy(c.Key.BenchmarkVersion) != "" {
 			continue
 		}
 		k := groupKey{c.Key.BenchmarkVersion, c.Key.QuestionSet, c.Key.ScoringProtocol}

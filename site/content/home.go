@@ -2,6 +2,7 @@ package content
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/results"
@@ -152,9 +153,19 @@ func newInEdition(v *views, e *Edition) map[string]any {
 		items = append(items, newItem{Text: fmt.Sprintf("Benchmark audit · %s · benchmark version %s · %s · question set %s (unranked row of the tool-usage tables)",
 			auditLabels[f.Run.System], f.Run.BenchmarkVersion, f.Run.ScoringProtocol, f.Run.QuestionSet.Name), Href: "methodology/#benchmark-audit", Runs: 1})
 	}
+	var sets []string
 	if e.VerifiedSet != nil && e.PreviousVerifiedSet != e.VerifiedSet.ID {
-		out["verified_set"] = fmt.Sprintf("The verified question set %s (%s; %d questions, %d properties) and its ranked table.",
-			e.VerifiedSet.ID, e.VerifiedSet.Name, e.VerifiedSet.Questions, e.VerifiedSet.Properties)
+		sets = append(sets, fmt.Sprintf("The verified question set %s (%s; %d questions, %d properties) and its ranked table.",
+			e.VerifiedSet.ID, e.VerifiedSet.Name, e.VerifiedSet.Questions, e.VerifiedSet.Properties))
+	}
+	for _, vs := range e.MoreVerifiedSets {
+		if !slices.Contains(e.PreviousMoreVerifiedSets, vs.ID) {
+			sets = append(sets, fmt.Sprintf("The verified question set %s (%s; %d questions, %d properties, benchmark version %s) and its ranked table.",
+				vs.ID, vs.Name, vs.Questions, vs.Properties, vs.BenchmarkVersion))
+		}
+	}
+	if len(sets) > 0 {
+		out["verified_set"] = strings.Join(sets, " ")
 	}
 	if items == nil {
 		items = []newItem{}

@@ -833,7 +833,14 @@ func (w *writer) writeHome(v *views) {
 	var order []results.Benchmark    // benchmarks outside MatTools' suite, each with a page of its own
 	byBench := map[results.Benchmark][]*rankedView{}
 	for _, t := range v.lb.Headline {
-		tv := w.boundRanked(v.ranked(t, v.lb.Headline), linkView{Text: "Back to the home page", Href: ""})
+		back := linkView{Text: "Back to the home page", Href: ""}
+		tv := v.ranked(t, v.lb.Headline)
+		if by := v.supersededBy(t.BenchmarkVersion); by != "" {
+			w.writeRankedPages(tv, back)
+			tv = collapseRanked(tv, by)
+		} else {
+			tv = w.boundRanked(tv, back)
+		}
 		if t.OtherSuite() {
 			others = append(others, tv)
 			if byBench[t.Benchmark] == nil {
@@ -857,8 +864,8 @@ func (w *writer) writeHome(v *views) {
 	}
 	title := "MatTools leaderboard " + w.e.Version
 	vv := v.verified()
-	if vv != nil {
-		w.static(vv.CSV, vv.data)
+	for _, t := range vv {
+		w.static(t.CSV, t.data)
 	}
 	w.page("", title, "edition", map[string]any{"qa": v.qaHome(), "boards": boards, "figures": figs, "configs": len(v.lb.Configurations), "std": StdConvention,
 		"headline": headline, "other_benchmarks": others, "other_pages": w.writeBenchmarkPages(order, byBench), "runnable_note": RunnableNote, "paper_url": PaperURL, "upstream_url": UpstreamURL,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/words"
@@ -104,6 +106,11 @@ type rankedView struct {
 	Caption string `json:"caption"`
 	Ranking string `json:"ranking"` // how the rows are ranked, in words
 	Differs string `json:"differs"` // what differs from the other tables of the page
+	// Collapsed: the page shows the table's heading, header row, notes and
+	// CSV and audit rows but none of its ranked rows, which are on a page of
+	// their own (Cut links it): an older corrected benchmark version's table
+	// (supersededBy).
+	Collapsed bool `json:"collapsed,omitempty"`
 	// References says which reference rows the table has and what they are
 	// (advanced-systems tables; "" elsewhere).
 	References string             `json:"references,omitempty"`
@@ -262,6 +269,56 @@ func referencesText(t *aggregate.RankedTable) string {
 	return s
 }
 
+// correctedRankMoves says how the ranks of corrected table t move against
+// the table of the version it corrects with the same board, question set
+// and headline protocol, and against each such table of another corrected
+// version of it listed before t (rows matched by configuration apart from
+// the benchmark version); "" when the page has none of them.
+func correctedRankMoves(t *aggregate.RankedTable, all []*aggregate.RankedTable) string {
+	base := aggregate.CorrectsVersion(t.BenchmarkVersion)
+	var out []string
+	for _, o := range all {
+		if o == t {
+			break
+		}
+		if o.Board != t.Board || o.Benchmark != t.Benchmark || o.QuestionSet != t.QuestionSet || o.HeadlineProtocol != t.HeadlineProtocol ||
+			(o.BenchmarkVersion != base && aggregate.CorrectsVersion(o.BenchmarkVersion) != base) {
+			continue
+		}
+		was := map[string]int{}
+		for _, r := range o.Rows {
+			if r.Rank > 0 && !r.Reference {
+				was[versionlessRow(r)] = r.Rank
+			}
+		}
+		var moves []rankMove
+		for _, r := range t.Rows {
+			if r.Rank > 0 && !r.Reference {
+				name := r.Model.DisplayName
+				if r.Variant != "" {
+					name += " (" + r.Variant + ")"
+				}
+				moves = append(moves, rankMove{name + ", " + r.SystemLabel() + ", " + aggregate.RetrievalTitle(&r.Configurations[0].Runs[0].File.Run), was[versionlessRow(r)], r.Rank})
+			}
+		}
+		out = append(out, rankMoves("the version "+o.BenchmarkVersion+" table", moves))
+	}
+	return strings.Join(out, " ")
+}
+
+// lowerFirst returns s with its first letter in lower case ("The
+// published version …" → "the published version …").
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// versionlessRow is a ranked row's identity without its benchmark version.
+func versionlessRow(r *aggregate.RankedRow) string { return versionless(r.Configurations[0]) }
+
 // differsText says what sets a table apart from the other question set's.
 func differsText(t *aggregate.RankedTable, all []*aggregate.RankedTable) string {
 	if len(all) < 2 {
@@ -269,13 +326,29 @@ func differsText(t *aggregate.RankedTable, all []*aggregate.RankedTable) string 
 	}
 	if v, ok := datasets.LookupCorrectedVersion(t.BenchmarkVersion); ok && t.Corrected() {
 		var ids []string
+		followsTests := true
 		for _, c := range v.Corrections {
 			ids = append(ids, c.Question)
+			followsTests = followsTests && c.Test != ""
 		}
-		return fmt.Sprintf("This table scores the same answers as the version %s table with the same question set, with the verification of %s corrected as the original unit tests check them (%s; datasets/corrections.json, each change cited to the test's line; see the methodology page). "+
-			"A correct answer to those questions passes here where the published verification fails it; every other question is scored as published. "+
-			"Its numbers are not comparable with version %s's, and its runs are never mixed with them.",
-			v.Base, count(len(ids), "question", "questions"), strings.Join(ids, ", "), v.Base)
+		var s string
+		if followsTests {
+			s = fmt.Sprintf("This table scores the same answers as the version %s table with the same question set, with the verification of %s corrected as the original unit tests check them (%s; datasets/corrections.json, each change cited to the test's line; see the methodology page). "+
+				"A correct answer to those questions passes here where the published verification fails it; every other question is scored as published. "+
+				"Its numbers are not comparable with version %s's, and its runs are never mixed with them.",
+				v.Base, count(len(ids), "question", "questions"), strings.Join(ids, ", "), v.Base)
+		} else {
+			vq := v.VerificationQuestions()
+			s = fmt.Sprintf("This table scores the same answers as the version %s table with the same question set, in benchmark version %s, %s "+
+				"Its verification differs in %s (%s), each change cited to the question's line and the audit's flag or the original test's line (datasets/corrections.json; see the methodology page); "+
+				"its other corrections fix question texts, which change no verdict of the same answers. Every other question is scored as published. "+
+				"Its numbers are not comparable with version %s's nor with another corrected version's, and its runs are never mixed with them.",
+				v.Base, v.ID, lowerFirst(v.Description), count(len(vq), "question", "questions"), strings.Join(vq, ", "), v.Base)
+		}
+		if moves := correctedRankMoves(t, all); moves != "" {
+			s += " " + moves
+		}
+		return s
 	}
 	switch {
 	case t.Canonical():

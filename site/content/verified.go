@@ -9,7 +9,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/results"
 
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
 
@@ -18,10 +24,16 @@ import (
 
 // verifiedView is the verified set's table as the home page shows it.
 type verifiedView struct {
-	ID      string              `json:"id"`
-	Heading string              `json:"heading"`
-	Caption string              `json:"caption"`
-	Note    string              `json:"note"`
+	ID      string `json:"id"`
+	Heading string `json:"heading"`
+	Caption string `json:"caption"`
+	Note    string `json:"note"`
+	// Differs says what sets the table apart from the verified table
+	// before it (another set, another benchmark version) and how the ranks
+	// move; "" for the first. Prev names that table's set ("verified-v1")
+	// for the rank column; "" for the first.
+	Differs string              `json:"differs"`
+	Prev    string              `json:"prev"`
 	Rows    []*verifiedRowView  `json:"rows"`
 	Audit   []*verifiedAuditRow `json:"audit"`
 	// CSV is the table's download (VerifiedCSV), relative to the edition.
@@ -91,6 +103,7 @@ type verifiedRowView struct {
 	Sort       string      `json:"sort"`
 	FullRank   string      `json:"full_rank"` // "–" when unranked there
 	FullSet    string      `json:"full_set"`
+	PrevRank   string      `json:"prev_rank"` // its rank in the verified table before this one; "–" when unranked or absent there
 	ConfigHref string      `json:"config_href"`
 	Badges     []badgeView `json:"badges"`
 	Unscorable string      `json:"unscorable"`
@@ -111,13 +124,27 @@ type verifiedAuditRow struct {
 	Run   string    `json:"run"`
 }
 
-// verified returns the home page's verified-set table, nil when the
-// edition has no verified set (v1.0-v1.2, and a release that records none) or nothing to score.
-func (v *views) verified() *verifiedView {
-	vt := aggregate.BuildVerifiedTable(v.e.VerifiedSet, v.lb.Headline, v.e.Audit, v.e.AuditRows)
-	if vt == nil || (len(vt.Rows) == 0 && len(vt.Audit) == 0) {
-		return nil
+// verified returns the home page's verified-set tables: the edition's
+// VerifiedSet's, then each of MoreVerifiedSets', those with something to
+// score; none when the edition has no verified set (v1.0-v1.2, and a
+// release that records none).
+func (v *views) verified() []*verifiedView {
+	var out []*verifiedView
+	var prev *aggregate.VerifiedTable
+	for _, set := range append([]*aggregate.VerifiedSet{v.e.VerifiedSet}, v.e.MoreVerifiedSets...) {
+		vt := aggregate.BuildVerifiedTable(set, v.lb.Headline, v.e.Audit, v.e.AuditRows)
+		if vt == nil || (len(vt.Rows) == 0 && len(vt.Audit) == 0) {
+			continue
+		}
+		out = append(out, v.verifiedTable(vt, prev))
+		prev = vt
 	}
+	return out
+}
+
+// verifiedTable returns vt as the home page shows it; prev is the verified
+// table shown before it (nil: none), which it is compared with.
+func (v *views) verifiedTable(vt, prev *aggregate.VerifiedTable) *verifiedView {
 	set := vt.Set
 	out := &verifiedView{ID: aggregate.Slug("tool-usage-" + set.ID), Heading: vt.Title(),
 		Caption: fmt.Sprintf("Benchmark version %s · question set %s, version %d (%s, %s) · scoring protocol %s · a question set of its own: never mixed with the full set's tables above",
@@ -135,6 +162,14 @@ func (v *views) verified() *verifiedView {
 	if vt.NoStrict > 0 {
 		out.Note += fmt.Sprintf(" %s of the tables above have no mattools-v1-strict runs (MatTools' published totals, mattools-v1 only) and cannot be scored on the set.", count(vt.NoStrict, "row", "rows"))
 	}
+	prevRanks := map[string]int{}
+	if prev != nil {
+		out.Prev = prev.Set.ID
+		out.Differs = verifiedDiffers(vt, prev)
+		for _, r := range prev.Rows {
+			prevRanks[versionless(r.Config)] = r.Rank
+		}
+	}
 	for _, r := range vt.Rows {
 		c := r.Config
 		rv := &verifiedRowView{RankSort: 1 << 30, Model: c.Model.DisplayName, ModelHref: v.modelHref(c.Model.ID), System: r.Full.SystemLabel(),
@@ -144,6 +179,11 @@ func (v *views) verified() *verifiedView {
 		}
 		if r.FullRank > 0 {
 			rv.FullRank = strconv.Itoa(r.FullRank)
+		}
+		if n := prevRanks[versionless(c)]; n > 0 && prev != nil {
+			rv.PrevRank = strconv.Itoa(n)
+		} else if prev != nil {
+			rv.PrevRank = "–"
 		}
 		rv.Badges = append(rv.Badges, newBadge(aggregate.BadgeOf(c.Key.Provenance)))
 		rv.QSort = 1 << 30
@@ -168,4 +208,116 @@ func (v *views) verified() *verifiedView {
 			Mean: fmtPct(100 * float64(a.Passed) / float64(a.Total)), Count: fmt.Sprintf("%d/%d", a.Passed, a.Total), Run: a.Run.Run.RunID})
 	}
 	return out
+}
+
+// versionless is a configuration's identity without its benchmark version:
+// the same answers scored in another version (a corrected one) share it.
+func versionless(c *aggregate.Configuration) string {
+	k := c.Key
+	k.BenchmarkVersion = ""
+	return (&aggregate.Configuration{Key: k}).Identity()
+}
+
+// verifiedDiffers says what sets vt apart from prev, the verified table
+// before it: the set and benchmark version, the properties only one of
+// them holds (by question), and how the ranks move from prev's to vt's
+// (competition ranks; rows matched by configuration apart from the
+// benchmark version).
+func verifiedDiffers(vt, prev *aggregate.VerifiedTable) string {
+	s, p := vt.Set, prev.Set
+	var b strings.Builder
+	fmt.Fprintf(&b, "This table scores question set %s (%s, %s) on the runs of benchmark version %s; the table before it scores %s (%s, %s) on version %s's.",
+		s.ID, count(s.Questions, "question", "questions"), count(s.Properties, "property", "properties"), s.BenchmarkVersion,
+		p.ID, count(p.Questions, "question", "questions"), count(p.Properties, "property", "properties"), p.BenchmarkVersion)
+	if s.BenchmarkVersion != p.BenchmarkVersion {
+		if cv, ok := datasets.LookupCorrectedVersion(s.BenchmarkVersion); ok {
+			fmt.Fprintf(&b, " Version %s is %s", cv.ID, lowerFirst(cv.Description))
+		}
+	}
+	only := func(x, y results.PropertySet) []string {
+		var out []string
+		for _, q := range slices.Sorted(maps.Keys(x)) {
+			var props []string
+			for _, name := range x[q] {
+				if !slices.Contains(y[q], name) {
+					props = append(props, name)
+				}
+			}
+			if len(props) > 0 {
+				out = append(out, q+" ("+strings.Join(props, ", ")+")")
+			}
+		}
+		return out
+	}
+	added, removed := only(s.Set, p.Set), only(p.Set, s.Set)
+	switch {
+	case len(added) == 0 && len(removed) == 0:
+		fmt.Fprintf(&b, " Both sets hold the same properties.")
+	default:
+		if len(added) > 0 {
+			fmt.Fprintf(&b, " Properties only %s holds: %s.", s.ID, strings.Join(added, "; "))
+		}
+		if len(removed) > 0 {
+			fmt.Fprintf(&b, " Properties only %s holds: %s.", p.ID, strings.Join(removed, "; "))
+		}
+	}
+	prevRank := map[string]int{}
+	for _, r := range prev.Rows {
+		if r.Rank > 0 {
+			prevRank[versionless(r.Config)] = r.Rank
+		}
+	}
+	var moves []rankMove
+	for _, r := range vt.Rows {
+		if r.Rank > 0 {
+			moves = append(moves, rankMove{verifiedRowName(r), prevRank[versionless(r.Config)], r.Rank})
+		}
+	}
+	fmt.Fprintf(&b, " %s", rankMoves(p.ID, moves))
+	return b.String()
+}
+
+// verifiedRowName names a verified row's configuration in words.
+func verifiedRowName(r *aggregate.VerifiedRow) string {
+	name := r.Config.Model.DisplayName
+	if r.Full.Variant != "" {
+		name += " (" + r.Full.Variant + ")"
+	}
+	return name + ", " + r.Full.SystemLabel() + ", " + aggregate.RetrievalTitle(&r.Config.Runs[0].File.Run)
+}
+
+// rankMove is a row's rank in another table (Was, 0: not ranked there)
+// and in this one (Is).
+type rankMove struct {
+	Name    string
+	Was, Is int
+}
+
+// rankMoves says in words how the ranks of rows (in this table's order)
+// move against the table other: how many keep their rank, and each that
+// moves ("name: was → is"); rows not ranked there are named apart.
+func rankMoves(other string, rows []rankMove) string {
+	var kept int
+	var moved, fresh []string
+	for _, r := range rows {
+		switch {
+		case r.Was == 0:
+			fresh = append(fresh, fmt.Sprintf("%s (%d)", r.Name, r.Is))
+		case r.Was == r.Is:
+			kept++
+		default:
+			moved = append(moved, fmt.Sprintf("%s: %d → %d", r.Name, r.Was, r.Is))
+		}
+	}
+	s := fmt.Sprintf("Ranks against %s: %d of these %d ranked rows keep their rank", other, kept, len(rows))
+	if len(moved) == 0 {
+		s += ", none moves"
+	} else {
+		s += fmt.Sprintf("; %d move: %s", len(moved), strings.Join(moved, "; "))
+	}
+	s += "."
+	if len(fresh) > 0 {
+		s += fmt.Sprintf(" Not ranked there: %s.", strings.Join(fresh, "; "))
+	}
+	return s
 }

@@ -20,10 +20,13 @@ const StdConvention = "± is the population standard deviation (divisor n) over 
 	"the interval under each value, and the CSV downloads have them too."
 
 type views struct {
-	e         *Edition
-	lb        *aggregate.Leaderboard
-	modelSlug map[string]string
-	figure    map[string]*plots.Figure // table id → figure
+	e *Edition
+	// newestCorrected is, per benchmark version corrected, the newest
+	// corrected version of it the edition has (supersededBy).
+	newestCorrected map[string]string
+	lb              *aggregate.Leaderboard
+	modelSlug       map[string]string
+	figure          map[string]*plots.Figure // table id → figure
 	// referenceIn lists, per configuration shown as a reference row
 	// (aggregate.Row.Reference), the boards whose tables show it so.
 	referenceIn map[*aggregate.Configuration][]aggregate.Board

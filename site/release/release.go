@@ -40,6 +40,10 @@ type Release struct {
 	// existed). A build whose verified set (build-site -verified-set) has
 	// another id cannot build the release.
 	VerifiedSet string `json:"verified_set,omitempty"`
+	// MoreVerifiedSets are the ids of further verified question sets whose
+	// tables follow VerifiedSet's (e.g. "verified-v2", of benchmark version
+	// 2025-05-corrected-2); empty: none (every release up to v1.4).
+	MoreVerifiedSets []string `json:"more_verified_sets,omitempty"`
 	// ReferencePages: the release's question pages show the benchmark
 	// audit's reference solution of the audit runs it lists, with the
 	// diagnoses of its failures (docs/benchmark-audit.md); false for the
