@@ -67,10 +67,11 @@ func TestQuestionSetOfTheDataRoot(t *testing.T) {
 // to what FillRow keeps; the rows it fills are those of the whole output.
 func TestFillRowFromATrimmedScoredIsTheSame(t *testing.T) {
 	s := &scoring.Scored{
-		V1: scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 2,
-			Errors: []string{"b: wrong"}, VerificationOutput: `["b: wrong", 1, 3]`},
-		Strict: scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 2,
-			Errors: []string{"b: wrong"}, FailedProperties: []string{"b"}},
+		Outcomes: map[string]scoring.Outcome{
+			results.ProtocolMatToolsV1: {Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 2,
+				Errors: []string{"b: wrong"}, VerificationOutput: `["b: wrong", 1, 3]`},
+			results.ProtocolMatToolsV1Strict: {Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 2,
+				Errors: []string{"b: wrong"}, FailedProperties: []string{"b"}}},
 		Stdout: []byte(strings.Repeat("o", 9000) + "é"), StdoutDropped: 5, // 9,002 bytes: 5,002 cut, 5 dropped by the sandbox
 		Stderr: []byte("é" + strings.Repeat("e", 6000)), StderrDropped: 1, // 6,002 bytes: the first 2,002 cut
 		ExecDuration: 1500 * time.Millisecond,
@@ -96,7 +97,7 @@ func TestFillRowFromATrimmedScoredIsTheSame(t *testing.T) {
 			*a.ErrorExcerptBytes != int64(len("b: wrong")) {
 			t.Errorf("%s: original lengths stdout %d, stderr %d, error %d", p, *a.StdoutBytes, *a.StderrBytes, *a.ErrorExcerptBytes)
 		}
-		if p == results.ProtocolMatToolsV1 && (a.VerificationOutputBytes == nil || *a.VerificationOutputBytes != int64(len(s.V1.VerificationOutput))) {
+		if p == results.ProtocolMatToolsV1 && (a.VerificationOutputBytes == nil || *a.VerificationOutputBytes != int64(len(s.Outcomes[results.ProtocolMatToolsV1].VerificationOutput))) {
 			t.Errorf("%s: verification output length %v", p, a.VerificationOutputBytes)
 		}
 	}
@@ -143,9 +144,9 @@ func rowText(r results.QuestionRow) string {
 // not score (mattools-original, QA's, a misspelling) is an error that
 // leaves the row as it was, not a silent mattools-v1.
 func TestEveryProtocolHasAnOutcome(t *testing.T) {
-	s := &scoring.Scored{QuestionID: "q", PropertyCount: 3,
-		V1:     scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 1},
-		Strict: scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: 3}}
+	s := &scoring.Scored{QuestionID: "q", PropertyCount: 3, Outcomes: map[string]scoring.Outcome{
+		results.ProtocolMatToolsV1:       {Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 1},
+		results.ProtocolMatToolsV1Strict: {Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: 3}}}
 	if len(scoring.Protocols) != 2 {
 		t.Fatalf("Protocols = %q; want mattools-v1 and mattools-v1-strict", scoring.Protocols)
 	}
