@@ -7,6 +7,12 @@
 // and verified by the question's unit test in a third, fed only the pickled
 // parsed objects. The Python harnesses are embedded (harness/*.py).
 //
+// Each protocol is a behaviour (Protocol) in a file of its own:
+// protocol_v1.go and protocol_v1strict.go decide a question's verdict
+// from the shared run, parse and check; protocol_qa.go scores QA answers
+// under mattools-qa-v1. A Scored holds a question's outcome under every
+// registered protocol, by protocol id (Scored.Outcomes).
+//
 // # Verdicts and what they count
 //
 //	verdict             runnable  properties passed
