@@ -2,6 +2,7 @@ package scoring_test
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -173,5 +174,33 @@ func TestEveryProtocolHasAnOutcome(t *testing.T) {
 func TestDefaultLimitsAgree(t *testing.T) {
 	if plan.DefaultSandboxTimeout != scoring.DefaultLimits.Wall || scoring.DefaultLimits.CPU <= 0 || scoring.DefaultLimits.CPU >= scoring.DefaultLimits.Wall {
 		t.Errorf("plan.DefaultSandboxTimeout %v, scoring.DefaultLimits %+v", plan.DefaultSandboxTimeout, scoring.DefaultLimits)
+	}
+}
+
+// TestScoredReadsTheFormerLayout: a Scored journaled or cached before
+// outcomes were keyed by protocol (fields V1, Strict, Others) reads into
+// Outcomes, each under its protocol, and the current layout round-trips.
+func TestScoredReadsTheFormerLayout(t *testing.T) {
+	old := `{"QuestionID":"q","PropertyCount":2,"V1":{"Protocol":"mattools-v1","Verdict":"partial","Runnable":true,"PropertiesPassed":1},` +
+		`"Strict":{"Protocol":"mattools-v1-strict","Verdict":"correct","Runnable":true,"PropertiesPassed":2},` +
+		`"Others":{"toy":{"Protocol":"toy","Verdict":"not-runnable","Cause":"empty-code"}},"RunError":"e"}`
+	var s scoring.Scored
+	if err := json.Unmarshal([]byte(old), &s); err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%s %d %q", s.QuestionID, s.PropertyCount, s.RunError)
+	for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict, "toy"} {
+		got += fmt.Sprintf(" %s:%s/%d", p, s.Outcomes[p].Verdict, s.Outcomes[p].PropertiesPassed)
+	}
+	if want := `q 2 "e" mattools-v1:partial/1 mattools-v1-strict:correct/2 toy:not-runnable/0`; got != want || len(s.Outcomes) != 3 {
+		t.Errorf("read %s (%d outcomes); want %s", got, len(s.Outcomes), want)
+	}
+	b, err := json.Marshal(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again scoring.Scored
+	if err := json.Unmarshal(b, &again); err != nil || !reflect.DeepEqual(again, s) {
+		t.Errorf("round trip of %s: %+v, %v", b, again, err)
 	}
 }
