@@ -79,8 +79,10 @@ func harnessFile(name string) []byte {
 	return b
 }
 
-// Protocols are the tool-usage scoring protocols this package implements,
-// in display order, as the registry of results/protocols.go lists them.
+// Protocols are the protocols MatTools' tool-usage benchmark is scored
+// under (mattools-v1 and mattools-v1-strict, each a Protocol of this
+// package), in display order, as the registry of results/protocols.go
+// lists them.
 var Protocols = results.ScoredProtocols(results.BenchmarkToolUsage)
 
 // Causes refine not-runnable and verification-crash verdicts
@@ -184,7 +186,7 @@ func (s *Scored) ReplaceCause(from, to string) {
 	}
 }
 
-// UnmarshalJSON reads a Scored as MarshalJSON writes it, and also as
+// UnmarshalJSON reads a Scored as encoding/json writes it, and also as
 // stored before outcomes were keyed by protocol (fields V1, Strict and
 // Others: journals and caches written then), each outcome under its
 // Protocol.
