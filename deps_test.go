@@ -95,8 +95,11 @@ var allowed = map[string][]string{
 	// and the audit use it); scoring runs code only through it.
 	"sandbox":             []string{},
 	"sandbox/sandboxtest": []string{"sandbox"},
-	// The benchmark audit: references, controls and probes scored through scoring.
-	"cmd/audit":   []string{"datasets", "internal/version", "results", "sandbox", "runner/scoring", "cmd/internal/cliflags", "cmd/internal/sandboxflags"},
+	// The benchmark audit: references, controls and probes scored through
+	// scoring (sandbox: the limits it records); no model client, no run loop.
+	"runner/audit": []string{"datasets", "internal/version", "results", "sandbox", "runner/scoring"},
+	// Its command: the flags, the sandbox's among them, and nothing else.
+	"cmd/audit":   []string{"datasets", "runner/audit", "sandbox", "cmd/internal/cliflags", "cmd/internal/sandboxflags"},
 	"cmd/rescore": []string{"results/published", "results", "datasets", "runner/journal", "sandbox", "runner/scoring", "internal/version", "internal/words", "cmd/internal/cliflags", "cmd/internal/sandboxflags", "internal/atomicfile"},
 
 	// Submissions by pull request: the validator re-executes

@@ -3,9 +3,10 @@
 // (runner/systems) through an OpenAI-compatible client (llm), scores
 // the answers (QA: runner/scoring; tool usage: a Scorer, which runs the code
 // in a sandbox and yields the verdicts of every scoring protocol at once)
-// and writes one results file per run (results format v2, provenance
-// "runner") into the output directory, atomically: one per scoring protocol
-// the plan asks for, all from the same answers and executions.
+// and writes one results file per run (results format v3,
+// results.FormatVersion; provenance "runner") into the output directory,
+// atomically: one per scoring protocol the plan asks for, all from the same
+// answers and executions.
 //
 // Runs are resumable: every finished question (answer and outcome) is
 // appended to the checkpoint journal (OUT/.journal/<id>.jsonl) and counted

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/audit"
 )
 
 // TestAuditThreeQuestions audits three real questions with references made
@@ -74,7 +74,7 @@ func TestAuditThreeQuestions(t *testing.T) {
 	if !strings.HasSuffix(strings.TrimSpace(got), "executed)") {
 		t.Errorf("the output does not end with the totals:\n%s", got)
 	}
-	var rep Report
+	var rep audit.Report
 	data, err := os.ReadFile(filepath.Join(out, "audit.json"))
 	if err != nil || json.Unmarshal(data, &rep) != nil {
 		t.Fatalf("audit.json: %v", err)
@@ -82,9 +82,9 @@ func TestAuditThreeQuestions(t *testing.T) {
 	status := map[string]string{}
 	for _, q := range rep.Questions {
 		status[q.ID] = q.Reference
-		for kind, byProto := range q.Controls {
+		for kind, byProto := range q.Controls { // kind "true": the all-True control
 			for p, n := range byProto {
-				if n != 0 && !(kind == kindTrue && q.ID == "test_vacancy") {
+				if n != 0 && !(kind == "true" && q.ID == "test_vacancy") {
 					t.Errorf("%s: the %s control passes %d properties under %s", q.ID, kind, n, p)
 				}
 			}
@@ -139,45 +139,14 @@ func TestAuditThreeQuestions(t *testing.T) {
 	}
 }
 
-// TestFailedPropertiesNameTheirDiagnoses: the list of the properties the
-// reference fails gives each its diagnosis, or "undiagnosed"; a mattools-v1
-// partial credit is said to be not attributable.
-func TestFailedPropertiesNameTheirDiagnoses(t *testing.T) {
-	po := []results.PropertyOutcome{{Property: "a", Passed: true}, {Property: "b", Message: "b: wrong"}, {Property: "c", Message: "c: wrong"}}
-	rep := &Report{Questions: []*QuestionReport{{ID: "q", Properties: 3, DataFiles: true, Reference: "executed",
-		Outcomes: map[string]*Outcome{
-			results.ProtocolMatToolsV1:       {Verdict: "partial", Passed: 1},
-			results.ProtocolMatToolsV1Strict: {Verdict: "partial", Passed: 1, Properties: po},
-		}, Timing: &Timing{Question: "q", WallSeconds: 1, CPUSeconds: 0.5}}},
-		Totals: []Total{{Protocol: results.ProtocolMatToolsV1Strict, Passed: 1, Properties: 3, Executed: 1, Questions: 1}}}
-	var b bytes.Buffer
-	printReport(&b, rep, datasets.Diagnoses{"q/b": {Category: "verification bug"}})
-	for _, want := range []string{"  q (mattools-v1: 1 of 3, not attributable to properties)\n", "  q b (mattools-v1-strict): verification bug\n",
-		"  q c (mattools-v1-strict): undiagnosed\n", "reference: 1 of 3 properties passed under mattools-v1-strict (1 of 1 questions executed)\n"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, b.String())
-		}
-	}
-}
-
-// TestReadReferenceNamesTheFile: a reference that defines no function, or
-// two, is refused naming its file; a missing one is absent.
-func TestReadReferenceNamesTheFile(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "q.py"), []byte("def a():\n    pass\ndef b():\n    pass\n"), 0o644)
-	if _, _, _, err := readReference(dir, "q"); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "q.py")+": defines 2 top-level functions") {
-		t.Errorf("two functions: %v", err)
-	}
-	os.WriteFile(filepath.Join(dir, "r.py"), []byte("import os\n\ndef  solve ():\n    def inner():\n        pass\n    return {}\n"), 0o644)
-	if _, fn, ok, err := readReference(dir, "r"); err != nil || !ok || fn != "solve" {
-		t.Errorf("one function: %q %v %v", fn, ok, err)
-	}
-	if _, _, ok, err := readReference(dir, "absent"); ok || err != nil {
-		t.Errorf("absent: %v %v", ok, err)
-	}
-}
-
 func readOrEmpty(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
 }

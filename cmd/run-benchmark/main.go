@@ -230,35 +230,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		Log:          slog.New(slog.NewTextHandler(term.logWriter(), &slog.HandlerOptions{Level: level}))}
 
 	if *dryRun {
-		for _, k := range runner.KeyVariables(p) {
-			env.unsetenv(k.Name) // a dry run needs no key; no child process may inherit one
-		}
-		ests, err := runner.EstimatePlan(opts)
-		if err != nil {
-			fmt.Fprintln(stderr, "run-benchmark:", err)
-			return exitFailed
-		}
-		if err := runner.WriteEstimates(stdout, ests, p.Estimate.BytesPerToken); err != nil {
-			return exitFailed
-		}
-		return exitOK
+		return dryRunPlan(stdout, stderr, opts, env)
 	}
 
-	// The keys of the models this process asks: a cluster task serving one
-	// model (-model) needs no other model's key.
-	keyPlan := p
-	if len(models) > 0 {
-		q := *p
-		q.Models = slices.DeleteFunc(slices.Clone(p.Models), func(m plan.Model) bool { return !slices.Contains(models, m.Name) })
-		keyPlan = &q
-	}
-	keys, err := runner.ReadAPIKeys(keyPlan, env.getenv)
+	keys, err := readKeys(p, models, env)
 	if err != nil {
 		fmt.Fprintln(stderr, "run-benchmark:", err)
 		return exitFailed
-	}
-	for _, k := range runner.KeyVariables(p) {
-		env.unsetenv(k.Name) // no child process may inherit a key
 	}
 	opts.APIKeys = keys
 	if !*unscored && scoresToolUsage(p) {
@@ -287,6 +265,65 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		}
 	}
 	runs, err := runner.Run(ctx, opts)
+	printRuns(stdout, runs)
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "run-benchmark: interrupted (%v); every finished question is journaled: run the same command again to resume\n", context.Cause(ctx))
+		return exitInterrupted
+	case err != nil:
+		fmt.Fprintln(stderr, "run-benchmark:", err)
+		return exitFailed
+	}
+	if shard.Count > 1 {
+		fmt.Fprintf(stdout, "shard %s journaled in %s; when every shard is done: merge -plan %s -out DIR SHARD-OUT...\n", shard, *out, *planPath)
+	}
+	return exitOK
+}
+
+// dryRunPlan prints the runs of opts' plan with their model calls and
+// estimated cost (runner.EstimatePlan), asking nothing; it unsets the
+// plan's key variables first (a dry run needs no key) and returns the exit
+// code.
+func dryRunPlan(stdout, stderr io.Writer, opts runner.Options, env environ) int {
+	p := opts.Plan
+	for _, k := range runner.KeyVariables(p) {
+		env.unsetenv(k.Name) // a dry run needs no key; no child process may inherit one
+	}
+	ests, err := runner.EstimatePlan(opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "run-benchmark:", err)
+		return exitFailed
+	}
+	if err := runner.WriteEstimates(stdout, ests, p.Estimate.BytesPerToken); err != nil {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// readKeys reads the API keys of the models this process asks (models,
+// when not empty: a cluster task serving one model needs no other model's
+// key) and then unsets every key variable of p, so that no child process
+// inherits a key.
+func readKeys(p *plan.Plan, models []string, env environ) (map[string]string, error) {
+	keyPlan := p
+	if len(models) > 0 {
+		q := *p
+		q.Models = slices.DeleteFunc(slices.Clone(p.Models), func(m plan.Model) bool { return !slices.Contains(models, m.Name) })
+		keyPlan = &q
+	}
+	keys, err := runner.ReadAPIKeys(keyPlan, env.getenv)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range runner.KeyVariables(p) {
+		env.unsetenv(k.Name) // no child process may inherit a key
+	}
+	return keys, nil
+}
+
+// printRuns prints one line per run: its status, questions done, model,
+// run ID, tokens, cost (USD; "-" when unknown) and results file.
+func printRuns(stdout io.Writer, runs []runner.RunResult) {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "status\tdone\tmodel\trun\tprompt tok\tcompletion tok\tcost USD\tfile")
 	for _, r := range runs {
@@ -301,18 +338,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Status, r.Done, r.Items, r.Model, r.RunID, r.Usage.PromptTokens, r.Usage.CompletionTokens, cost, file)
 	}
 	tw.Flush()
-	switch {
-	case ctx.Err() != nil:
-		fmt.Fprintf(stderr, "run-benchmark: interrupted (%v); every finished question is journaled: run the same command again to resume\n", context.Cause(ctx))
-		return exitInterrupted
-	case err != nil:
-		fmt.Fprintln(stderr, "run-benchmark:", err)
-		return exitFailed
-	}
-	if shard.Count > 1 {
-		fmt.Fprintf(stdout, "shard %s journaled in %s; when every shard is done: merge -plan %s -out DIR SHARD-OUT...\n", shard, *out, *planPath)
-	}
-	return exitOK
 }
 
 // listFlag is a repeatable string flag.

@@ -119,31 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		*temp = 0
 	}
 	if *originals {
-		rep, err := synth.CheckOriginals(*data, *python)
-		if err != nil {
-			fmt.Fprintln(stderr, "synthesize:", err)
-			return 1
-		}
-		if *sbName != "none" {
-			abs, err := filepath.Abs(*data)
-			if err != nil {
-				fmt.Fprintln(stderr, "synthesize:", err)
-				return 1
-			}
-			sb, err := sandbox.Open(ctx, *sbName, sandbox.Options{Python: *sbPython, DataDirs: []string{filepath.Join(abs, "src", "tool_source_code")}})
-			if err != nil {
-				fmt.Fprintln(stderr, "synthesize: check (b):", err)
-				return 1
-			}
-			defer sb.Close()
-			if err := rep.RunExecution(ctx, sb, *data, *wall); err != nil {
-				fmt.Fprintln(stderr, "synthesize:", err)
-				return 1
-			}
-		}
-		fmt.Fprintf(stdout, "MatTools' %d original triplets: the checks by review outcome\n", len(rep.Rows))
-		fmt.Fprint(stdout, rep.Summary())
-		return 0
+		return checkOriginals(ctx, stdout, stderr, *data, *python, *sbName, *sbPython, *wall)
 	}
 	var re *regexp.Regexp
 	if *only != "" {
@@ -160,59 +136,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "synthesize:", err)
 		return 1
 	}
-	var all, tests []synth.Test
-	noData, unresolved := 0, 0
-	for _, f := range files {
-		for _, t := range f.Tests {
-			all = append(all, t)
-			if re != nil && !re.MatchString(t.ID) {
-				continue
-			}
-			if *withData {
-				_, missing, unres := synth.DataFiles(t, testsDir)
-				if unres {
-					unresolved++
-					continue
-				}
-				if len(missing) > 0 {
-					noData++
-					continue
-				}
-			}
-			tests = append(tests, t)
-		}
-	}
+	all, tests, noData, unresolved := selectTests(files, re, *withData, testsDir)
 	prompts, err := synth.LoadPrompts(*data)
 	if err != nil {
 		fmt.Fprintln(stderr, "synthesize:", err)
 		return 1
 	}
 	if *dry {
-		e := synth.EstimateCalls(tests, prompts)
-		fmt.Fprintf(stdout, "dry run: %s\n", *testsRel)
-		fmt.Fprintf(stdout, "test files: %d\ntests found: %d\n", len(files), len(all))
-		if re != nil {
-			fmt.Fprintf(stdout, "matching -only %s: see below\n", *only)
-		}
-		if *withData {
-			fmt.Fprintf(stdout, "left out: %d whose test-data files the data root lacks, %d whose data paths cannot be resolved\n", noData, unresolved)
-		}
-		none := 0
-		for _, t := range tests {
-			if t.Asserts == 0 {
-				none++
-			}
-		}
-		fmt.Fprintf(stdout, "triplets to generate: %d (asserts: %d; tests without an assert: %d)\ncalls: %d\nestimated prompt tokens: %d\nestimated completion tokens: %d\n",
-			e.Tests, e.Asserts, none, e.Calls, e.PromptTokens, e.CompletionTokens)
-		for _, p := range prompts.Files {
-			fmt.Fprintf(stdout, "prompt %s %s\n", p.Path, p.SHA256)
-		}
-		if *priceIn > 0 || *priceOut > 0 {
-			fmt.Fprintf(stdout, "estimated cost: $%.2f (at $%g / $%g per million prompt / completion tokens)\n", e.Cost(*priceIn, *priceOut), *priceIn, *priceOut)
-		} else {
-			fmt.Fprintln(stdout, "cost unknown (no price given: -price-in, -price-out)")
-		}
+		printDryRun(stdout, tests, prompts, dryCounts{testsRel: *testsRel, files: len(files), all: len(all), only: *only, withData: *withData,
+			noData: noData, unresolved: unresolved}, *priceIn, *priceOut)
 		return 0
 	}
 	if *model == "" {
@@ -259,6 +191,124 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *layout == "" {
 		return 0
 	}
+	return checkAndLayout(ctx, stdout, stderr, tests, res, prompts, layoutFlags{data: *data, python: *python, sbName: *sbName, sbPython: *sbPython, wall: *wall,
+		layout: *layout, bench: *bench, version: *bversion, testsRel: *testsRel, testsDir: testsDir, model: *model})
+}
+
+// checkOriginals runs checks (a), (b) and (c) on MatTools' original
+// triplets (check (b) in the sandbox sbName, unless "none") and prints them
+// by review outcome; it returns the exit code.
+func checkOriginals(ctx context.Context, stdout, stderr io.Writer, data, python, sbName, sbPython string, wall time.Duration) int {
+	rep, err := synth.CheckOriginals(data, python)
+	if err != nil {
+		fmt.Fprintln(stderr, "synthesize:", err)
+		return 1
+	}
+	if sbName != "none" {
+		abs, err := filepath.Abs(data)
+		if err != nil {
+			fmt.Fprintln(stderr, "synthesize:", err)
+			return 1
+		}
+		sb, err := sandbox.Open(ctx, sbName, sandbox.Options{Python: sbPython, DataDirs: []string{filepath.Join(abs, "src", "tool_source_code")}})
+		if err != nil {
+			fmt.Fprintln(stderr, "synthesize: check (b):", err)
+			return 1
+		}
+		defer sb.Close()
+		if err := rep.RunExecution(ctx, sb, data, wall); err != nil {
+			fmt.Fprintln(stderr, "synthesize:", err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stdout, "MatTools' %d original triplets: the checks by review outcome\n", len(rep.Rows))
+	fmt.Fprint(stdout, rep.Summary())
+	return 0
+}
+
+// selectTests returns every test of files (all) and those kept (tests):
+// matching re when set and, with withData, whose test-data files
+// testsDir's data root has; it counts those left out for missing data
+// (noData) and for data paths that cannot be resolved (unresolved).
+func selectTests(files []synth.File, re *regexp.Regexp, withData bool, testsDir string) (all, tests []synth.Test, noData, unresolved int) {
+	for _, f := range files {
+		for _, t := range f.Tests {
+			all = append(all, t)
+			if re != nil && !re.MatchString(t.ID) {
+				continue
+			}
+			if withData {
+				_, missing, unres := synth.DataFiles(t, testsDir)
+				if unres {
+					unresolved++
+					continue
+				}
+				if len(missing) > 0 {
+					noData++
+					continue
+				}
+			}
+			tests = append(tests, t)
+		}
+	}
+	return all, tests, noData, unresolved
+}
+
+// dryCounts are the counts of a dry run's selection (selectTests): the
+// tests folder, its test files and tests, the -only expression and, with
+// -with-data, the tests left out.
+type dryCounts struct {
+	testsRel, only                 string
+	files, all, noData, unresolved int
+	withData                       bool
+}
+
+// printDryRun prints what generating tests would cost: triplets, calls,
+// estimated tokens, the prompt files and, with a price (per million
+// prompt / completion tokens), the estimated cost.
+func printDryRun(stdout io.Writer, tests []synth.Test, prompts *synth.Prompts, c dryCounts, priceIn, priceOut float64) {
+	e := synth.EstimateCalls(tests, prompts)
+	fmt.Fprintf(stdout, "dry run: %s\n", c.testsRel)
+	fmt.Fprintf(stdout, "test files: %d\ntests found: %d\n", c.files, c.all)
+	if c.only != "" {
+		fmt.Fprintf(stdout, "matching -only %s: see below\n", c.only)
+	}
+	if c.withData {
+		fmt.Fprintf(stdout, "left out: %d whose test-data files the data root lacks, %d whose data paths cannot be resolved\n", c.noData, c.unresolved)
+	}
+	none := 0
+	for _, t := range tests {
+		if t.Asserts == 0 {
+			none++
+		}
+	}
+	fmt.Fprintf(stdout, "triplets to generate: %d (asserts: %d; tests without an assert: %d)\ncalls: %d\nestimated prompt tokens: %d\nestimated completion tokens: %d\n",
+		e.Tests, e.Asserts, none, e.Calls, e.PromptTokens, e.CompletionTokens)
+	for _, p := range prompts.Files {
+		fmt.Fprintf(stdout, "prompt %s %s\n", p.Path, p.SHA256)
+	}
+	if priceIn > 0 || priceOut > 0 {
+		fmt.Fprintf(stdout, "estimated cost: $%.2f (at $%g / $%g per million prompt / completion tokens)\n", e.Cost(priceIn, priceOut), priceIn, priceOut)
+	} else {
+		fmt.Fprintln(stdout, "cost unknown (no price given: -price-in, -price-out)")
+	}
+}
+
+// layoutFlags are the flags of the checks and the layout (-layout) of a
+// generation: the data root, the interpreters, the sandbox, the
+// benchmark's name and version, the tests folder (relative and as a path)
+// and the model.
+type layoutFlags struct {
+	data, python, sbName, sbPython             string
+	wall                                       time.Duration
+	layout, bench, version, testsRel, testsDir string
+	model                                      string
+}
+
+// checkAndLayout runs the checks on res's triplets (check (b) in the
+// sandbox) and writes the benchmark in MatTools' layout into f.layout,
+// with the tasks that passed; it returns the exit code.
+func checkAndLayout(ctx context.Context, stdout, stderr io.Writer, tests []synth.Test, res *synth.Result, prompts *synth.Prompts, f layoutFlags) int {
 	// The checks, then the layout: tests and triplets in the same order.
 	byID := map[string]synth.Test{}
 	for _, t := range tests {
@@ -268,29 +318,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, tr := range res.Triplets {
 		done = append(done, byID[tr.ID])
 	}
-	abs, err := filepath.Abs(*data)
+	abs, err := filepath.Abs(f.data)
 	if err != nil {
 		fmt.Fprintln(stderr, "synthesize:", err)
 		return 1
 	}
-	sb, err := sandbox.Open(ctx, *sbName, sandbox.Options{Python: *sbPython, DataDirs: []string{filepath.Join(abs, "src", "tool_source_code")}})
+	sb, err := sandbox.Open(ctx, f.sbName, sandbox.Options{Python: f.sbPython, DataDirs: []string{filepath.Join(abs, "src", "tool_source_code")}})
 	if err != nil {
 		fmt.Fprintln(stderr, "synthesize: check (b):", err)
 		return 1
 	}
 	defer sb.Close()
-	revs, err := synth.RunChecks(ctx, sb, *data, *python, done, res.Triplets, *model, prompts.Files, *wall)
+	revs, err := synth.RunChecks(ctx, sb, f.data, f.python, done, res.Triplets, f.model, prompts.Files, f.wall)
 	if err != nil {
 		fmt.Fprintln(stderr, "synthesize:", err)
 		return 1
 	}
-	name := *bench
+	name := f.bench
 	if name == "" {
-		name = strings.ReplaceAll(filepath.Base(filepath.Dir(filepath.Clean(testsDir))), "-", "_")
+		name = strings.ReplaceAll(filepath.Base(filepath.Dir(filepath.Clean(f.testsDir))), "-", "_")
 	}
-	commit, _ := os.ReadFile(filepath.Join(*data, "UPSTREAM_COMMIT"))
-	m := synth.Manifest{Name: name, Version: *bversion, Tests: *testsRel, DataCommit: strings.TrimSpace(string(commit)), Model: *model, Prompts: prompts.Files}
-	if err := synth.WriteLayout(*layout, m, done, res.Triplets, revs); err != nil {
+	commit, _ := os.ReadFile(filepath.Join(f.data, "UPSTREAM_COMMIT"))
+	m := synth.Manifest{Name: name, Version: f.version, Tests: f.testsRel, DataCommit: strings.TrimSpace(string(commit)), Model: f.model, Prompts: prompts.Files}
+	if err := synth.WriteLayout(f.layout, m, done, res.Triplets, revs); err != nil {
 		fmt.Fprintln(stderr, "synthesize:", err)
 		return 1
 	}
@@ -302,7 +352,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "excluded %s: %s\n", r.Test, strings.Join(r.Problems, "; "))
 		}
 	}
-	fmt.Fprintf(stdout, "wrote %s: benchmark %s %s, %d of %d tasks passed the checks; review page %s\n", *layout, name, *bversion, passed, len(revs),
-		filepath.Join(*layout, synth.ReviewPageFile))
+	fmt.Fprintf(stdout, "wrote %s: benchmark %s %s, %d of %d tasks passed the checks; review page %s\n", f.layout, name, f.version, passed, len(revs),
+		filepath.Join(f.layout, synth.ReviewPageFile))
 	return 0
 }

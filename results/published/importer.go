@@ -1,6 +1,7 @@
 // Package published imports the results MatTools published (github.com/
-// Grenzlinie/MatTools) into results format v2, so that the paper's numbers
-// are recomputed from raw files by this project's code.
+// Grenzlinie/MatTools) into results format v3 (results.FormatVersion), so
+// that the paper's numbers are recomputed from raw files by this project's
+// code.
 //
 // A tool-usage run folder is any folder holding function_generation_results.jsonl;
 // its family folder gives the system (pure_agent_test → single-llm,

@@ -4,7 +4,7 @@
 //
 //	submissions/<date>_<org>_<model>_<system>/
 //	    submission.toml          the metadata (Metadata)
-//	    <run_id>.parquet …       the runs, results format v2 (results/FORMAT.md)
+//	    <run_id>.parquet …       the runs, results format v2 or later (results/FORMAT.md)
 //	    README.md                optional
 //
 // Load checks everything that needs no sandbox: the layout and size caps,

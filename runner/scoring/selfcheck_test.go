@@ -13,79 +13,18 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/audit"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
 // expectedCode returns a generated function that returns the question's own
 // expected properties, taken from its unit test's expected_properties
-// literal (the statements before it, the imports, run first). mutate is
-// Python applied to the dict `props` before it is returned, e.g. a deletion.
+// literal (the statements before it, the imports, run first): the audit's
+// probe (audit.ExpectedCode). mutate is Python applied to the dict `props`
+// before it is returned, e.g. a deletion; it may call wrong(v), a value of
+// v's type that differs from v.
 func expectedCode(q *datasets.Question, mutate string) string {
-	return fmt.Sprintf(`import ast
-
-def wrong(v):
-    """A value of the same type that differs from v."""
-    import numpy as np
-    from pymatgen.core import Element
-    if isinstance(v, (bool, np.bool_)):
-        return not v
-    if isinstance(v, (int, np.integer)):
-        return v + 1
-    if isinstance(v, (float, np.floating)):
-        return v * 2 + 1
-    if isinstance(v, str):
-        return v + "_x"
-    if isinstance(v, np.ndarray):
-        return v * 2 + 1
-    if isinstance(v, Element):
-        return Element("H") if v.symbol != "H" else Element("He")
-    if isinstance(v, list):
-        return [wrong(v[0])] + v[1:] if v else [0]
-    if isinstance(v, tuple):
-        return (wrong(v[0]),) + v[1:] if v else (0,)
-    if isinstance(v, (set, frozenset)):
-        return type(v)(list(v) + ["__wrong__"])
-    if isinstance(v, dict):
-        if not v:
-            return {"__wrong__": 0}
-        d = dict(v)
-        k = next(iter(d))
-        d[k] = wrong(d[k])
-        return d
-    if v is None:
-        return 0
-    return "__wrong__"
-
-def expected_properties_of_the_question():
-    src = %s
-    tree = ast.parse(src)
-    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == %q)
-    body = []
-    for stmt in fn.body:
-        body.append(stmt)
-        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "expected_properties" for t in stmt.targets):
-            break
-    ns = {}
-    exec(compile(ast.Module(body=body, type_ignores=[]), "<expected>", "exec"), ns)
-    props = {k: v["value"] for k, v in ns["expected_properties"].items()}
-%s
-    return props
-`, pyString(q.UnitTest), q.ID, indent(mutate))
-}
-
-func pyString(s string) string {
-	return "'''" + strings.NewReplacer(`\`, `\\`, "'''", `\'\'\'`).Replace(s) + "'''"
-}
-
-func indent(s string) string {
-	if s == "" {
-		return ""
-	}
-	var b strings.Builder
-	for _, l := range strings.Split(s, "\n") {
-		b.WriteString("    " + l + "\n")
-	}
-	return b.String()
+	return audit.ExpectedCode(q, "expected_properties_of_the_question", "v", mutate)
 }
 
 func loadBenchmark(t *testing.T) *datasets.Benchmark {

@@ -1,4 +1,4 @@
-package main
+package audit
 
 import (
 	"fmt"
@@ -136,8 +136,12 @@ def %s():
             break
     ns = {}
     exec(compile(ast.Module(body=body, type_ignores=[]), "<expected>", "exec"), ns)
-    return {k: %s for k, info in ns["expected_properties"].items() for v in [info["value"]]}
-`
+%s`
+
+// expectedProperties is the Python expression of the answer's dict: every
+// expected property k with its expected value v turned by a transform (a
+// Python expression of v, in place of the verb).
+const expectedProperties = `{k: %s for k, info in ns["expected_properties"].items() for v in [info["value"]]}`
 
 // generatedCode returns the answer of kind (not the reference) to q and
 // its function's name. The None and True controls (the trivial baselines)
@@ -158,7 +162,36 @@ func generatedCode(q *datasets.Question, kind string) (code, function string) {
 	if kind == kindWrongType {
 		function = controlFunction
 	}
-	return fmt.Sprintf(probeTemplate, function, pyString(q.UnitTest), q.ID, transforms[kind]), function
+	return ExpectedCode(q, function, transforms[kind], ""), function
+}
+
+// ExpectedCode returns the Python source of a generated function, named
+// function, that answers q with its own expected properties: it takes
+// them from q's unit test (the statements of new_unit_test.py up to and
+// including the expected_properties literal, the imports among them, run
+// where the code runs: in the sandbox, never on the host), turns each
+// expected value v into transform (a Python expression of v: "v" is the
+// value itself) and returns the dict. When mutate is not empty, its
+// statements (Python, one per line) change that dict, named props, before
+// it is returned. The source also defines the helpers transform and
+// mutate may call: wrong(v) (a value of v's type that differs from v),
+// zero(v) (the zero of v's type, in v's shape), parsed(v) (a string that
+// holds a Python literal, read as that literal) and wrong_type(v) (a value
+// of a type v is not). The audit's probes and controls and the scorer's
+// self-consistency test (runner/scoring) both write their answers with it.
+func ExpectedCode(q *datasets.Question, function, transform, mutate string) string {
+	answer := fmt.Sprintf(expectedProperties, transform)
+	ret := "    return " + answer + "\n"
+	if mutate != "" {
+		var b strings.Builder
+		b.WriteString("    props = " + answer + "\n")
+		for _, l := range strings.Split(mutate, "\n") {
+			b.WriteString("    " + l + "\n")
+		}
+		b.WriteString("    return props\n")
+		ret = b.String()
+	}
+	return fmt.Sprintf(probeTemplate, function, pyString(q.UnitTest), q.ID, ret)
 }
 
 // pyString quotes s as a Python triple-quoted string literal.
