@@ -88,14 +88,11 @@ func (toyScorer) Score(_ context.Context, q *datasets.Question, sub scoring.Subm
 	if sub.FunctionName != "f_"+q.ID || sub.Code != "def f_"+q.ID+"(): return {}" {
 		return nil, fmt.Errorf("question %s: scored the answer %q/%q", q.ID, sub.FunctionName, sub.Code)
 	}
-	out := &scoring.Scored{QuestionID: q.ID, PropertyCount: len(q.Properties)}
-	for _, o := range []struct {
-		dst      *scoring.Outcome
-		protocol string
-	}{{&out.V1, results.ProtocolMatToolsV1}, {&out.Strict, results.ProtocolMatToolsV1Strict}} {
-		*o.dst = scoring.Outcome{Protocol: o.protocol, Verdict: results.VerdictNotRunnable, Cause: "exception:TypeError"}
+	out := &scoring.Scored{QuestionID: q.ID, PropertyCount: len(q.Properties), Outcomes: map[string]scoring.Outcome{}}
+	for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
+		out.Outcomes[p] = scoring.Outcome{Protocol: p, Verdict: results.VerdictNotRunnable, Cause: "exception:TypeError"}
 		if q.Index%2 == 0 {
-			*o.dst = scoring.Outcome{Protocol: o.protocol, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: len(q.Properties)}
+			out.Outcomes[p] = scoring.Outcome{Protocol: p, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: len(q.Properties)}
 		}
 	}
 	return out, nil

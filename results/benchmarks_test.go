@@ -1,6 +1,7 @@
 package results_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -74,5 +75,22 @@ func TestRegisterBenchmarkRefuses(t *testing.T) {
 	}
 	if err := results.RegisterScoringProtocol(results.ScoringProtocol{ID: results.ProtocolMatToolsV1, Kind: results.KindToolUsage}); err == nil {
 		t.Error("mattools-v1 registered twice; want an error")
+	}
+}
+
+// TestScoringProtocolsDisplayOrderAndTitles: the registry's order is the
+// site's display order and its titles the column headings; an id it does
+// not hold ranks last and is named by itself.
+func TestScoringProtocolsDisplayOrderAndTitles(t *testing.T) {
+	var got []string
+	for _, p := range results.ScoringProtocols()[:4] {
+		got = append(got, fmt.Sprintf("%d %s %q", results.ProtocolRank(p.ID), p.ID, results.ProtocolTitle(p.ID)))
+	}
+	want := []string{`0 mattools-v1 "mattools-v1"`, `1 mattools-v1-strict "mattools-v1-strict"`, `2 mattools-original "as published"`, `3 mattools-qa-v1 "mattools-qa-v1"`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("registry %q; want %q", got, want)
+	}
+	if n := len(results.ScoringProtocols()); results.ProtocolRank("unscored") != n || results.ProtocolTitle("unscored") != "unscored" {
+		t.Errorf("unregistered protocol: rank %d (want %d), title %q", results.ProtocolRank("unscored"), n, results.ProtocolTitle("unscored"))
 	}
 }

@@ -85,11 +85,7 @@ func (e *engine) answerToolUsage(ctx context.Context, p *prepared, it item, sys 
 			if refused {
 				cause = scoring.CauseContextLength
 			}
-			for _, o := range []*scoring.Outcome{&s.V1, &s.Strict} {
-				if o.Cause == scoring.CauseEmptyCode {
-					o.Cause = cause
-				}
-			}
+			s.ReplaceCause(scoring.CauseEmptyCode, cause)
 		}
 		s.Trim()
 		l.Scored = s

@@ -438,20 +438,20 @@ func (s *fakeScorer) Score(_ context.Context, q *datasets.Question, sub scoring.
 	if sub.FunctionName != "f_"+q.ID {
 		return nil, fmt.Errorf("scorer got the generation of another question")
 	}
-	out := &scoring.Scored{QuestionID: q.ID, PropertyCount: len(q.Properties)}
+	out := &scoring.Scored{QuestionID: q.ID, PropertyCount: len(q.Properties), Outcomes: map[string]scoring.Outcome{}}
 	k := len(q.Properties)
 	switch {
 	case !q.Executable():
-		out.V1 = scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictDataMissing}
-		out.Strict = scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictDataMissing}
+		out.Outcomes[results.ProtocolMatToolsV1] = scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictDataMissing}
+		out.Outcomes[results.ProtocolMatToolsV1Strict] = scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictDataMissing}
 		return out, nil
 	case q.Index%2 == 0:
-		out.V1 = scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: k,
+		out.Outcomes[results.ProtocolMatToolsV1] = scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: k,
 			VerificationOutput: `"ok"`}
-		out.Strict = scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: k}
+		out.Outcomes[results.ProtocolMatToolsV1Strict] = scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: k}
 	default:
-		out.V1 = scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictNotRunnable, Cause: "exception:TypeError"}
-		out.Strict = scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictPartial, Runnable: true,
+		out.Outcomes[results.ProtocolMatToolsV1] = scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictNotRunnable, Cause: "exception:TypeError"}
+		out.Outcomes[results.ProtocolMatToolsV1Strict] = scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictPartial, Runnable: true,
 			PropertiesPassed: k - 1, FailedProperties: []string{q.Properties[0].Name}, Errors: []string{q.Properties[0].Name + ": wrong"}}
 		out.RunError = "TypeError: f() missing 1 required positional argument"
 	}

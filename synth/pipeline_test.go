@@ -179,7 +179,7 @@ func TestPipelineScripted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, o := range []scoring.Outcome{got.V1, got.Strict} {
+		for _, o := range []scoring.Outcome{got.Outcomes[results.ProtocolMatToolsV1], got.Outcomes[results.ProtocolMatToolsV1Strict]} {
 			if o.PropertiesPassed != len(q.Properties) {
 				t.Errorf("%s scored by the runner's scorer under %s: %d of %d properties passed (%s, %s: %.300s)", q.ID, o.Protocol, o.PropertiesPassed, len(q.Properties), o.Verdict, o.Cause, o.Detail)
 			}

@@ -358,27 +358,27 @@ func TestReferencesScore(t *testing.T) {
 			t.Fatalf("%s: %v", r.id, r.err)
 		}
 		o := r.out
-		if o.V1.Verdict == results.VerdictDataMissing {
+		if o.Outcomes[results.ProtocolMatToolsV1].Verdict == results.VerdictDataMissing {
 			t.Logf("%s: data-missing", r.id)
 			continue
 		}
 		executed++
 		total += o.PropertyCount
-		passed["mattools-v1"] += o.V1.PropertiesPassed
-		passed["mattools-v1-strict"] += o.Strict.PropertiesPassed
+		passed["mattools-v1"] += o.Outcomes[results.ProtocolMatToolsV1].PropertiesPassed
+		passed["mattools-v1-strict"] += o.Outcomes[results.ProtocolMatToolsV1Strict].PropertiesPassed
 		line := fmt.Sprintf("%s: mattools-v1 %s %d/%d, mattools-v1-strict %s %d/%d, run %.1fs", r.id,
-			o.V1.Verdict, o.V1.PropertiesPassed, o.PropertyCount, o.Strict.Verdict, o.Strict.PropertiesPassed, o.PropertyCount, o.RunDuration.Seconds())
-		if o.Strict.Cause != "" || o.V1.Cause != "" {
-			line += fmt.Sprintf(" [causes: %q %q; %s; run error %q]", o.V1.Cause, o.Strict.Cause, strings.TrimSpace(o.Strict.Detail), o.RunError)
+			o.Outcomes[results.ProtocolMatToolsV1].Verdict, o.Outcomes[results.ProtocolMatToolsV1].PropertiesPassed, o.PropertyCount, o.Outcomes[results.ProtocolMatToolsV1Strict].Verdict, o.Outcomes[results.ProtocolMatToolsV1Strict].PropertiesPassed, o.PropertyCount, o.RunDuration.Seconds())
+		if o.Outcomes[results.ProtocolMatToolsV1Strict].Cause != "" || o.Outcomes[results.ProtocolMatToolsV1].Cause != "" {
+			line += fmt.Sprintf(" [causes: %q %q; %s; run error %q]", o.Outcomes[results.ProtocolMatToolsV1].Cause, o.Outcomes[results.ProtocolMatToolsV1Strict].Cause, strings.TrimSpace(o.Outcomes[results.ProtocolMatToolsV1Strict].Detail), o.RunError)
 		}
-		for _, e := range o.Strict.Errors {
+		for _, e := range o.Outcomes[results.ProtocolMatToolsV1Strict].Errors {
 			line += "\n    strict: " + e
 		}
 		t.Log(line)
 		// Every property the reference fails (strict attributes failures to
 		// properties) has a diagnosis, and no diagnosed property passes.
 		failed := map[string]bool{}
-		for _, p := range o.Strict.FailedProperties {
+		for _, p := range o.Outcomes[results.ProtocolMatToolsV1Strict].FailedProperties {
 			failed[p] = true
 			if diagnosed[r.id][p] == "" {
 				t.Errorf("%s: the reference fails %s, which diagnoses.csv does not diagnose", r.id, p)
@@ -393,9 +393,9 @@ func TestReferencesScore(t *testing.T) {
 			continue
 		}
 		want := expectedPassed[r.id]
-		if o.V1.PropertiesPassed != want[0] || o.Strict.PropertiesPassed != want[1] {
+		if o.Outcomes[results.ProtocolMatToolsV1].PropertiesPassed != want[0] || o.Outcomes[results.ProtocolMatToolsV1Strict].PropertiesPassed != want[1] {
 			t.Errorf("%s: the reference passes %d (mattools-v1) and %d (mattools-v1-strict) of %d properties, want %d and %d\n  stderr: %s",
-				r.id, o.V1.PropertiesPassed, o.Strict.PropertiesPassed, o.PropertyCount, want[0], want[1], tail(o.Stderr, 1500))
+				r.id, o.Outcomes[results.ProtocolMatToolsV1].PropertiesPassed, o.Outcomes[results.ProtocolMatToolsV1Strict].PropertiesPassed, o.PropertyCount, want[0], want[1], tail(o.Stderr, 1500))
 		}
 	}
 	for _, p := range scoring.Protocols {

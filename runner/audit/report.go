@@ -192,7 +192,7 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 	expectedMsg := map[string]string{}
 	scorable := true
 	for _, k := range probeKinds {
-		st := its[k].scored.Strict
+		st := its[k].scored.Outcomes[results.ProtocolMatToolsV1Strict]
 		qr.Probe[k] = st.Properties
 		if st.Verdict != results.VerdictCorrect && st.Verdict != results.VerdictPartial {
 			flag("", "unscorable", fmt.Sprintf("the %s probe is %s (%s) under %s: %s", k, st.Verdict, st.Cause,
@@ -221,7 +221,7 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 				refPassed[po.Property] = po.Passed
 			}
 		}
-		for _, po := range its[kindExpected].scored.Strict.Properties {
+		for _, po := range its[kindExpected].scored.Outcomes[results.ProtocolMatToolsV1Strict].Properties {
 			switch {
 			case expectedPassed[po.Property]:
 			case refPassed[po.Property]:
@@ -241,7 +241,7 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 			flag("", "unscorable", fmt.Sprintf("the %s probe: %v (%s)", it.kind, err, firstLine(it.scored.RunError)))
 			continue
 		}
-		for _, po := range it.scored.Strict.Properties {
+		for _, po := range it.scored.Outcomes[results.ProtocolMatToolsV1Strict].Properties {
 			answer, ok := changed[po.Property]
 			if !ok {
 				continue
@@ -283,12 +283,12 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 			}
 			qr.Controls[k][p] = o.PropertiesPassed
 		}
-		for _, po := range sc.Strict.Properties {
+		for _, po := range sc.Outcomes[results.ProtocolMatToolsV1Strict].Properties {
 			if po.Passed {
 				flag(po.Property, "passes-"+k, fmt.Sprintf("the %s control passes under %s", k, results.ProtocolMatToolsV1Strict))
 			}
 		}
-		if v1 := sc.V1; v1.PropertiesPassed > 0 {
+		if v1 := sc.Outcomes[results.ProtocolMatToolsV1]; v1.PropertiesPassed > 0 {
 			flag("", "passes-"+k, fmt.Sprintf("the %s control gets %d of %d properties under %s (%s)", k, v1.PropertiesPassed, len(q.Properties),
 				results.ProtocolMatToolsV1, v1.Verdict))
 		}

@@ -69,7 +69,7 @@ func (s *Scorer) Execute(ctx context.Context, q *datasets.Question, sub Submissi
 		return nil, fmt.Errorf("question %s: parsing the output: %w", q.ID, err)
 	}
 	ex.Duration += pr.Duration
-	var ps struct{ V1 parsed }
+	var ps struct{ V1 Parse }
 	if err := json.Unmarshal(pr.Side, &ps); err != nil || ps.V1.Status == "" {
 		ex.Parse, ex.ParseError = "unparseable", "the parser gave no answer: "+tail(pr.Stderr, 2000)
 		if pr.TimedOut {

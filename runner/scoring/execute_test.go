@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
@@ -77,10 +78,10 @@ func TestNoisyStdoutDoesNotSinkStrict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.V1.Verdict != "not-runnable" || got.V1.Cause != scoring.CauseTimeout {
-		t.Errorf("mattools-v1: %s/%s (%s); want not-runnable/timeout", got.V1.Verdict, got.V1.Cause, got.V1.Detail)
+	if got.Outcomes[results.ProtocolMatToolsV1].Verdict != "not-runnable" || got.Outcomes[results.ProtocolMatToolsV1].Cause != scoring.CauseTimeout {
+		t.Errorf("mattools-v1: %s/%s (%s); want not-runnable/timeout", got.Outcomes[results.ProtocolMatToolsV1].Verdict, got.Outcomes[results.ProtocolMatToolsV1].Cause, got.Outcomes[results.ProtocolMatToolsV1].Detail)
 	}
-	if got.Strict.Verdict != "correct" || got.Strict.PropertiesPassed != 4 {
-		t.Errorf("mattools-v1-strict: %s/%s, %d passed (%s); want correct", got.Strict.Verdict, got.Strict.Cause, got.Strict.PropertiesPassed, got.Strict.Detail)
+	if got.Outcomes[results.ProtocolMatToolsV1Strict].Verdict != "correct" || got.Outcomes[results.ProtocolMatToolsV1Strict].PropertiesPassed != 4 {
+		t.Errorf("mattools-v1-strict: %s/%s, %d passed (%s); want correct", got.Outcomes[results.ProtocolMatToolsV1Strict].Verdict, got.Outcomes[results.ProtocolMatToolsV1Strict].Cause, got.Outcomes[results.ProtocolMatToolsV1Strict].PropertiesPassed, got.Outcomes[results.ProtocolMatToolsV1Strict].Detail)
 	}
 }

@@ -2,6 +2,7 @@ package scoring_test
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,10 +68,11 @@ func TestQuestionSetOfTheDataRoot(t *testing.T) {
 // to what FillRow keeps; the rows it fills are those of the whole output.
 func TestFillRowFromATrimmedScoredIsTheSame(t *testing.T) {
 	s := &scoring.Scored{
-		V1: scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 2,
-			Errors: []string{"b: wrong"}, VerificationOutput: `["b: wrong", 1, 3]`},
-		Strict: scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 2,
-			Errors: []string{"b: wrong"}, FailedProperties: []string{"b"}},
+		Outcomes: map[string]scoring.Outcome{
+			results.ProtocolMatToolsV1: {Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 2,
+				Errors: []string{"b: wrong"}, VerificationOutput: `["b: wrong", 1, 3]`},
+			results.ProtocolMatToolsV1Strict: {Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 2,
+				Errors: []string{"b: wrong"}, FailedProperties: []string{"b"}}},
 		Stdout: []byte(strings.Repeat("o", 9000) + "é"), StdoutDropped: 5, // 9,002 bytes: 5,002 cut, 5 dropped by the sandbox
 		Stderr: []byte("é" + strings.Repeat("e", 6000)), StderrDropped: 1, // 6,002 bytes: the first 2,002 cut
 		ExecDuration: 1500 * time.Millisecond,
@@ -96,7 +98,7 @@ func TestFillRowFromATrimmedScoredIsTheSame(t *testing.T) {
 			*a.ErrorExcerptBytes != int64(len("b: wrong")) {
 			t.Errorf("%s: original lengths stdout %d, stderr %d, error %d", p, *a.StdoutBytes, *a.StderrBytes, *a.ErrorExcerptBytes)
 		}
-		if p == results.ProtocolMatToolsV1 && (a.VerificationOutputBytes == nil || *a.VerificationOutputBytes != int64(len(s.V1.VerificationOutput))) {
+		if p == results.ProtocolMatToolsV1 && (a.VerificationOutputBytes == nil || *a.VerificationOutputBytes != int64(len(s.Outcomes[results.ProtocolMatToolsV1].VerificationOutput))) {
 			t.Errorf("%s: verification output length %v", p, a.VerificationOutputBytes)
 		}
 	}
@@ -143,9 +145,9 @@ func rowText(r results.QuestionRow) string {
 // not score (mattools-original, QA's, a misspelling) is an error that
 // leaves the row as it was, not a silent mattools-v1.
 func TestEveryProtocolHasAnOutcome(t *testing.T) {
-	s := &scoring.Scored{QuestionID: "q", PropertyCount: 3,
-		V1:     scoring.Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 1},
-		Strict: scoring.Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: 3}}
+	s := &scoring.Scored{QuestionID: "q", PropertyCount: 3, Outcomes: map[string]scoring.Outcome{
+		results.ProtocolMatToolsV1:       {Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictPartial, Runnable: true, PropertiesPassed: 1},
+		results.ProtocolMatToolsV1Strict: {Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictCorrect, Runnable: true, PropertiesPassed: 3}}}
 	if len(scoring.Protocols) != 2 {
 		t.Fatalf("Protocols = %q; want mattools-v1 and mattools-v1-strict", scoring.Protocols)
 	}
@@ -172,5 +174,33 @@ func TestEveryProtocolHasAnOutcome(t *testing.T) {
 func TestDefaultLimitsAgree(t *testing.T) {
 	if plan.DefaultSandboxTimeout != scoring.DefaultLimits.Wall || scoring.DefaultLimits.CPU <= 0 || scoring.DefaultLimits.CPU >= scoring.DefaultLimits.Wall {
 		t.Errorf("plan.DefaultSandboxTimeout %v, scoring.DefaultLimits %+v", plan.DefaultSandboxTimeout, scoring.DefaultLimits)
+	}
+}
+
+// TestScoredReadsTheFormerLayout: a Scored journaled or cached before
+// outcomes were keyed by protocol (fields V1, Strict, Others) reads into
+// Outcomes, each under its protocol, and the current layout round-trips.
+func TestScoredReadsTheFormerLayout(t *testing.T) {
+	old := `{"QuestionID":"q","PropertyCount":2,"V1":{"Protocol":"mattools-v1","Verdict":"partial","Runnable":true,"PropertiesPassed":1},` +
+		`"Strict":{"Protocol":"mattools-v1-strict","Verdict":"correct","Runnable":true,"PropertiesPassed":2},` +
+		`"Others":{"toy":{"Protocol":"toy","Verdict":"not-runnable","Cause":"empty-code"}},"RunError":"e"}`
+	var s scoring.Scored
+	if err := json.Unmarshal([]byte(old), &s); err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%s %d %q", s.QuestionID, s.PropertyCount, s.RunError)
+	for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict, "toy"} {
+		got += fmt.Sprintf(" %s:%s/%d", p, s.Outcomes[p].Verdict, s.Outcomes[p].PropertiesPassed)
+	}
+	if want := `q 2 "e" mattools-v1:partial/1 mattools-v1-strict:correct/2 toy:not-runnable/0`; got != want || len(s.Outcomes) != 3 {
+		t.Errorf("read %s (%d outcomes); want %s", got, len(s.Outcomes), want)
+	}
+	b, err := json.Marshal(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again scoring.Scored
+	if err := json.Unmarshal(b, &again); err != nil || !reflect.DeepEqual(again, s) {
+		t.Errorf("round trip of %s: %+v, %v", b, again, err)
 	}
 }

@@ -7,6 +7,12 @@
 // and verified by the question's unit test in a third, fed only the pickled
 // parsed objects. The Python harnesses are embedded (harness/*.py).
 //
+// Each protocol is a behaviour (Protocol) in a file of its own:
+// protocol_v1.go and protocol_v1strict.go decide a question's verdict
+// from the shared run, parse and check; protocol_qa.go scores QA answers
+// under mattools-qa-v1. A Scored holds a question's outcome under every
+// registered protocol, by protocol id (Scored.Outcomes).
+//
 // # Verdicts and what they count
 //
 //	verdict             runnable  properties passed
@@ -51,7 +57,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,8 +79,10 @@ func harnessFile(name string) []byte {
 	return b
 }
 
-// Protocols are the tool-usage scoring protocols this package implements,
-// in display order, as the registry of results/protocols.go lists them.
+// Protocols are the protocols MatTools' tool-usage benchmark is scored
+// under (mattools-v1 and mattools-v1-strict, each a Protocol of this
+// package), in display order, as the registry of results/protocols.go
+// lists them.
 var Protocols = results.ScoredProtocols(results.BenchmarkToolUsage)
 
 // Causes refine not-runnable and verification-crash verdicts
@@ -128,17 +138,17 @@ type Outcome struct {
 	Detail             string // why the code is not runnable or the check crashed (parse error, crash text, harness stderr)
 }
 
-// Scored is the outcome of one question under both protocols, with what the
-// generated code printed.
+// Scored is the outcome of one question under every registered protocol
+// (Behaviours), with what the generated code printed.
 type Scored struct {
 	QuestionID    string
 	PropertyCount int
-	V1, Strict    Outcome
-	// Others holds the outcomes under registered protocols besides
-	// mattools-v1 and mattools-v1-strict, by protocol id (a Scorer of
-	// another package fills it; this package's Scorer never does).
-	Others         map[string]Outcome `json:",omitempty"`
-	Stdout, Stderr []byte             // the function run's output, capped (see the Dropped counts)
+	// Outcomes holds the question's outcome under each protocol, by
+	// protocol id (mattools-v1, mattools-v1-strict and any protocol
+	// registered with Register; a Scorer of another package may fill it
+	// with protocols of its own).
+	Outcomes       map[string]Outcome
+	Stdout, Stderr []byte // the function run's output, capped (see the Dropped counts)
 	StdoutDropped  int64
 	StderrDropped  int64
 	RunError       string // the function's exception, "" if none
@@ -153,20 +163,62 @@ type Scored struct {
 	RunCPU, ExecCPU time.Duration
 }
 
-// Outcome returns the outcome under protocol p, one of Protocols; any
-// other protocol (mattools-original, a QA protocol, a misspelling) is an
+// Outcome returns the outcome under protocol p; a protocol s has no
+// outcome for (mattools-original, a QA protocol, a misspelling) is an
 // error.
 func (s *Scored) Outcome(p string) (Outcome, error) {
-	switch p {
-	case results.ProtocolMatToolsV1:
-		return s.V1, nil
-	case results.ProtocolMatToolsV1Strict:
-		return s.Strict, nil
-	}
-	if o, ok := s.Others[p]; ok {
+	if o, ok := s.Outcomes[p]; ok {
 		return o, nil
 	}
-	return Outcome{}, fmt.Errorf("scoring protocol %q: this scorer scores %s", p, strings.Join(Protocols, " and "))
+	have := slices.Sorted(maps.Keys(s.Outcomes))
+	return Outcome{}, fmt.Errorf("scoring protocol %q: this scorer scores %s", p, strings.Join(have, " and "))
+}
+
+// ReplaceCause gives every outcome whose cause is from the cause to
+// instead (the runner: empty-code becomes code-too-large or context-length
+// when it emptied the code itself).
+func (s *Scored) ReplaceCause(from, to string) {
+	for p, o := range s.Outcomes {
+		if o.Cause == from {
+			o.Cause = to
+			s.Outcomes[p] = o
+		}
+	}
+}
+
+// UnmarshalJSON reads a Scored as encoding/json writes it, and also as
+// stored before outcomes were keyed by protocol (fields V1, Strict and
+// Others: journals and caches written then), each outcome under its
+// Protocol.
+func (s *Scored) UnmarshalJSON(b []byte) error {
+	type plain Scored
+	var aux struct {
+		*plain
+		V1, Strict *Outcome
+		Others     map[string]Outcome
+	}
+	aux.plain = (*plain)(s)
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	legacy := aux.Others
+	for _, o := range []*Outcome{aux.V1, aux.Strict} {
+		if o != nil && o.Protocol != "" {
+			if legacy == nil {
+				legacy = map[string]Outcome{}
+			}
+			legacy[o.Protocol] = *o
+		}
+	}
+	for p, o := range legacy {
+		if s.Outcomes == nil {
+			s.Outcomes = map[string]Outcome{}
+		}
+		if _, ok := s.Outcomes[p]; !ok {
+			s.Outcomes[p] = o
+		}
+	}
+	return nil
 }
 
 // Scorer scores submissions in a sandbox.
@@ -190,15 +242,8 @@ type runStatus struct {
 	Repr    *string `json:"repr"`
 }
 
-type parsed struct {
-	Status     string `json:"status"`
-	Error      string `json:"error"`
-	Type       string `json:"type"`
-	Pickle     string `json:"pickle"`
-	Keys       int    `json:"keys"`        // of a parsed dict
-	NoneValues int    `json:"none_values"` // values of a parsed dict that are None
-}
-
+// verified is what harness/verify.py reports on the side channel: one
+// check per channel it was given a pickle for.
 type verified struct {
 	V1 *struct {
 		Decision string            `json:"decision"`
@@ -215,31 +260,43 @@ type verified struct {
 	} `json:"strict"`
 }
 
+// pickleFile names the pickle of each channel's parsed dict that
+// harness/verify.py checks.
+var pickleFile = map[Channel]string{Printed: "v1.pickle", Returned: "strict.pickle"}
+
 func notRunnable(p, cause string) Outcome {
 	return Outcome{Protocol: p, Verdict: results.VerdictNotRunnable, Cause: cause}
 }
 
-// Score scores one submission for question q under both protocols. A
-// question whose data files are absent from Root gets data-missing without
-// running anything, and so does empty code get not-runnable (empty-code).
-// Errors are failures of the sandbox, never of the code.
+// Score scores one submission for question q under every registered
+// protocol (Behaviours), from one run of the function, one parse and one
+// check of each channel. A question whose data files are absent from Root
+// gets data-missing without running anything, and so does empty code get
+// not-runnable (empty-code). Errors are failures of the sandbox, never of
+// the code.
 func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission) (*Scored, error) {
 	start := time.Now()
-	k := len(q.Properties)
-	out := &Scored{QuestionID: q.ID, PropertyCount: k}
+	protos := Behaviours()
+	out := &Scored{QuestionID: q.ID, PropertyCount: len(q.Properties), Outcomes: make(map[string]Outcome, len(protos))}
 	defer func() {
 		out.TotalDuration = time.Since(start)
-		failAll(&out.V1, q)
-		failAll(&out.Strict, q)
+		for p, o := range out.Outcomes {
+			failAll(&o, q)
+			out.Outcomes[p] = o
+		}
 	}()
+	all := func(o Outcome) {
+		for _, p := range protos {
+			o.Protocol = p.ID()
+			out.Outcomes[p.ID()] = o
+		}
+	}
 	if !q.Executable() {
-		out.V1 = Outcome{Protocol: results.ProtocolMatToolsV1, Verdict: results.VerdictDataMissing}
-		out.Strict = Outcome{Protocol: results.ProtocolMatToolsV1Strict, Verdict: results.VerdictDataMissing}
+		all(Outcome{Verdict: results.VerdictDataMissing})
 		return out, nil
 	}
 	if strings.TrimSpace(sub.Code) == "" {
-		out.V1 = notRunnable(results.ProtocolMatToolsV1, CauseEmptyCode)
-		out.Strict = notRunnable(results.ProtocolMatToolsV1Strict, CauseEmptyCode)
+		all(notRunnable("", CauseEmptyCode))
 		return out, nil
 	}
 
@@ -255,14 +312,63 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 		out.RunError = st.Type + ": " + st.Message
 	}
 	if run.TimedOut {
-		// MatTools had no timeout; ours is a not-runnable verdict under both protocols.
-		out.V1 = notRunnable(results.ProtocolMatToolsV1, CauseTimeout)
-		out.Strict = notRunnable(results.ProtocolMatToolsV1Strict, CauseTimeout)
+		// MatTools had no timeout; ours is a not-runnable verdict under every protocol.
+		all(notRunnable("", CauseTimeout))
 		return out, nil
 	}
 
-	// B. Parse, in a fresh sandbox: v1 parses stdout whatever happened (only
-	// stdout counts in MatTools); strict parses the returned value's repr.
+	// B. Parse both channels; each protocol admits its channel's dict or
+	// gives the question its not-runnable cause.
+	parses, err := s.parse(ctx, q, run, st, runCause, out)
+	if err != nil {
+		return nil, err
+	}
+	pickles := map[Channel][]byte{}
+	var admitted []Protocol
+	for _, p := range protos {
+		ps := parses[p.Channel()]
+		cause := p.Admit(runCause, ps)
+		if cause == "" {
+			b, err := base64.StdEncoding.DecodeString(ps.Pickle)
+			if err != nil {
+				cause = CauseUnparseable
+			} else {
+				pickles[p.Channel()] = b
+			}
+		}
+		if cause != "" {
+			o := notRunnable(p.ID(), cause)
+			o.Detail = ps.Error
+			out.Outcomes[p.ID()] = o
+			continue
+		}
+		admitted = append(admitted, p)
+	}
+	if len(admitted) == 0 {
+		return out, nil
+	}
+
+	// C–D. Verify, in a fresh sandbox fed only the pickled dicts; each
+	// admitted protocol judges its channel's check.
+	checks, err := s.verify(ctx, q, pickles, out)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range admitted {
+		o, err := p.Judge(q, checks[p.Channel()])
+		if err != nil {
+			return nil, err
+		}
+		out.Outcomes[p.ID()] = o
+	}
+	return out, nil
+}
+
+// parse parses the function's result on both channels (step B), in a fresh
+// sandbox: stdout whatever happened (only stdout counts in MatTools), and
+// the returned value's repr when the function returned one. Sandbox time
+// is added to out. Errors are failures of the sandbox.
+func (s *Scorer) parse(ctx context.Context, q *datasets.Question, run *sandbox.Result, st runStatus, runCause string, out *Scored) (map[Channel]Parse, error) {
 	files := map[string][]byte{"parse.py": harnessFile("parse.py"), "stdout.txt": run.Stdout}
 	if runCause == "" && st.Repr != nil {
 		files["repr.txt"] = []byte(*st.Repr)
@@ -273,18 +379,18 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 	}
 	out.ExecDuration += pr.Duration
 	out.ExecCPU += pr.CPU
-	var ps struct{ V1, Strict parsed }
+	var ps struct{ V1, Strict Parse }
 	if err := json.Unmarshal(pr.Side, &ps); err != nil {
-		// The shared parse gave no answer (typically mattools-v1's parse of a
-		// huge, noisy stdout reached the time limit). Each protocol parses
-		// on its own then: v1's cause is that failure (a timeout is a
-		// timeout), and strict, which judges the returned value, parses its
-		// repr again in a fresh sandbox with a time limit of its own.
+		// The shared parse gave no answer (typically the parse of a huge,
+		// noisy stdout reached the time limit). Each channel is parsed on
+		// its own then: Printed's cause is that failure (a timeout is a
+		// timeout), and Returned, which judges the returned value, parses
+		// its repr again in a fresh sandbox with a time limit of its own.
 		cause := CauseUnparseable
 		if pr.TimedOut {
 			cause = CauseTimeout
 		}
-		ps.V1 = parsed{Status: "harness:" + cause, Error: tail(pr.Stderr, 2000)}
+		ps.V1 = Parse{Status: "harness:" + cause, Error: tail(pr.Stderr, 2000)}
 		ps.Strict = ps.V1
 		if repr, ok := files["repr.txt"]; ok {
 			sr, err := s.Sandbox.Run(ctx, sandbox.Spec{Files: map[string][]byte{"parse.py": harnessFile("parse.py"), "repr.txt": repr},
@@ -294,36 +400,25 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 			}
 			out.ExecDuration += sr.Duration
 			out.ExecCPU += sr.CPU
-			var alone struct{ Strict parsed }
+			var alone struct{ Strict Parse }
 			if json.Unmarshal(sr.Side, &alone) == nil && alone.Strict.Status != "" {
 				ps.Strict = alone.Strict
 			} else if sr.TimedOut {
-				ps.Strict = parsed{Status: "harness:" + CauseTimeout, Error: tail(sr.Stderr, 2000)}
+				ps.Strict = Parse{Status: "harness:" + CauseTimeout, Error: tail(sr.Stderr, 2000)}
 			}
 		}
 	}
+	return map[Channel]Parse{Printed: ps.V1, Returned: ps.Strict}, nil
+}
 
-	v1Pickle, v1Cause := decide(ps.V1, runCause, true)
-	strictPickle, strictCause := decide(ps.Strict, runCause, false)
-	if v1Cause != "" {
-		out.V1 = notRunnable(results.ProtocolMatToolsV1, v1Cause)
-		out.V1.Detail = ps.V1.Error
-	}
-	if strictCause != "" {
-		out.Strict = notRunnable(results.ProtocolMatToolsV1Strict, strictCause)
-		out.Strict.Detail = ps.Strict.Error
-	}
-	if v1Pickle == nil && strictPickle == nil {
-		return out, nil
-	}
-
-	// C–D. Verify, in a fresh sandbox fed only the pickled dicts.
-	files = map[string][]byte{"verify.py": harnessFile("verify.py"), "unit_test.py": []byte(q.UnitTest), "name.txt": []byte(q.ID)}
-	if v1Pickle != nil {
-		files["v1.pickle"] = v1Pickle
-	}
-	if strictPickle != nil {
-		files["strict.pickle"] = strictPickle
+// verify checks the pickled dict of each channel in pickles with question
+// q's unit test (steps C–D), in a fresh sandbox fed only the pickles, and
+// returns each channel's Check. Sandbox time is added to out. Errors are
+// failures of the sandbox.
+func (s *Scorer) verify(ctx context.Context, q *datasets.Question, pickles map[Channel][]byte, out *Scored) (map[Channel]Check, error) {
+	files := map[string][]byte{"verify.py": harnessFile("verify.py"), "unit_test.py": []byte(q.UnitTest), "name.txt": []byte(q.ID)}
+	for ch, b := range pickles {
+		files[pickleFile[ch]] = b
 	}
 	vr, err := s.Sandbox.Run(ctx, sandbox.Spec{Files: files, Argv: []string{"python3", "-I", "/sbx/verify.py"}, Limits: s.Limits})
 	if err != nil {
@@ -333,54 +428,19 @@ func (s *Scorer) Score(ctx context.Context, q *datasets.Question, sub Submission
 	out.ExecCPU += vr.CPU
 	var v verified
 	vErr := json.Unmarshal(vr.Side, &v)
-	crash := func(p, cause, detail string, runnable bool) Outcome {
-		return Outcome{Protocol: p, Verdict: results.VerdictVerificationCrash, Cause: cause, Runnable: runnable, Detail: detail}
-	}
-	harnessCause := CauseVerifyOutput
+	harness := Check{HarnessCause: CauseVerifyOutput, HarnessDetail: tail(vr.Stderr, 2000)}
 	if vr.TimedOut {
-		harnessCause = CauseTimeout
+		harness.HarnessCause = CauseTimeout
 	}
-	if v1Pickle != nil {
-		if vErr != nil || v.V1 == nil {
-			out.V1 = crash(results.ProtocolMatToolsV1, harnessCause, tail(vr.Stderr, 2000), false)
-		} else {
-			out.V1 = tallyV1(k, v.V1.Decision, v.V1.List, v.V1.Text)
-			if out.V1.Verdict == results.VerdictCorrect {
-				for _, p := range q.Properties {
-					out.V1.Properties = append(out.V1.Properties, results.PropertyOutcome{Property: p.Name, Passed: true})
-				}
-			}
-		}
+	printed, returned := harness, harness
+	if vErr == nil && v.V1 != nil {
+		printed.Answered, printed.Decision, printed.List, printed.Text = true, v.V1.Decision, v.V1.List, v.V1.Text
 	}
-	if strictPickle != nil {
-		switch {
-		case vErr != nil || v.Strict == nil:
-			out.Strict = crash(results.ProtocolMatToolsV1Strict, harnessCause, tail(vr.Stderr, 2000), true)
-		case v.Strict.Crash != "" || len(v.Strict.Passed) != len(v.Strict.Names) || len(v.Strict.Messages) != len(v.Strict.Names):
-			out.Strict = crash(results.ProtocolMatToolsV1Strict, CauseVerifyException, v.Strict.Crash, true)
-		default:
-			o := Outcome{Protocol: results.ProtocolMatToolsV1Strict, Runnable: true, Errors: v.Strict.Errors}
-			for i, p := range v.Strict.Passed {
-				o.Properties = append(o.Properties, results.PropertyOutcome{Property: v.Strict.Names[i], Passed: p, Message: v.Strict.Messages[i]})
-				if p {
-					o.PropertiesPassed++
-				} else {
-					o.FailedProperties = append(o.FailedProperties, v.Strict.Names[i])
-				}
-			}
-			o.Verdict = results.VerdictPartial
-			if o.PropertiesPassed == len(v.Strict.Names) {
-				o.Verdict = results.VerdictCorrect
-			}
-			if len(v.Strict.Names) != k {
-				// The unit test checks a different number of properties than
-				// properties.json lists; datasets.Load guarantees they agree.
-				return nil, fmt.Errorf("question %s: the unit test checks %d properties, the question has %d", q.ID, len(v.Strict.Names), k)
-			}
-			out.Strict = o
-		}
+	if vErr == nil && v.Strict != nil {
+		returned.Answered, returned.Names, returned.Passed, returned.Errors, returned.Messages, returned.Crash =
+			true, v.Strict.Names, v.Strict.Passed, v.Strict.Errors, v.Strict.Messages, v.Strict.Crash
 	}
-	return out, nil
+	return map[Channel]Check{Printed: printed, Returned: returned}, nil
 }
 
 // failAll gives an outcome whose checks did not run (not-runnable) or
@@ -462,64 +522,6 @@ func dataFiles(q *datasets.Question) []string {
 		out = append(out, strings.TrimPrefix(f.Path, "tool_source_code/"))
 	}
 	return out
-}
-
-// decide returns the pickle to verify, or the not-runnable cause.
-func decide(p parsed, runCause string, v1 bool) ([]byte, string) {
-	if p.Status == "ok" {
-		if !v1 && runCause != "" {
-			return nil, runCause
-		}
-		b, err := base64.StdEncoding.DecodeString(p.Pickle)
-		if err != nil {
-			return nil, CauseUnparseable
-		}
-		return b, ""
-	}
-	if runCause != "" {
-		return nil, runCause
-	}
-	switch p.Status {
-	case "harness:" + CauseTimeout:
-		return nil, CauseTimeout // the parse reached the time limit
-	case "empty":
-		return nil, CauseNoOutput
-	case "not-dict", "empty-dict":
-		return nil, CauseNoDict
-	}
-	return nil, CauseUnparseable // "unparseable", or no text at all ("absent")
-}
-
-// tallyV1 applies MatTools' tally (docs/mattools.md §2.4 E) to the
-// check's decision: "ok" → correct with all k properties; a list L →
-// partial with L[-1] − L[-2]; anything else → a function error, which we
-// call a verification crash (not runnable, 0 properties).
-func tallyV1(k int, decision string, list []json.RawMessage, text string) Outcome {
-	o := Outcome{Protocol: results.ProtocolMatToolsV1, VerificationOutput: text}
-	switch decision {
-	case "ok":
-		o.Verdict, o.Runnable, o.PropertiesPassed = results.VerdictCorrect, true, k
-		return o
-	case "list":
-		n := len(list)
-		var last, prev float64
-		if n < 2 || json.Unmarshal(list[n-1], &last) != nil || json.Unmarshal(list[n-2], &prev) != nil ||
-			last != float64(int(last)) || prev != float64(int(prev)) {
-			o.Verdict, o.Cause, o.Detail = results.VerdictVerificationCrash, CauseVerifyMalformed, text
-			return o
-		}
-		for _, raw := range list[:n-2] {
-			var s string
-			if json.Unmarshal(raw, &s) != nil {
-				s = string(raw)
-			}
-			o.Errors = append(o.Errors, s)
-		}
-		o.Verdict, o.Runnable, o.PropertiesPassed = results.VerdictPartial, true, int(last)-int(prev)
-		return o
-	}
-	o.Verdict, o.Cause, o.Detail = results.VerdictVerificationCrash, CauseVerifyOutput, text
-	return o
 }
 
 func tail(b []byte, n int) string {

@@ -207,7 +207,7 @@ def f():
 			for _, c := range []struct {
 				o    scoring.Outcome
 				want want
-			}{{got[i].V1, tt.v1}, {got[i].Strict, tt.strict}} {
+			}{{got[i].Outcomes[results.ProtocolMatToolsV1], tt.v1}, {got[i].Outcomes[results.ProtocolMatToolsV1Strict], tt.strict}} {
 				g := want{c.o.Verdict, c.o.Cause, c.o.Runnable, c.o.PropertiesPassed}
 				if g != c.want {
 					t.Errorf("%s: got %+v, want %+v\n  detail: %s\n  errors: %q\n  stdout: %q\n  stderr: %s",
@@ -227,7 +227,7 @@ func TestTimeoutIsNotRunnable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []scoring.Outcome{got.V1, got.Strict} {
+	for _, o := range []scoring.Outcome{got.Outcomes[results.ProtocolMatToolsV1], got.Outcomes[results.ProtocolMatToolsV1Strict]} {
 		if o.Verdict != results.VerdictNotRunnable || o.Cause != scoring.CauseTimeout {
 			t.Errorf("%s: %s/%s; want not-runnable/timeout", o.Protocol, o.Verdict, o.Cause)
 		}
@@ -244,8 +244,8 @@ func TestDataMissingIsNotExecuted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.V1.Verdict != results.VerdictDataMissing || got.Strict.Verdict != results.VerdictDataMissing {
-		t.Errorf("verdicts %s, %s; want data-missing", got.V1.Verdict, got.Strict.Verdict)
+	if got.Outcomes[results.ProtocolMatToolsV1].Verdict != results.VerdictDataMissing || got.Outcomes[results.ProtocolMatToolsV1Strict].Verdict != results.VerdictDataMissing {
+		t.Errorf("verdicts %s, %s; want data-missing", got.Outcomes[results.ProtocolMatToolsV1].Verdict, got.Outcomes[results.ProtocolMatToolsV1Strict].Verdict)
 	}
 }
 
@@ -278,20 +278,20 @@ func TestPropertyOutcomes(t *testing.T) {
 	out := score("def f():\n    return {'a': 7, 'b': 'broken', 'd': [1.0, 2.0]}\n")
 	wantStrict := []po{{Property: "a", Passed: true}, {Property: "b", Message: "b: Expected Ga site but got broken"},
 		{Property: "c", Message: "c not found in input properties"}, {Property: "d", Passed: true}}
-	if !slices.Equal(out.Strict.Properties, wantStrict) {
-		t.Errorf("strict outcomes %+v\nwant %+v", out.Strict.Properties, wantStrict)
+	if !slices.Equal(out.Outcomes[results.ProtocolMatToolsV1Strict].Properties, wantStrict) {
+		t.Errorf("strict outcomes %+v\nwant %+v", out.Outcomes[results.ProtocolMatToolsV1Strict].Properties, wantStrict)
 	}
 	allPassed := []po{{Property: "a", Passed: true}, {Property: "b", Passed: true}, {Property: "c", Passed: true}, {Property: "d", Passed: true}}
-	if out.V1.Verdict != results.VerdictCorrect || !slices.Equal(out.V1.Properties, allPassed) {
-		t.Errorf("v1 %s, outcomes %+v; want correct with all passed", out.V1.Verdict, out.V1.Properties)
+	if out.Outcomes[results.ProtocolMatToolsV1].Verdict != results.VerdictCorrect || !slices.Equal(out.Outcomes[results.ProtocolMatToolsV1].Properties, allPassed) {
+		t.Errorf("v1 %s, outcomes %+v; want correct with all passed", out.Outcomes[results.ProtocolMatToolsV1].Verdict, out.Outcomes[results.ProtocolMatToolsV1].Properties)
 	}
 	// c's Element in a tuple: v1 fails c (one error string), partial 3.
 	out2 := score("from pymatgen.core import Element\ndef f():\n    return {'a': 7, 'b': 'Ga site', 'c': (Element('Mg'), 2), 'd': [1.0, 2.0]}\n")
-	if out2.V1.Verdict != results.VerdictPartial || out2.V1.Properties != nil || !slices.Equal(out2.Strict.Properties, allPassed) {
-		t.Errorf("v1 %s with outcomes %+v (want partial, none); strict %+v", out2.V1.Verdict, out2.V1.Properties, out2.Strict.Properties)
+	if out2.Outcomes[results.ProtocolMatToolsV1].Verdict != results.VerdictPartial || out2.Outcomes[results.ProtocolMatToolsV1].Properties != nil || !slices.Equal(out2.Outcomes[results.ProtocolMatToolsV1Strict].Properties, allPassed) {
+		t.Errorf("v1 %s with outcomes %+v (want partial, none); strict %+v", out2.Outcomes[results.ProtocolMatToolsV1].Verdict, out2.Outcomes[results.ProtocolMatToolsV1].Properties, out2.Outcomes[results.ProtocolMatToolsV1Strict].Properties)
 	}
 	out3 := score("def f():\n    raise ValueError('no')\n")
-	for _, o := range []scoring.Outcome{out3.V1, out3.Strict} {
+	for _, o := range []scoring.Outcome{out3.Outcomes[results.ProtocolMatToolsV1], out3.Outcomes[results.ProtocolMatToolsV1Strict]} {
 		if o.Verdict != results.VerdictNotRunnable || len(o.Properties) != 4 || o.Properties[2] != (po{Property: "c", Message: "not-runnable: exception:ValueError"}) {
 			t.Errorf("%s: %s, outcomes %+v", o.Protocol, o.Verdict, o.Properties)
 		}

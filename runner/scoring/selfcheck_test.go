@@ -111,7 +111,7 @@ func TestSelfConsistency(t *testing.T) {
 	correct := map[string]int{}
 	for _, j := range jobs {
 		k := len(j.q.Properties)
-		for _, o := range []scoring.Outcome{j.out.V1, j.out.Strict} {
+		for _, o := range []scoring.Outcome{j.out.Outcomes[results.ProtocolMatToolsV1], j.out.Outcomes[results.ProtocolMatToolsV1Strict]} {
 			got := fmt.Sprintf("%s %d", o.Verdict, o.PropertiesPassed)
 			if o.Verdict == results.VerdictCorrect && o.PropertiesPassed == k {
 				correct[o.Protocol]++
@@ -156,7 +156,7 @@ func TestSelfConsistencyPerProperty(t *testing.T) {
 	exact := map[string]int{}
 	for _, j := range jobs {
 		k := len(j.q.Properties)
-		st, v1 := j.out.Strict, j.out.V1
+		st, v1 := j.out.Outcomes[results.ProtocolMatToolsV1Strict], j.out.Outcomes[results.ProtocolMatToolsV1]
 		strictOK := st.Verdict == results.VerdictPartial && st.PropertiesPassed == k-1
 		if k == 1 && j.label == "drop" {
 			// Dropping the only property leaves {}: no dict under both protocols.

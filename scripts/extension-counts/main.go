@@ -48,7 +48,10 @@ var registrations = []string{
 	"results/benchmarks.go",
 	"results/protocols.go",
 	"results/registered.go",
-	"runner/systems/", // each system's own package
+	"runner/systems/",               // each system's own package
+	"runner/scoring/protocol_v1.go", // each scoring protocol's behaviour
+	"runner/scoring/protocol_v1strict.go",
+	"runner/scoring/protocol_qa.go",
 	"datasets/loaders.go",
 	"benchmarks/",
 }

@@ -116,8 +116,8 @@ func main() {
 		}},
 		{"scoring an empty function (run, parse, verify)", func(s *scoring.Scorer) error {
 			sc, err := s.Score(ctx, vacancy, empty)
-			if err == nil && sc.V1.Verdict != results.VerdictPartial {
-				err = fmt.Errorf("verdict %s %s", sc.V1.Verdict, sc.V1.Cause)
+			if o := sc.Outcomes[results.ProtocolMatToolsV1]; err == nil && o.Verdict != results.VerdictPartial {
+				err = fmt.Errorf("verdict %s %s", o.Verdict, o.Cause)
 			}
 			return err
 		}},
@@ -182,8 +182,7 @@ func main() {
 			fail(err)
 		}
 		warmT += time.Since(t)
-		if c.V1.Verdict == w.V1.Verdict && c.V1.PropertiesPassed == w.V1.PropertiesPassed && c.Strict.Verdict == w.Strict.Verdict &&
-			c.Strict.PropertiesPassed == w.Strict.PropertiesPassed && c.V1.Cause == w.V1.Cause && c.Strict.Cause == w.Strict.Cause {
+		if sameVerdicts(c, w) {
 			same++
 		}
 		var files []string
@@ -224,4 +223,19 @@ func loadavg() string {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "warm-bench:", err)
 	os.Exit(1)
+}
+
+// sameVerdicts reports whether a and b have the same verdict, cause and
+// properties passed under every protocol.
+func sameVerdicts(a, b *scoring.Scored) bool {
+	if len(a.Outcomes) != len(b.Outcomes) {
+		return false
+	}
+	for p, x := range a.Outcomes {
+		y, ok := b.Outcomes[p]
+		if !ok || x.Verdict != y.Verdict || x.PropertiesPassed != y.PropertiesPassed || x.Cause != y.Cause {
+			return false
+		}
+	}
+	return true
 }

@@ -34,14 +34,14 @@ type RankedTable struct {
 	// of a run (which has one per question, also outside its question set).
 	Questions, Properties, TotalQuestions, TotalProperties int
 	// Columns in display order: per scoring protocol (the headline's, then
-	// ProtocolOrder), task success rate then function runnable rate.
+	// the registry's display order, results.ProtocolRank), task success rate then function runnable rate.
 	Columns []RankedColumn
 	// HeadlineProtocol is the protocol the rows are ranked by: the one of
-	// ProtocolOrder under which most rows have a task success rate (ties:
+	// the display order under which most rows have a task success rate (ties:
 	// the first; else the first column's). Its columns come first.
 	HeadlineProtocol string
 	Rows             []*RankedRow
-	Parts            []*Table // the per-protocol tables joined, in ProtocolOrder
+	Parts            []*Table // the per-protocol tables joined, in display order (results.ProtocolRank)
 	// Shared says, one sentence per other table of the page, how many of
 	// this table's configurations appear there too.
 	Shared []string
@@ -51,10 +51,19 @@ type RankedTable struct {
 // tables: every tool-usage system together.
 const BoardToolUsage Board = "tool-usage"
 
-// ProtocolOrder is the order of the scoring protocols' columns in a
-// RankedTable: the benchmark's own scoring as this project reproduces it
-// (the headline), the strict variant, then MatTools' published totals.
-var ProtocolOrder = []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict, results.ProtocolMatToolsOriginal}
+// ProtocolOrder lists the registered scoring protocols' ids in display
+// order (results.ScoringProtocols) as registered when this package was
+// initialised.
+//
+// Deprecated: use results.ProtocolRank, which also places protocols
+// registered later.
+var ProtocolOrder = func() []string {
+	var ids []string
+	for _, p := range results.ScoringProtocols() {
+		ids = append(ids, p.ID)
+	}
+	return ids
+}()
 
 // RankedColumn is one metric under one scoring protocol.
 type RankedColumn struct {
@@ -62,17 +71,16 @@ type RankedColumn struct {
 	Metric   Metric
 }
 
-// ProtocolTitle names a scoring protocol in a column heading.
-func ProtocolTitle(p string) string {
-	switch p {
-	case results.ProtocolMatToolsV1:
-		return "mattools-v1"
-	case results.ProtocolMatToolsV1Strict:
-		return "mattools-v1-strict"
-	case results.ProtocolMatToolsOriginal:
-		return "as published"
-	}
-	return p
+// ProtocolTitle names a scoring protocol in a column heading: its title in
+// the registry (results.ProtocolTitle).
+func ProtocolTitle(p string) string { return results.ProtocolTitle(p) }
+
+// AsPublished reports whether protocol p's numbers are imported as
+// published, not scored by this project (a registered protocol that is not
+// Scored: mattools-original).
+func AsPublished(p string) bool {
+	sp, ok := results.LookupScoringProtocol(p)
+	return ok && !sp.Scored
 }
 
 // Title returns the column heading, e.g. "Task success rate (%), mattools-v1".
@@ -88,7 +96,7 @@ type RankedRow struct {
 	RetrievalSource int
 	Variant         string
 	Family          string  // Family of the configurations' provenance
-	Badges          []Badge // one per distinct badge of the configurations, in ProtocolOrder of theirs
+	Badges          []Badge // one per distinct badge of the configurations, in display order of their protocols
 	Cells           []*Cell // aligned with the table's Columns; nil where no value exists
 	// Rank is the 1-based competition rank ("1, 2, 2, 4") by the headline
 	// column; 0 for rows without a headline value (listed after the ranked).
@@ -109,7 +117,7 @@ type RankedRow struct {
 	// It is computed by the running code, also in a frozen edition, whose
 	// Band and Rank stay as frozen.
 	QBand stats.Band
-	// Configurations behind the row, in ProtocolOrder.
+	// Configurations behind the row, in display order of their protocols.
 	Configurations []*Configuration
 	// Notes say why the same model, system and retrieval source appear in
 	// another row of this table.
@@ -244,16 +252,9 @@ func buildRanked(b Board, tables []*Table) []*RankedTable {
 	return out
 }
 
-func protocolRank(p string) int {
-	if i := slices.Index(ProtocolOrder, p); i >= 0 {
-		return i
-	}
-	return len(ProtocolOrder)
-}
-
 func (rt *RankedTable) join() {
 	slices.SortStableFunc(rt.Parts, func(x, y *Table) int {
-		return cmp.Or(cmp.Compare(protocolRank(x.ScoringProtocol), protocolRank(y.ScoringProtocol)), strings.Compare(x.ScoringProtocol, y.ScoringProtocol))
+		return cmp.Or(cmp.Compare(results.ProtocolRank(x.ScoringProtocol), results.ProtocolRank(y.ScoringProtocol)), strings.Compare(x.ScoringProtocol, y.ScoringProtocol))
 	})
 	for _, t := range rt.Parts {
 		if !slices.ContainsFunc(rt.Columns, func(c RankedColumn) bool { return c.Protocol == t.ScoringProtocol }) {
@@ -305,13 +306,13 @@ func (rt *RankedTable) join() {
 	}
 	rt.fillCells()
 	// The headline protocol: the one most rows have a task success rate
-	// under, ties broken by ProtocolOrder, so that a few rows scored under
+	// under, ties broken by the registry's display order, so that a few rows scored under
 	// another protocol (a submission scored under mattools-v1 on all 49
 	// questions, beside MatTools' published totals) never unrank the rest.
 	// Reference rows are not ranked and do not count.
 	best := 0
-	for _, p := range ProtocolOrder {
-		n := 0
+	for _, sp := range results.ScoringProtocols() {
+		p, n := sp.ID, 0
 		for _, row := range rt.Rows {
 			if !row.Reference && row.Cell(rt, p, TaskSuccessRate) != nil {
 				n++
@@ -322,7 +323,7 @@ func (rt *RankedTable) join() {
 		}
 	}
 	if rt.HeadlineProtocol == "" && len(rt.Columns) > 0 {
-		rt.HeadlineProtocol = rt.Columns[0].Protocol // a protocol outside ProtocolOrder only
+		rt.HeadlineProtocol = rt.Columns[0].Protocol // protocols outside the registry only
 	}
 	// The headline's columns come first.
 	slices.SortStableFunc(rt.Columns, func(x, y RankedColumn) int {
@@ -333,7 +334,7 @@ func (rt *RankedTable) join() {
 }
 
 // rank sorts the rows by task success rate under each protocol in
-// ProtocolOrder (the headline first; a row without a value follows every
+// display order (results.ProtocolRank; the headline first; a row without a value follows every
 // row with one), then by function runnable rate under the headline
 // protocol, then in board order, and gives the rows with a headline value
 // their competition rank. Reference rows take their place by value too, but

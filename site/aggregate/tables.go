@@ -250,16 +250,30 @@ func columnsOf(b Board, rows []*Row, first results.Benchmark) []Column {
 	return cols
 }
 
-func protocolOrder(p string) int {
-	switch p {
-	case results.ProtocolMatToolsOriginal:
-		return 0
-	case results.ProtocolMatToolsV1, results.ProtocolQAV1:
-		return 1
-	case results.ProtocolMatToolsV1Strict:
-		return 2
+// protocolOrder orders a board's tables by scoring protocol: those of a
+// protocol whose numbers are imported as published first (MatTools' own
+// totals), then each scored protocol by its place among the scored
+// protocols of its kind in the registry's display order (mattools-v1 and
+// mattools-qa-v1, then mattools-v1-strict, then protocols registered
+// later), then protocols the registry does not hold.
+func protocolOrder(id string) int {
+	p, ok := results.LookupScoringProtocol(id)
+	if !ok {
+		return len(results.ScoringProtocols()) + 1
 	}
-	return 3
+	if !p.Scored {
+		return 0
+	}
+	n := 1
+	for _, q := range results.ScoringProtocols() {
+		if q.ID == id {
+			return n
+		}
+		if q.Scored && q.Kind == p.Kind {
+			n++
+		}
+	}
+	return n
 }
 
 // compareVersions orders benchmark versions newest first, a corrected

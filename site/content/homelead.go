@@ -38,12 +38,12 @@ func (v *views) homeTables(ts []*aggregate.RankedTable, tvs []*rankedView) ([]*r
 		switch {
 		case i == lead:
 			first = append(first, tv)
-		case t.HeadlineProtocol == results.ProtocolMatToolsOriginal:
+		case aggregate.AsPublished(t.HeadlineProtocol):
 			published = append(published, tv)
 		default:
 			rest = append(rest, tv)
 		}
-		if t.HeadlineProtocol == results.ProtocolMatToolsOriginal {
+		if aggregate.AsPublished(t.HeadlineProtocol) {
 			tv.Kicker = KickerAsPublished
 		} else if t.HeadlineProtocol != "" && !t.OtherSuite() {
 			tv.Kicker = KickerReexecuted
@@ -78,7 +78,7 @@ func (v *views) homeTables(ts []*aggregate.RankedTable, tvs []*rankedView) ([]*r
 func leadTable(ts []*aggregate.RankedTable, tvs []*rankedView) int {
 	lead := -1
 	for i, t := range ts {
-		if t.OtherSuite() || t.HeadlineProtocol == "" || t.HeadlineProtocol == results.ProtocolMatToolsOriginal || t.Corrected() {
+		if t.OtherSuite() || t.HeadlineProtocol == "" || aggregate.AsPublished(t.HeadlineProtocol) || t.Corrected() {
 			continue
 		}
 		if len(tvs[i].Audit) > 0 {

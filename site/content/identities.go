@@ -19,21 +19,13 @@ import (
 // (results.GenerationParams.Rescored), so both have one identity.
 type identityGroup struct {
 	// Members in display order: as published first, then by protocol
-	// preference (protocolRank), then question set size (largest first).
+	// display order (results.ProtocolRank), then question set size (largest first).
 	Members []*aggregate.Configuration
 	// Primary is the member whose verdicts the per-question views show
-	// first: a non-published member under mattools-v1 when there is one,
-	// else under mattools-v1-strict, else the first member.
+	// first: a non-published member under the first scored protocol in
+	// display order that has one (mattools-v1, then mattools-v1-strict),
+	// else the first member.
 	Primary *aggregate.Configuration
-}
-
-// protocolRank orders scoring protocols for the per-question views as the
-// ranked tables order their columns (aggregate.ProtocolOrder).
-func protocolRank(p string) int {
-	if i := slices.Index(aggregate.ProtocolOrder, p); i >= 0 {
-		return i
-	}
-	return len(aggregate.ProtocolOrder)
 }
 
 func compareMembers(x, y *aggregate.Configuration) int {
@@ -45,7 +37,7 @@ func compareMembers(x, y *aggregate.Configuration) int {
 		return 1
 	}
 	return cmp.Or(
-		cmp.Compare(protocolRank(x.Key.ScoringProtocol), protocolRank(y.Key.ScoringProtocol)),
+		cmp.Compare(results.ProtocolRank(x.Key.ScoringProtocol), results.ProtocolRank(y.Key.ScoringProtocol)),
 		strings.Compare(x.Key.ScoringProtocol, y.Key.ScoringProtocol),
 		-cmp.Compare(x.QuestionSet().Questions, y.QuestionSet().Questions),
 		strings.Compare(x.Key.String(), y.Key.String()),
@@ -54,10 +46,13 @@ func compareMembers(x, y *aggregate.Configuration) int {
 
 // primaryOf picks the member whose verdicts are shown first.
 func primaryOf(members []*aggregate.Configuration) *aggregate.Configuration {
-	for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
+	for _, sp := range results.ScoringProtocols() {
+		if !sp.Scored {
+			continue
+		}
 		var best *aggregate.Configuration
 		for _, c := range members {
-			if c.Key.ScoringProtocol != p || aggregate.BadgeOf(c.Key.Provenance) == aggregate.BadgePublished {
+			if c.Key.ScoringProtocol != sp.ID || aggregate.BadgeOf(c.Key.Provenance) == aggregate.BadgePublished {
 				continue
 			}
 			if best == nil || c.QuestionSet().Questions > best.QuestionSet().Questions {

@@ -446,13 +446,13 @@ func bandText(b stats.Band) string {
 	return strconv.Itoa(b.Best) + "–" + strconv.Itoa(b.Worst)
 }
 
-// protocolPhrase names a protocol inside a sentence: "as published" or
-// "under mattools-v1-strict".
+// protocolPhrase names a protocol inside a sentence by its title in the
+// registry: "as published" or "under mattools-v1-strict".
 func protocolPhrase(p string) string {
-	if p == results.ProtocolMatToolsOriginal {
-		return "as published"
+	if aggregate.AsPublished(p) {
+		return aggregate.ProtocolTitle(p)
 	}
-	return "under " + p
+	return "under " + aggregate.ProtocolTitle(p)
 }
 
 func metricHelp(c aggregate.RankedColumn) string {

@@ -1,7 +1,9 @@
 package scoring
 
-// QA answer extraction and scoring. The package comment and the
-// tool-usage protocols live in the package's other files.
+// Protocol mattools-qa-v1: QA answer extraction and scoring, the
+// behaviour of the multiple-choice protocol (QAScoreAnswer; the runner
+// records both extractions of every answer). The tool-usage protocols are
+// protocol_v1.go and protocol_v1strict.go (Protocol).
 
 import (
 	"regexp"
