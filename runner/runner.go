@@ -306,7 +306,7 @@ func executorOf(scorer Scorer) systems.Executor {
 func systemParams(c plan.Configuration) systems.Params {
 	json := c.Model.JSONMode == nil || *c.Model.JSONMode // plan.Parse sets the default, true
 	p := systems.Params{RetrievalSource: c.RetrievalSource, TopK: c.TopK, JSONMode: json,
-		Variant: c.Variant, MaxIterations: c.MaxIterations, NameLookup: c.NameLookup, GraphMode: c.GraphMode}
+		Variant: c.Variant, MaxIterations: c.MaxIterations, NameLookup: c.NameLookup, GraphMode: c.GraphMode, Settings: c.Settings}
 	return p
 }
 
