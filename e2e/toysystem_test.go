@@ -1,12 +1,9 @@
 package e2e_test
 
-// A toy system, declared whole by this file alone — its title and
-// description for the site, its retrieval (the plan's retrieval sources),
-// its own plan section [toy_echo] decoded, defaulted and checked by itself
-// — run through the whole pipeline: a plan naming it → the runner (against
-// the fake OpenAI-compatible server, BM25 over a made-up retrieval source
-// 2, scored by a fake scorer) → results files → the site, its title on the
-// pages. It needs no sandbox and no MatTools data (a made-up data root).
+// A toy system, registered by this file alone, run through the whole
+// pipeline: a plan naming it → the runner (against the fake
+// OpenAI-compatible server, scored by a fake scorer) → results files →
+// the site. It needs no sandbox and no MatTools data (a made-up data root).
 
 import (
 	"context"
@@ -24,97 +21,43 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
-	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/release"
 )
 
-// toySystem retrieves the top documents for the question's id from the
-// configuration's retrieval source, asks the model "<prefix><question id>"
-// followed by the best document's source in one call, and takes the first
-// line of its answer as the function name, the rest as the code.
+// toySystem asks the model "name: <question id>" in one call and takes the
+// first line of its answer as the function name, the rest as the code.
 const toySystem results.System = "toy-echo"
 
-// toySettings are the plan's [toy_echo] section: the prompt's prefix
-// (default "name: "; it must end in ": ") and the documents retrieved per
-// question (default 1; 1–3), the toy's own top-k.
-type toySettings struct {
-	Prefix string `toml:"prefix"`
-	TopK   int    `toml:"top_k"`
-}
-
 func init() {
-	systems.Register(systems.Registration{Name: toySystem,
-		Info: &results.SystemInfo{Title: "Toy echo", Description: "Echoes the question id after one retrieval; a test's system.",
-			Retrieval: results.SystemRetrieval{PlanSources: true}},
-		Plan: plan.SystemSpec{Section: "toy_echo", NewSettings: func() any { return new(toySettings) },
-			Check: func(c *plan.SectionChecker, settings any) {
-				s := settings.(*toySettings)
-				if !c.Defined("prefix") {
-					s.Prefix = "name: "
-				} else if !strings.HasSuffix(s.Prefix, ": ") {
-					c.Add("toy_echo.prefix", "is %q; want a prefix ending in \": \"", s.Prefix)
-				}
-				if !c.Defined("top_k") {
-					s.TopK = 1
-				} else if s.TopK < 1 || s.TopK > 3 {
-					c.Add("toy_echo.top_k", "is %d; want 1–3", s.TopK)
-				}
-			},
-			Expand: func(settings any, c plan.Configuration) []plan.Configuration {
-				s := settings.(*toySettings)
-				c.TopK, c.Settings = s.TopK, s.Prefix
-				return []plan.Configuration{c}
-			}},
-		Needs: systems.Needs{Retriever: true},
-		New: func(p systems.Params) (systems.System, error) {
-			prefix, _ := p.Settings.(string)
-			if p.RetrievalSource == 0 || prefix == "" {
-				return nil, fmt.Errorf("system %s: retrieval source %d, prefix %q; want a source and the plan's prefix", toySystem, p.RetrievalSource, prefix)
-			}
-			return &toy{prefix: prefix, k: p.TopK}, nil
-		}})
+	systems.Register(systems.Registration{Name: toySystem, New: func(p systems.Params) (systems.System, error) {
+		if p.RetrievalSource != 0 {
+			return nil, fmt.Errorf("system %s uses no retrieval source; got %d", toySystem, p.RetrievalSource)
+		}
+		return toy{}, nil
+	}})
 }
 
-type toy struct {
-	prefix string
-	k      int
-	search retrieval.Retriever // set by Build
-}
+type toy struct{}
 
-func (*toy) Name() results.System { return toySystem }
+func (toy) Name() results.System { return toySystem }
 
 // Record: the toy records how it asks (system parameter prompt).
-func (t *toy) Record(_ systems.Resources, r *results.Run) error {
+func (toy) Record(_ systems.Resources, r *results.Run) error {
 	if r.SystemParams == nil {
 		r.SystemParams = map[string]string{}
 	}
-	r.SystemParams["prompt"] = t.prefix + "<question id>"
+	r.SystemParams["prompt"] = "name: <question id>"
 	return nil
 }
 
-func (t *toy) Build(ctx context.Context, res systems.Resources) (systems.Answerer, error) {
-	r, err := res.Retriever(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &toy{prefix: t.prefix, k: t.k, search: r}, nil
-}
+func (t toy) Build(context.Context, systems.Resources) (systems.Answerer, error) { return t, nil }
 
-func (t *toy) Generate(ctx context.Context, q *datasets.Question, env systems.Env) (systems.Generation, error) {
+func (toy) Generate(ctx context.Context, q *datasets.Question, env systems.Env) (systems.Generation, error) {
 	var g systems.Generation
-	hits, err := t.search.Search(ctx, "structure "+q.ID, t.k)
-	if err != nil {
-		return g, err
-	}
-	prompt := t.prefix + q.ID
-	for _, h := range hits {
-		g.Retrieved = append(g.Retrieved, results.RetrievedChunk{ChunkID: h.ChunkID, Source: h.Source, Score: h.Score, Rank: int32(h.Rank)})
-		prompt += "\n" + h.Source
-	}
-	c, err := env.LLM.Complete(ctx, []llm.Message{llm.User(prompt)})
+	c, err := env.LLM.Complete(ctx, []llm.Message{llm.User("name: " + q.ID)})
 	if err != nil {
 		return g, err
 	}
@@ -127,8 +70,8 @@ func (t *toy) Generate(ctx context.Context, q *datasets.Question, env systems.En
 	return g, nil
 }
 
-func (t *toy) Estimate(q *datasets.Question, _ *systems.Prompts) systems.Estimate {
-	return systems.Estimate{Calls: 1, PromptBytes: len(t.prefix + q.ID), Queries: 1}
+func (toy) Estimate(q *datasets.Question, _ *systems.Prompts) systems.Estimate {
+	return systems.Estimate{Calls: 1, PromptBytes: len("name: " + q.ID)}
 }
 
 // toyScorer passes every property of a question whose index is even and
@@ -164,53 +107,30 @@ func TestToySystemFromPlanToSite(t *testing.T) {
 	}
 	root := mattoolstest.NewRoot(t)
 	root.AddDataFiles() // all 49 questions executable
-	// Retrieval source 2, made up: two Sphinx pages and a defects note.
-	root.Write("src/tool_source_code/pymatgen/docs/pymatgen.core.html", []byte("<html><head><title>pymatgen.core</title></head><body><p>Structure and Lattice: a crystal structure.</p></body></html>"))
-	root.Write("src/tool_source_code/pymatgen/docs/modules.html", []byte("<html><head><title>modules</title></head><body><p>Every module of pymatgen.</p></body></html>"))
-	root.Write("src/defects_doc/vacancy.txt", []byte("A vacancy is a missing atom."))
 	srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
-		first, _, _ := strings.Cut(r.Prompt(), "\n")
-		id := strings.TrimPrefix(first, "ask: ")
+		id := strings.TrimPrefix(r.Prompt(), "name: ")
 		return llmtest.Reply{Content: "f_" + id + "\ndef f_" + id + "(): return {}", PromptTokens: 10, CompletionTokens: 4}
 	}})
 	base := t.TempDir()
-	models := fmt.Sprintf("[[models]]\nname = \"toy-model\"\nbase_url = %q\ntimeout = \"30s\"\n", srv.URL)
-	// The toy's section is its own: decoded, defaulted and checked by its
-	// registration, errors naming its fields.
-	for text, want := range map[string]string{
-		"retrieval_sources = [2]\n[toy_echo]\nprefix = \"ask\"\n": `plan.toml: toy_echo.prefix: is "ask"; want a prefix ending in ": "`,
-		"retrieval_sources = [2]\n[toy_echo]\ntop_k = 0\n":        "plan.toml: toy_echo.top_k: is 0; want 1–3",
-		"retrieval_sources = [2]\n[toy_echo]\ntop_ks = [1]\n":     "plan.toml: toy_echo.top_ks: unknown key",
-		"[toy_echo]\nprefix = \"ask: \"\n":                        "plan.toml: retrieval_sources: is required by the retrieving systems in systems",
-	} {
-		_, err := plan.Parse([]byte(fmt.Sprintf("systems = [%q]\n", toySystem)+text+models), "plan.toml")
-		if err == nil || err.Error() != want {
-			t.Errorf("plan section %q: error %v; want %s", text, err, want)
-		}
-	}
 	text := fmt.Sprintf(`systems = [%q]
-retrieval_sources = [2]
 rounds = 2
-[toy_echo]
-prefix = "ask: "
-top_k = 2
-`, toySystem) + models
+[[models]]
+name = "toy-model"
+base_url = %q
+timeout = "30s"
+`, toySystem, srv.URL)
 	p, err := plan.Parse([]byte(text), filepath.Join(base, "plan.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cs := p.Configurations(); len(cs) != 1 || cs[0].RetrievalSource != 2 || cs[0].RetrievalMethod != "bm25" || cs[0].TopK != 2 || cs[0].Settings != "ask: " {
-		t.Fatalf("configurations %+v; want one, of source 2, bm25, the toy's top-k 2 and prefix", cs)
-	}
 	resultsDir := filepath.Join(base, "results")
-	o := runner.Options{Plan: p, DataRoot: root.Dir, OutDir: resultsDir, Scorer: toyScorer{},
-		CorpusCache: filepath.Join(base, "corpus"), RetrievalCache: filepath.Join(base, "retrieval")}
+	o := runner.Options{Plan: p, DataRoot: root.Dir, OutDir: resultsDir, Scorer: toyScorer{}}
 	ests, err := runner.EstimatePlan(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ests) != 2 || ests[0].System != toySystem || ests[0].Source != 2 || ests[0].Calls != 49 || ests[1].Calls != 49 {
-		t.Fatalf("estimates %+v; want the toy's configuration × 2 rounds, source 2, 49 calls each", ests)
+	if len(ests) != 2 || ests[0].System != toySystem || ests[0].Calls != 49 || ests[1].Calls != 49 {
+		t.Fatalf("estimates %+v; want 2 configurations × rounds of the toy, 49 calls each", ests)
 	}
 	res, err := runner.Run(context.Background(), o)
 	if err != nil {
@@ -218,11 +138,6 @@ top_k = 2
 	}
 	if len(res) != 4 || len(srv.Requests()) != 2*49 {
 		t.Fatalf("%d runs from %d requests; want 4 runs (2 rounds × 2 protocols) from 98", len(res), len(srv.Requests()))
-	}
-	for _, r := range srv.Requests()[:1] {
-		if !strings.HasPrefix(r.Prompt(), "ask: ") || strings.Count(r.Prompt(), "\n") != 2 {
-			t.Errorf("prompt %q; want the plan's prefix, the id and the sources of 2 documents", r.Prompt())
-		}
 	}
 	files, err := results.ReadDir(resultsDir)
 	if err != nil {
@@ -232,12 +147,9 @@ top_k = 2
 		r := f.Run
 		// 25 even-indexed questions are correct: 81 of the 138 properties
 		// (their property counts, as runner's TestScoredRunsOnePerProtocol sums them).
-		if r.System != toySystem || r.SystemParams["prompt"] != "ask: <question id>" || !r.Totals.Scored ||
+		if r.System != toySystem || r.SystemParams["prompt"] != "name: <question id>" || !r.Totals.Scored ||
 			*r.Totals.QuestionsCorrect != 25 || *r.Totals.Runnable != 25 || *r.Totals.PropertiesPassed != 81 || r.Totals.Properties != 138 {
 			t.Errorf("%s: system %q, params %v, totals %+v", r.RunID, r.System, r.SystemParams, r.Totals)
-		}
-		if r.RetrievalSource != 2 || r.RetrievalMethod != "bm25" || r.TopK != 2 || r.CorpusID == "" {
-			t.Errorf("%s: retrieval source %d, method %q, top-k %d, corpus %q; want 2, bm25, 2 and the corpus", r.RunID, r.RetrievalSource, r.RetrievalMethod, r.TopK, r.CorpusID)
 		}
 	}
 
@@ -255,9 +167,8 @@ top_k = 2
 		t.Errorf("site read %d runs, skipped %v; want the toy's 4", rep.Runs, rep.Skipped)
 	}
 	// The toy's configuration is ranked on the landing board, one row
-	// for both protocols, under its registered title: task success rate
-	// 25/49 = 51.02 %, properties 81/138 = 58.70 % in each round (n = 2),
-	// linked to the toy's system page.
+	// for both protocols: task success rate 25/49 = 51.02 %, properties
+	// 81/138 = 58.70 % in each round (n = 2), linked to the toy's system page.
 	preview := filepath.Join(out, site.PreviewPath)
 	board, err := os.ReadFile(filepath.Join(preview, "index.html"))
 	if err != nil {
@@ -268,7 +179,7 @@ top_k = 2
 	if len(rows) != 1 {
 		t.Fatalf("the landing page has %d rows of system %s, want 1", len(rows), toySystem)
 	}
-	for _, w := range []string{">toy-model</a>", `<a href="./systems/toy-echo/">Toy echo</a>`, "round 1: 51.02 (25/49); round 2: 51.02 (25/49)",
+	for _, w := range []string{">toy-model</a>", `<a href="./systems/toy-echo/">toy-echo</a>`, "round 1: 51.02 (25/49); round 2: 51.02 (25/49)",
 		"round 1: 58.70 (81/138); round 2: 58.70 (81/138)", "mattools-v1-strict"} {
 		if !strings.Contains(rows[0], w) {
 			t.Errorf("toy row lacks %q: %s", w, rows[0])
@@ -278,9 +189,7 @@ top_k = 2
 	if err != nil {
 		t.Fatalf("the toy's system page: %v", err)
 	}
-	for _, w := range []string{"toy-model", "<title>Toy echo", "Echoes the question id after one retrieval; a test&#39;s system."} {
-		if !strings.Contains(string(sys), w) {
-			t.Errorf("the toy's system page lacks %q", w)
-		}
+	if !strings.Contains(string(sys), "toy-model") {
+		t.Errorf("the toy's system page does not list its configuration")
 	}
 }
