@@ -214,7 +214,7 @@ func WriteEstimates(w io.Writer, ests []Estimate, bytesPerToken float64) error {
 // already or counted. A partly built index (a journal) is counted whole:
 // an upper bound.
 func (e *engine) estimateGraphIndex(p *prepared, x *Estimate, counted map[string]bool) error {
-	corp, err := e.graphs.corpus(e.o.Plan.GraphRAG.Corpus)
+	corp, err := e.graphs.corpus(systems.GraphRAGOf(e.o.Plan).Corpus)
 	if err != nil {
 		return err
 	}

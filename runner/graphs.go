@@ -21,6 +21,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/llm"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	"github.com/mattools-leaderboard/leaderboard/runner/systems"
 )
 
 // DefaultGraphCache is where graph-rag's indexes live (relative to the
@@ -125,7 +126,7 @@ func (gs *graphs) corpus(folder string) (*graphCorpus, error) {
 
 // indexModel returns the [[models]] entry that builds c's index.
 func (gs *graphs) indexModel(c plan.Configuration) *plan.Model {
-	if name := gs.o.Plan.GraphRAG.IndexModel; name != "" {
+	if name := systems.GraphRAGOf(gs.o.Plan).IndexModel; name != "" {
 		for i := range gs.o.Plan.Models {
 			if gs.o.Plan.Models[i].Name == name {
 				return &gs.o.Plan.Models[i]
@@ -153,7 +154,7 @@ func (gs *graphs) dir(corpusID, model, embedding string) string {
 		prompts = gs.prompts.PromptsSHA256()
 	}
 	sum := sha256.Sum256([]byte(corpusID + "\x00" + model + "\x00" + embedding + "\x00" + endpoint + "\x00" + prompts + "\x00" +
-		fmt.Sprint(gs.o.Plan.GraphRAG.SendTemperature)))
+		fmt.Sprint(systems.GraphRAGOf(gs.o.Plan).SendTemperature)))
 	safe := strings.NewReplacer("/", "_", ":", "_").Replace(model)
 	return filepath.Join(cache, safe+"-"+hex.EncodeToString(sum[:6]))
 }
@@ -163,7 +164,7 @@ func (gs *graphs) dir(corpusID, model, embedding string) string {
 // sends none, docs/graphrag.md §4).
 func (gs *graphs) chatClient(m *plan.Model, round int) (*llm.Client, error) {
 	var params llm.Params // LightRAG sends no max_tokens either (but 500 on summaries, graphrag's own)
-	if gs.o.Plan.GraphRAG.SendTemperature {
+	if systems.GraphRAGOf(gs.o.Plan).SendTemperature {
 		params = llm.Params{Temperature: m.Temperature, TopP: m.TopP, MaxTokens: m.MaxTokens, Seed: m.Seed}
 	}
 	retries := *m.MaxRetries
@@ -196,7 +197,7 @@ func (gs *graphs) embedder() (*llm.Client, error) {
 // before; an index folder built from another model, embedding or corpus is
 // refused by graphrag.Open with both values named.
 func (gs *graphs) get(ctx context.Context, c plan.Configuration, round int) (*graphrag.Graph, error) {
-	corp, err := gs.corpus(gs.o.Plan.GraphRAG.Corpus)
+	corp, err := gs.corpus(systems.GraphRAGOf(gs.o.Plan).Corpus)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ import (
 func systemParams(c plan.Configuration) systems.Params {
 	json := c.Model.JSONMode == nil || *c.Model.JSONMode // plan.Parse sets the default, true
 	p := systems.Params{RetrievalSource: c.RetrievalSource, TopK: c.TopK, JSONMode: json,
-		Variant: c.Variant, MaxIterations: c.MaxIterations, NameLookup: c.NameLookup, GraphMode: c.GraphMode}
+		Variant: c.Variant, MaxIterations: c.MaxIterations, NameLookup: c.NameLookup, GraphMode: c.GraphMode, Settings: c.Settings}
 	return p
 }
 

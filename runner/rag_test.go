@@ -237,7 +237,8 @@ max_retries = 0
 
 // TestSelfReflectionNeedsTheSandbox: the self-reflection loop executes its
 // drafts, so an unscored run of it (no sandbox) is refused before any
-// request, and the runner's and the systems' variant names agree.
+// request; the plan's default configuration of it is the systems' default
+// variant with MatTools' loop bound.
 func TestSelfReflectionNeedsTheSandbox(t *testing.T) {
 	root := mattoolstest.DataRoot(t, "to load the benchmark")
 	srv := llmtest.New(t, llmtest.Options{})
@@ -250,8 +251,7 @@ func TestSelfReflectionNeedsTheSandbox(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot run without scoring") || len(srv.Requests()) != 0 {
 		t.Errorf("err = %v after %d requests", err, len(srv.Requests()))
 	}
-	if plan.VariantAsPublished != systems.VariantAsPublished || plan.VariantFeedback != systems.VariantFeedback ||
-		plan.DefaultMaxIterations != systems.DefaultMaxIterations {
-		t.Error("runner/plan and runner/systems name the self-reflection variants differently")
+	if cs := p.Configurations(); len(cs) != 1 || cs[0].Variant != systems.VariantAsPublished || cs[0].MaxIterations != systems.DefaultMaxIterations {
+		t.Errorf("configurations %+v; want one, of the as-published variant with MatTools' 5 iterations", cs)
 	}
 }

@@ -57,7 +57,7 @@ func (r *resources) Executor() systems.Executor {
 
 func (r *resources) GraphInfo() (systems.GraphInfo, error) {
 	gs := r.e.graphs
-	gp := r.e.o.Plan.GraphRAG
+	gp := systems.GraphRAGOf(r.e.o.Plan)
 	c, err := gs.corpus(gp.Corpus)
 	if err != nil {
 		return systems.GraphInfo{}, err

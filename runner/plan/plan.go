@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -68,81 +67,11 @@ type Plan struct {
 	// (datasets.LoadFolder: MatTools' layout plus a benchmark.json), keyed
 	// by their name, which benchmarks then lists; see RegisterFolder.
 	FolderBenchmarks map[string]FolderBenchmark `toml:"folder_benchmarks"`
-	// SelfReflection configures the self-reflection-rag system.
-	SelfReflection SelfReflection `toml:"self_reflection"`
-	// Agentic configures the agentic-rag system.
-	Agentic Agentic `toml:"agentic"`
-	// GraphRAG configures the graph-rag system.
-	GraphRAG GraphRAG       `toml:"graph_rag"`
-	Models   []Model        `toml:"models"`
-	Estimate EstimateParams `toml:"estimate"`
-}
-
-// Agentic RAG's name lookups (runner/systems).
-const (
-	LookupAsPublished  = "as-published"
-	LookupMetadataName = "metadata-name"
-)
-
-// Agentic configures the agentic-rag system.
-type Agentic struct {
-	// NameLookup: "as-published" (MatTools' lookup, which never finds an
-	// object in its file: both lookups give "No matching item found.") or
-	// "metadata-name" (match the documents' metadata name, as the paper
-	// describes it, up to 5 objects a name); a configuration of its own.
-	// Default "as-published".
-	NameLookup string `toml:"name_lookup"`
-}
-
-// GraphRAG configures the graph-rag system (LightRAG 1.3.3 re-implemented,
-// runner/graphrag). Its index is built once per corpus × index model ×
-// embedding model and reused; the embeddings come from [retrieval.embedding].
-type GraphRAG struct {
-	// Corpus is the folder of the pymatgen package whose .py files are
-	// indexed, one document per file (the paper: the pymatgen source):
-	// "pymatgen" (default) or a folder below it, e.g.
-	// "pymatgen/analysis/defects".
-	Corpus string `toml:"corpus"`
-	// Modes are LightRAG's query modes to run, each a configuration:
-	// "global" (LightRAG's QueryParam default), "local", "hybrid", "naive",
-	// "mix". Default ["global"].
-	Modes []string `toml:"modes"`
-	// IndexModel names the [[models]] entry that builds the index (entity
-	// extraction and summaries); "" means each answering model builds its own.
-	IndexModel string `toml:"index_model"`
-	// SendTemperature sends the model's temperature; LightRAG 1.3.x sends
-	// none (the provider's default applies), so the default is false.
-	SendTemperature bool `toml:"send_temperature"`
-}
-
-// GraphModes are LightRAG's query modes.
-var GraphModes = []string{"global", "local", "hybrid", "naive", "mix"}
-
-// MethodGraph is graph-rag's retrieval method (results: "graph") and
-// GraphTopK LightRAG's top_k (entities, relations or chunks per query).
-const (
-	MethodGraph = "graph"
-	GraphTopK   = 60
-)
-
-// The self-reflection variants (runner/systems) and the loop's bounds.
-const (
-	VariantAsPublished   = "as-published"
-	VariantFeedback      = "feedback"
-	DefaultMaxIterations = 5 // MatTools' iteration_limit
-	MaxIterationsLimit   = 20
-)
-
-// SelfReflection configures the self-reflection-rag system: each variant
-// makes configurations of its own.
-type SelfReflection struct {
-	// Variants: "as-published" (the loop as MatTools' code runs it: the
-	// critique reaches only the next retrieval query) and/or "feedback"
-	// (the generator sees its previous answer, the runtime output and the
-	// critique). Default ["as-published"].
-	Variants []string `toml:"variants"`
-	// MaxIterations bounds the loop (default 5, as MatTools; 1–20).
-	MaxIterations int `toml:"max_iterations"`
+	Models           []Model                    `toml:"models"`
+	Estimate         EstimateParams             `toml:"estimate"`
+	// settings are the systems' own settings, each decoded from its
+	// section by its SystemSpec (Settings).
+	settings map[results.System]any
 }
 
 // Retrieval configures the retrievers (runner/retrieval) of the retrieving
@@ -424,16 +353,18 @@ func Parse(data []byte, name string) (*Plan, error) {
 		return nil, &Error{File: name, Err: err}
 	}
 	c := &checker{p: p, md: md, name: name}
-	c.keys()
+	unknown, err := c.decodeSections(string(data))
+	if err != nil {
+		return nil, &Error{File: name, Err: err}
+	}
+	c.keys(unknown)
 	c.runs()
 	toolUsage := c.benchmarks()
 	retrieves := c.systems()
 	c.retrieval(retrieves)
 	c.toolUsage(toolUsage)
 	c.sandbox()
-	c.selfReflection()
-	c.graphRAG()
-	c.agentic()
+	c.checkSections()
 	c.models()
 	c.estimate()
 	if len(c.errs) > 0 {
@@ -477,9 +408,13 @@ func (c *checker) path(s string) string {
 	return s
 }
 
-// keys reports the keys the plan's types do not have.
-func (c *checker) keys() {
+// keys reports the keys the plan's types do not have, and those of the
+// systems' sections that their settings do not have (unknown).
+func (c *checker) keys(unknown map[string]bool) {
 	for _, k := range c.md.Undecoded() {
+		if spec, ok := sectionSpec(k[0]); ok && spec.Section != "" && !unknown[k.String()] {
+			continue
+		}
 		if k[len(k)-1] == "api_key" {
 			c.add(k.String(), "API keys never go in a plan: put the key in an environment variable and name it in api_key_env")
 			continue
@@ -567,7 +502,7 @@ func (c *checker) benchmarks() []results.Benchmark {
 func (c *checker) systems() (retrieves bool) {
 	p := c.p
 	if len(p.Systems) == 0 {
-		p.Systems = []results.System{results.SystemSingleLLM}
+		p.Systems = []results.System{results.DefaultSystem}
 	}
 	for i, s := range p.Systems {
 		if under := results.SystemsUnderTest(); !slices.Contains(under, s) {
@@ -702,76 +637,11 @@ func (c *checker) sandbox() {
 	}
 }
 
-// selfReflection checks [self_reflection].
-func (c *checker) selfReflection() {
-	p := c.p
-	sr := &p.SelfReflection
-	if len(sr.Variants) == 0 {
-		sr.Variants = []string{VariantAsPublished}
-	}
-	for i, v := range sr.Variants {
-		switch {
-		case v != VariantAsPublished && v != VariantFeedback:
-			c.add(fmt.Sprintf("self_reflection.variants[%d]", i), "is %q; want %s or %s", v, VariantAsPublished, VariantFeedback)
-		case slices.Index(sr.Variants, v) != i:
-			c.add(fmt.Sprintf("self_reflection.variants[%d]", i), "%q appears twice", v)
-		}
-	}
-	if !c.md.IsDefined("self_reflection", "max_iterations") {
-		sr.MaxIterations = DefaultMaxIterations
-	} else if sr.MaxIterations < 1 || sr.MaxIterations > MaxIterationsLimit {
-		c.add("self_reflection.max_iterations", "is %d; want 1–%d", sr.MaxIterations, MaxIterationsLimit)
-	}
-}
-
-// graphRAG checks [graph_rag].
-func (c *checker) graphRAG() {
-	p := c.p
-	gr := &p.GraphRAG
-	if gr.Corpus == "" {
-		gr.Corpus = "pymatgen"
-	}
-	if cl := path.Clean(gr.Corpus); cl != gr.Corpus || (cl != "pymatgen" && !strings.HasPrefix(cl, "pymatgen/")) || strings.Contains(cl, "..") {
-		c.add("graph_rag.corpus", "is %q; want pymatgen or a folder below it, e.g. pymatgen/analysis/defects", gr.Corpus)
-	}
-	if len(gr.Modes) == 0 {
-		gr.Modes = []string{"global"}
-	}
-	for i, m := range gr.Modes {
-		switch {
-		case !slices.Contains(GraphModes, m):
-			c.add(fmt.Sprintf("graph_rag.modes[%d]", i), "is %q; want one of %v", m, GraphModes)
-		case slices.Index(gr.Modes, m) != i:
-			c.add(fmt.Sprintf("graph_rag.modes[%d]", i), "%q appears twice", m)
-		}
-	}
-	if slices.Contains(p.Systems, results.SystemGraphRAG) && p.Retrieval.Embedding == nil {
-		c.add("retrieval.embedding", "is required by graph-rag (LightRAG embeds entities, relations and chunks)")
-	}
-}
-
-// agentic checks [agentic].
-func (c *checker) agentic() {
-	p := c.p
-	if p.Agentic.NameLookup == "" {
-		p.Agentic.NameLookup = LookupAsPublished
-	}
-	if l := p.Agentic.NameLookup; l != LookupAsPublished && l != LookupMetadataName {
-		c.add("agentic.name_lookup", "is %q; want %s or %s", l, LookupAsPublished, LookupMetadataName)
-	}
-	if slices.Contains(p.Systems, results.SystemAgenticRAG) && !slices.Contains(p.RetrievalSources, 3) && !slices.Contains(p.RetrievalSources, 4) {
-		c.add("retrieval_sources", "holds neither 3 nor 4, which agentic-rag needs (it looks objects up in the LLM-written documentation, as MatTools)")
-	}
-}
-
 // models checks each [[models]] entry.
 func (c *checker) models() {
 	p := c.p
 	if len(p.Models) == 0 {
 		c.add("models", "no [[models]] given")
-	}
-	if gr := p.GraphRAG; gr.IndexModel != "" && !slices.ContainsFunc(p.Models, func(m Model) bool { return m.Name == gr.IndexModel }) {
-		c.add("graph_rag.index_model", "%q is not the name of a [[models]] entry", gr.IndexModel)
 	}
 	seen := map[string]bool{}
 	for i := range p.Models {
@@ -856,10 +726,13 @@ func (c *checker) estimate() {
 	}
 }
 
-// UsesRetrieval reports whether system s retrieves from a retrieval source
-// (LLM-RAG, agentic RAG, self-reflection RAG); the others run with source 0.
+// UsesRetrieval reports whether system s retrieves from the plan's
+// retrieval sources (its results.SystemInfo.Retrieval.PlanSources: LLM-RAG,
+// agentic RAG, self-reflection RAG); the others run with source 0 or a
+// source of their own.
 func UsesRetrieval(s results.System) bool {
-	return s == results.SystemLLMRAG || s == results.SystemAgenticRAG || s == results.SystemSelfReflectionRAG
+	info, _ := results.LookupSystem(s)
+	return info.Retrieval.PlanSources
 }
 
 // Configuration is one configuration of a plan before scoring: benchmark ×
@@ -879,14 +752,18 @@ type Configuration struct {
 	// the plan's tool_usage.scoring_protocols, or mattools-qa-v1 for QA.
 	ScoringProtocols []string
 	QA               *QA // the question set of a QA configuration
-	// Variant is the self-reflection variant ("" for other systems) and
-	// MaxIterations its loop bound (0 for other systems); NameLookup is
-	// agentic RAG's name lookup ("" for other systems); GraphMode is
-	// graph-rag's query mode ("" for other systems).
+	// Variant, MaxIterations, NameLookup and GraphMode are set by the
+	// system's SystemSpec.Expand from its settings ("" and 0 otherwise):
+	// the self-reflection variant and its loop bound, agentic RAG's name
+	// lookup, graph-rag's query mode.
 	Variant       string
 	MaxIterations int
 	NameLookup    string
 	GraphMode     string
+	// Settings is any other value the system's Expand sets for its
+	// configurations (a system's own settings), given to the system
+	// (runner/systems.Params.Settings); nil for the paper's systems.
+	Settings any
 }
 
 // Run is one configuration in one round (1-based).
@@ -896,60 +773,57 @@ type Run struct {
 }
 
 // Configurations expands the plan in a stable order: benchmarks, then
-// systems, then retrieval sources, then retrieval methods, then
-// self-reflection variants, then models, each in plan order. QA
-// benchmarks run with single-llm only (the paper's QA evaluation); systems
-// without retrieval get source 0 once; agentic-rag runs with the plan's
-// sources 3 and 4 only (the LLM-written documentation it looks objects up
-// in); self-reflection-rag once per variant.
+// systems, then retrieval sources, then retrieval methods, then the
+// configurations a system's settings make of each (SystemSpec.Expand:
+// self-reflection variants, graph modes), then models, each in plan order.
+// A system's retrieval sources are its registration's
+// (results.SystemInfo.Retrieval): none (source 0 once), the plan's
+// sources and methods with its top_k, some of them only (agentic-rag: 3
+// and 4), or a fixed one (graph-rag: source 1, method graph). Multiple-
+// choice benchmarks run with the systems that answer them only
+// (SystemInfo.MultipleChoice: the single LLM, as the paper).
 func (p *Plan) Configurations() []Configuration {
 	var out []Configuration
 	for _, b := range p.Benchmarks {
 		for _, s := range p.Systems {
-			if b.Kind() == results.KindMultipleChoice && s != results.SystemSingleLLM {
+			info, _ := results.LookupSystem(s)
+			if b.Kind() == results.KindMultipleChoice && !info.MultipleChoice {
 				continue
 			}
-			sources, methods := []int{0}, []string{""}
-			if UsesRetrieval(s) {
-				sources, methods = p.RetrievalSources, p.Retrieval.Methods
+			r := info.Retrieval
+			sources, methods, topK := []int{0}, []string{""}, 0
+			switch {
+			case r.Fixed != nil:
+				sources, methods, topK = []int{r.Fixed.Source}, []string{r.Fixed.Method}, r.Fixed.TopK
+			case r.PlanSources:
+				sources, methods, topK = p.RetrievalSources, p.Retrieval.Methods, p.Retrieval.TopK
 			}
-			variants := []string{""}
-			switch s {
-			case results.SystemSelfReflectionRAG:
-				variants = p.SelfReflection.Variants
-			case results.SystemGraphRAG:
-				// The graph is built from the pymatgen source (retrieval
-				// source 1's files), retrieved by LightRAG's graph method,
-				// once per query mode.
-				sources, methods, variants = []int{1}, []string{MethodGraph}, p.GraphRAG.Modes
-			}
+			spec := specs[s]
 			for _, src := range sources {
-				if s == results.SystemAgenticRAG && src != 3 && src != 4 {
+				if len(r.Only) > 0 && !slices.Contains(r.Only, src) {
 					continue
 				}
 				for _, method := range methods {
+					c := Configuration{Benchmark: b, System: s, RetrievalSource: src, RetrievalMethod: method}
+					if method != "" {
+						c.TopK = topK
+					}
+					variants := []Configuration{c}
+					if spec.Expand != nil {
+						variants = spec.Expand(p.settings[s], c)
+					}
 					for _, v := range variants {
 						for i := range p.Models {
-							c := Configuration{Benchmark: b, System: s, RetrievalSource: src, Model: &p.Models[i],
-								ScoringProtocols: p.ToolUsage.ScoringProtocols, RetrievalMethod: method, Variant: v}
-							if method != "" {
-								c.TopK = p.Retrieval.TopK
-							}
-							switch {
-							case s == results.SystemGraphRAG:
-								c.GraphMode, c.Variant, c.TopK = v, "", GraphTopK
-							case v != "":
-								c.MaxIterations = p.SelfReflection.MaxIterations
-							}
-							if s == results.SystemAgenticRAG {
-								c.NameLookup = p.Agentic.NameLookup
-							}
+							c := v
+							c.Model = &p.Models[i]
 							switch b.Kind() {
 							case results.KindMultipleChoice:
 								qa := p.QASets[string(b)]
 								c.QA, c.ScoringProtocols = &qa, results.ScoredProtocols(b)
 							case results.KindToolUsage:
 								c.ScoringProtocols = protocolsFor(b, p.ToolUsage.ScoringProtocols)
+							default:
+								c.ScoringProtocols = p.ToolUsage.ScoringProtocols
 							}
 							out = append(out, c)
 						}

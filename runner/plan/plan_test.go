@@ -64,7 +64,7 @@ func TestAdvancedPlanExpansion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cs := q.Configurations(); len(cs) != 2 || cs[1].Variant != VariantFeedback || *cs[0].Model.JSONMode {
+	if cs := q.Configurations(); len(cs) != 2 || cs[1].Variant != "feedback" || *cs[0].Model.JSONMode {
 		t.Errorf("configurations %+v", cs)
 	}
 }

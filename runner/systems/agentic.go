@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,11 +15,47 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/llm"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
 
 func init() {
-	Register(Registration{Name: results.SystemAgenticRAG, Needs: Needs{Retriever: true, CodeObjects: true}, New: newAgenticRAG})
+	Register(Registration{Name: results.SystemAgenticRAG, Needs: Needs{Retriever: true, CodeObjects: true}, New: newAgenticRAG,
+		Plan: plan.SystemSpec{Section: "agentic", NewSettings: func() any { return new(AgenticSettings) },
+			Check: checkAgentic, Expand: expandAgentic}})
+}
+
+// AgenticSettings are the plan's [agentic] section.
+type AgenticSettings struct {
+	// NameLookup: "as-published" (MatTools' lookup, which never finds an
+	// object in its file: both lookups give "No matching item found.") or
+	// "metadata-name" (match the documents' metadata name, as the paper
+	// describes it, up to 5 objects a name); a configuration of its own.
+	// Default "as-published".
+	NameLookup string `toml:"name_lookup"`
+}
+
+// checkAgentic checks [agentic], and that a plan naming agentic-rag lists
+// retrieval source 3 or 4.
+func checkAgentic(c *plan.SectionChecker, settings any) {
+	a, p := settings.(*AgenticSettings), c.Plan()
+	if a.NameLookup == "" {
+		a.NameLookup = LookupAsPublished
+	}
+	if l := a.NameLookup; l != LookupAsPublished && l != LookupMetadataName {
+		c.Add("agentic.name_lookup", "is %q; want %s or %s", l, LookupAsPublished, LookupMetadataName)
+	}
+	if slices.Contains(p.Systems, results.SystemAgenticRAG) && !slices.Contains(p.RetrievalSources, 3) && !slices.Contains(p.RetrievalSources, 4) {
+		c.Add("retrieval_sources", "holds neither 3 nor 4, which agentic-rag needs (it looks objects up in the LLM-written documentation, as MatTools)")
+	}
+}
+
+// expandAgentic sets the name lookup ("" for a plan without settings).
+func expandAgentic(settings any, c plan.Configuration) []plan.Configuration {
+	if a, _ := settings.(*AgenticSettings); a != nil {
+		c.NameLookup = a.NameLookup
+	}
+	return []plan.Configuration{c}
 }
 
 // The agentic-RAG prompt files (prompts layout), from MatTools

@@ -3,8 +3,10 @@ package systems
 import (
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
@@ -14,7 +16,88 @@ import (
 )
 
 func init() {
-	Register(Registration{Name: results.SystemGraphRAG, Needs: Needs{Graph: true}, New: newGraphRAG})
+	Register(Registration{Name: results.SystemGraphRAG, Needs: Needs{Graph: true}, New: newGraphRAG,
+		Plan: plan.SystemSpec{Section: "graph_rag", NewSettings: func() any { return new(GraphRAGSettings) },
+			Check: checkGraphRAG, Expand: expandGraphRAG}})
+}
+
+// GraphRAGSettings are the plan's [graph_rag] section (LightRAG 1.3.3
+// re-implemented, runner/graphrag). Its index is built once per corpus ×
+// index model × embedding model and reused; the embeddings come from
+// [retrieval.embedding].
+type GraphRAGSettings struct {
+	// Corpus is the folder of the pymatgen package whose .py files are
+	// indexed, one document per file (the paper: the pymatgen source):
+	// "pymatgen" (default) or a folder below it, e.g.
+	// "pymatgen/analysis/defects".
+	Corpus string `toml:"corpus"`
+	// Modes are LightRAG's query modes to run, each a configuration:
+	// "global" (LightRAG's QueryParam default), "local", "hybrid", "naive",
+	// "mix". Default ["global"].
+	Modes []string `toml:"modes"`
+	// IndexModel names the [[models]] entry that builds the index (entity
+	// extraction and summaries); "" means each answering model builds its own.
+	IndexModel string `toml:"index_model"`
+	// SendTemperature sends the model's temperature; LightRAG 1.3.x sends
+	// none (the provider's default applies), so the default is false.
+	SendTemperature bool `toml:"send_temperature"`
+}
+
+// GraphModes are LightRAG's query modes.
+var GraphModes = []string{graphrag.ModeGlobal, graphrag.ModeLocal, graphrag.ModeHybrid, graphrag.ModeNaive, graphrag.ModeMix}
+
+// GraphRAGOf returns plan p's [graph_rag] settings (the zero value for a
+// Plan that plan.Parse did not make).
+func GraphRAGOf(p *plan.Plan) GraphRAGSettings {
+	if g, _ := p.Settings(results.SystemGraphRAG).(*GraphRAGSettings); g != nil {
+		return *g
+	}
+	return GraphRAGSettings{}
+}
+
+// checkGraphRAG checks [graph_rag], and that a plan naming graph-rag has
+// an embeddings endpoint.
+func checkGraphRAG(c *plan.SectionChecker, settings any) {
+	gr, p := settings.(*GraphRAGSettings), c.Plan()
+	if gr.Corpus == "" {
+		gr.Corpus = "pymatgen"
+	}
+	if cl := path.Clean(gr.Corpus); cl != gr.Corpus || (cl != "pymatgen" && !strings.HasPrefix(cl, "pymatgen/")) || strings.Contains(cl, "..") {
+		c.Add("graph_rag.corpus", "is %q; want pymatgen or a folder below it, e.g. pymatgen/analysis/defects", gr.Corpus)
+	}
+	if len(gr.Modes) == 0 {
+		gr.Modes = []string{DefaultGraphMode}
+	}
+	for i, m := range gr.Modes {
+		switch {
+		case !slices.Contains(GraphModes, m):
+			c.Add(fmt.Sprintf("graph_rag.modes[%d]", i), "is %q; want one of %v", m, GraphModes)
+		case slices.Index(gr.Modes, m) != i:
+			c.Add(fmt.Sprintf("graph_rag.modes[%d]", i), "%q appears twice", m)
+		}
+	}
+	if slices.Contains(p.Systems, results.SystemGraphRAG) && p.Retrieval.Embedding == nil {
+		c.Add("retrieval.embedding", "is required by graph-rag (LightRAG embeds entities, relations and chunks)")
+	}
+	if gr.IndexModel != "" && !slices.ContainsFunc(p.Models, func(m plan.Model) bool { return m.Name == gr.IndexModel }) {
+		c.Add("graph_rag.index_model", "%q is not the name of a [[models]] entry", gr.IndexModel)
+	}
+}
+
+// expandGraphRAG makes one configuration per query mode (none for a plan
+// without settings).
+func expandGraphRAG(settings any, c plan.Configuration) []plan.Configuration {
+	gr, _ := settings.(*GraphRAGSettings)
+	if gr == nil {
+		return nil
+	}
+	var out []plan.Configuration
+	for _, m := range gr.Modes {
+		x := c
+		x.GraphMode = m
+		out = append(out, x)
+	}
+	return out
 }
 
 // DefaultGraphMode is LightRAG 1.3.3's QueryParam.mode default.
@@ -39,7 +122,7 @@ func newGraphRAG(p Params) (System, error) {
 	if mode == "" {
 		mode = DefaultGraphMode
 	}
-	if !slices.Contains([]string{graphrag.ModeGlobal, graphrag.ModeLocal, graphrag.ModeHybrid, graphrag.ModeNaive, graphrag.ModeMix}, mode) {
+	if !slices.Contains(GraphModes, mode) {
 		return nil, fmt.Errorf("system graph-rag: query mode %q; want global, local, hybrid, naive or mix", mode)
 	}
 	return &graphRAG{mode: mode, asked: p.GraphMode}, nil
@@ -59,7 +142,9 @@ func (s *graphRAG) Record(res Resources, r *results.Run) error {
 	if err != nil {
 		return err
 	}
-	r.RetrievalSource, r.RetrievalMethod, r.TopK, r.CorpusID, r.EmbeddingModel = 1, plan.MethodGraph, plan.GraphTopK, info.CorpusID, info.EmbeddingModel
+	sys, _ := results.LookupSystem(results.SystemGraphRAG)
+	fixed := sys.Retrieval.Fixed // source 1 (the pymatgen code), method "graph", LightRAG's top_k 60
+	r.RetrievalSource, r.RetrievalMethod, r.TopK, r.CorpusID, r.EmbeddingModel = fixed.Source, fixed.Method, fixed.TopK, info.CorpusID, info.EmbeddingModel
 	if !info.SendTemperature {
 		r.Generation = results.GenerationParams{MaxTokens: r.Generation.MaxTokens, Source: "plan; no temperature, top_p or seed sent, as LightRAG 1.3.x"}
 	}

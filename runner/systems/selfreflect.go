@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -16,11 +17,67 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/internal/pystr"
 	"github.com/mattools-leaderboard/leaderboard/llm"
 	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
 
 func init() {
-	Register(Registration{Name: results.SystemSelfReflectionRAG, Needs: Needs{Retriever: true, Executor: true}, New: newSelfReflection})
+	Register(Registration{Name: results.SystemSelfReflectionRAG, Needs: Needs{Retriever: true, Executor: true}, New: newSelfReflection,
+		Plan: plan.SystemSpec{Section: "self_reflection", NewSettings: func() any { return new(SelfReflectionSettings) },
+			Check: checkSelfReflection, Expand: expandSelfReflection}})
+}
+
+// SelfReflectionSettings are the plan's [self_reflection] section: each
+// variant makes configurations of its own.
+type SelfReflectionSettings struct {
+	// Variants: "as-published" (the loop as MatTools' code runs it: the
+	// critique reaches only the next retrieval query) and/or "feedback"
+	// (the generator sees its previous answer, the runtime output and the
+	// critique). Default ["as-published"].
+	Variants []string `toml:"variants"`
+	// MaxIterations bounds the loop (default 5, as MatTools;
+	// 1–MaxIterationsLimit).
+	MaxIterations int `toml:"max_iterations"`
+}
+
+// MaxIterationsLimit is the largest max_iterations a plan may give.
+const MaxIterationsLimit = 20
+
+// checkSelfReflection checks [self_reflection], setting its defaults.
+func checkSelfReflection(c *plan.SectionChecker, settings any) {
+	sr := settings.(*SelfReflectionSettings)
+	if len(sr.Variants) == 0 {
+		sr.Variants = []string{VariantAsPublished}
+	}
+	for i, v := range sr.Variants {
+		switch {
+		case v != VariantAsPublished && v != VariantFeedback:
+			c.Add(fmt.Sprintf("self_reflection.variants[%d]", i), "is %q; want %s or %s", v, VariantAsPublished, VariantFeedback)
+		case slices.Index(sr.Variants, v) != i:
+			c.Add(fmt.Sprintf("self_reflection.variants[%d]", i), "%q appears twice", v)
+		}
+	}
+	if !c.Defined("max_iterations") {
+		sr.MaxIterations = DefaultMaxIterations
+	} else if sr.MaxIterations < 1 || sr.MaxIterations > MaxIterationsLimit {
+		c.Add("self_reflection.max_iterations", "is %d; want 1–%d", sr.MaxIterations, MaxIterationsLimit)
+	}
+}
+
+// expandSelfReflection makes one configuration per variant, with the
+// loop bound (none for a plan without settings).
+func expandSelfReflection(settings any, c plan.Configuration) []plan.Configuration {
+	sr, _ := settings.(*SelfReflectionSettings)
+	if sr == nil {
+		return nil
+	}
+	var out []plan.Configuration
+	for _, v := range sr.Variants {
+		x := c
+		x.Variant, x.MaxIterations = v, sr.MaxIterations
+		out = append(out, x)
+	}
+	return out
 }
 
 // The self-reflection prompt files (prompts layout), from MatTools
@@ -132,8 +189,8 @@ func newSelfReflection(p Params) (System, error) {
 	switch {
 	case s.k < 0:
 		return nil, fmt.Errorf("system self-reflection-rag: top-k %d; want ≥ 1", s.k)
-	case s.max < 1 || s.max > 20:
-		return nil, fmt.Errorf("system self-reflection-rag: max_iterations %d; want 1–20", s.max)
+	case s.max < 1 || s.max > MaxIterationsLimit:
+		return nil, fmt.Errorf("system self-reflection-rag: max_iterations %d; want 1–%d", s.max, MaxIterationsLimit)
 	case s.variant != VariantAsPublished && s.variant != VariantFeedback:
 		return nil, fmt.Errorf("system self-reflection-rag: variant %q; want one of %v", s.variant, SelfReflectionVariants)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/llm"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/graphrag"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
 )
 
@@ -163,6 +164,9 @@ type Params struct {
 	// GraphMode is graph-rag's query mode (LightRAG's QueryParam.mode;
 	// "" = DefaultGraphMode).
 	GraphMode string
+	// Settings is the configuration's plan.Configuration.Settings: a
+	// system's own settings, as its Registration.Plan.Expand set them.
+	Settings any
 }
 
 // call calls the model, in JSON mode when json is set.
@@ -242,10 +246,21 @@ type Answerer interface {
 	Generate(ctx context.Context, q *datasets.Question, env Env) (Generation, error)
 }
 
-// Registration is a system as registered: its name, what it needs from
-// the runner and how it is configured.
+// Registration is a system as registered, whole: its name, what the site
+// and the plan know of it (title, board, retrieval sources), its plan
+// settings, what it needs from the runner and how it is configured.
 type Registration struct {
-	Name  results.System
+	Name results.System
+	// Info is its title, description, board and retrieval sources
+	// (results.RegisterSystemInfo; Name is set from the registration's).
+	// Nil for the paper's systems, which results describes (results
+	// registered.go) so that the site, which never imports the runner,
+	// shows them. Without either, the system runs with no retrieval
+	// source and the site shows its id.
+	Info *results.SystemInfo
+	// Plan is its plan section, decoded and checked by itself, and the
+	// configurations its settings make (plan.RegisterSystemSpec).
+	Plan  plan.SystemSpec
 	Needs Needs
 	New   func(Params) (System, error)
 }
@@ -267,9 +282,14 @@ func Register(r Registration) {
 	if r.Name.IsAudit() {
 		panic("systems: " + string(r.Name) + " is one of the benchmark audit's systems, not a system under test")
 	}
-	if !results.KnownSystem(r.Name) {
+	if r.Info != nil {
+		info := *r.Info
+		info.Name = r.Name
+		results.RegisterSystemInfo(info) // registers it with results too
+	} else if !results.KnownSystem(r.Name) {
 		results.RegisterSystem(r.Name) // its runs' results files may name it
 	}
+	plan.RegisterSystemSpec(r.Name, r.Plan)
 	registry[r.Name] = r
 }
 

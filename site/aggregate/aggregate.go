@@ -210,10 +210,10 @@ type Board string
 
 // The leaderboard pages.
 const (
-	BoardQA        Board = "qa"         // QA benchmarks: code and doc accuracy
-	BoardSingleLLM Board = "single-llm" // tool usage, system single-llm
-	BoardLLMRAG    Board = "llm-rag"    // tool usage, system llm-rag (model × retrieval source)
-	BoardAdvanced  Board = "advanced"   // tool usage, agentic-rag, graph-rag, self-reflection-rag
+	BoardQA        Board = "qa"                   // QA benchmarks: code and doc accuracy
+	BoardSingleLLM Board = results.BoardSingleLLM // tool usage, the single LLM's board (results.SystemInfo.Board)
+	BoardLLMRAG    Board = results.BoardLLMRAG    // tool usage, LLM-RAG's board (model × retrieval source)
+	BoardAdvanced  Board = results.BoardAdvanced  // tool usage, every other system (agentic, graph, self-reflection RAG)
 )
 
 // Boards lists the leaderboard pages in display order.
@@ -244,12 +244,15 @@ func boardOf(k Key) Board {
 	switch {
 	case k.Benchmark.Kind() == results.KindMultipleChoice:
 		return BoardQA
-	case k.System == results.SystemSingleLLM:
-		return BoardSingleLLM
-	case k.System == results.SystemLLMRAG:
-		return BoardLLMRAG
 	}
-	return BoardAdvanced
+	return BoardOfSystem(k.System)
+}
+
+// BoardOfSystem is the board of a system's tool-usage configurations, as
+// its registration says (results.SystemInfo.Board): BoardAdvanced for a
+// system this process has no registration for.
+func BoardOfSystem(s results.System) Board {
+	return Board(results.SystemBoard(s))
 }
 
 // Leaderboard is every configuration of a set of runs, and the tables they form.
@@ -506,22 +509,10 @@ func ReferenceLabel(s results.System, source int) string {
 	return fmt.Sprintf("%s, source %d (reference)", SystemTitle(s), source)
 }
 
-// SystemTitle names a system as the paper does.
-func SystemTitle(s results.System) string {
-	switch s {
-	case results.SystemSingleLLM:
-		return "Single LLM"
-	case results.SystemLLMRAG:
-		return "LLM-RAG"
-	case results.SystemAgenticRAG:
-		return "Agentic RAG"
-	case results.SystemGraphRAG:
-		return "GraphRAG (LightRAG)"
-	case results.SystemSelfReflectionRAG:
-		return "Self-reflection LLM-doc RAG"
-	}
-	return string(s)
-}
+// SystemTitle names a system as its registration does
+// (results.SystemInfo.Title; the paper's names for its five systems), or
+// by its id when this process has no registration for it.
+func SystemTitle(s results.System) string { return results.SystemTitle(s) }
 
 func systemOrder(s results.System) int {
 	if i := slices.Index(results.Systems, s); i >= 0 {

@@ -209,7 +209,7 @@ func addReferences(tables []*Table, confs []*Configuration) {
 			models[row.Model.ID] = true
 		}
 		for _, c := range confs {
-			if c.Key.System != results.SystemLLMRAG || c.Key.RetrievalSource != ReferenceSource || !models[c.Key.Model] ||
+			if BoardOfSystem(c.Key.System) != BoardLLMRAG || c.Key.RetrievalSource != ReferenceSource || !models[c.Key.Model] ||
 				len(c.RunsWith(StatusAggregated)) == 0 || tableKey(c) != t.BenchmarkVersion+"|"+t.ScoringProtocol+"|"+t.QuestionSet {
 				continue
 			}

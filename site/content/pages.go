@@ -656,7 +656,7 @@ func (w *writer) writeSystems(v *views) {
 			}
 		}
 		data := map[string]any{"system": string(s), "name": aggregate.SystemTitle(s), "paper": paper,
-			"description": systemDescription[s], "std": StdConvention}
+			"description": systemDescription(s), "std": StdConvention}
 		w.pageConfigs(data, systemHref(s), aggregate.SystemTitle(s), cvs)
 		data["config_tables"] = v.configTables(confs, false, "configs", cutOf(data))
 		if csvPath := "downloads/matrices/systems-" + string(s) + ".csv"; w.pageMatrix(v, data, systemHref(s), aggregate.SystemTitle(s), csvPath, tool) {
@@ -667,15 +667,11 @@ func (w *writer) writeSystems(v *views) {
 	w.page("systems", "Systems", "systems", map[string]any{"systems": items})
 }
 
-var systemDescription = map[results.System]string{
-	results.SystemSingleLLM: "One chat call per question: the question text plus MatTools' answer format; no retrieval.",
-	results.SystemLLMRAG:    "Retrieve the top 5 documents for the question from one retrieval source, then one generation call.",
-	results.SystemAgenticRAG: "Keyword extraction, query generation, retrieval, LLM reranking, named-entity lookup of pymatgen objects, " +
-		"then a final generation call (at least 9 LLM calls per question).",
-	results.SystemGraphRAG: "LightRAG-style graph retrieval followed by one generation call. MatTools published no LightRAG results; " +
-		"only the paper's figure values exist.",
-	results.SystemSelfReflectionRAG: "Up to 5 iterations of retrieve → generate → format check → execute; it stops at the first " +
-		"run returning a dict with no None values, else a critic steers the next retrieval.",
+// systemDescription is what system s does per question, as its
+// registration says (results.SystemInfo.Description; "" if none).
+func systemDescription(s results.System) string {
+	info, _ := results.LookupSystem(s)
+	return info.Description
 }
 
 func (w *writer) writeMethodology(v *views) {

@@ -443,14 +443,10 @@ func boardHas(b aggregate.Board, p paperonly.Value) bool {
 	switch b {
 	case aggregate.BoardQA:
 		return p.Benchmark.Kind() == results.KindMultipleChoice
-	case aggregate.BoardSingleLLM:
-		return p.Benchmark == results.BenchmarkToolUsage && p.System == results.SystemSingleLLM
-	case aggregate.BoardLLMRAG:
-		return p.Benchmark == results.BenchmarkToolUsage && p.System == results.SystemLLMRAG
 	case aggregate.BoardToolUsage:
 		return p.Benchmark == results.BenchmarkToolUsage
 	}
-	return p.Benchmark == results.BenchmarkToolUsage && p.System != results.SystemSingleLLM && p.System != results.SystemLLMRAG
+	return p.Benchmark == results.BenchmarkToolUsage && aggregate.BoardOfSystem(p.System) == b
 }
 
 func systemIndex(s results.System) int {

@@ -1,0 +1,260 @@
+package e2e_test
+
+// A retrieving toy system with settings, declared whole by this file alone — its title and
+// description for the site, its retrieval (the plan's retrieval sources),
+// its own plan section [toy_rag] decoded, defaulted and checked by itself
+// — run through the whole pipeline: a plan naming it → the runner (against
+// the fake OpenAI-compatible server, BM25 over a made-up retrieval source
+// 2, scored by toysystem_test.go's fake scorer) → results files → the site, its title on the
+// pages. It needs no sandbox and no MatTools data (a made-up data root).
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mattools-leaderboard/leaderboard/datasets"
+	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/llm"
+	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/runner"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
+	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
+	"github.com/mattools-leaderboard/leaderboard/runner/systems"
+	"github.com/mattools-leaderboard/leaderboard/site"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
+)
+
+// toyRAG retrieves the top documents for "structure module vacancy" and
+// the question's id (each word is in one of the made-up documents) from the
+// configuration's retrieval source, asks the model "<prefix><question id>"
+// followed by each retrieved document's source in one call, and takes the first
+// line of its answer as the function name, the rest as the code.
+const toyRAG results.System = "toy-rag"
+
+// toyRAGSettings are the plan's [toy_rag] section: the prompt's prefix
+// (default "name: "; it must end in ": ") and the documents retrieved per
+// question (default 1; 1–3), the toy's own top-k.
+type toyRAGSettings struct {
+	Prefix string `toml:"prefix"`
+	TopK   int    `toml:"top_k"`
+}
+
+func init() {
+	systems.Register(systems.Registration{Name: toyRAG,
+		Info: &results.SystemInfo{Title: "Toy RAG", Description: "Echoes the question id after one retrieval; a test's system.",
+			Retrieval: results.SystemRetrieval{PlanSources: true}},
+		Plan: plan.SystemSpec{Section: "toy_rag", NewSettings: func() any { return new(toyRAGSettings) },
+			Check: func(c *plan.SectionChecker, settings any) {
+				s := settings.(*toyRAGSettings)
+				if !c.Defined("prefix") {
+					s.Prefix = "name: "
+				} else if !strings.HasSuffix(s.Prefix, ": ") {
+					c.Add("toy_rag.prefix", "is %q; want a prefix ending in \": \"", s.Prefix)
+				}
+				if !c.Defined("top_k") {
+					s.TopK = 1
+				} else if s.TopK < 1 || s.TopK > 3 {
+					c.Add("toy_rag.top_k", "is %d; want 1–3", s.TopK)
+				}
+			},
+			Expand: func(settings any, c plan.Configuration) []plan.Configuration {
+				s := settings.(*toyRAGSettings)
+				c.TopK, c.Settings = s.TopK, s.Prefix
+				return []plan.Configuration{c}
+			}},
+		Needs: systems.Needs{Retriever: true},
+		New: func(p systems.Params) (systems.System, error) {
+			prefix, _ := p.Settings.(string)
+			if p.RetrievalSource == 0 || prefix == "" {
+				return nil, fmt.Errorf("system %s: retrieval source %d, prefix %q; want a source and the plan's prefix", toyRAG, p.RetrievalSource, prefix)
+			}
+			return &toyRAGSystem{prefix: prefix, k: p.TopK}, nil
+		}})
+}
+
+type toyRAGSystem struct {
+	prefix string
+	k      int
+	search retrieval.Retriever // set by Build
+}
+
+func (*toyRAGSystem) Name() results.System { return toyRAG }
+
+// Record: the toy records how it asks (system parameter prompt).
+func (t *toyRAGSystem) Record(_ systems.Resources, r *results.Run) error {
+	if r.SystemParams == nil {
+		r.SystemParams = map[string]string{}
+	}
+	r.SystemParams["prompt"] = t.prefix + "<question id>"
+	return nil
+}
+
+func (t *toyRAGSystem) Build(ctx context.Context, res systems.Resources) (systems.Answerer, error) {
+	r, err := res.Retriever(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &toyRAGSystem{prefix: t.prefix, k: t.k, search: r}, nil
+}
+
+func (t *toyRAGSystem) Generate(ctx context.Context, q *datasets.Question, env systems.Env) (systems.Generation, error) {
+	var g systems.Generation
+	hits, err := t.search.Search(ctx, "structure module vacancy "+q.ID, t.k)
+	if err != nil {
+		return g, err
+	}
+	prompt := t.prefix + q.ID
+	for _, h := range hits {
+		g.Retrieved = append(g.Retrieved, results.RetrievedChunk{ChunkID: h.ChunkID, Source: h.Source, Score: h.Score, Rank: int32(h.Rank)})
+		prompt += "\n" + h.Source
+	}
+	c, err := env.LLM.Complete(ctx, []llm.Message{llm.User(prompt)})
+	if err != nil {
+		return g, err
+	}
+	g.Calls, g.PromptTokens, g.CompletionTokens, g.Latency, g.Attempts = 1, c.PromptTokens, c.CompletionTokens, c.Latency, c.Attempts
+	g.Response, g.FinishReason = c.Content, c.FinishReason
+	name, code, ok := strings.Cut(c.Content, "\n")
+	if ok {
+		g.FunctionName, g.Code, g.Extracted = name, code, true
+	}
+	return g, nil
+}
+
+func (t *toyRAGSystem) Estimate(q *datasets.Question, _ *systems.Prompts) systems.Estimate {
+	return systems.Estimate{Calls: 1, PromptBytes: len(t.prefix + q.ID), Queries: 1}
+}
+
+func TestWholeToySystemFromPlanToSite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a site with Hugo; skipped with -short")
+	}
+	root := mattoolstest.NewRoot(t)
+	root.AddDataFiles() // all 49 questions executable
+	// Retrieval source 2, made up: two Sphinx pages and a defects note.
+	root.Write("src/tool_source_code/pymatgen/docs/pymatgen.core.html", []byte("<html><head><title>pymatgen.core</title></head><body><p>Structure and Lattice: a crystal structure.</p></body></html>"))
+	root.Write("src/tool_source_code/pymatgen/docs/modules.html", []byte("<html><head><title>modules</title></head><body><p>Every module of pymatgen.</p></body></html>"))
+	root.Write("src/defects_doc/vacancy.txt", []byte("A vacancy is a missing atom."))
+	srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
+		first, _, _ := strings.Cut(r.Prompt(), "\n")
+		id := strings.TrimPrefix(first, "ask: ")
+		return llmtest.Reply{Content: "f_" + id + "\ndef f_" + id + "(): return {}", PromptTokens: 10, CompletionTokens: 4}
+	}})
+	base := t.TempDir()
+	models := fmt.Sprintf("[[models]]\nname = \"toy-model\"\nbase_url = %q\ntimeout = \"30s\"\n", srv.URL)
+	// The toy's section is its own: decoded, defaulted and checked by its
+	// registration, errors naming its fields.
+	for text, want := range map[string]string{
+		"retrieval_sources = [2]\n[toy_rag]\nprefix = \"ask\"\n": `plan.toml: toy_rag.prefix: is "ask"; want a prefix ending in ": "`,
+		"retrieval_sources = [2]\n[toy_rag]\ntop_k = 0\n":        "plan.toml: toy_rag.top_k: is 0; want 1–3",
+		"retrieval_sources = [2]\n[toy_rag]\ntop_ks = [1]\n":     "plan.toml: toy_rag.top_ks: unknown key",
+		"[toy_rag]\nprefix = \"ask: \"\n":                        "plan.toml: retrieval_sources: is required by the retrieving systems in systems",
+	} {
+		_, err := plan.Parse([]byte(fmt.Sprintf("systems = [%q]\n", toyRAG)+text+models), "plan.toml")
+		if err == nil || err.Error() != want {
+			t.Errorf("plan section %q: error %v; want %s", text, err, want)
+		}
+	}
+	text := fmt.Sprintf(`systems = [%q]
+retrieval_sources = [2]
+rounds = 2
+[toy_rag]
+prefix = "ask: "
+top_k = 2
+`, toyRAG) + models
+	p, err := plan.Parse([]byte(text), filepath.Join(base, "plan.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := p.Configurations(); len(cs) != 1 || cs[0].RetrievalSource != 2 || cs[0].RetrievalMethod != "bm25" || cs[0].TopK != 2 || cs[0].Settings != "ask: " {
+		t.Fatalf("configurations %+v; want one, of source 2, bm25, the toy's top-k 2 and prefix", cs)
+	}
+	resultsDir := filepath.Join(base, "results")
+	o := runner.Options{Plan: p, DataRoot: root.Dir, OutDir: resultsDir, Scorer: toyScorer{},
+		CorpusCache: filepath.Join(base, "corpus"), RetrievalCache: filepath.Join(base, "retrieval")}
+	ests, err := runner.EstimatePlan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ests) != 2 || ests[0].System != toyRAG || ests[0].Source != 2 || ests[0].Calls != 49 || ests[1].Calls != 49 {
+		t.Fatalf("estimates %+v; want the toy's configuration × 2 rounds, source 2, 49 calls each", ests)
+	}
+	res, err := runner.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 4 || len(srv.Requests()) != 2*49 {
+		t.Fatalf("%d runs from %d requests; want 4 runs (2 rounds × 2 protocols) from 98", len(res), len(srv.Requests()))
+	}
+	for _, r := range srv.Requests() {
+		if !strings.HasPrefix(r.Prompt(), "ask: ") || strings.Count(r.Prompt(), "\n") != 2 {
+			t.Errorf("prompt %q; want the plan's prefix, the id and the sources of 2 documents", r.Prompt())
+			break
+		}
+	}
+	files, err := results.ReadDir(resultsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		r := f.Run
+		// 25 even-indexed questions are correct: 81 of the 138 properties
+		// (their property counts, as runner's TestScoredRunsOnePerProtocol sums them).
+		if r.System != toyRAG || r.SystemParams["prompt"] != "ask: <question id>" || !r.Totals.Scored ||
+			*r.Totals.QuestionsCorrect != 25 || *r.Totals.Runnable != 25 || *r.Totals.PropertiesPassed != 81 || r.Totals.Properties != 138 {
+			t.Errorf("%s: system %q, params %v, totals %+v", r.RunID, r.System, r.SystemParams, r.Totals)
+		}
+		if r.RetrievalSource != 2 || r.RetrievalMethod != "bm25" || r.TopK != 2 || r.CorpusID == "" {
+			t.Errorf("%s: retrieval source %d, method %q, top-k %d, corpus %q; want 2, bm25, 2 and the corpus", r.RunID, r.RetrievalSource, r.RetrievalMethod, r.TopK, r.CorpusID)
+		}
+	}
+
+	bench, err := datasets.Load(root.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(base, "public")
+	rep, err := site.Build(context.Background(), site.Options{ResultsDir: resultsDir, Benchmark: bench, DataHint: "hint",
+		RepoRoot: repoRoot(t), OutDir: out, WorkDir: filepath.Join(base, "work"), Releases: []release.Release{}, Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Runs != 4 || len(rep.Skipped) != 0 {
+		t.Errorf("site read %d runs, skipped %v; want the toy's 4", rep.Runs, rep.Skipped)
+	}
+	// The toy's configuration is ranked on the landing board, one row
+	// for both protocols, under its registered title: task success rate
+	// 25/49 = 51.02 %, properties 81/138 = 58.70 % in each round (n = 2),
+	// linked to the toy's system page.
+	preview := filepath.Join(out, site.PreviewPath)
+	board, err := os.ReadFile(filepath.Join(preview, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile(`(?s)<tr[^>]*data-system="` + string(toyRAG) + `"[^>]*>.*?</tr>`)
+	rows := row.FindAllString(string(board), -1)
+	if len(rows) != 1 {
+		t.Fatalf("the landing page has %d rows of system %s, want 1", len(rows), toyRAG)
+	}
+	for _, w := range []string{">toy-model</a>", `<a href="./systems/toy-rag/">Toy RAG</a>`, "round 1: 51.02 (25/49); round 2: 51.02 (25/49)",
+		"round 1: 58.70 (81/138); round 2: 58.70 (81/138)", "mattools-v1-strict"} {
+		if !strings.Contains(rows[0], w) {
+			t.Errorf("toy row lacks %q: %s", w, rows[0])
+		}
+	}
+	sys, err := os.ReadFile(filepath.Join(preview, "systems", string(toyRAG), "index.html"))
+	if err != nil {
+		t.Fatalf("the toy's system page: %v", err)
+	}
+	for _, w := range []string{"toy-model", "<title>Toy RAG", "Echoes the question id after one retrieval; a test&#39;s system."} {
+		if !strings.Contains(string(sys), w) {
+			t.Errorf("the toy's system page lacks %q", w)
+		}
+	}
+}
