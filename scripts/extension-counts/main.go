@@ -12,7 +12,9 @@
 //	go run ./scripts/extension-counts -root /tmp/before # an older commit
 //
 // What is counted (non-test .go files only; generated and vendored files
-// are skipped, and so are the registration files listed in registrations):
+// are skipped, and so are the registration files listed in registrations;
+// names in test-support packages, which only tests import, are counted on a
+// line of their own):
 //
 //   - system constants: identifiers SystemSingleLLM, SystemLLMRAG,
 //     SystemAgenticRAG, SystemGraphRAG, SystemSelfReflectionRAG (results/vocab.go)
@@ -54,6 +56,19 @@ var registrations = []string{
 	"runner/scoring/protocol_qa.go",
 	"datasets/loaders.go",
 	"benchmarks/",
+	// MatTools' published results, imported as the paper names them: its
+	// systems, its tool-usage benchmark and its protocols are the data.
+	"results/published/",
+}
+
+// testSupport are packages only tests import (fixtures, fakes): their
+// occurrences are reported on a line of their own, not in the measures.
+var testSupport = []string{
+	"site/sitetest/",
+	"llm/llmtest/",
+	"sandbox/sandboxtest/",
+	"internal/mattoolstest/",
+	"e2e/",
 }
 
 var (
@@ -89,8 +104,10 @@ func (m *measure) add(file string, line int, what string) {
 	m.files[file] = true
 }
 
-func registration(rel string) bool {
-	for _, r := range registrations {
+func registration(rel string) bool { return under(rel, registrations) }
+
+func under(rel string, list []string) bool {
+	for _, r := range list {
 		if strings.HasSuffix(r, "/") && strings.HasPrefix(rel, r) || rel == r {
 			return true
 		}
@@ -114,6 +131,7 @@ func run(root string, verbose bool) error {
 	protocols := &measure{name: "protocol constants (outside results/)"}
 	files := &measure{name: fmt.Sprintf("non-test files over %d lines", longFile)}
 	funcs := &measure{name: fmt.Sprintf("functions over %d lines (outside tests)", longFunc)}
+	support := &measure{name: "names in test-support packages (not above)"}
 	var nFiles, nLines int
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -163,6 +181,7 @@ func run(root string, verbose bool) error {
 			return nil
 		}
 		inResults := strings.HasPrefix(rel, "results/")
+		inSupport := under(rel, testSupport)
 		ast.Inspect(f, func(n ast.Node) bool {
 			id, ok := n.(*ast.Ident)
 			if !ok {
@@ -170,6 +189,8 @@ func run(root string, verbose bool) error {
 			}
 			line := fset.Position(id.Pos()).Line
 			switch {
+			case inSupport && (systemIdents[id.Name] || benchIdents[id.Name] || protocolIdents[id.Name]):
+				support.add(rel, line, id.Name)
 			case systemIdents[id.Name]:
 				systems.add(rel, line, id.Name)
 			case benchIdents[id.Name]:
@@ -185,7 +206,7 @@ func run(root string, verbose bool) error {
 		return err
 	}
 	fmt.Printf("root %s: %d non-test Go files, %d lines\n", root, nFiles, nLines)
-	for _, m := range []*measure{systems, bench, protocols, files, funcs} {
+	for _, m := range []*measure{systems, bench, protocols, files, funcs, support} {
 		fmt.Printf("%-45s %4d in %3d files\n", m.name, len(m.hits), len(m.files))
 		if verbose {
 			sort.Strings(m.hits)
