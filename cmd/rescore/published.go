@@ -40,7 +40,16 @@ const checkpointEvery = 20 * time.Second
 // published.AlongsideKey(run id, c.alongside), beside the main ones, which
 // stay as they are.
 func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) error {
-	root, bench, err := c.benchmark()
+	// The published runs are MatTools' (its paper's), of its own
+	// tool-usage benchmark, in the data root.
+	root, err := c.root()
+	if err != nil {
+		return err
+	}
+	bench, err := datasets.Load(root)
+	if err == nil {
+		bench, err = c.inVersion(bench)
+	}
 	if err != nil {
 		return err
 	}
@@ -220,7 +229,8 @@ func publishedItems(c config, files []*results.File, bench *datasets.Benchmark) 
 	sources = map[string]results.SourceFile{}
 	parts = []string{"published"}
 	for _, f := range files {
-		if f.Run.Benchmark != results.BenchmarkToolUsage || f.Run.Provenance.Kind != results.ProvenanceImported {
+		// The importer's tool-usage runs: MatTools' published ones.
+		if f.Run.Benchmark.Kind() != results.KindToolUsage || f.Run.Provenance.Kind != results.ProvenanceImported {
 			continue
 		}
 		if runFilter != nil && !runFilter.MatchString(f.Run.RunID) {
