@@ -284,7 +284,7 @@ timeout = "60s"
 			continue
 		}
 		matrices++
-		row := regexp.MustCompile(`(?s)<tr><td class="num">\d+</td><th scope="row"><a href="[^"]*benchmarks/`+name+`/">test_boltzmann</a></th>(.*?)</tr>`).FindStringSubmatch(string(page))
+		row := regexp.MustCompile(`(?s)<tr><td class="num">\d+</td><th scope="row"><a href="[^"]*benchmarks/` + name + `/">test_boltzmann</a></th>(.*?)</tr>`).FindStringSubmatch(string(page))
 		if row == nil || !strings.Contains(row[1], "✓✓✓") || !strings.Contains(row[1], "3/3") {
 			t.Errorf("%s: the matrix has no row of test_boltzmann correct in 3 of 3 rounds", path)
 		}

@@ -326,7 +326,13 @@ func (k groupKey) heading(qs results.QuestionSet) string {
 // (question ids are page paths; another tool-usage benchmark's questions,
 // which may share MatTools' ids, are listed on its own page, benchmarks.go).
 func (v *views) hasQuestionPages(b results.Benchmark) bool {
-	return v.e.Benchmark != nil && b.Kind() == results.KindToolUsage && benchmarkLabel(b) == ""
+	return v.e.Benchmark != nil && matToolsToolUsage(b)
+}
+
+// matToolsToolUsage says whether b is a tool-usage benchmark of MatTools'
+// suite: MatTools' own, whose questions have pages.
+func matToolsToolUsage(b results.Benchmark) bool {
+	return b.Kind() == results.KindToolUsage && benchmarkLabel(b) == ""
 }
 
 // benchmarkLabel names benchmark b in the tables of the pages that show
@@ -424,7 +430,7 @@ func (v *views) modelHallucinations(store *apicheck.Store) []modelHallucinationV
 	for _, c := range v.lb.Configurations {
 		// MatTools' suite only: a model's names are counted over the
 		// questions of one benchmark (its question ids are the pages').
-		if c.Key.Benchmark.Kind() != results.KindToolUsage || benchmarkLabel(c.Key.Benchmark) != "" {
+		if !matToolsToolUsage(c.Key.Benchmark) {
 			continue
 		}
 		if byModel[c.Key.Model] == nil {

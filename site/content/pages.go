@@ -249,11 +249,14 @@ func propertyLists(pos []results.PropertyOutcome) (passed []string, failed []fai
 	return passed, failed
 }
 
-// toolConfigs returns the tool-usage configurations in display order.
+// toolConfigs returns the configurations of MatTools' tool usage in
+// display order: those of the question pages (questions/<id>/, MatTools'
+// question ids) and of the model and system pages' matrices, whose rows
+// are those questions (matToolsToolUsage).
 func (v *views) toolConfigs() []*aggregate.Configuration {
 	var out []*aggregate.Configuration
 	for _, c := range v.lb.Configurations {
-		if c.Key.Benchmark == results.BenchmarkToolUsage {
+		if matToolsToolUsage(c.Key.Benchmark) {
 			out = append(out, c)
 		}
 	}
@@ -620,7 +623,7 @@ func (w *writer) writeModels(v *views) {
 		var tool []*aggregate.Configuration
 		for _, c := range confs {
 			cvs = append(cvs, v.config(c))
-			if c.Key.Benchmark == results.BenchmarkToolUsage {
+			if matToolsToolUsage(c.Key.Benchmark) { // the matrix of MatTools' questions (toolConfigs)
 				tool = append(tool, c)
 			}
 		}
@@ -681,14 +684,15 @@ func (w *writer) writeSystems(v *views) {
 		}
 		var paper []*paperCell
 		for _, p := range w.e.Paper {
-			if p.System == s && p.Benchmark == results.BenchmarkToolUsage {
+			if p.System == s && p.Benchmark == results.BenchmarkToolUsage { // the paper's values: MatTools' own benchmark
+
 				paper = append(paper, newPaperCell(p, paperLabel(w.e.Catalog, p)))
 			}
 		}
 		items = append(items, systemItem{ID: string(s), Name: aggregate.SystemTitle(s), Href: systemHref(s), Configs: len(confs)})
 		var tool []*aggregate.Configuration
 		for _, c := range confs {
-			if c.Key.Benchmark == results.BenchmarkToolUsage {
+			if matToolsToolUsage(c.Key.Benchmark) { // the matrix of MatTools' questions (toolConfigs)
 				tool = append(tool, c)
 			}
 		}
