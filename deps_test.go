@@ -100,13 +100,13 @@ var allowed = map[string][]string{
 	"runner/audit": []string{"datasets", "internal/version", "results", "sandbox", "runner/scoring"},
 	// Its command: the flags, the sandbox's among them, and nothing else.
 	"cmd/audit":   []string{"datasets", "runner/audit", "sandbox", "cmd/internal/cliflags", "cmd/internal/sandboxflags"},
-	"cmd/rescore": []string{"results/published", "results", "datasets", "runner/journal", "sandbox", "runner/scoring", "internal/version", "internal/words", "cmd/internal/cliflags", "cmd/internal/sandboxflags", "internal/atomicfile"},
+	"cmd/rescore": []string{"results/published", "results", "datasets", "runner/plan", "runner/journal", "sandbox", "runner/scoring", "internal/version", "internal/words", "cmd/internal/cliflags", "cmd/internal/sandboxflags", "internal/atomicfile"}, // runner/plan: RegisterFolder (-benchmark-folder)
 
 	// Submissions by pull request: the validator re-executes
 	// submitted code through scoring and the sandbox.
 	// Both take -shard i/n and merge the shards' outcome journals through runner.
 	"cmd/make-submission":     []string{"results", "results/submission"},
-	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "sandbox", "runner/scoring", "cmd/internal/cliflags", "cmd/internal/sandboxflags"},
+	"cmd/validate-submission": []string{"datasets", "internal/version", "internal/words", "results", "results/submission", "runner/journal", "sandbox", "runner/scoring", "cmd/internal/cliflags", "cmd/internal/sandboxflags", "runner/plan"}, // runner/plan: RegisterFolder (-benchmark-folder)
 
 	// LLM-written documentation: the generator of sources 3/4's text.
 	"runner/docgen": []string{"datasets/corpus", "internal/jsonl", "llm", "internal/workpool"},

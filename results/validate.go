@@ -107,7 +107,7 @@ func validateRecord(r *Run) []error {
 		add(metaErr("system", "is %q with provenance kind %q; the audit's systems (%s) go with provenance kind %q and only with it", r.System, r.Provenance.Kind, joinSystems(AuditSystems), ProvenanceAudit))
 	} else if audit && r.FormatVersion < 3 {
 		add(metaErr("provenance.kind", "audit runs exist from format version 3; this file is version %d", r.FormatVersion))
-	} else if audit && (r.Benchmark != BenchmarkToolUsage || r.RetrievalSource != 0 || r.Model != ModelNone) {
+	} else if audit && (r.Benchmark.Kind() != KindToolUsage || r.RetrievalSource != 0 || r.Model != ModelNone) {
 		add(metaErr("system", "an audit run is a tool-usage run with retrieval source 0 and model %q", ModelNone))
 	}
 	errs = append(errs, validateSystemParams(r)...)

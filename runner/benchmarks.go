@@ -9,9 +9,10 @@ import (
 
 // loadBenchmark loads the questions of tool-usage benchmark b from the
 // data root with the loader registered for it (datasets.RegisterLoader),
-// in version version for MatTools' tool usage (plan
-// tool_usage.benchmark_version: a corrected version edits the loaded
-// questions' verification, correctedVersion), and checks that their
+// in version version when the registry lists it as a corrected version of
+// b's (plan tool_usage.benchmark_version, for MatTools' tool usage: a
+// corrected version edits the loaded questions' verification,
+// correctedVersion), and checks that their
 // version is one the benchmark registry holds (results.RegisterBenchmark).
 func loadBenchmark(b results.Benchmark, root, version string) (*datasets.Benchmark, error) {
 	load, ok := datasets.LoaderOf(string(b))
@@ -22,12 +23,12 @@ func loadBenchmark(b results.Benchmark, root, version string) (*datasets.Benchma
 	if err != nil {
 		return nil, err
 	}
-	if b == results.BenchmarkToolUsage {
+	info, _ := results.LookupBenchmark(b)
+	if v, ok := info.Version(version); ok && v.CorrectsVersion != "" { // a corrected version of b's (MatTools' tool usage has them)
 		if bench, err = correctedVersion(bench, version); err != nil {
 			return nil, err
 		}
 	}
-	info, _ := results.LookupBenchmark(b)
 	if bench.Version == "" && len(info.Versions) > 0 {
 		bench.Version = info.Versions[0].ID
 	}

@@ -80,7 +80,12 @@ func run(args []string, stdout, stderr io.Writer, now func() time.Time) int {
 	}
 	dir := filepath.Join(*out, folder)
 	fmt.Fprintf(stdout, "wrote %s: %s and %d results files (provenance submitted, run ids %s…)\n", dir, submission.MetadataFile, n, submission.Namespace(folder))
-	fmt.Fprintf(stdout, "check it, re-executing every answer in the sandbox:\n  go run ./cmd/validate-submission -reexecute %s\n", dir)
+	folderFlag := ""
+	if info, ok := results.LookupBenchmark(runs[0].Run.Benchmark); ok && info.Recorded {
+		// A folder benchmark's questions are re-executed from its folder.
+		folderFlag = "-benchmark-folder <the benchmark's folder> "
+	}
+	fmt.Fprintf(stdout, "check it, re-executing every answer in the sandbox:\n  go run ./cmd/validate-submission -reexecute %s%s\n", folderFlag, dir)
 	return exitOK
 }
 

@@ -16,6 +16,7 @@ import (
 // evaluation order, with what identifies it.
 type storedRun struct {
 	Label           string // for messages: the input path
+	Benchmark       results.Benchmark
 	System          results.System
 	RetrievalSource int
 	Model           string
@@ -61,7 +62,7 @@ func readParquetRun(path string) (*storedRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.Run.Benchmark != results.BenchmarkToolUsage {
+	if f.Run.Benchmark.Kind() != results.KindToolUsage {
 		return nil, fmt.Errorf("%s: a %s run has no generated code to rescore", path, f.Run.Benchmark)
 	}
 	data, err := os.ReadFile(path)
@@ -76,7 +77,7 @@ func readParquetRun(path string) (*storedRun, error) {
 // label names the input in messages and source is the file rescoring read.
 func storedFromFile(f *results.File, label string, source results.SourceFile) (*storedRun, error) {
 	path := label
-	r := &storedRun{Label: label, System: f.Run.System, RetrievalSource: f.Run.RetrievalSource, Model: f.Run.Model,
+	r := &storedRun{Label: label, Benchmark: f.Run.Benchmark, System: f.Run.System, RetrievalSource: f.Run.RetrievalSource, Model: f.Run.Model,
 		Round: f.Run.Round, DerivedFrom: f.Run.RunID, Origin: originOf(&f.Run), Code: map[string]submission{}, Source: source,
 		Identity: results.Run{Variant: f.Run.Variant, TopK: f.Run.TopK, RetrievalMethod: f.Run.RetrievalMethod, CorpusID: f.Run.CorpusID,
 			EmbeddingModel: f.Run.EmbeddingModel, SystemParams: f.Run.SystemParams, ModelDisplayName: f.Run.ModelDisplayName,
@@ -88,12 +89,17 @@ func storedFromFile(f *results.File, label string, source results.SourceFile) (*
 		}
 		r.Code[q.QuestionID] = submission{Code: q.Code, FunctionName: q.FunctionName, Retrieved: q.Retrieved, Trace: q.Trace}
 	}
-	for _, id := range datasets.Order() {
-		if _, ok := r.Code[id]; !ok {
-			return nil, fmt.Errorf("%s: question_id: no row for question %s", path, id)
+	return r, nil
+}
+
+// answersEvery checks that r has a row for every question of b.
+func (r *storedRun) answersEvery(b *datasets.Benchmark) error {
+	for _, q := range b.Questions {
+		if _, ok := r.Code[q.ID]; !ok {
+			return fmt.Errorf("%s: question_id: no row for question %s", r.Label, q.ID)
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // originOf returns where the code of a stored run came from: for a rescored

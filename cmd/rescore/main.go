@@ -1,7 +1,11 @@
 // Command rescore re-executes stored generated code and scores it under
 // mattools-v1 and mattools-v1-strict, without calling any model. Inputs are
 // MatTools run folders (holding function_generation_results.jsonl) or this
-// project's tool-usage results files (.parquet). For each input and protocol
+// project's results files (.parquet) of one tool-usage benchmark: MatTools'
+// own, read from the data root, or a folder benchmark, whose questions and
+// verification are read from the folder -benchmark-folder DIR gives (the
+// folder its runs were made with: its benchmark.json must describe the
+// benchmark as the runs record it). For each input and protocol
 // it writes one results file with provenance "rescored" into -out. Questions
 // whose data files are absent from MATTOOLS_DATA are data-missing, and the run
 // then records the question subset it was scored on.
@@ -46,6 +50,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
 	"github.com/mattools-leaderboard/leaderboard/runner/journal"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -106,9 +111,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.runs, "runs", "", "with -all-published: re-execute only the published runs whose id matches this regular expression")
 	shardFlag := fs.String("shard", "", "re-execute only shard `i/n` of the items (0 ≤ i < n), journaled into -out/.journal; merge the shards with -merge")
 	merge := fs.String("merge", "", "write the outputs from the journals of the shards' output directories `DIR,DIR,…` (same inputs, data and -questions), executing nothing")
+	fs.Func("benchmark-folder", "a folder benchmark's folder (benchmark.json; docs/runner.md#folder-benchmarks), whose questions and verification its runs are re-executed with (repeatable)", func(dir string) error {
+		_, err := plan.RegisterFolder(dir)
+		return err
+	})
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to score (the others become data-missing; for tests)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rescore [flags] [-shard i/n | -merge DIR,...] INPUT...\n       rescore [flags] [-shard i/n | -merge DIR,...] -all-published\n\nINPUT is a MatTools run folder (with function_generation_results.jsonl) or a tool-usage .parquet results file.\n\n")
+		fmt.Fprintf(stderr, "usage: rescore [flags] [-shard i/n | -merge DIR,...] INPUT...\n       rescore [flags] [-shard i/n | -merge DIR,...] -all-published\n\nINPUT is a MatTools run folder (with function_generation_results.jsonl) or a .parquet results file of a tool-usage benchmark\n(MatTools' own, or a folder benchmark whose folder -benchmark-folder gives); the inputs are runs of one benchmark.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -178,23 +187,48 @@ func envOr(k, def string) string {
 	return def
 }
 
-// benchmark loads the data root of c as an absolute path, restricted to
-// -questions when given.
-func (c config) benchmark() (root string, bench *datasets.Benchmark, err error) {
-	root, err = filepath.Abs(c.data)
-	if err != nil {
-		return "", nil, err
+// root returns the data root of c as an absolute path.
+func (c config) root() (string, error) { return filepath.Abs(c.data) }
+
+// benchmark loads the questions of tool-usage benchmark name (any
+// registered benchmark of kind tool-usage) from the data root with the
+// loader registered for it: MatTools' own from the data root, a folder
+// benchmark from the folder given with -benchmark-folder
+// (plan.RegisterFolder). In version c.version (a corrected version of
+// datasets/corrections.json) when given, restricted to -questions when
+// given. A benchmark of another kind, or one whose loader is not
+// registered, is an error.
+func (c config) benchmark(root string, name results.Benchmark) (*datasets.Benchmark, error) {
+	if name.Kind() != results.KindToolUsage {
+		return nil, fmt.Errorf("a %s run has no generated code to rescore", name)
 	}
-	bench, err = datasets.LoadVersion(root, c.version)
+	load, ok := datasets.LoaderOf(string(name))
+	if !ok {
+		return nil, fmt.Errorf("benchmark %s: its questions are not loaded: give its folder with -benchmark-folder DIR", name)
+	}
+	bench, err := load(root)
 	if err != nil {
-		return "", nil, err
+		return nil, err
+	}
+	return c.inVersion(bench)
+}
+
+// inVersion returns bench in version c.version (its own when ""),
+// restricted to -questions when given.
+func (c config) inVersion(bench *datasets.Benchmark) (*datasets.Benchmark, error) {
+	if c.version != "" {
+		v, _ := datasets.LookupCorrectedVersion(c.version)
+		var err error
+		if bench, err = v.Apply(bench); err != nil {
+			return nil, err
+		}
 	}
 	if c.only != nil {
 		if err := scoring.Restrict(bench, c.only); err != nil {
-			return "", nil, fmt.Errorf("-questions: %w", err)
+			return nil, fmt.Errorf("-questions: %w", err)
 		}
 	}
-	return root, bench, nil
+	return bench, nil
 }
 
 // openScorer opens the sandbox scorer with c's backend, slots, Python and limits.
@@ -203,7 +237,7 @@ func (c config) openScorer(ctx context.Context, root string) (*scoring.Scorer, e
 }
 
 func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.Writer) error {
-	root, bench, err := c.benchmark()
+	root, err := c.root()
 	if err != nil {
 		return err
 	}
@@ -218,7 +252,19 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 		if err != nil {
 			return err
 		}
+		if len(runs) > 0 && r.Benchmark != runs[0].Benchmark {
+			return fmt.Errorf("%s: a run of benchmark %s; %s is of %s: rescore the runs of one benchmark at a time", r.Label, r.Benchmark, runs[0].Label, runs[0].Benchmark)
+		}
 		runs = append(runs, r)
+	}
+	bench, err := c.benchmark(root, runs[0].Benchmark)
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if err := r.answersEvery(bench); err != nil {
+			return err
+		}
 	}
 
 	// The items: every input run's questions, in benchmark order, the runs
@@ -349,13 +395,28 @@ func (c config) scoreShard(ctx context.Context, scorer *scoring.Scorer, parts []
 	return nil
 }
 
+// baseRun is the rescored run of r under protocol, scored on b: its
+// benchmark r's, its version b's (for a corrected version, as before, the
+// version it corrects, whose questions it holds), its upstream commit b's
+// or else the registry's for that version (MatTools': results.UpstreamCommit;
+// a folder benchmark's: none).
 func baseRun(r *storedRun, protocol string, b *datasets.Benchmark) results.Run {
+	info, _ := results.LookupBenchmark(r.Benchmark)
+	version := b.Version
+	if version == "" && len(info.Versions) > 0 {
+		version = info.Versions[0].ID
+	}
+	v, _ := info.Version(version)
+	if v.CorrectsVersion != "" {
+		version = v.CorrectsVersion
+		v, _ = info.Version(version)
+	}
 	commit := b.Commit
 	if commit == "" {
-		commit = results.UpstreamCommit
+		commit = v.UpstreamCommit
 	}
-	run := results.Run{FormatVersion: results.FormatVersion, Benchmark: results.BenchmarkToolUsage,
-		BenchmarkVersion: results.BenchmarkVersion2025_05, UpstreamCommit: commit, System: r.System,
+	run := results.Run{FormatVersion: results.FormatVersion, Benchmark: r.Benchmark,
+		BenchmarkVersion: version, UpstreamCommit: commit, System: r.System,
 		RetrievalSource: r.RetrievalSource, Model: r.Model, Round: r.Round, ScoringProtocol: protocol,
 		Generation:  r.Identity.Generation.Rescored(),
 		QuestionSet: scoring.QuestionSet(b),

@@ -26,6 +26,19 @@ import (
 // works, so that an interrupted invocation keeps what it did.
 const checkpointEvery = 20 * time.Second
 
+// publishedBenchmark loads the questions of the published runs: those of
+// MatTools' own tool-usage benchmark (its paper's runs), from the data root
+// of c (absolute), in version c.version, restricted to -questions.
+func (c config) publishedBenchmark() (root string, bench *datasets.Benchmark, err error) {
+	if root, err = c.root(); err != nil {
+		return "", nil, err
+	}
+	if bench, err = datasets.Load(root); err == nil {
+		bench, err = c.inVersion(bench)
+	}
+	return root, bench, err
+}
+
 // rescorePublished re-executes, question by question, the generated code
 // of every published tool-usage run in the data root (as the importer
 // reads it) under mattools-v1 and mattools-v1-strict, and records the
@@ -40,7 +53,7 @@ const checkpointEvery = 20 * time.Second
 // published.AlongsideKey(run id, c.alongside), beside the main ones, which
 // stay as they are.
 func rescorePublished(ctx context.Context, c config, stdout, stderr io.Writer) error {
-	root, bench, err := c.benchmark()
+	root, bench, err := c.publishedBenchmark()
 	if err != nil {
 		return err
 	}
@@ -220,7 +233,8 @@ func publishedItems(c config, files []*results.File, bench *datasets.Benchmark) 
 	sources = map[string]results.SourceFile{}
 	parts = []string{"published"}
 	for _, f := range files {
-		if f.Run.Benchmark != results.BenchmarkToolUsage || f.Run.Provenance.Kind != results.ProvenanceImported {
+		// The importer's tool-usage runs: MatTools' published ones.
+		if f.Run.Benchmark.Kind() != results.KindToolUsage || f.Run.Provenance.Kind != results.ProvenanceImported {
 			continue
 		}
 		if runFilter != nil && !runFilter.MatchString(f.Run.RunID) {

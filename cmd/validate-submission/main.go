@@ -3,6 +3,11 @@
 // generated function in the sandbox under mattools-v1 and
 // mattools-v1-strict and compares the verdicts with the submitted ones,
 // question by question. Any disagreement fails and lists the questions.
+// Submissions of any tool-usage benchmark are re-executed: MatTools' own
+// with the questions of the data root (-data), a folder benchmark's with
+// those of its folder, given with -benchmark-folder DIR (the folder the
+// runs were made with: its benchmark.json must describe the benchmark as
+// the runs record it).
 // Questions whose data files are absent on this machine are reported as not
 // re-executed, never as agreeing.
 //
@@ -50,6 +55,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/submission"
 	"github.com/mattools-leaderboard/leaderboard/runner/journal"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 )
 
@@ -92,6 +98,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cliflags.DataVar(fs, &c.data, nil, ", for -reexecute")
 	c.sb.Register(fs, nil, scoring.DefaultLimits, "the wall clock a safety net, the CPU time decides",
 		"re-execute in a fresh interpreter per execution (the reference mode) instead of the sandbox's warm workers")
+	fs.Func("benchmark-folder", "with -reexecute: a folder benchmark's folder (benchmark.json; docs/runner.md#folder-benchmarks), whose questions and verification its submissions are re-executed with (repeatable)", func(dir string) error {
+		_, err := plan.RegisterFolder(dir)
+		return err
+	})
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to re-execute (the others are reported as not re-executed; for tests)")
 	shardFlag := fs.String("shard", "", "with -reexecute: re-execute only shard `i/n` of the answers (0 ≤ i < n), journaled into -out/.journal, and compare nothing; merge the shards with -merge")
 	fs.StringVar(&c.out, "out", "build/validate-submission", "with -shard: the shard's output directory")
@@ -127,8 +137,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			c.only = append(c.only, strings.TrimSpace(id))
 		}
 	}
-	var bench *datasets.Benchmark
 	var root string
+	benches := benchmarks{}
 	if c.reexecute {
 		if c.data == "" {
 			_, err := datasets.RootFromEnv()
@@ -136,20 +146,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		var err error
-		if root, err = filepath.Abs(c.data); err == nil {
-			bench, err = datasets.Load(root)
-		}
-		if err == nil && c.only != nil {
-			err = scoring.Restrict(bench, c.only)
-		}
-		if err != nil {
+		// A benchmark's questions are loaded when a submission of it is
+		// re-executed (benchmarks.load).
+		if root, err = filepath.Abs(c.data); err != nil {
 			fmt.Fprintln(stderr, "validate-submission:", err)
 			return exitUsage
 		}
 	}
 	code := exitOK
 	for _, dir := range fs.Args() {
-		ok, err := validate(ctx, c, dir, root, bench, stdout, stderr)
+		ok, err := validate(ctx, c, dir, root, benches, stdout, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "validate-submission: %s: %v\n", dir, err)
 			return exitInvalid
@@ -168,10 +174,36 @@ func envOr(k, def string) string {
 	return def
 }
 
+// benchmarks holds the questions loaded for re-execution, by benchmark.
+type benchmarks map[results.Benchmark]*datasets.Benchmark
+
+// load returns the questions of tool-usage benchmark name, loaded once
+// from the data root with the loader registered for it (MatTools' own from
+// the data root; a folder benchmark's from the folder -benchmark-folder
+// gave, plan.RegisterFolder), restricted to -questions when given.
+func (bs benchmarks) load(c config, root string, name results.Benchmark) (*datasets.Benchmark, error) {
+	if b, ok := bs[name]; ok {
+		return b, nil
+	}
+	load, ok := datasets.LoaderOf(string(name))
+	if !ok {
+		return nil, fmt.Errorf("benchmark %s: its questions are not loaded: give its folder with -benchmark-folder DIR", name)
+	}
+	b, err := load(root)
+	if err == nil && c.only != nil {
+		err = scoring.Restrict(b, c.only)
+	}
+	if err != nil {
+		return nil, err
+	}
+	bs[name] = b
+	return b, nil
+}
+
 // validate checks one folder, printing its failures and summary; ok is
 // false when the submission is invalid. err is a failure of the validation
 // itself (sandbox, writing records).
-func validate(ctx context.Context, c config, dir, root string, bench *datasets.Benchmark, stdout, stderr io.Writer) (ok bool, err error) {
+func validate(ctx context.Context, c config, dir, root string, benches benchmarks, stdout, stderr io.Writer) (ok bool, err error) {
 	start := time.Now()
 	sub, ps := submission.Load(dir, c.limits)
 	if len(ps) > 0 {
@@ -186,9 +218,13 @@ func validate(ctx context.Context, c config, dir, root string, bench *datasets.B
 	if !c.reexecute {
 		return true, nil
 	}
-	if sub.Files[0].Run.Benchmark != results.BenchmarkToolUsage {
-		fmt.Fprintf(stdout, "  not re-executed: %s runs hold answers, no code\n", sub.Files[0].Run.Benchmark)
+	if b := sub.Files[0].Run.Benchmark; b.Kind() != results.KindToolUsage {
+		fmt.Fprintf(stdout, "  not re-executed: %s runs hold answers, no code\n", b)
 		return true, nil
+	}
+	bench, err := benches.load(c, root, sub.Files[0].Run.Benchmark)
+	if err != nil {
+		return false, err
 	}
 	start = time.Now()
 	rx, err := reexecute(ctx, c, sub, root, bench, stderr)

@@ -481,7 +481,7 @@ func (s *Submission) checkRounds() Problems {
 		rs := rounds[p]
 		sort.Ints(rs)
 		var want []int
-		if first.Run.Benchmark == results.BenchmarkToolUsage {
+		if first.Run.Benchmark.Kind() == results.KindToolUsage {
 			for i := 1; i <= Rounds; i++ {
 				want = append(want, i)
 			}

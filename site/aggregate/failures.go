@@ -174,9 +174,9 @@ func (t *Taxonomy) Share(o Outcome) float64 {
 
 // Taxonomy returns the configuration's failure taxonomy over its
 // aggregated runs, or nil when no run has a per-question outcome (MatTools'
-// published totals) or the benchmark is not tool usage.
+// published totals) or the benchmark is not of kind tool usage.
 func (c *Configuration) Taxonomy() *Taxonomy {
-	if c.Key.Benchmark != results.BenchmarkToolUsage {
+	if c.Key.Benchmark.Kind() != results.KindToolUsage {
 		return nil
 	}
 	t := &Taxonomy{Counts: map[Outcome]int{}, Examples: map[Outcome][]Example{}, Causes: map[Outcome]map[string]int{}}

@@ -85,15 +85,20 @@ func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
 		"(clustered by question; methodology: #uncertainty).", Groups: []CompareGroup{}}
 	byID := map[string]int{}
 	for _, c := range lb.Configurations {
-		if c.Key.Benchmark != results.BenchmarkToolUsage || c.Taxonomy() == nil {
+		if c.Key.Benchmark.Kind() != results.KindToolUsage || c.Taxonomy() == nil {
 			continue
 		}
+		// A benchmark outside MatTools' suite: its name in the group's id, its title in the group's (benchmarkLabel).
+		k := groupKey{c.Key.Benchmark, c.Key.BenchmarkVersion, c.Key.QuestionSet, c.Key.ScoringProtocol}
 		gid := aggregate.Slug(c.Key.BenchmarkVersion + "|" + c.Key.QuestionSet + "|" + c.Key.ScoringProtocol)
+		if benchmarkLabel(c.Key.Benchmark) != "" {
+			gid = aggregate.Slug(string(c.Key.Benchmark) + "|" + gid)
+		}
 		gi, ok := byID[gid]
 		if !ok {
 			qs := c.QuestionSet()
 			g := CompareGroup{ID: gid, BenchmarkVersion: c.Key.BenchmarkVersion, QuestionSet: c.Key.QuestionSet, ScoringProtocol: c.Key.ScoringProtocol,
-				Title: questionSetHeading(qs.Questions, qs.Properties, c.Key.QuestionSet) + ", " + c.Key.ScoringProtocol}
+				Title: k.heading(qs)}
 			in := map[string]bool{}
 			for _, id := range qs.IDs {
 				in[id] = true
@@ -103,7 +108,7 @@ func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
 					continue
 				}
 				cq := CompareQuestion{ID: q.QuestionID, Properties: int(q.PropertyCount)}
-				if hasQuestions {
+				if hasQuestions && benchmarkLabel(c.Key.Benchmark) == "" { // MatTools' questions have pages (views.hasQuestionPages)
 					cq.Href = questionHref(q.QuestionID)
 				}
 				g.Questions = append(g.Questions, cq)

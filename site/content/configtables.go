@@ -103,14 +103,8 @@ func (v *views) configTables(confs []*aggregate.Configuration, byModel bool, idP
 		}
 		groups[k] = append(groups[k], c)
 	}
-	benchOrder := func(b results.Benchmark) int {
-		if b == results.BenchmarkToolUsage {
-			return 0
-		}
-		return 1
-	}
 	slices.SortStableFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(benchOrder(a.bench), benchOrder(b.bench)), cmp.Compare(a.bench, b.bench),
+		return cmp.Or(cmp.Compare(a.bench.Order(), b.bench.Order()), cmp.Compare(a.bench, b.bench),
 			cmp.Compare(a.version, b.version), cmp.Compare(questionSetRank(a.qs), questionSetRank(b.qs)), cmp.Compare(a.qs, b.qs),
 			cmp.Compare(protocolIndex(a.prot), protocolIndex(b.prot)), cmp.Compare(a.prot, b.prot))
 	})
@@ -122,9 +116,11 @@ func (v *views) configTables(confs []*aggregate.Configuration, byModel bool, idP
 		if byModel {
 			t.Name = "System"
 		}
+		// A tool-usage benchmark's tables are titled from the registry
+		// (BenchmarkInfo.Title); a QA set's by its id, as they always were.
 		bench := string(k.bench)
-		if k.bench == results.BenchmarkToolUsage {
-			bench = "Tool usage"
+		if info, _ := results.LookupBenchmark(k.bench); info.Kind == results.KindToolUsage && info.Title != "" {
+			bench = info.Title
 		}
 		t.Heading = fmt.Sprintf("%s %s · %s · protocol %s", bench, k.version, questionSetWords(cs[0]), aggregate.ProtocolTitle(k.prot))
 		for j, m := range metrics {

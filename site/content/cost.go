@@ -65,8 +65,8 @@ func (v *views) costTables() (tables []costTableView, figs []*plots.CostFigure) 
 			continue
 		}
 		qs := confs[0].QuestionSet()
-		id := aggregate.Slug("cost-" + k.version + "-" + k.qs + "-" + k.protocol)
-		tv := costTableView{ID: id, Heading: fmt.Sprintf("%s, %s", questionSetHeading(qs.Questions, qs.Properties, k.qs), k.protocol), Unknown: unknown,
+		id := k.id("cost")
+		tv := costTableView{ID: id, Heading: k.heading(qs), Unknown: unknown,
 			Caption: fmt.Sprintf("Benchmark version %s · question set %s · scoring protocol %s. Tokens, calls, latency and cost are means per round over the rounds that recorded them; "+
 				"tokens per question divide by the questions asked in a round. Task success rate: mean over rounds under this protocol.", k.version, k.qs, k.protocol)}
 		// The figure's x: dollars per round where every point has a cost, else tokens per question.

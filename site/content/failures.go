@@ -73,9 +73,9 @@ type answerKey struct {
 	question string
 }
 
-func (v *views) exampleOf(e aggregate.Example) exampleView {
+func (v *views) exampleOf(b results.Benchmark, e aggregate.Example) exampleView {
 	ev := exampleView{ID: e.QuestionID}
-	if v.e.Benchmark != nil {
+	if v.hasQuestionPages(b) {
 		ev.Href = questionHref(e.QuestionID)
 	}
 	var rs []string
@@ -146,7 +146,7 @@ func (v *views) hallucinations(store *apicheck.Store, confs []*aggregate.Configu
 		for qid, rounds := range a.questions {
 			slices.Sort(rounds)
 			rounds = slices.Compact(rounds)
-			mn.Questions = append(mn.Questions, v.exampleOf(aggregate.Example{QuestionID: qid, QuestionIndex: a.index[qid], Rounds: rounds}))
+			mn.Questions = append(mn.Questions, v.exampleOf(confs[0].Key.Benchmark, aggregate.Example{QuestionID: qid, QuestionIndex: a.index[qid], Rounds: rounds}))
 		}
 		slices.SortFunc(mn.Questions, func(x, y exampleView) int { return cmp.Compare(a.index[x.ID], a.index[y.ID]) })
 		hv.Names = append(hv.Names, mn)
@@ -184,7 +184,7 @@ func (v *views) taxonomy(store *apicheck.Store, c *aggregate.Configuration) *tax
 		}
 		it.Causes = strings.Join(causes, ", ")
 		for _, e := range t.Examples[o] {
-			it.Examples = append(it.Examples, v.exampleOf(e))
+			it.Examples = append(it.Examples, v.exampleOf(c.Key.Benchmark, e))
 		}
 		tv.Items = append(tv.Items, it)
 	}
@@ -242,8 +242,8 @@ func (v *views) failureTables(store *apicheck.Store) []failureTableView {
 			}
 		}
 		qs := confs[0].QuestionSet()
-		tv := failureTableView{ID: aggregate.Slug("failures-" + k.version + "-" + k.qs + "-" + k.protocol),
-			Heading: fmt.Sprintf("%s, %s", questionSetHeading(qs.Questions, qs.Properties, k.qs), k.protocol),
+		tv := failureTableView{ID: k.id("failures"),
+			Heading: k.heading(qs),
 			Caption: fmt.Sprintf("Benchmark version %s · question set %s · scoring protocol %s. Each cell: the share of the configuration's question outcomes (question × round) with that outcome, percent, and their count. "+
 				"The last column counts the answers whose code uses a pymatgen name that does not exist (static check).", k.version, k.qs, k.protocol)}
 		for _, o := range cols {
@@ -293,31 +293,86 @@ func (v *views) configColumns(c *aggregate.Configuration, href string) configCol
 		Badge: newBadge(aggregate.BadgeOf(c.Key.Provenance)), Href: href}
 }
 
-// groupKey is one table of a per-question-set page: a benchmark version,
-// question set and scoring protocol.
-type groupKey struct{ version, qs, protocol string }
+// groupKey is one table of a per-question-set page: a tool-usage
+// benchmark, its version, question set and scoring protocol.
+type groupKey struct {
+	bench                 results.Benchmark
+	version, qs, protocol string
+}
+
+// id is the table's anchor on page prefix ("failures", "cost", "modules"):
+// prefix-version-question set-protocol, with the benchmark after prefix
+// for a benchmark outside MatTools' suite (benchmarkLabel).
+func (k groupKey) id(prefix string) string {
+	if benchmarkLabel(k.bench) != "" {
+		prefix += "-" + string(k.bench)
+	}
+	return aggregate.Slug(prefix + "-" + k.version + "-" + k.qs + "-" + k.protocol)
+}
+
+// heading is the table's heading: its question set (qs, its
+// configurations') and protocol, after the benchmark's title for a
+// benchmark outside MatTools' suite.
+func (k groupKey) heading(qs results.QuestionSet) string {
+	h := fmt.Sprintf("%s, %s", questionSetHeading(qs.Questions, qs.Properties, k.qs), k.protocol)
+	if l := benchmarkLabel(k.bench); l != "" {
+		h = l + ": " + h
+	}
+	return h
+}
+
+// hasQuestionPages says whether the edition has pages for the questions of
+// benchmark b: those of Edition.Benchmark, MatTools' tool-usage questions
+// (question ids are page paths; another tool-usage benchmark's questions,
+// which may share MatTools' ids, are listed on its own page, benchmarks.go).
+func (v *views) hasQuestionPages(b results.Benchmark) bool {
+	return v.e.Benchmark != nil && matToolsToolUsage(b)
+}
+
+// matToolsToolUsage says whether b is a tool-usage benchmark of MatTools'
+// suite: MatTools' own, whose questions have pages.
+func matToolsToolUsage(b results.Benchmark) bool {
+	return b.Kind() == results.KindToolUsage && benchmarkLabel(b) == ""
+}
+
+// benchmarkLabel names benchmark b in the tables of the pages that show
+// every tool-usage benchmark (failures, cost, modules, compare): "" for a
+// benchmark of MatTools' suite, whose tables are the pages' own and keep
+// the headings they always had, else its registry title
+// (BenchmarkInfo.Title; its name when it has none).
+func benchmarkLabel(b results.Benchmark) string {
+	info, ok := results.LookupBenchmark(b)
+	switch {
+	case ok && info.SuiteName() == results.SuiteMatTools:
+		return ""
+	case info.Title != "":
+		return info.Title
+	}
+	return string(b)
+}
 
 // toolUsageGroups returns the tool-usage configurations that keep accepts,
-// grouped by benchmark version, question set and scoring protocol, the
-// groups in page order (newest version first, the whole benchmark before
-// subsets, protocols in aggregate.ProtocolOrder), each group's
+// grouped by benchmark (any of kind tool usage), benchmark version, question
+// set and scoring protocol, the groups in page order (benchmarks in registry
+// order, newest version first, the whole benchmark before subsets,
+// protocols in aggregate.ProtocolOrder), each group's
 // configurations in Leaderboard order: the tables of the failures, cost and
 // modules pages.
 func (v *views) toolUsageGroups(keep func(*aggregate.Configuration) bool) ([]groupKey, map[groupKey][]*aggregate.Configuration) {
 	byKey := map[groupKey][]*aggregate.Configuration{}
 	var keys []groupKey
 	for _, c := range v.lb.Configurations {
-		if c.Key.Benchmark != results.BenchmarkToolUsage || !keep(c) || v.supersededBy(c.Key.BenchmarkVersion) != "" {
+		if c.Key.Benchmark.Kind() != results.KindToolUsage || !keep(c) || v.supersededBy(c.Key.BenchmarkVersion) != "" {
 			continue
 		}
-		k := groupKey{c.Key.BenchmarkVersion, c.Key.QuestionSet, c.Key.ScoringProtocol}
+		k := groupKey{c.Key.Benchmark, c.Key.BenchmarkVersion, c.Key.QuestionSet, c.Key.ScoringProtocol}
 		if byKey[k] == nil {
 			keys = append(keys, k)
 		}
 		byKey[k] = append(byKey[k], c)
 	}
 	slices.SortStableFunc(keys, func(a, b groupKey) int {
-		return cmp.Or(strings.Compare(b.version, a.version), cmp.Compare(questionSetRank(a.qs), questionSetRank(b.qs)), strings.Compare(a.qs, b.qs),
+		return cmp.Or(cmp.Compare(a.bench.Order(), b.bench.Order()), strings.Compare(string(a.bench), string(b.bench)), strings.Compare(b.version, a.version), cmp.Compare(questionSetRank(a.qs), questionSetRank(b.qs)), strings.Compare(a.qs, b.qs),
 			cmp.Compare(protocolIndex(a.protocol), protocolIndex(b.protocol)))
 	})
 	return keys, byKey
@@ -373,7 +428,9 @@ func (v *views) modelHallucinations(store *apicheck.Store) []modelHallucinationV
 	byModel := map[string][]*aggregate.Configuration{}
 	var ids []string
 	for _, c := range v.lb.Configurations {
-		if c.Key.Benchmark != results.BenchmarkToolUsage {
+		// MatTools' suite only: a model's names are counted over the
+		// questions of one benchmark (its question ids are the pages').
+		if !matToolsToolUsage(c.Key.Benchmark) {
 			continue
 		}
 		if byModel[c.Key.Model] == nil {

@@ -136,6 +136,7 @@ func newInEdition(v *views, e *Edition) map[string]any {
 		if c.Key.RetrievalSource > 0 {
 			text += fmt.Sprintf(" · source %d", c.Key.RetrievalSource)
 		}
+		// The home page's lead is MatTools' tool usage: items of another benchmark name it.
 		if c.Key.Benchmark != results.BenchmarkToolUsage {
 			text = string(c.Key.Benchmark) + " · " + text
 		}

@@ -150,8 +150,8 @@ func (v *views) heatmaps(modules map[string]string) []heatmapView {
 			qsOf[m] = append(qsOf[m], q.QuestionID)
 		}
 		slices.Sort(mods)
-		hv := heatmapView{ID: aggregate.Slug("modules-" + k.version + "-" + k.qs + "-" + k.protocol),
-			Heading: fmt.Sprintf("%s, %s", questionSetHeading(qs.Questions, qs.Properties, k.qs), k.protocol),
+		hv := heatmapView{ID: k.id("modules"),
+			Heading: k.heading(qs),
 			Caption: fmt.Sprintf("Benchmark version %s · question set %s · scoring protocol %s. Each cell: properties passed / properties of the module's questions in this set, over the configuration's rounds, × 100; darker is higher.", k.version, k.qs, k.protocol)}
 		for _, m := range mods {
 			hv.Columns = append(hv.Columns, heatColumn{Module: strings.TrimPrefix(m, "pymatgen.analysis.defects."), Full: m, Questions: strings.Join(qsOf[m], ", "), N: len(qsOf[m])})

@@ -1,6 +1,7 @@
 package content
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path"
@@ -248,11 +249,14 @@ func propertyLists(pos []results.PropertyOutcome) (passed []string, failed []fai
 	return passed, failed
 }
 
-// toolConfigs returns the tool-usage configurations in display order.
+// toolConfigs returns the configurations of MatTools' tool usage in
+// display order: those of the question pages (questions/<id>/, MatTools'
+// question ids) and of the model and system pages' matrices, whose rows
+// are those questions (matToolsToolUsage).
 func (v *views) toolConfigs() []*aggregate.Configuration {
 	var out []*aggregate.Configuration
 	for _, c := range v.lb.Configurations {
-		if c.Key.Benchmark == results.BenchmarkToolUsage {
+		if matToolsToolUsage(c.Key.Benchmark) {
 			out = append(out, c)
 		}
 	}
@@ -467,7 +471,8 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 			idx[i] = append(idx[i], rowsByQuestion(r))
 		}
 	}
-	for _, q := range v.questionRefs() {
+	b := confs[0].Key.Benchmark
+	for _, q := range v.questionRefsOf(b, confs) {
 		row := matrixRow{Question: q}
 		for i, c := range confs {
 			var sym, title []string
@@ -483,7 +488,10 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 					title = append(title, t)
 				}
 			}
-			cell := matrixCell{Symbols: strings.Join(sym, ""), Href: v.questionPageHref(q.ID, c)}
+			cell := matrixCell{Symbols: strings.Join(sym, ""), Href: confHref(c)}
+			if v.hasQuestionPages(b) {
+				cell.Href = v.questionPageHref(q.ID, c)
+			}
 			if k, n := agreement(verdicts); n > 0 {
 				cell.Agreement = fmt.Sprintf("%d/%d", k, n)
 				title = append(title, fmt.Sprintf("%d of %s with a known verdict correct", k, count(n, "round", "rounds")))
@@ -496,7 +504,39 @@ func (v *views) matrix(cols []matrixColumn) *matrixView {
 	return mv
 }
 
-// questionRefs lists the benchmark's questions, or else those the runs name.
+// questionRefsOf lists the questions of tool-usage benchmark b, the rows
+// of a matrix of confs (configurations of b): MatTools' (questionRefs),
+// else those of b's folder when the build has it
+// (Edition.FolderBenchmarks), else those confs' runs name, in question
+// index order; the latter two link b's own page.
+func (v *views) questionRefsOf(b results.Benchmark, confs []*aggregate.Configuration) []questionRef {
+	if benchmarkLabel(b) == "" {
+		return v.questionRefs()
+	}
+	var out []questionRef
+	if fb := v.e.FolderBenchmarks[b]; fb != nil {
+		for _, q := range fb.Questions {
+			out = append(out, questionRef{ID: q.ID, Index: q.Index, Href: BenchmarkPath(b)})
+		}
+		return out
+	}
+	seen := map[string]bool{}
+	for _, c := range confs {
+		for _, r := range c.Runs {
+			for _, q := range r.Questions {
+				if !seen[q.QuestionID] {
+					seen[q.QuestionID] = true
+					out = append(out, questionRef{ID: q.QuestionID, Index: int(q.QuestionIndex), Href: BenchmarkPath(b)})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(x, y questionRef) int { return cmp.Compare(x.Index, y.Index) })
+	return out
+}
+
+// questionRefs lists MatTools' tool-usage questions (Edition.Benchmark);
+// none without it.
 func (v *views) questionRefs() []questionRef {
 	var out []questionRef
 	if b := v.e.Benchmark; b != nil {
@@ -524,7 +564,7 @@ func (w *writer) writeConfigurations(v *views) {
 		}
 		data := map[string]any{"config": v.config(c), "runs": runs, "warnings": warnings, "std": StdConvention,
 			"sample_std": sampleStds(c)}
-		if c.Key.Benchmark == results.BenchmarkToolUsage {
+		if c.Key.Benchmark.Kind() == results.KindToolUsage {
 			if m := v.configMatrix(c); m != nil {
 				data["matrix"] = m
 			}
@@ -583,7 +623,7 @@ func (w *writer) writeModels(v *views) {
 		var tool []*aggregate.Configuration
 		for _, c := range confs {
 			cvs = append(cvs, v.config(c))
-			if c.Key.Benchmark == results.BenchmarkToolUsage {
+			if matToolsToolUsage(c.Key.Benchmark) { // the matrix of MatTools' questions (toolConfigs)
 				tool = append(tool, c)
 			}
 		}
@@ -644,14 +684,15 @@ func (w *writer) writeSystems(v *views) {
 		}
 		var paper []*paperCell
 		for _, p := range w.e.Paper {
-			if p.System == s && p.Benchmark == results.BenchmarkToolUsage {
+			if p.System == s && p.Benchmark == results.BenchmarkToolUsage { // the paper's values: MatTools' own benchmark
+
 				paper = append(paper, newPaperCell(p, paperLabel(w.e.Catalog, p)))
 			}
 		}
 		items = append(items, systemItem{ID: string(s), Name: aggregate.SystemTitle(s), Href: systemHref(s), Configs: len(confs)})
 		var tool []*aggregate.Configuration
 		for _, c := range confs {
-			if c.Key.Benchmark == results.BenchmarkToolUsage {
+			if matToolsToolUsage(c.Key.Benchmark) { // the matrix of MatTools' questions (toolConfigs)
 				tool = append(tool, c)
 			}
 		}

@@ -78,7 +78,7 @@ func qaBaselines(t *aggregate.Table, recs map[results.Benchmark]*qaSetRecord) []
 	}
 	per := func(f func(b *qaaudit.Baselines) string) string {
 		var parts []string
-		for _, bench := range []results.Benchmark{results.BenchmarkQACode, results.BenchmarkQADoc} {
+		for _, bench := range qaSets() {
 			if b := sets[bench]; b != nil {
 				parts = append(parts, setName(bench)+" "+f(b))
 			}
@@ -205,7 +205,7 @@ func BaselinesCSV(t *aggregate.Table) []byte {
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"table", "benchmark", "benchmark_version", "question_set", "baseline", "letter", "correct", "questions", "percent"})
 	f4 := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
-	for _, bench := range []results.Benchmark{results.BenchmarkQACode, results.BenchmarkQADoc} {
+	for _, bench := range qaSets() {
 		rec := recs[bench]
 		if rec == nil {
 			continue
@@ -302,7 +302,7 @@ func qaVariantCaption(recs map[results.Benchmark]*qaSetRecord) string {
 		details []string
 	}
 	var groups []*group
-	for _, bench := range []results.Benchmark{results.BenchmarkQACode, results.BenchmarkQADoc} {
+	for _, bench := range qaSets() {
 		rec := recs[bench]
 		if rec == nil || rec.variant == nil {
 			continue
@@ -403,4 +403,17 @@ func (v *views) qaBoardHasBaselines() bool {
 		}
 	}
 	return false
+}
+
+// qaSets returns the registered multiple-choice benchmarks in registry
+// order (MatTools' qa-code and qa-doc, then any other): the order of the
+// baselines' columns, CSV rows and variant notes.
+func qaSets() []results.Benchmark {
+	var out []results.Benchmark
+	for _, b := range results.RegisteredBenchmarks() {
+		if b.Kind == results.KindMultipleChoice {
+			out = append(out, b.Name)
+		}
+	}
+	return out
 }

@@ -409,6 +409,7 @@ func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *
 			if !paperHere || c == nil || col.Protocol != results.ProtocolMatToolsOriginal {
 				continue
 			}
+			// The paper's values are of MatTools' own tool usage (paperonly).
 			for _, p := range v.e.Paper {
 				if !p.NoRawData() && r.Variant == "" && p.System == r.System && p.Model == r.Model.ID && p.RetrievalSource == r.RetrievalSource &&
 					p.Benchmark == results.BenchmarkToolUsage && p.Metric == string(col.Metric) {
@@ -521,7 +522,7 @@ func (v *views) appendPaperRows(t *aggregate.RankedTable, tv *rankedView) {
 	}
 	rows := map[key]*rankedRowView{}
 	var order []key
-	for _, p := range v.e.Paper {
+	for _, p := range v.e.Paper { // MatTools' paper: values of its own tool usage only
 		if !p.NoRawData() || p.Benchmark != results.BenchmarkToolUsage || !boardHas(t.Board, p) {
 			continue
 		}

@@ -66,7 +66,8 @@ func (w *writer) references() (map[string]*referenceView, error) {
 		out[q.ID] = &referenceView{Source: ReferenceSourceDir + "/" + q.ID + ".py"}
 	}
 	for _, f := range e.Audit {
-		// The published version's reference (its diagnoses are the page's);
+		// MatTools' own reference solutions (the audit of its questions,
+		// whose pages these are): the published version's reference (its diagnoses are the page's);
 		// a corrected version's is in that version's tables.
 		if f.Run.System != results.SystemReferenceSolution || f.Run.Benchmark != results.BenchmarkToolUsage ||
 			aggregate.CorrectsVersion(f.Run.BenchmarkVersion) != "" {

@@ -228,7 +228,7 @@ func advanced(t *aggregate.Table, paper []paperonly.Value) *Figure {
 	}
 	var paperBars []Bar
 	if PaperTable(t) {
-		for _, v := range paper {
+		for _, v := range paper { // the paper's figure: MatTools' own tool usage
 			if v.Benchmark != results.BenchmarkToolUsage || !v.NoRawData() || tableHas(t, v) {
 				continue
 			}
