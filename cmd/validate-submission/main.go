@@ -146,9 +146,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		var err error
-		// A benchmark's questions are loaded when a submission of it is
-		// re-executed (benchmarks.load).
-		if root, err = filepath.Abs(c.data); err != nil {
+		// Every tool-usage benchmark this command can load (MatTools' own
+		// from the data root, each -benchmark-folder's from its folder) is
+		// loaded before any submission is read: a data root or a -questions
+		// list that does not load is this side's error (exit 2), never the
+		// submission's.
+		if root, err = filepath.Abs(c.data); err == nil {
+			for _, b := range results.BenchmarksOf("", results.KindToolUsage) {
+				if _, ok := datasets.LoaderOf(string(b)); ok {
+					if _, err = benches.load(c, root, b); err != nil {
+						break
+					}
+				}
+			}
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, "validate-submission:", err)
 			return exitUsage
 		}

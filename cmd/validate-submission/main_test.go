@@ -593,3 +593,17 @@ func TestReexecuteRefusesWhatItCannotVerify(t *testing.T) {
 		t.Errorf("exit %d, verified root %v: want 1 and nothing recorded", code, err)
 	}
 }
+
+// TestReexecuteBadDataRootIsAUsageError: a data root that does not load is
+// the checking side's error, reported before any submission is read (exit
+// 2), not the submission's (exit 1).
+func TestReexecuteBadDataRootIsAUsageError(t *testing.T) {
+	empty := t.TempDir()
+	code, out := validateArgs(t, "-reexecute", "-data", empty, filepath.Join(empty, "no-such-submission"))
+	if code != exitUsage {
+		t.Fatalf("exit %d; want %d (usage):\n%s", code, exitUsage, out)
+	}
+	if !strings.HasPrefix(out, "validate-submission: ") || strings.Contains(out, "no-such-submission") {
+		t.Errorf("output %q; want the data root's error, before any submission is named", out)
+	}
+}
