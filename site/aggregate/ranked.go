@@ -51,20 +51,6 @@ type RankedTable struct {
 // tables: every tool-usage system together.
 const BoardToolUsage Board = "tool-usage"
 
-// ProtocolOrder lists the registered scoring protocols' ids in display
-// order (results.ScoringProtocols) as registered when this package was
-// initialised.
-//
-// Deprecated: use results.ProtocolRank, which also places protocols
-// registered later.
-var ProtocolOrder = func() []string {
-	var ids []string
-	for _, p := range results.ScoringProtocols() {
-		ids = append(ids, p.ID)
-	}
-	return ids
-}()
-
 // RankedColumn is one metric under one scoring protocol.
 type RankedColumn struct {
 	Protocol string

@@ -146,7 +146,7 @@ func Compare(lb *aggregate.Leaderboard, hasQuestions bool) *CompareData {
 	}
 	slices.SortStableFunc(d.Groups, func(a, b CompareGroup) int {
 		return cmp.Or(strings.Compare(b.BenchmarkVersion, a.BenchmarkVersion), cmp.Compare(questionSetRank(a.QuestionSet), questionSetRank(b.QuestionSet)),
-			strings.Compare(a.QuestionSet, b.QuestionSet), cmp.Compare(protocolIndex(a.ScoringProtocol), protocolIndex(b.ScoringProtocol)))
+			strings.Compare(a.QuestionSet, b.QuestionSet), cmp.Compare(results.ProtocolRank(a.ScoringProtocol), results.ProtocolRank(b.ScoringProtocol)))
 	})
 	return d
 }

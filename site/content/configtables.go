@@ -106,7 +106,7 @@ func (v *views) configTables(confs []*aggregate.Configuration, byModel bool, idP
 	slices.SortStableFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.bench.Order(), b.bench.Order()), cmp.Compare(a.bench, b.bench),
 			cmp.Compare(a.version, b.version), cmp.Compare(questionSetRank(a.qs), questionSetRank(b.qs)), cmp.Compare(a.qs, b.qs),
-			cmp.Compare(protocolIndex(a.prot), protocolIndex(b.prot)), cmp.Compare(a.prot, b.prot))
+			cmp.Compare(results.ProtocolRank(a.prot), results.ProtocolRank(b.prot)), cmp.Compare(a.prot, b.prot))
 	})
 	var out []*configTableView
 	for i, k := range keys {

@@ -355,7 +355,7 @@ func benchmarkLabel(b results.Benchmark) string {
 // grouped by benchmark (any of kind tool usage), benchmark version, question
 // set and scoring protocol, the groups in page order (benchmarks in registry
 // order, newest version first, the whole benchmark before subsets,
-// protocols in aggregate.ProtocolOrder), each group's
+// protocols in the registry's display order, results.ProtocolRank), each group's
 // configurations in Leaderboard order: the tables of the failures, cost and
 // modules pages.
 func (v *views) toolUsageGroups(keep func(*aggregate.Configuration) bool) ([]groupKey, map[groupKey][]*aggregate.Configuration) {
@@ -373,7 +373,7 @@ func (v *views) toolUsageGroups(keep func(*aggregate.Configuration) bool) ([]gro
 	}
 	slices.SortStableFunc(keys, func(a, b groupKey) int {
 		return cmp.Or(cmp.Compare(a.bench.Order(), b.bench.Order()), strings.Compare(string(a.bench), string(b.bench)), strings.Compare(b.version, a.version), cmp.Compare(questionSetRank(a.qs), questionSetRank(b.qs)), strings.Compare(a.qs, b.qs),
-			cmp.Compare(protocolIndex(a.protocol), protocolIndex(b.protocol)))
+			cmp.Compare(results.ProtocolRank(a.protocol), results.ProtocolRank(b.protocol)))
 	})
 	return keys, byKey
 }
@@ -393,13 +393,6 @@ func questionSetRank(qs string) int {
 		return 0
 	}
 	return 1
-}
-
-func protocolIndex(p string) int {
-	if i := slices.Index(aggregate.ProtocolOrder, p); i >= 0 {
-		return i
-	}
-	return len(aggregate.ProtocolOrder)
 }
 
 func questionSetHeading(questions, properties int, qs string) string {
