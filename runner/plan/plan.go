@@ -342,6 +342,16 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // Parse parses and validates a plan; name is used in errors and to resolve
 // relative QA paths. Unknown keys are errors (they are usually typos), as
 // are missing or invalid values; errors are *Error values, joined.
+//
+// A system's own section ([self_reflection], [graph_rag], [agentic], …)
+// and the configurations its settings make come from its SystemSpec,
+// which the system registers from its file in runner/systems: a program
+// that parses plans naming such systems must link runner/systems (the
+// runner does; a test of this package links it in systems_link_test.go),
+// else their sections are unknown keys and each such system makes one
+// configuration without its settings. The sections are checked in the
+// systems' registration order (agentic RAG, graph-rag, self-reflection);
+// the errors' texts do not depend on it.
 func Parse(data []byte, name string) (*Plan, error) {
 	p := &Plan{Path: name}
 	md, err := toml.Decode(string(data), p)
