@@ -26,15 +26,22 @@ import (
 // 1 + 1 + 2 properties.
 var secondQuestions = []string{"test_pchip_eval", "test_boltzmann", "test_lower_envelope"}
 
-// boltzmannValues are test_boltzmann's expected values (its
-// new_unit_test.py): the fake model's one correct answer returns them.
-const boltzmannValues = "[0.9791034813819097, 0.020459854127734073, 0.00042753972270360594, 8.934091775449048e-06, 1.8669141512139823e-07, 3.901200631921917e-09]"
+// boltzmannValues are test_boltzmann's expected values in MatTools'
+// new_unit_test.py; the folder's copy expects folderBoltzmannValues
+// instead, and the fake model's one correct answer returns those: correct
+// only where the folder's verification is the one executed, so a command
+// that re-executed with MatTools' questions would disagree with the runner.
+const (
+	boltzmannValues       = "[0.9791034813819097, 0.020459854127734073, 0.00042753972270360594, 8.934091775449048e-06, 1.8669141512139823e-07, 3.901200631921917e-09]"
+	folderBoltzmannValues = "[0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625]"
+)
 
 // TestSecondToolUsageBenchmarkEverywhere: a second tool-usage benchmark,
 // a folder (benchmark.json) holding three of MatTools' questions, is run by
 // run-benchmark (single-llm, 3 rounds, both protocols, scored in the
 // sandbox) against the fake model server, which answers test_boltzmann
-// with its expected values (correct) and the others with a dict of None
+// with the folder's expected values (correct there, wrong under MatTools'
+// own test) and the others with a dict of None
 // (runnable, no property passed). rescore -benchmark-folder re-executes the
 // 3 rounds' code under both protocols and finds every runner verdict (verdict, runnable, properties
 // passed); make-submission and validate-submission -reexecute
@@ -76,6 +83,14 @@ func TestSecondToolUsageBenchmarkEverywhere(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	unitTest := filepath.Join(folder, "src", "question_segments", name, "test_boltzmann", "new_unit_test.py")
+	src, err := os.ReadFile(unitTest)
+	if err != nil || !bytes.Contains(src, []byte(boltzmannValues)) {
+		t.Fatalf("%s: %v; want MatTools' expected values in it", unitTest, err)
+	}
+	if err := os.WriteFile(unitTest, bytes.Replace(src, []byte(boltzmannValues), []byte(folderBoltzmannValues), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	manifest, _ := json.Marshal(map[string]any{"name": name, "version": "0.1", "title": title,
 		"description": "Three of MatTools' tool-usage questions, as a benchmark of its own.", "questions": secondQuestions})
 	if err := os.WriteFile(filepath.Join(folder, datasets.FolderManifestFile), manifest, 0o644); err != nil {
@@ -91,7 +106,7 @@ func TestSecondToolUsageBenchmarkEverywhere(t *testing.T) {
 	}
 	srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
 		if strings.Contains(r.Prompt(), "Boltzmann_Filling_Distribution") {
-			return llmtest.Reply{Content: "<answer>\n<code>\n```python\ndef boltzmann():\n    return {\"Boltzmann_Filling_Distribution\": " + boltzmannValues +
+			return llmtest.Reply{Content: "<answer>\n<code>\n```python\ndef boltzmann():\n    return {\"Boltzmann_Filling_Distribution\": " + folderBoltzmannValues +
 				"}\n```\n</code>\n<name>boltzmann</name>\n</answer>", PromptTokens: 1200, CompletionTokens: 90}
 		}
 		if a, ok := answers.For(r.Prompt()); ok {
@@ -189,6 +204,12 @@ timeout = "60s"
 	if out, err := cmd("rescore", "-data", root, "-python", python, "-quiet", "-out", filepath.Join(base, "refused"), inputs[0]); err == nil ||
 		!strings.Contains(out, "give its folder with -benchmark-folder") {
 		t.Errorf("rescore without -benchmark-folder: %v; want it to ask for the folder", err)
+	}
+	// MatTools' corrected versions are not versions of this benchmark.
+	if out, err := cmd("rescore", "-data", root, "-python", python, "-quiet", "-out", filepath.Join(base, "refused"),
+		"-benchmark-folder", folder, "-benchmark-version", results.BenchmarkVersion2025_05Corrected2, inputs[0]); err == nil ||
+		!strings.Contains(out, "-benchmark-version 2025-05-corrected-2: not a corrected version of benchmark "+name) {
+		t.Errorf("rescore -benchmark-version of MatTools' corrections on %s: %v; want it refused", name, err)
 	}
 	rescored := filepath.Join(base, "rescored")
 	args := append([]string{"-data", root, "-python", python, "-quiet", "-out", rescored, "-benchmark-folder", folder}, inputs...)

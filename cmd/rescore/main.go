@@ -206,6 +206,15 @@ func (c config) benchmark(root string, name results.Benchmark) (*datasets.Benchm
 	if !ok {
 		return nil, fmt.Errorf("benchmark %s: its questions are not loaded: give its folder with -benchmark-folder DIR", name)
 	}
+	if c.version != "" {
+		// A corrected version is one of the benchmark's registered
+		// versions (results.BenchmarkVersion.CorrectsVersion): MatTools'
+		// corrections apply to MatTools' questions only.
+		info, _ := results.LookupBenchmark(name)
+		if v, ok := info.Version(c.version); !ok || v.CorrectsVersion == "" {
+			return nil, fmt.Errorf("-benchmark-version %s: not a corrected version of benchmark %s", c.version, name)
+		}
+	}
 	bench, err := load(root)
 	if err != nil {
 		return nil, err
