@@ -7,11 +7,15 @@ package e2e_test
 // the fake OpenAI-compatible server, BM25 over a made-up retrieval source
 // 2, scored by toysystem_test.go's fake scorer) → results files → the site, its title on the
 // pages. It needs no sandbox and no MatTools data (a made-up data root).
+// The site is built twice: in this process, and by the real build-site
+// binary, which does not link this file and learns the toy from its runs
+// (their extension "system").
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -48,7 +52,7 @@ type toyRAGSettings struct {
 func init() {
 	systems.Register(systems.Registration{Name: toyRAG,
 		Info: &results.SystemInfo{Title: "Toy RAG", Description: "Echoes the question id after one retrieval; a test's system.",
-			Retrieval: results.SystemRetrieval{PlanSources: true}},
+			Board: results.BoardLLMRAG, Retrieval: results.SystemRetrieval{PlanSources: true}},
 		Plan: plan.SystemSpec{Section: "toy_rag", NewSettings: func() any { return new(toyRAGSettings) },
 			Check: func(c *plan.SectionChecker, settings any) {
 				s := settings.(*toyRAGSettings)
@@ -64,7 +68,10 @@ func init() {
 				}
 			},
 			Expand: func(settings any, c plan.Configuration) []plan.Configuration {
-				s := settings.(*toyRAGSettings)
+				s, _ := settings.(*toyRAGSettings)
+				if s == nil { // a Plan that Parse did not make
+					return []plan.Configuration{c}
+				}
 				c.TopK, c.Settings = s.TopK, s.Prefix
 				return []plan.Configuration{c}
 			}},
@@ -206,9 +213,17 @@ top_k = 2
 		r := f.Run
 		// 25 even-indexed questions are correct: 81 of the 138 properties
 		// (their property counts, as runner's TestScoredRunsOnePerProtocol sums them).
+		// Each run describes the toy (extension "system"); the paper's
+		// protocols need no description.
 		if r.System != toyRAG || r.SystemParams["prompt"] != "ask: <question id>" || !r.Totals.Scored ||
 			*r.Totals.QuestionsCorrect != 25 || *r.Totals.Runnable != 25 || *r.Totals.PropertiesPassed != 81 || r.Totals.Properties != 138 {
 			t.Errorf("%s: system %q, params %v, totals %+v", r.RunID, r.System, r.SystemParams, r.Totals)
+		}
+		if ext := string(r.Extensions[results.ExtensionSystem]); ext != toyRAGRecord {
+			t.Errorf("%s: extension %s = %s; want %s", r.RunID, results.ExtensionSystem, ext, toyRAGRecord)
+		}
+		if ext, ok := r.Extensions[results.ExtensionScoringProtocol]; ok {
+			t.Errorf("%s: extension %s = %s; a protocol of the registry's own records none", r.RunID, results.ExtensionScoringProtocol, ext)
 		}
 		if r.RetrievalSource != 2 || r.RetrievalMethod != "bm25" || r.TopK != 2 || r.CorpusID == "" {
 			t.Errorf("%s: retrieval source %d, method %q, top-k %d, corpus %q; want 2, bm25, 2 and the corpus", r.RunID, r.RetrievalSource, r.RetrievalMethod, r.TopK, r.CorpusID)
@@ -228,24 +243,68 @@ top_k = 2
 	if rep.Runs != 4 || len(rep.Skipped) != 0 {
 		t.Errorf("site read %d runs, skipped %v; want the toy's 4", rep.Runs, rep.Skipped)
 	}
-	// The toy's configuration is ranked on the landing board, one row
-	// for both protocols, under its registered title: task success rate
-	// 25/49 = 51.02 %, properties 81/138 = 58.70 % in each round (n = 2),
-	// linked to the toy's system page.
-	preview := filepath.Join(out, site.PreviewPath)
-	board, err := os.ReadFile(filepath.Join(preview, "index.html"))
+	checkToyRAGPages(t, filepath.Join(out, site.PreviewPath))
+
+	// The production path: the build-site command, which links neither
+	// this file nor runner/systems, builds the same pages from the same
+	// results files, learning the toy's title, description and board from
+	// their extension "system".
+	deps, err := exec.Command("go", "list", "-deps", "../cmd/build-site").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile(`(?s)<tr[^>]*data-system="` + string(toyRAG) + `"[^>]*>.*?</tr>`)
-	rows := row.FindAllString(string(board), -1)
-	if len(rows) != 1 {
-		t.Fatalf("the landing page has %d rows of system %s, want 1", len(rows), toyRAG)
+	if strings.Contains(string(deps), "/runner/systems\n") {
+		t.Fatal("cmd/build-site links runner/systems: this test would not show that the site learns the toy from its runs")
 	}
-	for _, w := range []string{">toy-model</a>", `<a href="./systems/toy-rag/">Toy RAG</a>`, "round 1: 51.02 (25/49); round 2: 51.02 (25/49)",
-		"round 1: 58.70 (81/138); round 2: 58.70 (81/138)", "mattools-v1-strict"} {
-		if !strings.Contains(rows[0], w) {
-			t.Errorf("toy row lacks %q: %s", w, rows[0])
+	bin := filepath.Join(base, "bin")
+	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/build-site")
+	build.Dir = repoRoot(t)
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	out2 := filepath.Join(base, "public-cmd")
+	cmd := exec.Command(filepath.Join(bin, "build-site"), "-results", resultsDir, "-out", out2, "-work", filepath.Join(base, "work-cmd"),
+		"-repo", repoRoot(t), "-commit", "toy", "-data", root.Dir, "-preview-only", "-strict")
+	cmd.Dir = base // the default submissions, verified and audit folders are absent there
+	b, err := cmd.CombinedOutput()
+	t.Logf("$ build-site …\n%s", b)
+	if err != nil {
+		t.Fatalf("build-site: %v", err)
+	}
+	if !strings.Contains(string(b), ", 4 runs,") || strings.Contains(string(b), "skipped") {
+		t.Errorf("build-site read: %s; want the toy's 4 runs, none skipped", b)
+	}
+	checkToyRAGPages(t, filepath.Join(out2, site.PreviewPath))
+}
+
+// toyRAGRecord is the toy's description as its runs record it (extension
+// "system"; results.SystemRecord).
+const toyRAGRecord = `{"name":"toy-rag","title":"Toy RAG","description":"Echoes the question id after one retrieval; a test's system.",` +
+	`"board":"llm-rag","retrieval":{"plan_sources":true}}`
+
+// checkToyRAGPages checks the toy's pages of a built preview: its
+// configuration is ranked on the LLM-RAG board (its registered board; not
+// on the advanced one), one row for both protocols, with its retrieval
+// source: function runnable rate 25/49 = 51.02 %, task success rate 81/138
+// = 58.70 % in each round (n = 2), linked to the toy's system page, which
+// has its title and description.
+func checkToyRAGPages(t *testing.T, preview string) {
+	t.Helper()
+	row := regexp.MustCompile(`(?s)<tr[^>]*data-system="` + string(toyRAG) + `"[^>]*>.*?</tr>`)
+	for page, want := range map[string]int{"llm-rag": 1, "advanced": 0} {
+		board, err := os.ReadFile(filepath.Join(preview, page, "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := row.FindAllString(string(board), -1)
+		if len(rows) != want {
+			t.Fatalf("%s: the %s board has %d rows of system %s, want %d", preview, page, len(rows), toyRAG, want)
+		}
+		for _, w := range []string{">toy-model</a>", `<span class="row-sub">source 2</span>`, "round 1: 51.02 (25/49); round 2: 51.02 (25/49)",
+			"round 1: 58.70 (81/138); round 2: 58.70 (81/138)", "mattools-v1-strict"} {
+			if want == 1 && !strings.Contains(rows[0], w) {
+				t.Errorf("%s: toy row lacks %q: %s", preview, w, rows[0])
+			}
 		}
 	}
 	sys, err := os.ReadFile(filepath.Join(preview, "systems", string(toyRAG), "index.html"))
@@ -254,7 +313,7 @@ top_k = 2
 	}
 	for _, w := range []string{"toy-model", "<title>Toy RAG", "Echoes the question id after one retrieval; a test&#39;s system."} {
 		if !strings.Contains(string(sys), w) {
-			t.Errorf("the toy's system page lacks %q", w)
+			t.Errorf("%s: the toy's system page lacks %q", preview, w)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,18 +14,27 @@ import (
 // protocol scores is each benchmark's BenchmarkInfo.Protocols; how a
 // scored tool-usage protocol decides a verdict is its behaviour in
 // runner/scoring (one file per protocol, scoring.Protocol).
+//
+// A protocol registered at run time (RegisterScoringProtocol: Recorded) is
+// recorded on the runs scored under it as the run extension
+// ExtensionScoringProtocol (its JSON form, below), so that the site and the
+// validators, which do not link the code that registered it, know it from
+// its results files.
 type ScoringProtocol struct {
-	ID   string
-	Kind BenchmarkKind
+	ID   string        `json:"id"`
+	Kind BenchmarkKind `json:"kind"`
 	// Scored is true when this project's runner, rescore and
 	// validate-submission score runs with the protocol; false for a
 	// protocol whose numbers are only imported as published.
-	Scored bool
+	Scored bool `json:"scored"`
 	// Title names the protocol in a column heading ("mattools-v1", "as
 	// published"); "" names it by its id (ProtocolTitle).
-	Title string
+	Title string `json:"title,omitempty"`
 	// Description says in one sentence what the protocol scores and how.
-	Description string
+	Description string `json:"description,omitempty"`
+	// Recorded marks a protocol registered at run time (not one of the
+	// registry's own four): its runs carry it (ProtocolRecord).
+	Recorded bool `json:"-"`
 }
 
 // scoringProtocols is the registry, in display order: the order of the
@@ -45,18 +55,73 @@ var scoringProtocols = []ScoringProtocol{
 }
 
 // RegisterScoringProtocol adds p to the registry, after the protocols
-// already there. Errors: an empty id, one already registered, or an
-// unknown kind.
+// already there, marked Recorded. Errors: an empty id, one already
+// registered, or an unknown kind.
 func RegisterScoringProtocol(p ScoringProtocol) error {
+	return registerScoringProtocol(p, false)
+}
+
+// registerScoringProtocol registers p (Recorded); again is true for an
+// entry read from a run, which may repeat a run-time registration exactly.
+func registerScoringProtocol(p ScoringProtocol, again bool) error {
 	if p.ID == "" || (p.Kind != KindToolUsage && p.Kind != KindMultipleChoice) {
 		return fmt.Errorf("scoring protocol %q of kind %q: want an id and kind %s or %s", p.ID, p.Kind, KindToolUsage, KindMultipleChoice)
 	}
+	p.Recorded = true
 	benchmarkMu.Lock()
 	defer benchmarkMu.Unlock()
-	if slices.ContainsFunc(scoringProtocols, func(q ScoringProtocol) bool { return q.ID == p.ID }) {
+	if i := slices.IndexFunc(scoringProtocols, func(q ScoringProtocol) bool { return q.ID == p.ID }); i >= 0 {
+		if have := scoringProtocols[i]; again && have == p {
+			return nil // the same entry again (a second run scored under it read)
+		}
 		return fmt.Errorf("scoring protocol %s: already registered", p.ID)
 	}
 	scoringProtocols = append(scoringProtocols, p)
+	return nil
+}
+
+// ExtensionScoringProtocol is the run extension holding the registry entry
+// (ScoringProtocol, as JSON: id, kind, scored, title, description) of the
+// run's scoring protocol when it was registered at run time
+// (ScoringProtocol.Recorded); runs scored under the registry's own
+// protocols carry none.
+const ExtensionScoringProtocol = "scoring_protocol"
+
+// ProtocolRecord returns the extension ExtensionScoringProtocol for runs
+// scored under protocol id: its registry entry as JSON; ok is false unless
+// id is registered with Recorded set.
+func ProtocolRecord(id string) (ext json.RawMessage, ok bool) {
+	p, ok := LookupScoringProtocol(id)
+	if !ok || !p.Recorded {
+		return nil, false
+	}
+	ext, err := json.Marshal(p)
+	return ext, err == nil
+}
+
+// checkProtocol registers the protocol the run's extension
+// ExtensionScoringProtocol describes, if it has one (an entry that
+// contradicts the registry is an error). It runs before checkBenchmark: a
+// recorded benchmark may list the recorded protocol.
+func checkProtocol(r *Run) error {
+	raw, has := r.Extensions[ExtensionScoringProtocol]
+	if !has {
+		return nil
+	}
+	field := "extensions." + ExtensionScoringProtocol
+	var p ScoringProtocol
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return metaErr(field, "%v", err)
+	}
+	if p.ID != r.ScoringProtocol {
+		return metaErr(field, "describes scoring protocol %q; the run's is %q", p.ID, r.ScoringProtocol)
+	}
+	if k := r.Benchmark.Kind(); k != "" && p.Kind != k {
+		return metaErr(field, "is a %s protocol; the run's benchmark %s is %s", p.Kind, r.Benchmark, k)
+	}
+	if err := registerScoringProtocol(p, true); err != nil {
+		return metaErr(field, "%v", err)
+	}
 	return nil
 }
 

@@ -1,6 +1,9 @@
 package results
 
 import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,5 +52,77 @@ func TestSystemInfo(t *testing.T) {
 			}()
 			RegisterSystemInfo(info)
 		}()
+	}
+}
+
+// TestRecordedSystemAndProtocol: a results file of a system and a scoring
+// protocol this process has not registered is refused for its system (the
+// protocol alone is not checked), unless the run describes both in its
+// extensions ExtensionSystem and ExtensionScoringProtocol: then reading it
+// registers them (title, board, retrieval; kind, scored, title), a second
+// read of the same descriptions is accepted, and a contradicting one, one
+// for another system or protocol, or a protocol of another kind than the
+// benchmark's is an error naming the extension. The paper's systems and
+// the registry's own protocols are not recorded.
+func TestRecordedSystemAndProtocol(t *testing.T) {
+	const sys, protocol = "recorded-rag", "recorded-all-or-nothing"
+	f := toolUsageFile()
+	f.Run.System, f.Run.ScoringProtocol = sys, protocol
+	f.Run.RunID = MakeRunID(&f.Run)
+	dir := t.TempDir()
+	if err := Write(filepath.Join(dir, "bare.parquet"), f); err == nil || !strings.Contains(err.Error(), `metadata: system: unknown value "recorded-rag"`) {
+		t.Fatalf("a file of an unregistered system without its description: %v; want the system refused", err)
+	}
+	sysExt := `{"name":"recorded-rag","title":"Recorded RAG","description":"Described by its runs.","board":"llm-rag","retrieval":{"plan_sources":true,"only":[2]}}`
+	protExt := `{"id":"recorded-all-or-nothing","kind":"tool-usage","scored":true,"title":"Recorded all-or-nothing","description":"Every property or none."}`
+	f.Run.Extensions = map[string]json.RawMessage{ExtensionSystem: json.RawMessage(sysExt), ExtensionScoringProtocol: json.RawMessage(protExt)}
+	path := filepath.Join(dir, "described.parquet")
+	if err := Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(path); err != nil {
+		t.Fatalf("the same descriptions again: %v", err)
+	}
+	info, ok := LookupSystem(sys)
+	if !ok || !KnownSystem(sys) || SystemTitle(sys) != "Recorded RAG" || SystemBoard(sys) != BoardLLMRAG || info.Description != "Described by its runs." ||
+		!info.Retrieval.PlanSources || len(info.Retrieval.Only) != 1 || info.Retrieval.Only[0] != 2 || !slices.Contains(SystemsUnderTest(), sys) {
+		t.Errorf("the system read: %+v (known %v); want Recorded RAG on the LLM-RAG board, plan sources, only 2", info, KnownSystem(sys))
+	}
+	p, ok := LookupScoringProtocol(protocol)
+	if !ok || p.Kind != KindToolUsage || !p.Scored || ProtocolTitle(protocol) != "Recorded all-or-nothing" || p.Description != "Every property or none." {
+		t.Errorf("the protocol read: %+v (registered %v)", p, ok)
+	}
+	// What was read is recorded again, as it was read.
+	if ext, ok := SystemRecord(sys); !ok || string(ext) != sysExt {
+		t.Errorf("SystemRecord = %s, %v; want %s", ext, ok, sysExt)
+	}
+	if ext, ok := ProtocolRecord(protocol); !ok || string(ext) != protExt {
+		t.Errorf("ProtocolRecord = %s, %v; want %s", ext, ok, protExt)
+	}
+	for _, s := range append(slices.Clone(Systems), SystemReferenceSolution) {
+		if ext, ok := SystemRecord(s); ok {
+			t.Errorf("SystemRecord(%s) = %s; the paper's and the audit's systems are not recorded", s, ext)
+		}
+	}
+	for _, p := range []string{ProtocolMatToolsV1, ProtocolMatToolsV1Strict, ProtocolMatToolsOriginal, ProtocolQAV1} {
+		if ext, ok := ProtocolRecord(p); ok {
+			t.Errorf("ProtocolRecord(%s) = %s; the registry's own protocols are not recorded", p, ext)
+		}
+	}
+	for ext, want := range map[[2]string]string{
+		{ExtensionSystem, strings.Replace(sysExt, "llm-rag", "advanced", 1)}:                     "metadata: extensions.system: system recorded-rag: already described, differently",
+		{ExtensionSystem, strings.Replace(sysExt, `"recorded-rag"`, `"other-rag"`, 1)}:           `metadata: extensions.system: describes system "other-rag"; the run's is "recorded-rag"`,
+		{ExtensionSystem, `{"name":"recorded-rag","board":"qa"}`}:                                "metadata: extensions.system: system recorded-rag: board qa is not single-llm, llm-rag or advanced",
+		{ExtensionScoringProtocol, strings.Replace(protExt, "Every", "Each", 1)}:                 "metadata: extensions.scoring_protocol: scoring protocol recorded-all-or-nothing: already registered",
+		{ExtensionScoringProtocol, strings.Replace(protExt, "tool-usage", "multiple-choice", 1)}: "metadata: extensions.scoring_protocol: is a multiple-choice protocol; the run's benchmark tool-usage is tool-usage",
+		{ExtensionScoringProtocol, `{"id":"mattools-v1","kind":"tool-usage","scored":true}`}:     `metadata: extensions.scoring_protocol: describes scoring protocol "mattools-v1"; the run's is "recorded-all-or-nothing"`,
+	} {
+		g := toolUsageFile()
+		g.Run = f.Run
+		g.Run.Extensions = map[string]json.RawMessage{ExtensionSystem: json.RawMessage(sysExt), ExtensionScoringProtocol: json.RawMessage(protExt)}
+		g.Run.Extensions[ext[0]] = json.RawMessage(ext[1])
+		if err := Validate(g); err == nil || err.Error() != want {
+			t.Errorf("extension %s = %s: %v; want %s", ext[0], ext[1], err, want)
+		}
 	}
 }

@@ -92,8 +92,9 @@ func validateRecord(r *Run) []error {
 	if r.Variant != "" && !validRunID.MatchString(r.Variant) {
 		add(metaErr("variant", "%q must use only [A-Za-z0-9._-]", r.Variant))
 	}
+	add(checkProtocol(r)) // before the benchmark, which may list it
 	add(checkBenchmark(r))
-	add(checkEnum("system", r.System, systems))
+	add(checkSystem(r))
 	add(checkEnum("provenance.kind", r.Provenance.Kind, provenances))
 	for _, fv := range []struct{ field, v string }{{"benchmark_version", r.BenchmarkVersion}, {"model", r.Model},
 		{"scoring_protocol", r.ScoringProtocol}, {"question_set.name", r.QuestionSet.Name},

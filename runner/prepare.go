@@ -152,12 +152,14 @@ func (e *engine) prepareRun(pr plan.Run) (*prepared, error) {
 			return nil, err
 		}
 	}
-	if ext, ok := results.BenchmarkRecord(pr.Benchmark); ok { // a folder benchmark describes itself on its runs
-		r.Extensions = maps.Clone(r.Extensions)
-		if r.Extensions == nil {
-			r.Extensions = map[string]json.RawMessage{}
-		}
-		r.Extensions[results.ExtensionBenchmark] = ext
+	// A benchmark or system registered at run time (a folder benchmark, a
+	// system of runner/systems that is not the paper's) describes itself
+	// on its runs, for the site and the validators, which do not link it.
+	if ext, ok := results.BenchmarkRecord(pr.Benchmark); ok {
+		setExtension(&r, results.ExtensionBenchmark, ext)
+	}
+	if ext, ok := results.SystemRecord(pr.System); ok {
+		setExtension(&r, results.ExtensionSystem, ext)
 	}
 	p := &prepared{pr: pr, sys: sys, needs: needs, first: e.nItems, shard: e.o.Shard}
 	h := sha256.New()
@@ -320,6 +322,9 @@ func (e *engine) addOutputs(p *prepared, r results.Run, protocols []string) {
 	for _, protocol := range protocols {
 		out := &output{run: r}
 		out.run.ScoringProtocol = protocol
+		if ext, ok := results.ProtocolRecord(protocol); ok { // a protocol registered at run time describes itself
+			setExtension(&out.run, results.ExtensionScoringProtocol, ext)
+		}
 		out.run.RunID = results.MakeRunID(&out.run)
 		out.path = filepath.Join(e.o.OutDir, out.run.RunID+results.Extension)
 		if _, err := os.Stat(out.path); err == nil {
@@ -328,6 +333,16 @@ func (e *engine) addOutputs(p *prepared, r results.Run, protocols []string) {
 		p.exists = p.exists && out.exists
 		p.outs = append(p.outs, out)
 	}
+}
+
+// setExtension sets r's extension name to ext, on a copy of r's
+// extensions (skeletons share theirs).
+func setExtension(r *results.Run, name string, ext json.RawMessage) {
+	r.Extensions = maps.Clone(r.Extensions)
+	if r.Extensions == nil {
+		r.Extensions = map[string]json.RawMessage{}
+	}
+	r.Extensions[name] = ext
 }
 
 // identify sets p's journal ID, fingerprint and journal path: one journal

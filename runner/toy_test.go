@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -145,7 +146,10 @@ func toySandboxScorer(t *testing.T, root string) *scoring.Scorer {
 // missing), where mattools-v1-strict credits n. The run of toy-arithmetic,
 // version 1, scored under the toy protocol, reads back and forms a ranked
 // table of its own in the site's aggregation, its columns titled from the
-// registry.
+// registry. The run records the toy protocol (extension
+// "scoring_protocol") beside the toy benchmark, so that a process that
+// links neither (a tiny program, go run) reads, validates and aggregates
+// it the same way.
 func TestToyBenchmarkAndProtocol(t *testing.T) {
 	root := mattoolstest.NewRoot(t).Dir // the prompts
 	scorer := toySandboxScorer(t, root)
@@ -167,6 +171,10 @@ func TestToyBenchmarkAndProtocol(t *testing.T) {
 	if r.Benchmark != toyBenchmark || r.BenchmarkVersion != "1" || r.ScoringProtocol != toyProtocol || r.Totals.QuestionsCorrect == nil ||
 		*r.Totals.QuestionsCorrect != 1 || r.Totals.PropertiesPassed == nil || *r.Totals.PropertiesPassed != 1 {
 		t.Errorf("run %s %s %s, totals %+v; want toy-arithmetic 1 %s, 1 question correct, 1 property passed", r.Benchmark, r.BenchmarkVersion, r.ScoringProtocol, r.Totals, toyProtocol)
+	}
+	if ext, want := string(r.Extensions[results.ExtensionScoringProtocol]), `{"id":"toy-all-or-nothing","kind":"tool-usage","scored":true,`+
+		`"title":"Toy all-or-nothing","description":"The returned dict checked property by property; a question earns its properties only when every one passes."}`; ext != want {
+		t.Errorf("extension %s = %s; want %s", results.ExtensionScoringProtocol, ext, want)
 	}
 	var got []string
 	for _, q := range f.Questions {
@@ -204,4 +212,53 @@ func TestToyBenchmarkAndProtocol(t *testing.T) {
 	if rows := ranked[0].Rows; len(rows) != 1 || rows[0].Cells[0] == nil || math.Abs(rows[0].Cells[0].Summary.Mean-100.0/3) > 1e-9 {
 		t.Errorf("ranked rows %+v; want one with a task success rate of 1/3", rows)
 	}
+
+	// A fresh process that links neither the toy benchmark nor the toy
+	// protocol (only results and site/aggregate) reads the file: its
+	// extensions register both, so it validates and forms the same table.
+	prog := filepath.Join(t.TempDir(), "main.go")
+	if err := os.WriteFile(prog, []byte(toyReader), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "run", prog, res[0].Path, toyProtocol)
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run (a reader without the toy): %v\n%s", err, out)
+	}
+	if want := "before: false false\ntoy-arithmetic|toy-all-or-nothing|Task success rate (%), Toy all-or-nothing|33.3333\n"; string(out) != want {
+		t.Errorf("a reader without the toy printed\n%s\nwant\n%s", out, want)
+	}
 }
+
+// toyReader is a program that knows the toy benchmark and protocol only
+// from a results file: it prints whether they were registered before
+// reading it (os.Args[1]; protocol os.Args[2]), then each ranked table the
+// site's aggregation forms from it: benchmark, headline protocol, first
+// column's title and first row's mean.
+const toyReader = `package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/mattools-leaderboard/leaderboard/results"
+	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
+)
+
+func main() {
+	_, protocol := results.LookupScoringProtocol(os.Args[2])
+	_, benchmark := results.LookupBenchmark("toy-arithmetic")
+	fmt.Println("before:", protocol, benchmark)
+	f, err := results.Read(os.Args[1])
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	for _, ts := range aggregate.Build([]*results.File{f}, aggregate.DefaultCatalog()).Ranked {
+		for _, t := range ts {
+			fmt.Printf("%s|%s|%s|%.4f\n", t.Benchmark, t.HeadlineProtocol, t.Columns[0].Title(), t.Rows[0].Cells[0].Summary.Mean)
+		}
+	}
+}
+`
