@@ -52,3 +52,30 @@ func TestReadReferenceNamesTheFile(t *testing.T) {
 		t.Errorf("absent: %v %v", ok, err)
 	}
 }
+
+// TestTableColumnsAreTheBenchmarksProtocols: a benchmark scored under one
+// protocol only (mattools-v1-strict, its kind's default's reference) gets
+// one column of it for the reference and one for the controls, and the
+// verified set and totals name that protocol.
+func TestTableColumnsAreTheBenchmarksProtocols(t *testing.T) {
+	if err := results.RegisterBenchmark(results.BenchmarkInfo{Name: "audit-strict-only", Kind: results.KindToolUsage,
+		Versions: []results.BenchmarkVersion{{ID: "1", Questions: 1, Properties: 2}}, Protocols: []string{results.ProtocolMatToolsV1Strict}}); err != nil {
+		t.Fatal(err)
+	}
+	po := []results.PropertyOutcome{{Property: "a", Passed: true}, {Property: "b", Message: "b: wrong"}}
+	qs := []*QuestionReport{{ID: "q", Properties: 2, DataFiles: true, Reference: "executed",
+		Outcomes: map[string]*Outcome{results.ProtocolMatToolsV1Strict: {Verdict: "partial", Passed: 1, Properties: po}},
+		Controls: map[string]map[string]int{kindNone: {results.ProtocolMatToolsV1Strict: 1}},
+		Timing:   &Timing{Question: "q", WallSeconds: 2, CPUSeconds: 1}}}
+	rep := &Report{Questions: qs, Verified: verifiedSet(qs, nil, results.Benchmark("audit-strict-only").Reference()), benchmark: "audit-strict-only"}
+	var b bytes.Buffer
+	printReport(&b, rep, nil)
+	for _, want := range []string{"question  data  reference  strict  wall s  CPU s  controls strict  flags\n",
+		"q         yes   executed   1/2     2.0     1.0    1 0 0            0\n", // None, wrong type, True
+		"  q b (mattools-v1-strict): undiagnosed\n",
+		"verified question set: 1 properties of 1 questions (the reference passes them under mattools-v1-strict;"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
