@@ -70,6 +70,18 @@ type BenchmarkInfo struct {
 	// scored by this project or only imported, in display order; each must
 	// be registered for the benchmark's kind.
 	Protocols []string `json:"protocols"`
+	// Reference is the id of the scored protocol whose per-property
+	// outcomes the benchmark audit, the reference solutions and the
+	// verified question sets are judged under (MatTools' tool usage:
+	// mattools-v1-strict, the only one with per-property outcomes for every
+	// executed question; docs/benchmark-audit.md). "" takes the reference
+	// of the default benchmark of its kind (Benchmark.Reference): a folder
+	// benchmark is judged as MatTools' tool usage is.
+	Reference string `json:"reference,omitempty"`
+	// Default marks the benchmark of its kind a plan runs when it names
+	// none, and the one its [tool_usage] benchmark_version and corrected
+	// versions apply to (MatTools' tool usage); at most one per kind.
+	Default bool `json:"-"`
 	// Title names the benchmark on the site ("Tool usage", "Code QA");
 	// Description is one sentence saying what it asks; Headline is the id
 	// of its headline metric ("task_success_rate", "accuracy"); Column, if
@@ -125,7 +137,8 @@ var (
 				{ID: BenchmarkVersion2025_05Corrected2, Questions: 49, Properties: 138, UpstreamCommit: UpstreamCommit,
 					Title: "corrected 2", CorrectsVersion: BenchmarkVersion2025_05}},
 			Protocols: []string{ProtocolMatToolsV1, ProtocolMatToolsV1Strict, ProtocolMatToolsOriginal},
-			Title:     "Tool usage", Headline: "task_success_rate",
+			Reference: ProtocolMatToolsV1Strict, Default: true,
+			Title: "Tool usage", Headline: "task_success_rate",
 			Description: "MatTools' real-world benchmark: write pymatgen code that computes the properties a question asks for."},
 		{Name: BenchmarkQACode, Kind: KindMultipleChoice, Suite: SuiteMatTools,
 			Versions:  []BenchmarkVersion{{ID: BenchmarkVersion2025_05, Questions: 34621, UpstreamCommit: UpstreamCommit}},
@@ -145,7 +158,9 @@ var benchmarkName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // RegisterBenchmark adds b to the registry, after the benchmarks already
 // there (display order). Errors: a name already registered or not
 // [a-z0-9-]+, an unknown kind, no version, a version without questions,
-// or a protocol that is not registered for the benchmark's kind.
+// a protocol that is not registered for the benchmark's kind, a reference
+// protocol that is not one of its scored protocols, or a second default
+// benchmark of a kind.
 func RegisterBenchmark(b BenchmarkInfo) error {
 	if !benchmarkName.MatchString(string(b.Name)) {
 		return fmt.Errorf("benchmark %q: a name is lower-case letters, digits and single hyphens", b.Name)
@@ -166,8 +181,16 @@ func RegisterBenchmark(b BenchmarkInfo) error {
 			return fmt.Errorf("benchmark %s: protocol %q is not a registered %s protocol", b.Name, id, b.Kind)
 		}
 	}
+	if b.Reference != "" {
+		if p, ok := LookupScoringProtocol(b.Reference); !ok || !p.Scored || !slices.Contains(b.Protocols, b.Reference) {
+			return fmt.Errorf("benchmark %s: reference protocol %q is not one of its scored protocols", b.Name, b.Reference)
+		}
+	}
 	benchmarkMu.Lock()
 	defer benchmarkMu.Unlock()
+	if i := slices.IndexFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Default && b.Default && r.Kind == b.Kind && r.Name != b.Name }); i >= 0 {
+		return fmt.Errorf("benchmark %s: %s is the default %s benchmark already", b.Name, benchmarkRegistry[i].Name, b.Kind)
+	}
 	if i := slices.IndexFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Name == b.Name }); i >= 0 {
 		if reflect.DeepEqual(benchmarkRegistry[i], b) {
 			return nil // the same entry again (a plan parsed twice, a second run of it read)
@@ -227,6 +250,38 @@ func BenchmarksOf(s string, k BenchmarkKind) []Benchmark {
 func (b Benchmark) Kind() BenchmarkKind {
 	info, _ := LookupBenchmark(b)
 	return info.Kind
+}
+
+// DefaultBenchmark returns the default benchmark of kind k
+// (BenchmarkInfo.Default): the one a plan runs when it names none and the
+// one its [tool_usage] benchmark_version applies to (tool usage: MatTools'
+// tool-usage benchmark); "" when kind k has none.
+func DefaultBenchmark(k BenchmarkKind) Benchmark {
+	benchmarkMu.RLock()
+	defer benchmarkMu.RUnlock()
+	if i := slices.IndexFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Default && r.Kind == k }); i >= 0 {
+		return benchmarkRegistry[i].Name
+	}
+	return ""
+}
+
+// Reference returns the id of the protocol b's audit, reference solutions
+// and verified question sets are judged under: its registered
+// BenchmarkInfo.Reference, else that of the default benchmark of its kind
+// (a folder benchmark: mattools-v1-strict, as MatTools' tool usage); ""
+// for an unregistered benchmark or a kind without one (multiple choice).
+func (b Benchmark) Reference() string {
+	info, ok := LookupBenchmark(b)
+	if !ok {
+		return ""
+	}
+	if info.Reference != "" {
+		return info.Reference
+	}
+	if d, ok := LookupBenchmark(DefaultBenchmark(info.Kind)); ok {
+		return d.Reference
+	}
+	return ""
 }
 
 // Order returns b's position in the registry's display order; an

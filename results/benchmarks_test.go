@@ -49,6 +49,39 @@ func TestBenchmarkRegistry(t *testing.T) {
 	}
 }
 
+// TestDefaultBenchmarkAndReference: MatTools' tool usage is the default
+// tool-usage benchmark, judged under mattools-v1-strict; multiple choice
+// has no default and no reference protocol; a tool-usage benchmark
+// registered without a reference (a folder benchmark) takes the default's.
+func TestDefaultBenchmarkAndReference(t *testing.T) {
+	if got := results.DefaultBenchmark(results.KindToolUsage); got != "tool-usage" {
+		t.Errorf("default tool-usage benchmark %q; want tool-usage", got)
+	}
+	if got := results.DefaultBenchmark(results.KindMultipleChoice); got != "" {
+		t.Errorf("default multiple-choice benchmark %q; want none", got)
+	}
+	for b, want := range map[results.Benchmark]string{"tool-usage": "mattools-v1-strict", "qa-code": "", "no-such-benchmark": ""} {
+		if got := b.Reference(); got != want {
+			t.Errorf("%s: reference %q; want %q", b, got, want)
+		}
+	}
+	v := []results.BenchmarkVersion{{ID: "1", Questions: 2, Properties: 3}}
+	if err := results.RegisterBenchmark(results.BenchmarkInfo{Name: "reference-inherited", Kind: results.KindToolUsage, Versions: v,
+		Protocols: []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := results.Benchmark("reference-inherited").Reference(); got != "mattools-v1-strict" {
+		t.Errorf("a tool-usage benchmark without a reference: %q; want the default's, mattools-v1-strict", got)
+	}
+	if err := results.RegisterBenchmark(results.BenchmarkInfo{Name: "reference-own", Kind: results.KindToolUsage, Versions: v,
+		Protocols: []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict}, Reference: results.ProtocolMatToolsV1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := results.Benchmark("reference-own").Reference(); got != "mattools-v1" {
+		t.Errorf("a benchmark with its own reference: %q; want mattools-v1", got)
+	}
+}
+
 // TestRegisterBenchmarkRefuses: a registration that would make the
 // registry ambiguous or a run unscorable is refused, naming why.
 func TestRegisterBenchmarkRefuses(t *testing.T) {
@@ -64,6 +97,11 @@ func TestRegisterBenchmarkRefuses(t *testing.T) {
 		{results.BenchmarkInfo{Name: "refused-empty", Kind: results.KindToolUsage, Versions: []results.BenchmarkVersion{{ID: "1"}}}, "0 questions"},
 		{results.BenchmarkInfo{Name: "refused-protocol", Kind: results.KindToolUsage, Versions: v, Protocols: []string{results.ProtocolQAV1}}, `protocol "mattools-qa-v1" is not a registered tool-usage protocol`},
 		{results.BenchmarkInfo{Name: "refused-protocol2", Kind: results.KindToolUsage, Versions: v, Protocols: []string{"mattools-v9"}}, `protocol "mattools-v9"`},
+		{results.BenchmarkInfo{Name: "refused-reference", Kind: results.KindToolUsage, Versions: v, Protocols: []string{results.ProtocolMatToolsV1},
+			Reference: results.ProtocolMatToolsV1Strict}, `reference protocol "mattools-v1-strict" is not one of its scored protocols`},
+		{results.BenchmarkInfo{Name: "refused-reference2", Kind: results.KindToolUsage, Versions: v, Protocols: []string{results.ProtocolMatToolsOriginal},
+			Reference: results.ProtocolMatToolsOriginal}, `reference protocol "mattools-original" is not one of its scored protocols`},
+		{results.BenchmarkInfo{Name: "refused-default", Kind: results.KindToolUsage, Versions: v, Default: true}, "tool-usage is the default tool-usage benchmark already"},
 	} {
 		err := results.RegisterBenchmark(c.info)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

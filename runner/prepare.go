@@ -80,8 +80,8 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 		return nil, err
 	}
 	e.benches = map[results.Benchmark]*datasets.Benchmark{}
-	if o.Benchmark != nil {
-		if e.benches[results.BenchmarkToolUsage], err = correctedVersion(o.Benchmark, o.Plan.ToolUsage.BenchmarkVersion); err != nil {
+	if o.Benchmark != nil { // the default tool-usage benchmark's questions, in the plan's [tool_usage] benchmark_version
+		if e.benches[results.DefaultBenchmark(results.KindToolUsage)], err = correctedVersion(o.Benchmark, o.Plan.ToolUsage.BenchmarkVersion); err != nil {
 			return nil, err
 		}
 	}

@@ -406,7 +406,8 @@ feed:
 // summarizePublished prints, per system, the re-executed runnable questions
 // and passed properties under both protocols (over the questions
 // re-executed) next to the published totals of the same runs (over 49
-// questions and 138 properties each).
+// questions and 138 properties each). It is about MatTools' published runs
+// only (-all-published), so it names their protocols.
 func summarizePublished(w io.Writer, runs []*results.File, st *published.Reexecuted, storeKey func(runID string) string) error {
 	type tally struct{ runs, questions, properties, pubRunnable, pubPassed, pubQuestions, pubProperties, scoredRuns int }
 	type key struct {

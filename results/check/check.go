@@ -21,7 +21,7 @@ import (
 // datasets.Manifest(). Other runs pass unchecked. Subsets are fine: only
 // the rows present are checked.
 func AgainstManifest(f *results.File) error {
-	if f.Run.Benchmark != results.BenchmarkToolUsage {
+	if f.Run.Benchmark != results.BenchmarkToolUsage { // datasets.Manifest is MatTools' tool usage's; no other benchmark has one
 		return nil
 	}
 	if _, corrected := datasets.LookupCorrectedVersion(f.Run.BenchmarkVersion); f.Run.BenchmarkVersion != results.BenchmarkVersion2025_05 && !corrected {

@@ -73,9 +73,44 @@ type Config struct {
 	// Publish, when set, is a folder the results files are copied into,
 	// replacing the results files there.
 	Publish string
+	// Benchmark is the tool-usage benchmark audited, its questions read
+	// from Data by its registered loader (datasets.LoaderOf): "" is the
+	// default tool-usage benchmark (results.DefaultBenchmark: MatTools'
+	// tool usage). The audit scores it under its scored protocols
+	// (results.ScoredProtocols) and judges the reference, the probes, the
+	// controls and the verified set under its reference protocol
+	// (results.Benchmark.Reference: mattools-v1-strict).
+	Benchmark results.Benchmark
 	// Version is the tool-usage benchmark version audited: "" for the
-	// published 2025-05, or a corrected version (datasets/corrections.json).
+	// version the loader reads (MatTools: the published 2025-05), or a
+	// corrected version of it (datasets/corrections.json).
 	Version string
+}
+
+// loadAudited returns the benchmark c audits (c.Benchmark, or the default
+// tool-usage benchmark) and its questions in c.Version. Errors: a
+// benchmark that is not a registered tool-usage benchmark with a loader
+// and a reference protocol, or a version that is neither the loaded one
+// nor one of datasets/corrections.json.
+func loadAudited(root string, c Config) (results.Benchmark, *datasets.Benchmark, error) {
+	b := c.Benchmark
+	if b == "" {
+		b = results.DefaultBenchmark(results.KindToolUsage)
+	}
+	load, ok := datasets.LoaderOf(string(b))
+	if b.Kind() != results.KindToolUsage || !ok || b.Reference() == "" {
+		return "", nil, fmt.Errorf("benchmark %q: not a registered tool-usage benchmark with a loader of its questions and a reference protocol", b)
+	}
+	bench, err := load(root)
+	if err != nil || c.Version == "" || c.Version == bench.Version {
+		return b, bench, err
+	}
+	v, ok := datasets.LookupCorrectedVersion(c.Version)
+	if !ok {
+		return "", nil, fmt.Errorf("tool-usage benchmark version %q: not %s nor one of datasets/corrections.json", c.Version, bench.Version)
+	}
+	bench, err = v.Apply(bench)
+	return b, bench, err
 }
 
 // Run audits the benchmark under c: it scores every item (from the cache
@@ -86,7 +121,7 @@ func Run(ctx context.Context, c Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bench, err := datasets.LoadVersion(root, c.Version)
+	name, bench, err := loadAudited(root, c)
 	if err != nil {
 		return err
 	}
@@ -114,8 +149,8 @@ func Run(ctx context.Context, c Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := s.report(root, bench, env, c, diagnoses)
-	written, err := writeResults(c.Out, bench, s.audited, s.refs, s.byQuestion, env, c.Reference)
+	rep := s.report(root, name, bench, env, c, diagnoses)
+	written, err := writeResults(c.Out, name, bench, s.audited, s.refs, s.byQuestion, env, c.Reference)
 	if err != nil {
 		return err
 	}
@@ -125,7 +160,7 @@ func Run(ctx context.Context, c Config, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "audit: copied %d results files into %s\n", len(written), c.Publish)
 	}
-	if rep.VerifiedScores, err = scoreVerified(written, rep.Verified); err != nil {
+	if rep.VerifiedScores, err = scoreVerified(written, rep.Verified, name.Reference()); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(rep, "", "  ")
@@ -246,19 +281,20 @@ func (s *itemSet) score(ctx context.Context, scorer *scoring.Scorer, c Config, s
 // report builds the audit's report from s's scored items: every
 // question's report and flags, the totals by protocol, the slowest
 // reference and the verified question set (not yet its scores).
-func (s *itemSet) report(root string, bench *datasets.Benchmark, env scoring.Environment, c Config, diagnoses datasets.Diagnoses) *Report {
+func (s *itemSet) report(root string, name results.Benchmark, bench *datasets.Benchmark, env scoring.Environment, c Config, diagnoses datasets.Diagnoses) *Report {
 	rep := &Report{GeneratorVersion: version.String(), DataRoot: root, DataCommit: bench.Commit, BenchmarkVersion: bench.Version, Reference: c.Reference,
-		Environment: env, Limits: ReportLimits{WallSeconds: c.Limits.Wall.Seconds(), CPUSeconds: c.Limits.CPU.Seconds()}}
+		Environment: env, Limits: ReportLimits{WallSeconds: c.Limits.Wall.Seconds(), CPUSeconds: c.Limits.CPU.Seconds()}, benchmark: name}
+	protocols := results.ScoredProtocols(name)
 	totals := map[string]*Total{}
-	for _, p := range scoring.Protocols {
+	for _, p := range protocols {
 		totals[p] = &Total{Protocol: p, Questions: len(s.audited)}
 	}
 	for _, q := range s.audited {
-		qr := buildQuestion(q, s.refs[q.ID], s.byQuestion[q.ID])
+		qr := buildQuestion(q, s.refs[q.ID], s.byQuestion[q.ID], protocols, name.Reference())
 		rep.Questions = append(rep.Questions, qr)
 		rep.Flags = append(rep.Flags, qr.Flags...)
 		if q.Executable() {
-			for _, p := range scoring.Protocols {
+			for _, p := range protocols {
 				t := totals[p]
 				t.Properties += qr.Properties
 				if o := qr.Outcomes[p]; o != nil {
@@ -272,10 +308,10 @@ func (s *itemSet) report(root string, bench *datasets.Benchmark, env scoring.Env
 			rep.Slowest = t
 		}
 	}
-	for _, p := range scoring.Protocols {
+	for _, p := range protocols {
 		rep.Totals = append(rep.Totals, *totals[p])
 	}
-	rep.Verified = verifiedSet(rep.Questions, diagnoses)
+	rep.Verified = verifiedSet(rep.Questions, diagnoses, name.Reference())
 	return rep
 }
 

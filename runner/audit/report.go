@@ -27,13 +27,17 @@ type Report struct {
 	// CPU time was not measured).
 	Slowest *Timing `json:"slowest,omitempty"`
 	// Verified is the verified question set: the properties the reference
-	// passes under mattools-v1-strict whose diagnosis is not "expected
-	// value wrong", by question (questions whose data files are present).
+	// passes under the benchmark's reference protocol (MatTools:
+	// mattools-v1-strict) whose diagnosis is not "expected value wrong", by
+	// question (questions whose data files are present).
 	Verified results.PropertySet `json:"verified_properties"`
 	// VerifiedScores are the audit's own results files scored on Verified
 	// from their stored per-property outcomes (results.TallyProperties), by
-	// system, under mattools-v1-strict.
+	// system, under the reference protocol.
 	VerifiedScores map[string][2]int `json:"verified_scores"`
+	// benchmark is the benchmark audited: its scored protocols head the
+	// table's columns, its reference protocol judges (not in audit.json).
+	benchmark results.Benchmark
 }
 
 // ReportLimits are the limits the audit's executions ran under.
@@ -70,7 +74,7 @@ type QuestionReport struct {
 	// the equivalent forms follow.
 	Stated map[string]statedFormat `json:"stated"`
 	// Equivalents are the equivalent-form probes' answers: every property
-	// a form applied to, with its outcome under mattools-v1-strict.
+	// a form applied to, with its outcome under the reference protocol.
 	Equivalents []Equivalent `json:"equivalents"`
 	// QuestionText is the question-text audit of question.txt.
 	QuestionText *TextAudit `json:"question_text"`
@@ -123,15 +127,16 @@ type Flag struct {
 }
 
 // verifiedSet is the verified question set of the executed questions: the
-// properties the reference passes under mattools-v1-strict, less those
-// whose diagnosis is "expected value wrong".
-func verifiedSet(qs []*QuestionReport, diagnoses datasets.Diagnoses) results.PropertySet {
+// properties the reference passes under protocol ref (the benchmark's
+// reference protocol), less those whose diagnosis is "expected value
+// wrong".
+func verifiedSet(qs []*QuestionReport, diagnoses datasets.Diagnoses, ref string) results.PropertySet {
 	set := results.PropertySet{}
 	for _, q := range qs {
 		if q.Outcomes == nil {
 			continue
 		}
-		for _, po := range q.Outcomes[results.ProtocolMatToolsV1Strict].Properties {
+		for _, po := range q.Outcomes[ref].Properties {
 			if po.Passed && !strings.EqualFold(diagnoses[q.ID+"/"+po.Property].Category, "expected value wrong") {
 				set[q.ID] = append(set[q.ID], po.Property)
 			}
@@ -140,16 +145,17 @@ func verifiedSet(qs []*QuestionReport, diagnoses datasets.Diagnoses) results.Pro
 	return set
 }
 
-// scoreVerified scores the strict results files among paths on set from
-// their stored rows: system → [passed, properties].
-func scoreVerified(paths []string, set results.PropertySet) (map[string][2]int, error) {
+// scoreVerified scores the results files among paths scored under protocol
+// ref (the reference protocol) on set from their stored rows: system →
+// [passed, properties].
+func scoreVerified(paths []string, set results.PropertySet, ref string) (map[string][2]int, error) {
 	out := map[string][2]int{}
 	for _, path := range paths {
 		f, err := results.Read(path)
 		if err != nil {
 			return nil, err
 		}
-		if f.Run.ScoringProtocol != results.ProtocolMatToolsV1Strict {
+		if f.Run.ScoringProtocol != ref {
 			continue
 		}
 		passed, total, err := results.TallyProperties(f.Questions, set)
@@ -161,8 +167,12 @@ func scoreVerified(paths []string, set results.PropertySet) (map[string][2]int, 
 	return out, nil
 }
 
-// buildQuestion is q's report from its items (ref nil: no reference file).
-func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *QuestionReport {
+// buildQuestion is q's report from its items (ref nil: no reference file),
+// scored under protocols (the benchmark's scored protocols) and judged
+// under refP (its reference protocol: the probes', the equivalent forms'
+// and the controls' per-property outcomes; a control's count of properties
+// passed under each other protocol).
+func buildQuestion(q *datasets.Question, ref *item, its map[string]*item, protocols []string, refP string) *QuestionReport {
 	qr := &QuestionReport{ID: q.ID, Index: q.Index, Properties: len(q.Properties), DataFiles: q.Executable(),
 		Controls: map[string]map[string]int{}, Probe: map[string][]results.PropertyOutcome{}}
 	switch {
@@ -173,7 +183,7 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 	default:
 		qr.Reference = "executed"
 		qr.Outcomes = map[string]*Outcome{}
-		for _, p := range scoring.Protocols {
+		for _, p := range protocols {
 			o, err := ref.scored.Outcome(p) // p is one of the scorer's own protocols: err is nil
 			if err != nil {
 				qr.Flags = append(qr.Flags, Flag{Question: q.ID, Check: "unscorable", Detail: err.Error()})
@@ -192,11 +202,11 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 	expectedMsg := map[string]string{}
 	scorable := true
 	for _, k := range probeKinds {
-		st := its[k].scored.Outcomes[results.ProtocolMatToolsV1Strict]
+		st := its[k].scored.Outcomes[refP]
 		qr.Probe[k] = st.Properties
 		if st.Verdict != results.VerdictCorrect && st.Verdict != results.VerdictPartial {
 			flag("", "unscorable", fmt.Sprintf("the %s probe is %s (%s) under %s: %s", k, st.Verdict, st.Cause,
-				results.ProtocolMatToolsV1Strict, firstLine(st.Detail)))
+				refP, firstLine(st.Detail)))
 			if k == kindExpected || k == kindParsed {
 				scorable = false
 			}
@@ -216,12 +226,12 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 	}
 	if scorable {
 		refPassed := map[string]bool{}
-		if o := qr.Outcomes[results.ProtocolMatToolsV1Strict]; o != nil {
+		if o := qr.Outcomes[refP]; o != nil {
 			for _, po := range o.Properties {
 				refPassed[po.Property] = po.Passed
 			}
 		}
-		for _, po := range its[kindExpected].scored.Outcomes[results.ProtocolMatToolsV1Strict].Properties {
+		for _, po := range its[kindExpected].scored.Outcomes[refP].Properties {
 			switch {
 			case expectedPassed[po.Property]:
 			case refPassed[po.Property]:
@@ -241,7 +251,7 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 			flag("", "unscorable", fmt.Sprintf("the %s probe: %v (%s)", it.kind, err, firstLine(it.scored.RunError)))
 			continue
 		}
-		for _, po := range it.scored.Outcomes[results.ProtocolMatToolsV1Strict].Properties {
+		for _, po := range it.scored.Outcomes[refP].Properties {
 			answer, ok := changed[po.Property]
 			if !ok {
 				continue
@@ -275,7 +285,7 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 	for _, k := range controlKinds {
 		sc := its[k].scored
 		qr.Controls[k] = map[string]int{}
-		for _, p := range scoring.Protocols {
+		for _, p := range protocols {
 			o, err := sc.Outcome(p) // p is one of the scorer's own protocols: err is nil
 			if err != nil {
 				flag("", "unscorable", err.Error())
@@ -283,14 +293,18 @@ func buildQuestion(q *datasets.Question, ref *item, its map[string]*item) *Quest
 			}
 			qr.Controls[k][p] = o.PropertiesPassed
 		}
-		for _, po := range sc.Outcomes[results.ProtocolMatToolsV1Strict].Properties {
+		for _, po := range sc.Outcomes[refP].Properties {
 			if po.Passed {
-				flag(po.Property, "passes-"+k, fmt.Sprintf("the %s control passes under %s", k, results.ProtocolMatToolsV1Strict))
+				flag(po.Property, "passes-"+k, fmt.Sprintf("the %s control passes under %s", k, refP))
 			}
 		}
-		if v1 := sc.Outcomes[results.ProtocolMatToolsV1]; v1.PropertiesPassed > 0 {
-			flag("", "passes-"+k, fmt.Sprintf("the %s control gets %d of %d properties under %s (%s)", k, v1.PropertiesPassed, len(q.Properties),
-				results.ProtocolMatToolsV1, v1.Verdict))
+		for _, p := range protocols {
+			// Another protocol may credit no property by name (mattools-v1's
+			// partial credit): its count of properties passed is flagged.
+			if o := sc.Outcomes[p]; p != refP && o.PropertiesPassed > 0 {
+				flag("", "passes-"+k, fmt.Sprintf("the %s control gets %d of %d properties under %s (%s)", k, o.PropertiesPassed, len(q.Properties),
+					p, o.Verdict))
+			}
 		}
 	}
 	return qr
@@ -304,16 +318,38 @@ func firstLine(s string) string {
 	return s
 }
 
-// printReport prints the per-question table, the static probe's flags,
-// the reference's failed properties with their diagnoses, and the totals.
+// column heads protocol id's columns in the audit's table: the last word
+// of its id (mattools-v1: "v1"; mattools-v1-strict: "strict").
+func column(id string) string {
+	return id[strings.LastIndex(id, "-")+1:]
+}
+
+// printReport prints the per-question table (a column per scored protocol
+// of the benchmark, in display order, for the reference and for the
+// controls), the static probe's flags, the reference's failed properties
+// with their diagnoses, and the totals.
 func printReport(w io.Writer, rep *Report, diagnoses datasets.Diagnoses) {
+	protocols, ref := results.ScoredProtocols(rep.benchmark), rep.benchmark.Reference()
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "question\tdata\treference\tv1\tstrict\twall s\tCPU s\tcontrols v1\tcontrols strict\tflags")
+	head := []string{"question", "data", "reference"}
+	for _, p := range protocols {
+		head = append(head, column(p))
+	}
+	head = append(head, "wall s", "CPU s")
+	for _, p := range protocols {
+		head = append(head, "controls "+column(p))
+	}
+	fmt.Fprintln(tw, strings.Join(append(head, "flags"), "\t"))
 	for _, q := range rep.Questions {
-		v1, st, wall, cpu := "-", "-", "-", "-"
+		passed := make([]string, len(protocols))
+		wall, cpu := "-", "-"
+		for i, p := range protocols {
+			passed[i] = "-"
+			if q.Outcomes != nil {
+				passed[i] = fmt.Sprintf("%d/%d", q.Outcomes[p].Passed, q.Properties)
+			}
+		}
 		if q.Outcomes != nil {
-			v1 = fmt.Sprintf("%d/%d", q.Outcomes[results.ProtocolMatToolsV1].Passed, q.Properties)
-			st = fmt.Sprintf("%d/%d", q.Outcomes[results.ProtocolMatToolsV1Strict].Passed, q.Properties)
 			wall, cpu = fmt.Sprintf("%.1f", q.Timing.WallSeconds), fmt.Sprintf("%.1f", q.Timing.CPUSeconds)
 		}
 		data := "yes"
@@ -327,8 +363,12 @@ func printReport(w io.Writer, rep *Report, diagnoses datasets.Diagnoses) {
 			}
 			return strings.Join(parts, " ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", q.ID, data, q.Reference, v1, st, wall, cpu,
-			ctl(results.ProtocolMatToolsV1), ctl(results.ProtocolMatToolsV1Strict), len(q.Flags))
+		row := append([]string{q.ID, data, q.Reference}, passed...)
+		row = append(row, wall, cpu)
+		for _, p := range protocols {
+			row = append(row, ctl(p))
+		}
+		fmt.Fprintf(tw, "%s\t%d\n", strings.Join(row, "\t"), len(q.Flags))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\ncontrols: properties passed by the None, wrong-type and True controls (each must be 0)\n")
@@ -365,7 +405,7 @@ func printReport(w io.Writer, rep *Report, diagnoses datasets.Diagnoses) {
 		}
 		failed := map[string][]string{}
 		var order []string
-		for _, p := range scoring.Protocols {
+		for _, p := range protocols {
 			o := q.Outcomes[p]
 			if o.Verdict == string(results.VerdictCorrect) {
 				continue
@@ -413,7 +453,7 @@ func printReport(w io.Writer, rep *Report, diagnoses datasets.Diagnoses) {
 	}
 	vq, vp := rep.Verified.Size()
 	fmt.Fprintf(w, "\nverified question set: %d properties of %d questions (the reference passes them under %s; no diagnosis says expected value wrong)\n",
-		vp, vq, results.ProtocolMatToolsV1Strict)
+		vp, vq, ref)
 	for _, sys := range results.AuditSystems {
 		if s, ok := rep.VerifiedScores[string(sys)]; ok {
 			fmt.Fprintf(w, "  %s: %d of %d, scored from its stored per-property outcomes\n", sys, s[0], s[1])

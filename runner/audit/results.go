@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,15 +32,19 @@ var auditRuns = []struct {
 }
 
 // writeResults writes, into out/results, one results file per audit system
-// and protocol (format v3, provenance audit, model none, round 1) over the
+// and scored protocol of benchmark name (format v3, provenance audit, model
+// none, round 1; a benchmark registered at run time described on each by
+// results.ExtensionBenchmark) over the
 // questions whose data files are present among audited: the reference's
 // outcomes (a question without a reference file answers with empty code:
 // not runnable) and the True and None controls'. It returns the paths.
-func writeResults(out string, bench *datasets.Benchmark, audited []*datasets.Question, refs map[string]*item,
+func writeResults(out string, name results.Benchmark, bench *datasets.Benchmark, audited []*datasets.Question, refs map[string]*item,
 	byQuestion map[string]map[string]*item, env scoring.Environment, refDir string) ([]string, error) {
 	commit := bench.Commit
-	if commit == "" {
-		commit = results.UpstreamCommit
+	if commit == "" { // the registry's commit of the version (MatTools: results.UpstreamCommit)
+		info, _ := results.LookupBenchmark(name)
+		v, _ := info.Version(bench.Version)
+		commit = v.UpstreamCommit
 	}
 	qs := scoring.QuestionSet(bench)
 	renv := results.Environment{Generator: Generator, GeneratorVersion: version.String(), GoVersion: runtime.Version(),
@@ -51,11 +56,14 @@ func writeResults(out string, bench *datasets.Benchmark, audited []*datasets.Que
 	}
 	var paths []string
 	for _, ar := range auditRuns {
-		for _, p := range scoring.Protocols {
-			run := results.Run{FormatVersion: results.FormatVersion, Benchmark: results.BenchmarkToolUsage,
+		for _, p := range results.ScoredProtocols(name) {
+			run := results.Run{FormatVersion: results.FormatVersion, Benchmark: name,
 				BenchmarkVersion: bench.Version, UpstreamCommit: commit, System: ar.system,
 				Model: results.ModelNone, Round: 1, ScoringProtocol: p, QuestionSet: qs,
 				Provenance: results.Provenance{Kind: results.ProvenanceAudit}, Environment: renv, FinishedAt: &now}
+			if ext, ok := results.BenchmarkRecord(name); ok { // a folder benchmark describes itself on its runs
+				run.Extensions = map[string]json.RawMessage{results.ExtensionBenchmark: ext}
+			}
 			run.RunID = results.MakeRunID(&run)
 			f := &results.File{Run: run}
 			for i := range bench.Questions {

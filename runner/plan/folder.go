@@ -27,8 +27,10 @@ var (
 // RegisterFolder registers the benchmark in folder dir: in the benchmark
 // registry (results.RegisterBenchmark) as a tool-usage benchmark of its own
 // suite, its version the manifest's, its whole question set the folder's
-// questions and properties, scored by MatTools' tool-usage protocols
-// (mattools-v1, mattools-v1-strict), recorded on its runs
+// questions and properties, scored by the scored protocols of the default
+// tool-usage benchmark (MatTools': mattools-v1, mattools-v1-strict) and
+// judged under its reference protocol (results.Benchmark.Reference),
+// recorded on its runs
 // (results.ExtensionBenchmark); and its loader (datasets.RegisterLoader).
 // Registering the same folder again is a no-op; another folder of the same
 // name, a name already registered otherwise, or a folder that does not load
@@ -48,8 +50,10 @@ func RegisterFolder(dir string) (results.BenchmarkInfo, error) {
 		title = m.Name
 	}
 	info := results.BenchmarkInfo{Name: name, Kind: results.KindToolUsage,
-		Versions:  []results.BenchmarkVersion{{ID: m.Version, Questions: len(b.Questions), Properties: b.Properties()}},
-		Protocols: []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict},
+		Versions: []results.BenchmarkVersion{{ID: m.Version, Questions: len(b.Questions), Properties: b.Properties()}},
+		// Scored as the default tool-usage benchmark is (not by every
+		// protocol of the kind: a toy one a test registers stays its own).
+		Protocols: results.ScoredProtocols(results.DefaultBenchmark(results.KindToolUsage)),
 		Title:     title, Description: m.Description, Headline: "task_success_rate", Recorded: true}
 	foldersMu.Lock()
 	defer foldersMu.Unlock()

@@ -430,6 +430,8 @@ func (c *checker) keys(unknown map[string]bool) {
 			continue
 		}
 		if k.String() == "tool_usage.scoring_protocol" {
+			// The message of a key renamed in plan format history: it names
+			// the protocol of its example as the old key's users wrote it.
 			c.add(k.String(), "is now a list: scoring_protocols = [\"%s\"] (or both protocols, the default)", results.ProtocolMatToolsV1)
 			continue
 		}
@@ -459,7 +461,7 @@ func (c *checker) runs() {
 func (c *checker) benchmarks() []results.Benchmark {
 	p := c.p
 	if len(p.Benchmarks) == 0 {
-		p.Benchmarks = []results.Benchmark{results.BenchmarkToolUsage}
+		p.Benchmarks = []results.Benchmark{results.DefaultBenchmark(results.KindToolUsage)}
 	}
 	for k, fb := range p.FolderBenchmarks {
 		if fb.Path == "" {
@@ -593,7 +595,7 @@ func (c *checker) toolUsage(toolUsage []results.Benchmark) {
 	// all of those benchmarks' scored protocols (MatTools' tool usage:
 	// mattools-v1 and mattools-v1-strict).
 	if len(toolUsage) == 0 {
-		toolUsage = []results.Benchmark{results.BenchmarkToolUsage}
+		toolUsage = []results.Benchmark{results.DefaultBenchmark(results.KindToolUsage)}
 	}
 	var scoredTU []string
 	for _, b := range toolUsage {
@@ -621,9 +623,12 @@ func (c *checker) toolUsage(toolUsage []results.Benchmark) {
 			c.add("tool_usage.scoring_protocols", "has no protocol that scores the %s benchmark; want one or more of %s", b, strings.Join(results.ScoredProtocols(b), ", "))
 		}
 	}
-	if v := p.ToolUsage.BenchmarkVersion; v == "" {
-		p.ToolUsage.BenchmarkVersion = results.BenchmarkVersion2025_05
-	} else if info, _ := results.LookupBenchmark(results.BenchmarkToolUsage); !slices.ContainsFunc(info.Versions, func(bv results.BenchmarkVersion) bool { return bv.ID == v }) {
+	// benchmark_version is a version of the default tool-usage benchmark
+	// (MatTools' tool usage: 2025-05, the default, or a corrected version).
+	info, _ := results.LookupBenchmark(results.DefaultBenchmark(results.KindToolUsage))
+	if v := p.ToolUsage.BenchmarkVersion; v == "" && len(info.Versions) > 0 {
+		p.ToolUsage.BenchmarkVersion = info.Versions[0].ID
+	} else if !slices.ContainsFunc(info.Versions, func(bv results.BenchmarkVersion) bool { return bv.ID == v }) {
 		var ids []string
 		for _, bv := range info.Versions {
 			ids = append(ids, bv.ID)

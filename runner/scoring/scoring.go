@@ -79,11 +79,11 @@ func harnessFile(name string) []byte {
 	return b
 }
 
-// Protocols are the protocols MatTools' tool-usage benchmark is scored
-// under (mattools-v1 and mattools-v1-strict, each a Protocol of this
-// package), in display order, as the registry of results/protocols.go
-// lists them.
-var Protocols = results.ScoredProtocols(results.BenchmarkToolUsage)
+// Protocols are the protocols the default tool-usage benchmark
+// (results.DefaultBenchmark: MatTools' tool usage) is scored under
+// (mattools-v1 and mattools-v1-strict, each a Protocol of this package), in
+// display order, as the registry of results/benchmarks.go lists them.
+var Protocols = results.ScoredProtocols(results.DefaultBenchmark(results.KindToolUsage))
 
 // Causes refine not-runnable and verification-crash verdicts
 // (results.QuestionRow.VerdictCause).

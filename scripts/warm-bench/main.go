@@ -116,6 +116,7 @@ func main() {
 		}},
 		{"scoring an empty function (run, parse, verify)", func(s *scoring.Scorer) error {
 			sc, err := s.Score(ctx, vacancy, empty)
+			// MatTools' question test_vacancy, scored as MatTools scores it.
 			if o := sc.Outcomes[results.ProtocolMatToolsV1]; err == nil && o.Verdict != results.VerdictPartial {
 				err = fmt.Errorf("verdict %s %s", o.Verdict, o.Cause)
 			}
@@ -149,7 +150,7 @@ func main() {
 	}
 	var run *results.File
 	for _, f := range imp.Files {
-		if f.Run.Benchmark == results.BenchmarkToolUsage && re.MatchString(f.Run.RunID) {
+		if f.Run.Benchmark == results.BenchmarkToolUsage && re.MatchString(f.Run.RunID) { // a published MatTools run
 			run = f
 			break
 		}

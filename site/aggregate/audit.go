@@ -39,6 +39,7 @@ func AuditRows(t *RankedTable, audit []*results.File) []*AuditRow {
 		byProtocol := map[string]*results.File{}
 		for _, f := range audit {
 			r := &f.Run
+			// The committed audit is of MatTools' tool usage (benchmarks/mattools-tool-usage/audit).
 			if r.Provenance.Kind != results.ProvenanceAudit || r.System != sys || r.Benchmark != results.BenchmarkToolUsage ||
 				r.BenchmarkVersion != t.BenchmarkVersion || r.QuestionSet.Name+"/"+strconv.Itoa(r.QuestionSet.Questions) != t.QuestionSet {
 				continue

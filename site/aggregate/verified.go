@@ -24,10 +24,13 @@ import (
 // mattools-v1-strict, each with its rank in the table it comes from.
 
 // VerifiedSetProtocol is the scoring protocol the verified set is defined
-// and scored under: the only one whose per-property outcomes exist for every
-// executed question (mattools-v1 credits a partial question with a count of
-// error strings, docs/benchmark-audit.md).
-const VerifiedSetProtocol = results.ProtocolMatToolsV1Strict
+// and scored under: the reference protocol of the default tool-usage
+// benchmark (results.Benchmark.Reference; MatTools' tool usage, whose
+// audit defines the set: mattools-v1-strict, the only one whose
+// per-property outcomes exist for every executed question — mattools-v1
+// credits a partial question with a count of error strings,
+// docs/benchmark-audit.md).
+var VerifiedSetProtocol = results.DefaultBenchmark(results.KindToolUsage).Reference()
 
 // VerifiedSet is a named, versioned question set defined by properties.
 type VerifiedSet struct {

@@ -169,6 +169,7 @@ func rankingText(t *aggregate.RankedTable) string {
 	if t.HeadlineProtocol == "" {
 		return "No scored row."
 	}
+	// The text of the published pages names MatTools' own scoring, mattools-v1.
 	s := "Ranked by task success rate under mattools-v1 (the benchmark's own scoring, as this project reproduces it), mean over rounds"
 	if t.HeadlineProtocol != results.ProtocolMatToolsV1 {
 		v1, rows := 0, 0
@@ -406,7 +407,7 @@ func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *
 		for ci, c := range r.Cells {
 			rv.Cells = append(rv.Cells, newCell(c))
 			col := t.Columns[ci]
-			if !paperHere || c == nil || col.Protocol != results.ProtocolMatToolsOriginal {
+			if !paperHere || c == nil || col.Protocol != results.ProtocolMatToolsOriginal { // the paper's values sit in the as-published column
 				continue
 			}
 			// The paper's values are of MatTools' own tool usage (paperonly).

@@ -443,7 +443,7 @@ func boardHas(b aggregate.Board, p paperonly.Value) bool {
 	switch b {
 	case aggregate.BoardQA:
 		return p.Benchmark.Kind() == results.KindMultipleChoice
-	case aggregate.BoardToolUsage:
+	case aggregate.BoardToolUsage: // the paper's tool-usage values are of MatTools' own tool usage
 		return p.Benchmark == results.BenchmarkToolUsage
 	}
 	return p.Benchmark == results.BenchmarkToolUsage && aggregate.BoardOfSystem(p.System) == b
