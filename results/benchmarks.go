@@ -1,6 +1,8 @@
 package results
 
 import (
+	"bytes"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -127,31 +129,60 @@ const (
 	BenchmarkQADoc     Benchmark = "qa-doc"
 )
 
+// matToolsManifest declares MatTools' three benchmarks as data, as a
+// folder benchmark's benchmark.json declares its own: a JSON object
+// {"benchmarks": [entry, …]} in display order, each entry a BenchmarkInfo
+// by its fields' JSON names plus "default" (BenchmarkInfo.Default);
+// docs/architecture.md, "Add a benchmark". Its names must be the constants
+// above and its versions those of vocab.go (manifest_internal_test.go).
+//
+//go:embed mattools.json
+var matToolsManifest []byte
+
 var (
 	benchmarkMu       sync.RWMutex
-	benchmarkRegistry = []BenchmarkInfo{
-		{Name: BenchmarkToolUsage, Kind: KindToolUsage, Suite: SuiteMatTools,
-			Versions: []BenchmarkVersion{{ID: BenchmarkVersion2025_05, Questions: 49, Properties: 138, UpstreamCommit: UpstreamCommit},
-				{ID: BenchmarkVersion2025_05Corrected1, Questions: 49, Properties: 138, UpstreamCommit: UpstreamCommit,
-					Title: "corrected", CorrectsVersion: BenchmarkVersion2025_05},
-				{ID: BenchmarkVersion2025_05Corrected2, Questions: 49, Properties: 138, UpstreamCommit: UpstreamCommit,
-					Title: "corrected 2", CorrectsVersion: BenchmarkVersion2025_05}},
-			Protocols: []string{ProtocolMatToolsV1, ProtocolMatToolsV1Strict, ProtocolMatToolsOriginal},
-			Reference: ProtocolMatToolsV1Strict, Default: true,
-			Title: "Tool usage", Headline: "task_success_rate",
-			Description: "MatTools' real-world benchmark: write pymatgen code that computes the properties a question asks for."},
-		{Name: BenchmarkQACode, Kind: KindMultipleChoice, Suite: SuiteMatTools,
-			Versions:  []BenchmarkVersion{{ID: BenchmarkVersion2025_05, Questions: 34621, UpstreamCommit: UpstreamCommit}},
-			Protocols: []string{ProtocolQAV1},
-			Title:     "Code QA", Headline: "accuracy", Column: "Code",
-			Description: "MatTools' multiple-choice questions about pymatgen's code."},
-		{Name: BenchmarkQADoc, Kind: KindMultipleChoice, Suite: SuiteMatTools,
-			Versions:  []BenchmarkVersion{{ID: BenchmarkVersion2025_05, Questions: 34604, UpstreamCommit: UpstreamCommit}},
-			Protocols: []string{ProtocolQAV1},
-			Title:     "Doc QA", Headline: "accuracy", Column: "Doc",
-			Description: "MatTools' multiple-choice questions about pymatgen's documentation."},
-	}
+	benchmarkRegistry = mustDecodeBenchmarks("results/mattools.json", matToolsManifest)
 )
+
+// manifestEntry is one entry of a benchmark manifest: BenchmarkInfo, whose
+// Default is never written to a run, plus "default".
+type manifestEntry struct {
+	BenchmarkInfo
+	Default bool `json:"default,omitempty"`
+}
+
+// mustDecodeBenchmarks decodes a benchmark manifest (see matToolsManifest)
+// and checks each entry as RegisterBenchmark does; it panics on an unknown
+// field, an invalid entry or a second default of a kind, naming the file
+// and the entry: the manifest is embedded, so a bad one fails every test
+// and never reaches a user.
+func mustDecodeBenchmarks(file string, data []byte) []BenchmarkInfo {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var m struct {
+		Benchmarks []manifestEntry `json:"benchmarks"`
+	}
+	if err := dec.Decode(&m); err != nil {
+		panic(fmt.Sprintf("%s: %v", file, err))
+	}
+	var out []BenchmarkInfo
+	for i, e := range m.Benchmarks {
+		b := e.BenchmarkInfo
+		b.Default = e.Default
+		err := checkInfo(b)
+		if j := slices.IndexFunc(out, func(r BenchmarkInfo) bool { return r.Default && b.Default && r.Kind == b.Kind }); err == nil && j >= 0 {
+			err = fmt.Errorf("benchmark %s: %s is the default %s benchmark already", b.Name, out[j].Name, b.Kind)
+		}
+		if err == nil && slices.ContainsFunc(out, func(r BenchmarkInfo) bool { return r.Name == b.Name }) {
+			err = fmt.Errorf("benchmark %s: a second entry", b.Name)
+		}
+		if err != nil {
+			panic(fmt.Sprintf("%s: benchmarks[%d]: %v", file, i, err))
+		}
+		out = append(out, b)
+	}
+	return out
+}
 
 var benchmarkName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
@@ -162,6 +193,28 @@ var benchmarkName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 // protocol that is not one of its scored protocols, or a second default
 // benchmark of a kind.
 func RegisterBenchmark(b BenchmarkInfo) error {
+	if err := checkInfo(b); err != nil {
+		return err
+	}
+	benchmarkMu.Lock()
+	defer benchmarkMu.Unlock()
+	if i := slices.IndexFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Default && b.Default && r.Kind == b.Kind && r.Name != b.Name }); i >= 0 {
+		return fmt.Errorf("benchmark %s: %s is the default %s benchmark already", b.Name, benchmarkRegistry[i].Name, b.Kind)
+	}
+	if i := slices.IndexFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Name == b.Name }); i >= 0 {
+		if reflect.DeepEqual(benchmarkRegistry[i], b) {
+			return nil // the same entry again (a plan parsed twice, a second run of it read)
+		}
+		return fmt.Errorf("benchmark %s: already registered, differently", b.Name)
+	}
+	b.Versions, b.Protocols = slices.Clone(b.Versions), slices.Clone(b.Protocols)
+	benchmarkRegistry = append(benchmarkRegistry, b)
+	return nil
+}
+
+// checkInfo returns the first reason b is not a valid registry entry by
+// itself (name, kind, versions, protocols, reference), or nil.
+func checkInfo(b BenchmarkInfo) error {
 	if !benchmarkName.MatchString(string(b.Name)) {
 		return fmt.Errorf("benchmark %q: a name is lower-case letters, digits and single hyphens", b.Name)
 	}
@@ -186,19 +239,6 @@ func RegisterBenchmark(b BenchmarkInfo) error {
 			return fmt.Errorf("benchmark %s: reference protocol %q is not one of its scored protocols", b.Name, b.Reference)
 		}
 	}
-	benchmarkMu.Lock()
-	defer benchmarkMu.Unlock()
-	if i := slices.IndexFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Default && b.Default && r.Kind == b.Kind && r.Name != b.Name }); i >= 0 {
-		return fmt.Errorf("benchmark %s: %s is the default %s benchmark already", b.Name, benchmarkRegistry[i].Name, b.Kind)
-	}
-	if i := slices.IndexFunc(benchmarkRegistry, func(r BenchmarkInfo) bool { return r.Name == b.Name }); i >= 0 {
-		if reflect.DeepEqual(benchmarkRegistry[i], b) {
-			return nil // the same entry again (a plan parsed twice, a second run of it read)
-		}
-		return fmt.Errorf("benchmark %s: already registered, differently", b.Name)
-	}
-	b.Versions, b.Protocols = slices.Clone(b.Versions), slices.Clone(b.Protocols)
-	benchmarkRegistry = append(benchmarkRegistry, b)
 	return nil
 }
 
