@@ -10,14 +10,24 @@ package e2e_test
 // The site is built twice: in this process, and by the real build-site
 // binary, which does not link this file and learns the toy from its runs
 // (their extension "system").
+//
+// TestToyRAGSystemReexecutedSubmittedShown takes the toy the rest of the
+// way with the real scorer: scored in the sandbox on four of MatTools'
+// questions, re-executed by the rescore binary, made a submission by
+// make-submission, re-executed again by validate-submission -reexecute and
+// shown by build-site — binaries that learn the toy from its runs alone.
+// It needs the sandbox and MATTOOLS_DATA.
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,7 +39,9 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/runner"
 	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/retrieval"
+	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 	"github.com/mattools-leaderboard/leaderboard/runner/systems"
+	"github.com/mattools-leaderboard/leaderboard/sandbox"
 	"github.com/mattools-leaderboard/leaderboard/site"
 	"github.com/mattools-leaderboard/leaderboard/site/release"
 )
@@ -314,6 +326,271 @@ func checkToyRAGPages(t *testing.T, preview string) {
 	for _, w := range []string{"toy-model", "<title>Toy RAG", "Echoes the question id after one retrieval; a test&#39;s system."} {
 		if !strings.Contains(string(sys), w) {
 			t.Errorf("%s: the toy's system page lacks %q", preview, w)
+		}
+	}
+}
+
+// toyRAGAnswers are the fake model's answers to the toy, by question: four
+// MatTools questions that read no data file (datasets/manifest.csv), 1 + 1
+// + 2 + 1 properties. test_pchip_eval returns its expected value (correct),
+// test_boltzmann wrong values (runnable, no property passed: partial),
+// test_lower_envelope one of its two properties (partial, 1 passed) and
+// test_get_SRH_coef raises (not runnable): under either protocol, 1 question
+// correct, 3 of 4 runnable, 2 of 5 properties passed.
+var toyRAGAnswers = map[string]string{
+	"test_pchip_eval":     "pchip\ndef pchip():\n    return {\"pchip_interpolation_integral\": 8.227688936841835}\n",
+	"test_boltzmann":      "boltzmann\ndef boltzmann():\n    return {\"Boltzmann_Filling_Distribution\": " + folderBoltzmannValues + "}\n",
+	"test_lower_envelope": "envelope\ndef envelope():\n    return {\"lower_envelope\": [(4, 12), (3, 8), (-2, 1), (-5, 4)], \"transitions\": []}\n",
+	"test_get_SRH_coef":   "srh\ndef srh():\n    raise ValueError(\"no capture coefficient\")\n",
+}
+
+// TestToyRAGSystemReexecutedSubmittedShown: the toy of this file, scored
+// by the real sandbox scorer on four of MatTools' questions (the others
+// left out: scoring.Restrict), 3 rounds under both protocols, in this
+// process; then the binaries, none of which links this file: rescore
+// re-executes the runs and finds every verdict of the runner's,
+// make-submission makes a submission folder of them, validate-submission
+// -reexecute finds them all agreeing, and build-site shows the toy, by its
+// title, on the LLM-RAG board. They learn the toy from its runs (extension
+// "system"). It needs the sandbox and MATTOOLS_DATA.
+func TestToyRAGSystemReexecutedSubmittedShown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the toy through the sandbox; skipped with -short")
+	}
+	root := mattoolstest.DataRoot(t, "to score the toy on MatTools' questions")
+	python := os.Getenv("MATTOOLS_SANDBOX_PYTHON")
+	if python == "" {
+		python = "/opt/mattools-sandbox"
+	}
+	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the sandbox's Python: %v (make setup installs it)", err)
+		}
+		t.Skipf("the sandbox's Python: %v (make setup)", err)
+	}
+	ctx := context.Background()
+	sc, err := scoring.Open(ctx, "auto", root, sandbox.Options{Slots: 2, Python: python})
+	if err != nil {
+		if os.Getenv("CI") == "" && errors.Is(err, sandbox.ErrUnavailable) {
+			t.Skipf("no sandbox (make setup as root): %v", err)
+		}
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	// Inside os.TempDir with readable parents: the sandbox's uid reads the runs' code.
+	base, err := os.MkdirTemp("", "e2e-toyrag-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	bench, err := datasets.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for id := range toyRAGAnswers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	if err := scoring.Restrict(bench, ids); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
+		first, _, _ := strings.Cut(r.Prompt(), "\n")
+		if a, ok := toyRAGAnswers[strings.TrimPrefix(first, "ask: ")]; ok {
+			return llmtest.Reply{Content: a, PromptTokens: 300, CompletionTokens: 30}
+		}
+		return llmtest.Reply{Content: "none\ndef none():\n    return {}\n", PromptTokens: 300, CompletionTokens: 10}
+	}})
+	const model = "local/fake-toy-coder"
+	p, err := plan.Parse([]byte(fmt.Sprintf(`systems = [%q]
+retrieval_sources = [2]
+rounds = 3
+[toy_rag]
+prefix = "ask: "
+top_k = 2
+[tool_usage]
+scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
+[[models]]
+name = %q
+display_name = "Fake toy coder"
+base_url = %q
+timeout = "60s"
+`, toyRAG, model, srv.URL)), filepath.Join(base, "plan.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(base, "runs")
+	res, err := runner.Run(ctx, runner.Options{Plan: p, DataRoot: root, Benchmark: bench, OutDir: runs, Scorer: sc,
+		PromptsCache: filepath.Join(base, "prompts"), CorpusCache: filepath.Join(base, "corpus"), RetrievalCache: filepath.Join(base, "retrieval")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 6 || len(srv.Requests()) != 3*49 {
+		t.Fatalf("%d runs from %d requests; want 6 runs (3 rounds × 2 protocols) from 3 × 49", len(res), len(srv.Requests()))
+	}
+	files, err := results.ReadDir(runs)
+	if err != nil || len(files) != 6 {
+		t.Fatalf("%d results files (%v); want 6", len(files), err)
+	}
+	// The runner's verdicts, by protocol, round and question.
+	type key struct {
+		protocol string
+		round    int
+		question string
+	}
+	verdict := func(q results.QuestionRow) string {
+		s := q.Verdict
+		if q.Runnable != nil {
+			s += fmt.Sprintf(" runnable=%v passed=%d", *q.Runnable, *q.PropertiesPassed)
+		}
+		return s
+	}
+	want := map[key]string{}
+	var inputs []string
+	for _, f := range files {
+		r := f.Run
+		if r.System != toyRAG || string(r.Extensions[results.ExtensionSystem]) != toyRAGRecord || r.RetrievalSource != 2 || r.TopK != 2 ||
+			!r.Totals.Scored || r.Totals.Questions != 4 || r.Totals.Properties != 5 ||
+			*r.Totals.QuestionsCorrect != 1 || *r.Totals.Runnable != 3 || *r.Totals.PropertiesPassed != 2 || len(f.Questions) != 49 {
+			t.Errorf("%s: system %q, extension %s, source %d, top-k %d, totals %+v, %d rows; want the toy's, 1 of 4 questions correct, 3 runnable, 2 of 5 properties, 49 rows",
+				r.RunID, r.System, r.Extensions[results.ExtensionSystem], r.RetrievalSource, r.TopK, r.Totals, len(f.Questions))
+		}
+		for _, q := range f.Questions {
+			want[key{r.ScoringProtocol, r.Round, q.QuestionID}] = verdict(q)
+		}
+		if r.ScoringProtocol == results.ProtocolMatToolsV1 { // a round's code, once: rescore scores it under both protocols
+			inputs = append(inputs, f.Path)
+		}
+	}
+	for q, w := range map[string]string{"test_pchip_eval": "correct runnable=true passed=1", "test_boltzmann": "partial runnable=true passed=0",
+		"test_lower_envelope": "partial runnable=true passed=1", "test_get_SRH_coef": "not-runnable runnable=false passed=0",
+		"test_vacancy": "data-missing"} {
+		for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
+			if got := want[key{p, 2, q}]; got != w {
+				t.Errorf("runner, %s round 2, %s: %q; want %q", p, q, got, w)
+			}
+		}
+	}
+
+	bin := filepath.Join(base, "bin")
+	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/rescore", "./cmd/make-submission", "./cmd/validate-submission", "./cmd/build-site")
+	build.Dir = repoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := func(name string, args ...string) (string, error) {
+		c := exec.Command(filepath.Join(bin, name), args...)
+		c.Dir = base // the default submissions, verified and audit folders are absent there
+		c.Env = append(os.Environ(), datasets.EnvVar+"="+root)
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		err := c.Run()
+		t.Logf("$ %s %s\n%s", name, strings.Join(args, " "), out.String())
+		return out.String(), err
+	}
+	only := strings.Join(ids, ",")
+
+	// rescore: the runner's verdicts, row by row.
+	rescored := filepath.Join(base, "rescored")
+	if _, err := cmd("rescore", append([]string{"-data", root, "-python", python, "-quiet", "-out", rescored, "-questions", only}, inputs...)...); err != nil {
+		t.Fatalf("rescore: %v", err)
+	}
+	refiles, err := results.ReadDir(rescored)
+	if err != nil || len(refiles) != 6 {
+		t.Fatalf("rescore wrote %d results files (%v); want 3 rounds × 2 protocols", len(refiles), err)
+	}
+	compared := 0
+	for _, f := range refiles {
+		// The rescored run describes the toy as the runner's did (the
+		// rescore binary learnt it from the input runs).
+		if f.Run.System != toyRAG || string(f.Run.Extensions[results.ExtensionSystem]) != toyRAGRecord || f.Run.Provenance.Kind != results.ProvenanceRescored {
+			t.Errorf("%s: system %s (extension %s), provenance %s; want a rescored run of %s, described", f.Path, f.Run.System,
+				f.Run.Extensions[results.ExtensionSystem], f.Run.Provenance.Kind, toyRAG)
+		}
+		for _, q := range f.Questions {
+			k := key{f.Run.ScoringProtocol, f.Run.Round, q.QuestionID}
+			if got := verdict(q); got != want[k] {
+				t.Errorf("rescore, %v: %q; the runner's %q", k, got, want[k])
+			}
+			compared++
+		}
+	}
+	if compared != 6*49 {
+		t.Errorf("compared %d rescored verdicts; want 6 files × 49 questions", compared)
+	}
+
+	// make-submission, then validate-submission -reexecute.
+	meta := filepath.Join(base, "author.toml")
+	if err := os.WriteFile(meta, []byte(authorTOML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	subs := filepath.Join(base, "submissions")
+	out, err := cmd("make-submission", "-metadata", meta, "-out", subs, runs)
+	if err != nil {
+		t.Fatalf("make-submission: %v", err)
+	}
+	m := regexp.MustCompile(`wrote (\S+): submission.toml and 6 results files`).FindStringSubmatch(out)
+	if m == nil || !strings.HasSuffix(m[1], "_example-lab_local-fake-toy-coder_"+string(toyRAG)) {
+		t.Fatalf("make-submission printed %q; want <date>_example-lab_local-fake-toy-coder_%s written with 6 results files", out, toyRAG)
+	}
+	out, err = cmd("validate-submission", "-reexecute", "-quiet", "-data", root, "-python", python, "-questions", only, m[1])
+	if err != nil || !strings.Contains(out, "re-executed: 12 answers (4 distinct) in the sandbox under mattools-v1 and mattools-v1-strict: 24 verdicts compared, all agree") {
+		t.Errorf("validate-submission -reexecute: %v; want 12 answers, 24 verdicts compared, all agreeing", err)
+	}
+
+	// build-site, from the submission alone: the toy by its title on the LLM-RAG board.
+	siteOut := filepath.Join(base, "public")
+	out, err = cmd("build-site", "-results", filepath.Join(base, "no-results"), "-submissions", subs, "-out", siteOut, "-work", filepath.Join(base, "work"),
+		"-repo", repoRoot(t), "-commit", "toy", "-data", root, "-preview-only", "-strict")
+	if err != nil {
+		t.Fatalf("build-site: %v", err)
+	}
+	if !strings.Contains(out, ", 6 runs,") || strings.Contains(out, "skipped") {
+		t.Errorf("build-site read: %s; want the submission's 6 runs, none skipped", out)
+	}
+	// The toy's configuration, one row for both protocols: task success
+	// rate 2/5 = 40.00 % and function runnable rate 3/4 = 75.00 % in each
+	// of the 3 rounds, self-reported; on the home page with its title,
+	// linked to its system page, on its registered board (LLM-RAG) and not
+	// on the advanced one.
+	preview := filepath.Join(siteOut, site.PreviewPath)
+	row := regexp.MustCompile(`(?s)<tr[^>]*data-system="` + string(toyRAG) + `"[^>]*>.*?</tr>`)
+	for page, want := range map[string][]string{
+		"index.html":          {`<a href="./systems/toy-rag/">Toy RAG</a>`, `<span class="row-sub">Toy RAG · source 2</span>`},
+		"llm-rag/index.html":  {`<span class="row-sub">source 2</span>`},
+		"advanced/index.html": nil,
+	} {
+		html, err := os.ReadFile(filepath.Join(preview, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := row.FindAllString(string(html), -1)
+		if len(rows) != min(len(want), 1) {
+			t.Errorf("%s: %d rows of system %s, want %d", page, len(rows), toyRAG, min(len(want), 1))
+			continue
+		}
+		if want == nil {
+			continue
+		}
+		for _, w := range append(want, ">Fake toy coder</a>", "2: official docs, BM25, top-2", "badge-self-reported",
+			"round 1: 40.00 (2/5); round 2: 40.00 (2/5); round 3: 40.00 (2/5)", "round 1: 75.00 (3/4); round 2: 75.00 (3/4); round 3: 75.00 (3/4)") {
+			if !strings.Contains(rows[0], w) {
+				t.Errorf("%s: the toy's row lacks %q: %s", page, w, rows[0])
+			}
+		}
+	}
+	sys, err := os.ReadFile(filepath.Join(preview, "systems", string(toyRAG), "index.html"))
+	if err != nil {
+		t.Fatalf("the toy's system page: %v", err)
+	}
+	for _, w := range []string{"<h1>Toy RAG</h1>", "Echoes the question id after one retrieval; a test&#39;s system.", `<table class="matrix">`} {
+		if !strings.Contains(string(sys), w) {
+			t.Errorf("the toy's system page lacks %q", w)
 		}
 	}
 }

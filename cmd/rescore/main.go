@@ -28,6 +28,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -434,6 +435,22 @@ func baseRun(r *storedRun, protocol string, b *datasets.Benchmark) results.Run {
 		Variant: r.Identity.Variant, TopK: r.Identity.TopK, RetrievalMethod: r.Identity.RetrievalMethod, CorpusID: r.Identity.CorpusID,
 		EmbeddingModel: r.Identity.EmbeddingModel, SystemParams: r.Identity.SystemParams,
 		ModelDisplayName: r.Identity.ModelDisplayName, ModelGroup: r.Identity.ModelGroup,
+	}
+	// A benchmark, system or protocol registered at run time describes
+	// itself on the rescored run as on the runner's (the registry learnt
+	// it from the input run or -benchmark-folder), so that readers that do
+	// not link it accept the rescored run too; built-ins record nothing.
+	for name, record := range map[string]func() (json.RawMessage, bool){
+		results.ExtensionBenchmark:       func() (json.RawMessage, bool) { return results.BenchmarkRecord(r.Benchmark) },
+		results.ExtensionSystem:          func() (json.RawMessage, bool) { return results.SystemRecord(r.System) },
+		results.ExtensionScoringProtocol: func() (json.RawMessage, bool) { return results.ProtocolRecord(protocol) },
+	} {
+		if ext, ok := record(); ok {
+			if run.Extensions == nil {
+				run.Extensions = map[string]json.RawMessage{}
+			}
+			run.Extensions[name] = ext
+		}
 	}
 	run.RunID = results.MakeRunID(&run)
 	return run

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -284,6 +285,36 @@ func TestRescoreKeepsRetrievedContext(t *testing.T) {
 			if len(q.Retrieved) != 1 || q.Retrieved[0].Score != 7.25 || len(q.Trace) != 1 || q.Trace[0].Stage != "retrieve" {
 				t.Errorf("%s %s: retrieved %+v, trace %+v; want the stored run's", p, q.QuestionID, q.Retrieved, q.Trace)
 			}
+		}
+	}
+}
+
+// TestRescoredRunsDescribeRunTimeSystems: the rescoring of a run of a
+// system registered at run time (described by its run's extension
+// "system", which reading the run registers) carries the same
+// description, so that readers that do not link the system accept it;
+// the rescoring of a paper system's run carries none.
+func TestRescoredRunsDescribeRunTimeSystems(t *testing.T) {
+	b := &datasets.Benchmark{Commit: results.UpstreamCommit}
+	const described = `{"name":"rescore-toy","title":"Rescore toy","board":"llm-rag","retrieval":{"plan_sources":true}}`
+	for sys, want := range map[results.System]string{"rescore-toy": described, results.SystemSingleLLM: ""} {
+		f := &results.File{Run: results.Run{System: sys, Model: "m", Round: 1, Provenance: results.Provenance{Kind: results.ProvenanceRunner}}}
+		if want != "" {
+			f.Run.RetrievalSource = 2
+			f.Run.Extensions = map[string]json.RawMessage{results.ExtensionSystem: json.RawMessage(want)}
+		}
+		f.Run.RunID = results.MakeRunID(&f.Run)
+		results.Validate(f) // registers the described system, as results.Read does
+		if !results.KnownSystem(sys) {
+			t.Fatalf("%s: not registered by reading its run", sys)
+		}
+		s, err := storedFromFile(f, "in.parquet", results.SourceFile{Path: "in.parquet"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := baseRun(s, results.ProtocolMatToolsV1Strict, b)
+		if got := string(run.Extensions[results.ExtensionSystem]); got != want || len(run.Extensions) != min(len(want), 1) {
+			t.Errorf("%s: rescored run's extensions %s; want %s = %s and no other", sys, run.Extensions, results.ExtensionSystem, want)
 		}
 	}
 }
