@@ -458,41 +458,9 @@ func (s *agenticRAG) Generate(ctx context.Context, q *datasets.Question, env Env
 	}
 
 	// 4. Retrieve per query; deduplicate by text.
-	type unique struct {
-		text, chunk, source string
-		score               float64
-	}
-	var uniq []unique
-	pos := map[string]int{}
-	for _, query := range queries {
-		start := time.Now()
-		hits, err := s.retriever.Search(ctx, query, s.k)
-		if err != nil {
-			return g, fmt.Errorf("retrieval: %w", err)
-		}
-		ids := make([]string, len(hits))
-		for i, h := range hits {
-			ids[i] = h.ChunkID
-			u := unique{h.Text, h.ChunkID, h.Source, h.Score}
-			if at, ok := pos[h.Text]; ok {
-				uniq[at] = u // the dict keeps the first position and the last value
-			} else {
-				pos[h.Text] = len(uniq)
-				uniq = append(uniq, u)
-			}
-		}
-		g.Trace = append(g.Trace, results.TraceStage{Stage: "retrieve", LatencyMS: time.Since(start).Milliseconds(), RetrievedIDs: ids})
-	}
-	docs := make([]string, len(uniq))
-	code := make([]string, len(uniq))
-	for i, u := range uniq {
-		docs[i] = u.text
-		file, c, ok := s.objects.ByChunk(u.chunk)
-		if !ok {
-			return g, fmt.Errorf("system agentic-rag: chunk %s has no code object in retrieval source %d", u.chunk, s.source)
-		}
-		code[i] = agenticCodeRule + file + "\n\n" + c + agenticCodeRule
-		g.Retrieved = append(g.Retrieved, results.RetrievedChunk{ChunkID: u.chunk, Source: u.source, Score: u.score, Rank: int32(i + 1)})
+	docs, code, err := r.retrieve(ctx, queries)
+	if err != nil {
+		return g, err
 	}
 
 	// 5–6. Rerank, then the RAG answer.
@@ -522,20 +490,7 @@ func (s *agenticRAG) Generate(ctx context.Context, q *datasets.Question, env Env
 		}
 		names[i] = NERName(c.Content)
 	}
-	var foundCode, foundDocs []string
-	for _, name := range names {
-		var codes, mds []string
-		if s.lookup == LookupMetadataName && name != "" {
-			codes, mds = s.objects.ByName(name)
-			codes, mds = codes[:min(len(codes), MaxLookupObjects)], mds[:min(len(mds), MaxLookupObjects)]
-		}
-		if len(codes) == 0 && len(mds) == 0 {
-			codes, mds = []string{agenticNoMatch}, []string{agenticNoMatch}
-		}
-		foundCode = append(foundCode, codes...)
-		foundDocs = append(foundDocs, mds...)
-		g.Trace = append(g.Trace, results.TraceStage{Stage: "lookup"})
-	}
+	foundCode, foundDocs := r.lookup(names)
 
 	// 9. Merge and rerank documents, then code.
 	reranked, err = r.rerank(ctx, question, dedupe(append(append([]string{}, reranked...), dedupe(foundDocs)...)))
@@ -565,6 +520,71 @@ func (s *agenticRAG) Generate(ctx context.Context, q *datasets.Question, env Env
 		}
 	}
 	return g, nil
+}
+
+// retrieve searches the retrieval source once per query (top-k each),
+// deduplicating hits by text (the first position, the last hit's values,
+// as upstream's dict does); it returns the documents and, for each, its
+// code object framed by agenticCodeRule, in that order, recording a
+// "retrieve" trace stage per query and the retrieved chunks.
+func (r *agenticRun) retrieve(ctx context.Context, queries []string) (docs, code []string, err error) {
+	type unique struct {
+		text, chunk, source string
+		score               float64
+	}
+	var uniq []unique
+	pos := map[string]int{}
+	for _, query := range queries {
+		start := time.Now()
+		hits, err := r.s.retriever.Search(ctx, query, r.s.k)
+		if err != nil {
+			return nil, nil, fmt.Errorf("retrieval: %w", err)
+		}
+		ids := make([]string, len(hits))
+		for i, h := range hits {
+			ids[i] = h.ChunkID
+			u := unique{h.Text, h.ChunkID, h.Source, h.Score}
+			if at, ok := pos[h.Text]; ok {
+				uniq[at] = u // the dict keeps the first position and the last value
+			} else {
+				pos[h.Text] = len(uniq)
+				uniq = append(uniq, u)
+			}
+		}
+		r.g.Trace = append(r.g.Trace, results.TraceStage{Stage: "retrieve", LatencyMS: time.Since(start).Milliseconds(), RetrievedIDs: ids})
+	}
+	docs = make([]string, len(uniq))
+	code = make([]string, len(uniq))
+	for i, u := range uniq {
+		docs[i] = u.text
+		file, c, ok := r.s.objects.ByChunk(u.chunk)
+		if !ok {
+			return nil, nil, fmt.Errorf("system agentic-rag: chunk %s has no code object in retrieval source %d", u.chunk, r.s.source)
+		}
+		code[i] = agenticCodeRule + file + "\n\n" + c + agenticCodeRule
+		r.g.Retrieved = append(r.g.Retrieved, results.RetrievedChunk{ChunkID: u.chunk, Source: u.source, Score: u.score, Rank: int32(i + 1)})
+	}
+	return docs, code, nil
+}
+
+// lookup looks each NER name up among the code objects by metadata name
+// (at most MaxLookupObjects each; agenticNoMatch for a name with none, or
+// when the lookup is off), recording a "lookup" trace stage per name.
+func (r *agenticRun) lookup(names [2]string) (foundCode, foundDocs []string) {
+	for _, name := range names {
+		var codes, mds []string
+		if r.s.lookup == LookupMetadataName && name != "" {
+			codes, mds = r.s.objects.ByName(name)
+			codes, mds = codes[:min(len(codes), MaxLookupObjects)], mds[:min(len(mds), MaxLookupObjects)]
+		}
+		if len(codes) == 0 && len(mds) == 0 {
+			codes, mds = []string{agenticNoMatch}, []string{agenticNoMatch}
+		}
+		foundCode = append(foundCode, codes...)
+		foundDocs = append(foundDocs, mds...)
+		r.g.Trace = append(r.g.Trace, results.TraceStage{Stage: "lookup"})
+	}
+	return foundCode, foundDocs
 }
 
 // Estimate counts the nine calls of a question without retries; the prompt
