@@ -341,25 +341,10 @@ func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env
 			retrieve = false
 		}
 		if retrieve {
-			start := time.Now()
-			var hits []retrieval.Hit
 			var err error
-			// As upstream's retrieve functions, which catch every exception:
-			// an empty query, or one the embeddings endpoint refuses (e.g.
-			// past its input limit), gives an empty context.
-			if pystr.Strip(query) != "" {
-				if hits, err = s.retriever.Search(ctx, query, s.k); err != nil && !refused(err) {
-					return g, fmt.Errorf("retrieval: %w", err)
-				}
+			if retrieved, err = s.retrieve(ctx, it, query, &g); err != nil {
+				return g, err
 			}
-			retrieved = RAGContext(s.source, hits)
-			ids := make([]string, len(hits))
-			g.Retrieved = g.Retrieved[:0]
-			for i, h := range hits {
-				ids[i] = h.ChunkID
-				g.Retrieved = append(g.Retrieved, results.RetrievedChunk{ChunkID: h.ChunkID, Source: h.Source, Score: h.Score, Rank: int32(h.Rank)})
-			}
-			g.Trace = append(g.Trace, results.TraceStage{Stage: "retrieve", Iteration: int32(it), LatencyMS: time.Since(start).Milliseconds(), RetrievedIDs: ids})
 		}
 
 		// Generate.
@@ -419,21 +404,8 @@ func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env
 		}
 		if !ok || code == "" || name == "" {
 			runtime = FormatFailure
-		} else {
-			ex, err := s.execute(ctx, q, code, name)
-			if err != nil {
-				return g, fmt.Errorf("self-reflection-rag, iteration %d: executing: %w", it+1, err)
-			}
-			stage.LatencyMS = ex.Duration.Milliseconds()
-			stderr := ex.Stderr
-			if ex.TimedOut {
-				stderr += "\nTimeoutError: the sandbox stopped the program at its time limit of " + strconv.FormatFloat(ex.TimeoutSeconds, 'g', -1, 64) + " s"
-			}
-			runtime = RuntimeOutput(ex.Stdout, stderr)
-			if ex.Dict {
-				stage.Verdict = string(results.VerdictUnknown) // runnable as far as the loop can tell; scoring decides
-			}
-			stop = pystr.Strip(ex.Stdout) != "" && ex.Dict && ex.NoneValues == 0 && (s.variant == VariantAsPublished || ex.Keys > 0)
+		} else if runtime, stop, err = s.run(ctx, it, q, code, name, &stage); err != nil {
+			return g, err
 		}
 		switch {
 		case stop:
@@ -479,6 +451,55 @@ func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env
 	}
 	g.Code, g.FunctionName, g.Extracted = ExtractCode(answer)
 	return g, nil
+}
+
+// retrieve searches the retrieval source for query (top-k) in iteration
+// it and returns the generator's context (RAGContext), replacing g's
+// retrieved chunks and recording a "retrieve" trace stage. As upstream's
+// retrieve functions, which catch every exception, an empty query, or one
+// the embeddings endpoint refuses (e.g. past its input limit), gives an
+// empty context; any other retrieval error is returned.
+func (s *selfReflection) retrieve(ctx context.Context, it int, query string, g *Generation) (string, error) {
+	start := time.Now()
+	var hits []retrieval.Hit
+	if pystr.Strip(query) != "" {
+		var err error
+		if hits, err = s.retriever.Search(ctx, query, s.k); err != nil && !refused(err) {
+			return "", fmt.Errorf("retrieval: %w", err)
+		}
+	}
+	ids := make([]string, len(hits))
+	g.Retrieved = g.Retrieved[:0]
+	for i, h := range hits {
+		ids[i] = h.ChunkID
+		g.Retrieved = append(g.Retrieved, results.RetrievedChunk{ChunkID: h.ChunkID, Source: h.Source, Score: h.Score, Rank: int32(h.Rank)})
+	}
+	g.Trace = append(g.Trace, results.TraceStage{Stage: "retrieve", Iteration: int32(it), LatencyMS: time.Since(start).Milliseconds(), RetrievedIDs: ids})
+	return RAGContext(s.source, hits), nil
+}
+
+// run executes iteration it's draft (function name of code) in the sandbox
+// and returns its runtime output (RuntimeOutput; a timeout is appended to
+// stderr as Python would report it) and whether the loop stops: the call
+// printed something and returned a dict without None values (with at least
+// one key, but for the as-published variant). stage gets the execution's
+// latency and, for a dict, the verdict unknown (runnable as far as the loop
+// can tell; scoring decides).
+func (s *selfReflection) run(ctx context.Context, it int, q *datasets.Question, code, name string, stage *results.TraceStage) (runtime string, stop bool, err error) {
+	ex, err := s.execute(ctx, q, code, name)
+	if err != nil {
+		return "", false, fmt.Errorf("self-reflection-rag, iteration %d: executing: %w", it+1, err)
+	}
+	stage.LatencyMS = ex.Duration.Milliseconds()
+	stderr := ex.Stderr
+	if ex.TimedOut {
+		stderr += "\nTimeoutError: the sandbox stopped the program at its time limit of " + strconv.FormatFloat(ex.TimeoutSeconds, 'g', -1, 64) + " s"
+	}
+	if ex.Dict {
+		stage.Verdict = string(results.VerdictUnknown)
+	}
+	stop = pystr.Strip(ex.Stdout) != "" && ex.Dict && ex.NoneValues == 0 && (s.variant == VariantAsPublished || ex.Keys > 0)
+	return RuntimeOutput(ex.Stdout, stderr), stop, nil
 }
 
 // Estimate is an upper bound: every iteration runs (2 calls each) and the
