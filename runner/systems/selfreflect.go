@@ -423,30 +423,12 @@ func (s *selfReflection) Generate(ctx context.Context, q *datasets.Question, env
 			sug = suggestion{kind: "fail"}
 			continue
 		}
-		critic, err := format(texts[PromptSRCritic], PromptSRCritic, map[string]string{"question": question, "generated_code": answer, "runtime_output": runtime})
-		if err != nil {
-			return g, err
-		}
-		cc, err := llmCall(it, "critic", []llm.Message{llm.User(critic)})
-		if err == nil {
-			var fix string
-			if fix, err = format(texts[PromptSRCriticFormatter], PromptSRCriticFormatter, map[string]string{"content": cc.Content}); err != nil {
-				return g, err
-			}
-			cc, err = llmCall(it, "critic-format-check", []llm.Message{llm.User(fix)})
-		}
-		if err != nil {
+		if sug, err = critique(it, llmCall, texts, question, answer, runtime); err != nil {
 			if refused(err) {
 				g.Trace[len(g.Trace)-1].StopReason = "model-refused" // this iteration's answer stands
 				break
 			}
 			return g, err
-		}
-		fb, next := feedbackTag.FindStringSubmatch(cc.Content), nextTag.FindStringSubmatch(cc.Content)
-		if fb == nil || next == nil {
-			sug = suggestion{kind: "text", text: cc.Content}
-		} else {
-			sug = suggestion{kind: "dict", feedback: pystr.Strip(fb[1]), next: pystr.Strip(next[1])}
 		}
 	}
 	g.Code, g.FunctionName, g.Extracted = ExtractCode(answer)
@@ -500,6 +482,35 @@ func (s *selfReflection) run(ctx context.Context, it int, q *datasets.Question, 
 	}
 	stop = pystr.Strip(ex.Stdout) != "" && ex.Dict && ex.NoneValues == 0 && (s.variant == VariantAsPublished || ex.Keys > 0)
 	return RuntimeOutput(ex.Stdout, stderr), stop, nil
+}
+
+// critique asks the critic about iteration it's answer and its runtime
+// output, then the critic's formatter, through call (which records both
+// calls), and returns the suggestion for the next iteration: feedback and
+// the next retrieval query when the formatted critique holds both tags,
+// else the critique's text. A model's refusal is returned as the error
+// (refused reports it), so that the caller keeps this iteration's answer.
+func critique(it int, call func(int, string, []llm.Message) (*llm.Completion, error), texts map[string]string, question, answer, runtime string) (suggestion, error) {
+	critic, err := format(texts[PromptSRCritic], PromptSRCritic, map[string]string{"question": question, "generated_code": answer, "runtime_output": runtime})
+	if err != nil {
+		return suggestion{}, err
+	}
+	cc, err := call(it, "critic", []llm.Message{llm.User(critic)})
+	if err != nil {
+		return suggestion{}, err
+	}
+	fix, err := format(texts[PromptSRCriticFormatter], PromptSRCriticFormatter, map[string]string{"content": cc.Content})
+	if err != nil {
+		return suggestion{}, err
+	}
+	if cc, err = call(it, "critic-format-check", []llm.Message{llm.User(fix)}); err != nil {
+		return suggestion{}, err
+	}
+	fb, next := feedbackTag.FindStringSubmatch(cc.Content), nextTag.FindStringSubmatch(cc.Content)
+	if fb == nil || next == nil {
+		return suggestion{kind: "text", text: cc.Content}, nil
+	}
+	return suggestion{kind: "dict", feedback: pystr.Strip(fb[1]), next: pystr.Strip(next[1])}, nil
 }
 
 // Estimate is an upper bound: every iteration runs (2 calls each) and the
