@@ -200,7 +200,10 @@ func sandboxPython() string {
 }
 
 // run does the work of the first call: it returns a skip message when the
-// sandbox is unavailable outside CI.
+// sandbox is unavailable outside CI. Its steps run in this order: the
+// single-LLM runs, the fake model's documentation, the LLM-RAG runs, the
+// agentic and self-reflection runs, then (with LIGHTRAG_DATA) the graph-rag
+// runs, all answered by one fake server and scored by one memoScorer.
 func run(dataRoot string) (Result, string, error) {
 	ci := os.Getenv("CI") != ""
 	python := sandboxPython()
@@ -218,20 +221,10 @@ func run(dataRoot string) (Result, string, error) {
 	if err != nil {
 		return Result{}, "", err
 	}
-
-	dir, err := os.MkdirTemp("", "fakerunner-")
+	dir, err := makeDir()
 	if err != nil {
 		return Result{}, "", err
 	}
-	mu.Lock()
-	created = dir
-	mu.Unlock()
-	// The sandbox uid reads nothing here, but keep the layout of the other
-	// sandbox fixtures: a folder others may traverse.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return Result{}, "", err
-	}
-	out := filepath.Join(dir, "results")
 
 	ctx := context.Background()
 	opened := time.Now()
@@ -245,9 +238,85 @@ func run(dataRoot string) (Result, string, error) {
 	defer sc.Close()
 	openTime := time.Since(opened)
 
-	var unmatched []string
-	var umu sync.Mutex
-	srv := llmtest.NewServer(llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
+	f := &fixture{ctx: ctx, dataRoot: dataRoot, dir: dir, bench: bench}
+	f.srv = llmtest.NewServer(llmtest.Options{Responder: f.responder(answers)})
+	defer f.srv.Close()
+	f.ms = &memoScorer{sc: sc, reuse: !ExecuteEveryRound, calls: map[memoKey]*memoCall{}}
+
+	out, err := f.singleLLM()
+	if err != nil {
+		return Result{}, "", err
+	}
+	requests, executions, reused := len(f.srv.Requests()), f.ms.executions, f.ms.reused
+	llmDocs, err := f.llmDocs(python)
+	if err != nil {
+		return Result{}, "", err
+	}
+	ragOut, err := f.llmRAG(llmDocs)
+	if err != nil {
+		return Result{}, "", err
+	}
+	ragExecutions := f.ms.executions - executions
+	before := f.ms.executions
+	advOut, err := f.advanced(llmDocs)
+	if err != nil {
+		return Result{}, "", err
+	}
+	res := Result{Dir: out, RAGDir: ragOut, AdvancedDir: advOut, Open: openTime, Requests: requests, Executions: executions, Reused: reused,
+		RAGExecutions: ragExecutions, AdvancedScored: f.ms.executions - before, LoopExecutions: f.ms.loopExecutions, LoopReused: f.ms.loopReused}
+
+	// GraphRAG: LightRAG 1.3.3 re-implemented, its index built by the fake
+	// model from pymatgen/analysis/defects, 3 rounds of the global mode.
+	lightrag := os.Getenv("LIGHTRAG_DATA")
+	if lightrag == "" {
+		if ci {
+			return Result{}, "", errors.New("LIGHTRAG_DATA is not set (CI sets it; docs/graphrag.md)")
+		}
+		return res, "", nil // no GraphDir
+	}
+	if err := f.graphRAG(&res, lightrag); err != nil {
+		return Result{}, "", err
+	}
+	return res, "", nil
+}
+
+// makeDir creates the fixture's temporary folder under os.TempDir and
+// records it for Cleanup.
+func makeDir() (string, error) {
+	dir, err := os.MkdirTemp("", "fakerunner-")
+	if err != nil {
+		return "", err
+	}
+	mu.Lock()
+	created = dir
+	mu.Unlock()
+	// The sandbox uid reads nothing here, but keep the layout of the other
+	// sandbox fixtures: a folder others may traverse.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// fixture is what the steps of run share: the data root and its
+// benchmark, the temporary folder, the fake model's server, the scorer and
+// the prompts no question matched.
+type fixture struct {
+	ctx       context.Context
+	dataRoot  string
+	dir       string
+	bench     *datasets.Benchmark
+	srv       *llmtest.Server
+	ms        *memoScorer
+	umu       sync.Mutex
+	unmatched []string
+}
+
+// responder answers every request of the runner, runner/docgen and the
+// retrieval systems as the fake model; a prompt it cannot place is kept in
+// f.unmatched (runPlan then fails).
+func (f *fixture) responder(answers *AnswerSet) func(llmtest.Request) llmtest.Reply {
+	return func(r llmtest.Request) llmtest.Reply {
 		if m := docgenObject.FindStringSubmatch(r.Prompt()); m != nil {
 			// A documentation request of runner/docgen (sources 3 and 4).
 			return llmtest.Reply{Content: fmt.Sprintf("# %[1]s\n\n%[1]s is the %[2]s of pymatgen's defects analysis in %[3]s. "+
@@ -262,24 +331,25 @@ func run(dataRoot string) (Result, string, error) {
 				return llmtest.Reply{Content: a}
 			}
 		}
-		if a, ok := advancedReply(r, answers, bench); ok {
+		if a, ok := advancedReply(r, answers, f.bench); ok {
 			return llmtest.Reply{Content: a}
 		}
 		if a, ok := answers.For(r.Prompt()); ok {
 			return llmtest.Reply{Content: a}
 		}
-		umu.Lock()
-		unmatched = append(unmatched, r.Prompt())
-		umu.Unlock()
+		f.umu.Lock()
+		f.unmatched = append(f.unmatched, r.Prompt())
+		f.umu.Unlock()
 		return llmtest.Reply{Content: "no question matches this prompt"}
-	}})
-	defer srv.Close()
+	}
+}
 
-	p, err := plan.Parse([]byte(fmt.Sprintf(`rounds = %d
-concurrency = %d
-benchmarks = ["tool-usage"]
-systems = ["single-llm"]
-[tool_usage]
+// parsePlan parses the plan head (rounds, concurrency, benchmarks,
+// systems and their settings) followed by what every plan of the fixture
+// shares: both scoring protocols, Slots sandbox slots and the fake model
+// on f.srv. name is the plan's file name in errors.
+func (f *fixture) parsePlan(head, name string) (*plan.Plan, error) {
+	return plan.Parse([]byte(head+fmt.Sprintf(`[tool_usage]
 scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
 [sandbox]
 slots = %d
@@ -289,41 +359,61 @@ display_name = %q
 base_url = %q
 timeout = "60s"
 max_retries = 0
-`, Rounds, Concurrency, Slots, Model, DisplayName, srv.URL)), "fakerunner.toml")
-	if err != nil {
-		return Result{}, "", err
-	}
-	ms := &memoScorer{sc: sc, reuse: !ExecuteEveryRound, calls: map[memoKey]*memoCall{}}
-	if err := runPlan(ctx, runner.Options{Plan: p, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: out, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner"}, Rounds*len(scoring.Protocols), "single-llm", &unmatched, dataRoot); err != nil {
-		return Result{}, "", err
-	}
-	requests, executions, reused := len(srv.Requests()), ms.executions, ms.reused
+`, Slots, Model, DisplayName, f.srv.URL)), name)
+}
 
-	// The LLM-written documentation of sources 3 and 4: the fake model
-	// documents pymatgen/analysis/defects (runner/docgen, as cmd/gen-docs).
-	objs, err := docgen.Walk(dataRoot, "pymatgen/analysis/defects", filepath.Join(python, "bin", "python3"))
+// options are the runner options of p's runs into out: the fixture's data
+// root, benchmark, scorer and prompts cache.
+func (f *fixture) options(p *plan.Plan, out string) runner.Options {
+	return runner.Options{Plan: p, DataRoot: f.dataRoot, PromptsCache: filepath.Join(f.dir, "prompts"),
+		OutDir: out, Scorer: f.ms, Benchmark: f.bench, Generator: "e2e/fakerunner"}
+}
+
+// singleLLM runs the single-llm system, Rounds rounds, into the folder it
+// returns.
+func (f *fixture) singleLLM() (string, error) {
+	p, err := f.parsePlan(fmt.Sprintf(`rounds = %d
+concurrency = %d
+benchmarks = ["tool-usage"]
+systems = ["single-llm"]
+`, Rounds, Concurrency), "fakerunner.toml")
 	if err != nil {
-		return Result{}, "", fmt.Errorf("docgen: %w", err)
+		return "", err
 	}
-	docsClient, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "fake-docs"})
+	out := filepath.Join(f.dir, "results")
+	return out, runPlan(f.ctx, f.options(p, out), Rounds*len(scoring.Protocols), "single-llm", &f.unmatched, f.dataRoot)
+}
+
+// llmDocs writes the LLM-written documentation of sources 3 and 4: the
+// fake model documents pymatgen/analysis/defects (runner/docgen, as
+// cmd/gen-docs). It returns the documentation's file.
+func (f *fixture) llmDocs(python string) (string, error) {
+	objs, err := docgen.Walk(f.dataRoot, "pymatgen/analysis/defects", filepath.Join(python, "bin", "python3"))
 	if err != nil {
-		return Result{}, "", err
+		return "", fmt.Errorf("docgen: %w", err)
 	}
-	llmDocs := filepath.Join(dir, "llm-docs", "fake-docs.json")
+	docsClient, err := llm.New(llm.Config{BaseURL: f.srv.URL, Model: "fake-docs"})
+	if err != nil {
+		return "", err
+	}
+	llmDocs := filepath.Join(f.dir, "llm-docs", "fake-docs.json")
 	if err := os.MkdirAll(filepath.Dir(llmDocs), 0o755); err != nil {
-		return Result{}, "", err
+		return "", err
 	}
-	dres, err := docgen.Generate(ctx, objs, docsClient, docgen.Options{Concurrency: Concurrency, Journal: llmDocs + ".journal.jsonl", Out: llmDocs})
+	dres, err := docgen.Generate(f.ctx, objs, docsClient, docgen.Options{Concurrency: Concurrency, Journal: llmDocs + ".journal.jsonl", Out: llmDocs})
 	if err != nil {
-		return Result{}, "", fmt.Errorf("docgen: %w", err)
+		return "", fmt.Errorf("docgen: %w", err)
 	}
 	if err := os.WriteFile(llmDocs+".origin", []byte(dres.Origin+"\n"), 0o644); err != nil {
-		return Result{}, "", err
+		return "", err
 	}
+	return llmDocs, nil
+}
 
-	// LLM-RAG, sources 1–4 × BM25 and dense, one round.
-	rp, err := plan.Parse([]byte(fmt.Sprintf(`rounds = 1
+// llmRAG runs LLM-RAG, sources 1–4 × BM25 and dense, one round, into the
+// folder it returns.
+func (f *fixture) llmRAG(llmDocs string) (string, error) {
+	rp, err := f.parsePlan(fmt.Sprintf(`rounds = 1
 concurrency = %d
 benchmarks = ["tool-usage"]
 systems = ["llm-rag"]
@@ -334,31 +424,20 @@ llm_docs = %q
 [retrieval.embedding]
 model = "fake-embedding"
 base_url = %q
-[tool_usage]
-scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
-[sandbox]
-slots = %d
-[[models]]
-name = %q
-display_name = %q
-base_url = %q
-timeout = "60s"
-max_retries = 0
-`, Concurrency, llmDocs, srv.URL, Slots, Model, DisplayName, srv.URL)), "fakerunner-rag.toml")
+`, Concurrency, llmDocs, f.srv.URL), "fakerunner-rag.toml")
 	if err != nil {
-		return Result{}, "", err
+		return "", err
 	}
-	ragOut := filepath.Join(dir, "rag")
-	if err := runPlan(ctx, runner.Options{Plan: rp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: ragOut, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner",
-		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")}, 4*2*len(scoring.Protocols), "llm-rag", &unmatched, dataRoot); err != nil {
-		return Result{}, "", err
-	}
-	ragExecutions := ms.executions - executions
+	ragOut := filepath.Join(f.dir, "rag")
+	o := f.options(rp, ragOut)
+	o.CorpusCache, o.RetrievalCache = filepath.Join(f.dir, "corpus"), filepath.Join(f.dir, "retrieval")
+	return ragOut, runPlan(f.ctx, o, 4*2*len(scoring.Protocols), "llm-rag", &f.unmatched, f.dataRoot)
+}
 
-	// Agentic RAG and both self-reflection variants, source 4 by BM25,
-	// Rounds rounds, both protocols.
-	ap, err := plan.Parse([]byte(fmt.Sprintf(`rounds = %d
+// advanced runs agentic RAG and both self-reflection variants, source 4 by
+// BM25, Rounds rounds, both protocols, into the folder it returns.
+func (f *fixture) advanced(llmDocs string) (string, error) {
+	ap, err := f.parsePlan(fmt.Sprintf(`rounds = %d
 concurrency = %d
 benchmarks = ["tool-usage"]
 systems = ["agentic-rag", "self-reflection-rag"]
@@ -368,40 +447,21 @@ methods = ["bm25"]
 llm_docs = %q
 [self_reflection]
 variants = ["as-published", "feedback"]
-[tool_usage]
-scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
-[sandbox]
-slots = %d
-[[models]]
-name = %q
-display_name = %q
-base_url = %q
-timeout = "60s"
-max_retries = 0
-`, Rounds, Concurrency, llmDocs, Slots, Model, DisplayName, srv.URL)), "fakerunner-advanced.toml")
+`, Rounds, Concurrency, llmDocs), "fakerunner-advanced.toml")
 	if err != nil {
-		return Result{}, "", err
+		return "", err
 	}
-	advOut := filepath.Join(dir, "advanced")
-	before := ms.executions
-	if err := runPlan(ctx, runner.Options{Plan: ap, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: advOut, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner",
-		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")}, Rounds*3*len(scoring.Protocols), "advanced systems", &unmatched, dataRoot); err != nil {
-		return Result{}, "", err
-	}
-	res := Result{Dir: out, RAGDir: ragOut, AdvancedDir: advOut, Open: openTime, Requests: requests, Executions: executions, Reused: reused,
-		RAGExecutions: ragExecutions, AdvancedScored: ms.executions - before, LoopExecutions: ms.loopExecutions, LoopReused: ms.loopReused}
+	advOut := filepath.Join(f.dir, "advanced")
+	o := f.options(ap, advOut)
+	o.CorpusCache, o.RetrievalCache = filepath.Join(f.dir, "corpus"), filepath.Join(f.dir, "retrieval")
+	return advOut, runPlan(f.ctx, o, Rounds*3*len(scoring.Protocols), "advanced systems", &f.unmatched, f.dataRoot)
+}
 
-	// GraphRAG: LightRAG 1.3.3 re-implemented, its index built by the fake
-	// model from pymatgen/analysis/defects, 3 rounds of the global mode.
-	lightrag := os.Getenv("LIGHTRAG_DATA")
-	if lightrag == "" {
-		if ci {
-			return Result{}, "", errors.New("LIGHTRAG_DATA is not set (CI sets it; docs/graphrag.md)")
-		}
-		return res, "", nil // no GraphDir
-	}
-	gp, err := plan.Parse([]byte(fmt.Sprintf(`rounds = %d
+// graphRAG runs graph-rag over the LightRAG data in lightrag into
+// res.GraphDir, then the same plan again into another folder (the index
+// reused), and records both in res.
+func (f *fixture) graphRAG(res *Result, lightrag string) error {
+	gp, err := f.parsePlan(fmt.Sprintf(`rounds = %d
 concurrency = %d
 benchmarks = ["tool-usage"]
 systems = ["graph-rag"]
@@ -411,42 +471,32 @@ modes = ["global"]
 [retrieval.embedding]
 model = "fake-embedding"
 base_url = %q
-[tool_usage]
-scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
-[sandbox]
-slots = %d
-[[models]]
-name = %q
-display_name = %q
-base_url = %q
-timeout = "60s"
-max_retries = 0
-`, Rounds, Concurrency, srv.URL, Slots, Model, DisplayName, srv.URL)), "fakerunner-graph.toml")
+`, Rounds, Concurrency, f.srv.URL), "fakerunner-graph.toml")
 	if err != nil {
-		return Result{}, "", err
+		return err
 	}
-	res.GraphDir = filepath.Join(dir, "graph")
-	before, reqBefore := ms.executions, len(srv.Requests())
+	res.GraphDir = filepath.Join(f.dir, "graph")
+	before, reqBefore := f.ms.executions, len(f.srv.Requests())
 	indexStart := time.Now()
-	if err := runPlan(ctx, runner.Options{Plan: gp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: res.GraphDir, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner", LightRAGDir: lightrag,
-		GraphCache: filepath.Join(dir, "graphrag")}, Rounds*len(scoring.Protocols), "graph-rag", &unmatched, dataRoot); err != nil {
-		return Result{}, "", err
+	o := f.options(gp, res.GraphDir)
+	o.LightRAGDir, o.GraphCache = lightrag, filepath.Join(f.dir, "graphrag")
+	if err := runPlan(f.ctx, o, Rounds*len(scoring.Protocols), "graph-rag", &f.unmatched, f.dataRoot); err != nil {
+		return err
 	}
-	res.GraphScored, res.GraphRequests, res.GraphElapsed = ms.executions-before, len(srv.Requests())-reqBefore, time.Since(indexStart)
-	res.GraphIndex = filepath.Join(dir, "graphrag")
-	res.GraphIndexRequests = graphragtest.CountKinds(srv.Requests()[reqBefore:])
+	res.GraphScored, res.GraphRequests, res.GraphElapsed = f.ms.executions-before, len(f.srv.Requests())-reqBefore, time.Since(indexStart)
+	res.GraphIndex = filepath.Join(f.dir, "graphrag")
+	res.GraphIndexRequests = graphragtest.CountKinds(f.srv.Requests()[reqBefore:])
 
 	// A second run of the plan into another folder reuses the index: no
 	// extraction, gleaning or summary request.
-	again := len(srv.Requests())
-	if _, err := runner.Run(ctx, runner.Options{Plan: gp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: filepath.Join(dir, "graph-again"), Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner", LightRAGDir: lightrag,
-		GraphCache: res.GraphIndex}); err != nil {
-		return Result{}, "", fmt.Errorf("runner (graph-rag, again): %w", err)
+	again := len(f.srv.Requests())
+	o = f.options(gp, filepath.Join(f.dir, "graph-again"))
+	o.LightRAGDir, o.GraphCache = lightrag, res.GraphIndex
+	if _, err := runner.Run(f.ctx, o); err != nil {
+		return fmt.Errorf("runner (graph-rag, again): %w", err)
 	}
-	res.GraphAgainRequests = graphragtest.CountKinds(srv.Requests()[again:])
-	return res, "", nil
+	res.GraphAgainRequests = graphragtest.CountKinds(f.srv.Requests()[again:])
+	return nil
 }
 
 // memoScorer is the real sandbox scorer that, when reuse is set, executes
