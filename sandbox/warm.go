@@ -808,37 +808,11 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			f.Close()
 		}
 	}()
-	pipe := func() (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err == nil {
-			closeLater = append(closeLater, r, w)
-		}
-		return
-	}
-	// stdin: the Spec's bytes through a pipe, or /dev/null as a cold run has.
-	var stdinR, stdinW *os.File
-	if len(s.Stdin) > 0 {
-		if stdinR, stdinW, err = pipe(); err != nil {
-			return nil, started, err
-		}
-	} else {
-		if stdinR, err = os.Open(os.DevNull); err != nil {
-			return nil, started, err
-		}
-		closeLater = append(closeLater, stdinR)
-	}
-	outR, outW, err := pipe()
+	fds, err := openExecFDs(len(s.Stdin) > 0, &closeLater)
 	if err != nil {
 		return nil, started, err
 	}
-	errR, errW, err := pipe()
-	if err != nil {
-		return nil, started, err
-	}
-	sideR, sideW, err := pipe()
-	if err != nil {
-		return nil, started, err
-	}
+	stdinR, stdinW, outR, outW, errR, errW, sideR, sideW := fds.stdinR, fds.stdinW, fds.outR, fds.outW, fds.errR, fds.errW, fds.sideR, fds.sideW
 
 	rights := syscall.UnixRights(int(stdinR.Fd()), int(outW.Fd()), int(errW.Fd()), int(sideW.Fd()))
 	sp.xconn.SetWriteDeadline(time.Now().Add(10 * time.Second))
@@ -893,20 +867,7 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		// of its cgroups and of the exchange folder need not hold up the
 		// result.
 		w.cleanups.Add(1)
-		go func() {
-			defer w.cleanups.Done()
-			select {
-			case <-sp.done:
-			case <-time.After(reapGrace):
-				syscall.Kill(pid1, syscall.SIGKILL)
-			}
-			sp.xconn.Close()
-			cgTask.killAll()
-			if !cgTask.remove() {
-				w.keepForRemoval(cgTask)
-			}
-			os.RemoveAll(xdir)
-		}()
+		go w.cleanUpLater(sp, pid1, cgTask, xdir)
 	} else {
 		defer os.RemoveAll(xdir)
 		sp.xconn.Close()
@@ -916,6 +877,83 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			return nil, started, fmt.Errorf("%w: the zygote did not report execution %s (worker output %q)", errWorker, id, w.stderr.tail(500))
 		}
 	}
+	awaitCopies(copied, outR, errR, sideR)
+	if o.cancelled != nil {
+		return nil, started, o.cancelled
+	}
+
+	res, err := warmResult(id, o, dur, stdout, stderr, side, cgTask.oomKilled())
+	return res, started, err
+}
+
+// execFDs are an execution's descriptors: the code's stdin, stdout, stderr
+// and side channel (fd 3 of the code), each as the pair of the ends the
+// code reads or writes (stdinR, outW, errW, sideW, sent to the zygote) and
+// those the runner writes or reads (stdinW, nil without stdin; outR, errR,
+// sideR).
+type execFDs struct {
+	stdinR, stdinW, outR, outW, errR, errW, sideR, sideW *os.File
+}
+
+// openExecFDs opens an execution's descriptors: stdin the Spec's bytes
+// through a pipe (withStdin), or /dev/null as a cold run has; stdout,
+// stderr and the side channel pipes. Every file it opens, also before an
+// error, is appended to *closeLater for the caller to close.
+func openExecFDs(withStdin bool, closeLater *[]*os.File) (execFDs, error) {
+	var fds execFDs
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			*closeLater = append(*closeLater, r, w)
+		}
+		return
+	}
+	var err error
+	if withStdin {
+		if fds.stdinR, fds.stdinW, err = pipe(); err != nil {
+			return fds, err
+		}
+	} else {
+		if fds.stdinR, err = os.Open(os.DevNull); err != nil {
+			return fds, err
+		}
+		*closeLater = append(*closeLater, fds.stdinR)
+	}
+	if fds.outR, fds.outW, err = pipe(); err != nil {
+		return fds, err
+	}
+	if fds.errR, fds.errW, err = pipe(); err != nil {
+		return fds, err
+	}
+	fds.sideR, fds.sideW, err = pipe()
+	return fds, err
+}
+
+// cleanUpLater ends an execution whose G is exiting, after its Run
+// returned: it waits for the zygote's report of G's reap (reapGrace at
+// most, then kills G), closes the exchange socket, kills what is left in
+// the execution's cgroups and removes them (or keeps them for a later
+// removal, keepForRemoval), then removes the exchange folder xdir. It
+// marks one of w.cleanups done.
+func (w *worker) cleanUpLater(sp *spare, pid1 int, cgTask *cgroupTask, xdir string) {
+	defer w.cleanups.Done()
+	select {
+	case <-sp.done:
+	case <-time.After(reapGrace):
+		syscall.Kill(pid1, syscall.SIGKILL)
+	}
+	sp.xconn.Close()
+	cgTask.killAll()
+	if !cgTask.remove() {
+		w.keepForRemoval(cgTask)
+	}
+	os.RemoveAll(xdir)
+}
+
+// awaitCopies waits for the three copies of an execution's stdout, stderr
+// and side channel to end (a receive on copied each), closing the three
+// read ends when one has not ended within 2 seconds.
+func awaitCopies(copied <-chan struct{}, outR, errR, sideR *os.File) {
 	for range 3 {
 		select {
 		case <-copied:
@@ -925,12 +963,6 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			sideR.Close()
 		}
 	}
-	if o.cancelled != nil {
-		return nil, started, o.cancelled
-	}
-
-	res, err := warmResult(id, o, dur, stdout, stderr, side, cgTask.oomKilled())
-	return res, started, err
 }
 
 // warmStatus is a status line of G, the execution's pid 1.
