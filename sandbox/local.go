@@ -398,6 +398,9 @@ func pidAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
+// Run runs s in one of the slots: in the slot's warm worker when s is
+// eligible (warmEligible), otherwise cold, in a sandbox of its own
+// (runCold).
 func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 	if len(s.Argv) == 0 {
 		return nil, errors.New("sandbox: empty argv")
@@ -416,35 +419,21 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		return l.runWarm(s, slot, lim, ctx.Done(), ctx.Err)
 	}
 	l.coldRuns.Add(1)
+	return l.runCold(ctx, s, slot, uid, lim)
+}
 
+// runCold runs s in slot, whose uid is uid, in a sandbox of its own: a
+// task folder (prepareColdTask), the task's cgroups, bubblewrap started by
+// coldCmd and supervised by superviseCold, then nothing of the task left
+// behind (reapCold) and its Result (coldResult). The task folder and
+// cgroups are removed when it returns.
+func (l *local) runCold(ctx context.Context, s Spec, slot, uid int, lim Limits) (*Result, error) {
 	task, err := os.MkdirTemp(l.base, fmt.Sprintf("slot%d-", slot))
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(task)
-	sbxDir := filepath.Join(task, "sbx")
-	if err := os.Mkdir(sbxDir, 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(task, 0o755); err != nil {
-		return nil, err
-	}
-	if err := writeSpecFiles(sbxDir, s.Files); err != nil {
-		return nil, err
-	}
-	if s.DataFiles != nil && s.DataDir != "" {
-		// The task's private copy of its data files (Spec.DataFiles).
-		if _, err := copyDataFiles(s.DataDir, s.DataFiles, filepath.Join(task, "data")); err != nil {
-			return nil, err
-		}
-		s.DataDir = filepath.Join(task, "data")
-	}
-	passwd := fmt.Sprintf("sandbox:x:%d:%d:sandbox:/tmp:/bin/sh\n", uid, uid)
-	group := fmt.Sprintf("sandbox:x:%d:\n", uid)
-	if err := os.WriteFile(filepath.Join(task, "passwd"), []byte(passwd), 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(task, "group"), []byte(group), 0o644); err != nil {
+	if err := prepareColdTask(task, &s, uid); err != nil {
 		return nil, err
 	}
 
@@ -459,23 +448,7 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		cgFiles = cgTask.procsFiles()
 	}
 
-	argv := []string{"-c", `n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`, "sh", strconv.Itoa(len(cgFiles))}
-	argv = append(argv, cgFiles...)
-	argv = append(argv, l.coldLauncher(uid, lim)...)
-	argv = append(argv, l.bwrapArgs(task, s, lim)...)
-	argv = append(argv, "--")
-	argv = append(argv, l.coldCommand(seededArgv(s.Argv), lim)...)
-
-	closeInheritedFDs()
-	cmd := exec.Command("/bin/sh", argv...)
-	cmd.Env = []string{"PATH=/usr/bin:/bin"}
-	cmd.Dir = "/"
-	stdout := &capWriter{max: lim.StdoutBytes}
-	stderr := &capWriter{max: lim.StderrBytes}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if len(s.Stdin) > 0 {
-		cmd.Stdin = bytes.NewReader(s.Stdin)
-	}
+	cmd, stdout, stderr := l.coldCmd(task, s, uid, lim, cgFiles)
 	sideR, sideW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -499,14 +472,103 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 	side := &capWriter{max: lim.ResultBytes}
 	sideDone := make(chan struct{})
 
-	type outcome struct {
-		err      error
-		timedOut bool
-		ctxErr   error
-	}
-	started := make(chan error, 1)
-	done := make(chan outcome, 1)
 	start := time.Now()
+	o, err := superviseCold(ctx, cmd, lim.Wall, cgTask, sideW, func() { io.Copy(side, sideR); close(sideDone) })
+	if err != nil {
+		sideW.Close()
+		return nil, fmt.Errorf("sandbox: starting bwrap: %w", err)
+	}
+	dur := time.Since(start)
+
+	l.reapCold(cgTask, uid)
+	select {
+	case <-sideDone:
+	case <-time.After(2 * time.Second):
+		sideR.Close()
+		<-sideDone
+	}
+	if o.ctxErr != nil {
+		return nil, o.ctxErr
+	}
+	return coldResult(cmd, o, dur, stdout, stderr, side, cgTask, cgFiles)
+}
+
+// prepareColdTask fills a cold task's folder task: sbx/ with s's files,
+// data/ with the task's private copy of s's data files (Spec.DataFiles;
+// s.DataDir then names it), and the passwd and group files that name the
+// slot's uid.
+func prepareColdTask(task string, s *Spec, uid int) error {
+	sbxDir := filepath.Join(task, "sbx")
+	if err := os.Mkdir(sbxDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(task, 0o755); err != nil {
+		return err
+	}
+	if err := writeSpecFiles(sbxDir, s.Files); err != nil {
+		return err
+	}
+	if s.DataFiles != nil && s.DataDir != "" {
+		// The task's private copy of its data files (Spec.DataFiles).
+		if _, err := copyDataFiles(s.DataDir, s.DataFiles, filepath.Join(task, "data")); err != nil {
+			return err
+		}
+		s.DataDir = filepath.Join(task, "data")
+	}
+	passwd := fmt.Sprintf("sandbox:x:%d:%d:sandbox:/tmp:/bin/sh\n", uid, uid)
+	group := fmt.Sprintf("sandbox:x:%d:\n", uid)
+	if err := os.WriteFile(filepath.Join(task, "passwd"), []byte(passwd), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(task, "group"), []byte(group), 0o644)
+}
+
+// coldCmd is a cold task's command, not started: sh writes its pid into
+// each of cgFiles (the task's cgroups, exit status 125 if it cannot), then
+// executes coldLauncher's launcher, bubblewrap (bwrapArgs) and the code
+// (coldCommand). Its stdout and stderr go to the two capWriters returned,
+// each keeping at most lim's bytes; stdin is s.Stdin (none: /dev/null). It
+// closes the descriptors inherited from the parent first
+// (closeInheritedFDs).
+func (l *local) coldCmd(task string, s Spec, uid int, lim Limits, cgFiles []string) (cmd *exec.Cmd, stdout, stderr *capWriter) {
+	argv := []string{"-c", `n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`, "sh", strconv.Itoa(len(cgFiles))}
+	argv = append(argv, cgFiles...)
+	argv = append(argv, l.coldLauncher(uid, lim)...)
+	argv = append(argv, l.bwrapArgs(task, s, lim)...)
+	argv = append(argv, "--")
+	argv = append(argv, l.coldCommand(seededArgv(s.Argv), lim)...)
+
+	closeInheritedFDs()
+	cmd = exec.Command("/bin/sh", argv...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	cmd.Dir = "/"
+	stdout = &capWriter{max: lim.StdoutBytes}
+	stderr = &capWriter{max: lim.StderrBytes}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if len(s.Stdin) > 0 {
+		cmd.Stdin = bytes.NewReader(s.Stdin)
+	}
+	return cmd, stdout, stderr
+}
+
+// coldOutcome is how a cold task's process ended: the error of its wait,
+// whether the wall-clock limit killed it, and the context's error when the
+// context ended first.
+type coldOutcome struct {
+	err      error
+	timedOut bool
+	ctxErr   error
+}
+
+// superviseCold starts cmd and waits until it ends, killing its process
+// group and cgTask's processes at the wall-clock limit wall or when ctx
+// ends, and its process group again once it has ended. Once cmd has
+// started, it closes sideW (the side channel's write end, which cmd holds)
+// and runs copySide in a goroutine. The error is that of the start (cmd
+// did not start).
+func superviseCold(ctx context.Context, cmd *exec.Cmd, wall time.Duration, cgTask *cgroupTask, sideW *os.File, copySide func()) (coldOutcome, error) {
+	started := make(chan error, 1)
+	done := make(chan coldOutcome, 1)
 	go func() {
 		// Pdeathsig fires when the forking OS thread exits (golang/go#27505):
 		// keep this goroutine on its thread until the process is gone.
@@ -518,12 +580,12 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		}
 		started <- nil
 		sideW.Close()
-		go func() { io.Copy(side, sideR); close(sideDone) }()
+		go copySide()
 		wait := make(chan error, 1)
 		go func() { wait <- waitLauncher(cmd) }()
-		timer := time.NewTimer(lim.Wall)
+		timer := time.NewTimer(wall)
 		defer timer.Stop()
-		var o outcome
+		var o coldOutcome
 		select {
 		case o.err = <-wait:
 		case <-timer.C:
@@ -541,15 +603,15 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		done <- o
 	}()
 	if err := <-started; err != nil {
-		sideW.Close()
-		return nil, fmt.Errorf("sandbox: starting bwrap: %w", err)
+		return coldOutcome{}, err
 	}
-	o := <-done
-	dur := time.Since(start)
+	return <-done, nil
+}
 
-	// Leave nothing behind: the task's cgroups, then every process of the
-	// slot uid (rootless: the task's pid namespace, which its bubblewrap's
-	// death ended).
+// reapCold leaves nothing of a cold task behind: the task's cgroups, then
+// every process of the slot uid (rootless: the task's pid namespace, which
+// its bubblewrap's death ended).
+func (l *local) reapCold(cgTask *cgroupTask, uid int) {
 	cgTask.killAll()
 	if l.rootless {
 		l.reapRootless()
@@ -557,16 +619,14 @@ func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
 		killUID(uid)
 		l.reapOrphans(uid)
 	}
-	select {
-	case <-sideDone:
-	case <-time.After(2 * time.Second):
-		sideR.Close()
-		<-sideDone
-	}
-	if o.ctxErr != nil {
-		return nil, o.ctxErr
-	}
+}
 
+// coldResult is the Result of a cold task whose command cmd ended as o
+// after dur, with its stdout, stderr and side channel as captured and the
+// OOM kills of cgTask. Its error says that the process state is unknown,
+// that sh could not join the task's cgroups (cgFiles) or that bubblewrap
+// failed: a failure of the sandbox, not of the code.
+func coldResult(cmd *exec.Cmd, o coldOutcome, dur time.Duration, stdout, stderr, side *capWriter, cgTask *cgroupTask, cgFiles []string) (*Result, error) {
 	res := &Result{TimedOut: o.timedOut, Duration: dur,
 		Stdout: stdout.buf, Stderr: stderr.buf, StdoutDropped: stdout.dropped, StderrDropped: stderr.dropped,
 		Side: side.buf, SideDropped: side.dropped}

@@ -181,7 +181,10 @@ func warmEligible(s Spec, lim, wl Limits, dataDirs []string) bool {
 // startWorker launches slot's warm sandbox and waits until its zygote has
 // imported the preload list. It fails when the zygote reports that its
 // imports printed anything or failed (a warm execution would then differ
-// from a cold one), or when it cannot start.
+// from a cold one), or when it cannot start. Its steps: the worker's folder
+// (writeWorkerDir), the control socket, bubblewrap's arguments (workerArgv)
+// and seccomp layers (workerFilters), the start (launch), the zygote's
+// start-up message (awaitReady), then the worker's own processes.
 func (l *local) startWorker(slot int) (*worker, error) {
 	uid := l.uids[slot]
 	w := &worker{l: l, slot: slot, uid: uid, exited: make(chan struct{}), stderr: &lockedCap{c: capWriter{max: 64 << 10}}}
@@ -193,34 +196,8 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		w.stop()
 		return nil, err
 	}
-	for _, d := range []string{w.dir, filepath.Join(w.dir, "z"), filepath.Join(w.dir, "x")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fail(err)
-		}
-		if err := os.Chmod(d, 0o755); err != nil {
-			return fail(err)
-		}
-	}
-	_, untrusted, err := SeccompPrograms()
-	if err != nil {
+	if err := l.writeWorkerDir(w.dir, uid); err != nil {
 		return fail(err)
-	}
-	files := map[string][]byte{
-		"zygote.py":             zygoteSource,
-		"preload.txt":           []byte(strings.Join(l.opts.Preload, "\n")),
-		"seccomp-untrusted.bpf": untrusted,
-		"passwd":                fmt.Appendf(nil, "sandbox:x:%d:%d:sandbox:/tmp:/bin/sh\n", uid, uid),
-		"group":                 fmt.Appendf(nil, "sandbox:x:%d:\n", uid),
-	}
-	if l.rootless {
-		// Each execution's code unshares a user namespace of its own
-		// (zygote.py, own_user_namespace).
-		files["userns"] = []byte("per execution\n")
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(w.dir, "z", name), data, 0o644); err != nil {
-			return fail(err)
-		}
 	}
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -235,7 +212,82 @@ func (l *local) startWorker(slot int) (*worker, error) {
 	}
 	w.ctl = c.(*net.UnixConn)
 
-	lim := l.limits
+	argv := l.workerArgv(w.dir, uid, l.limits)
+	var filters []*os.File
+	defer func() {
+		for _, f := range filters {
+			f.Close()
+		}
+	}()
+	if filters, err = l.workerFilters(w.dir); err != nil {
+		return fail(err)
+	}
+	if err := w.launch(argv, theirs, filters); err != nil {
+		return fail(fmt.Errorf("sandbox: starting the warm worker: %w", err))
+	}
+	theirs.Close()
+	if err := w.awaitReady(); err != nil {
+		return fail(err)
+	}
+	// The worker's own processes: sh (now bubblewrap), bubblewrap's pid-1
+	// init, the zygote.
+	w.keep = map[int]bool{w.cmd.Process.Pid: true}
+	for range 3 {
+		for _, p := range listProcs() {
+			if w.keep[p.ppid] && p.uid == uid {
+				w.keep[p.pid] = true
+			}
+		}
+	}
+	w.pending, w.spares = map[string]chan reaped{}, map[int]bool{}
+	w.ctl.SetReadDeadline(time.Time{})
+	go w.dispatch()
+	w.startSpare(l)
+	return w, nil
+}
+
+// writeWorkerDir fills a worker's host folder dir: z/ (the zygote's /sbx:
+// zygote.py, the preload list, the untrusted code's seccomp program, the
+// passwd and group files that name uid, and rootless the userns marker)
+// and x/ (the exchange folder, /x inside), each readable by others.
+func (l *local) writeWorkerDir(dir string, uid int) error {
+	for _, d := range []string{dir, filepath.Join(dir, "z"), filepath.Join(dir, "x")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+		if err := os.Chmod(d, 0o755); err != nil {
+			return err
+		}
+	}
+	_, untrusted, err := SeccompPrograms()
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		"zygote.py":             zygoteSource,
+		"preload.txt":           []byte(strings.Join(l.opts.Preload, "\n")),
+		"seccomp-untrusted.bpf": untrusted,
+		"passwd":                fmt.Appendf(nil, "sandbox:x:%d:%d:sandbox:/tmp:/bin/sh\n", uid, uid),
+		"group":                 fmt.Appendf(nil, "sandbox:x:%d:\n", uid),
+	}
+	if l.rootless {
+		// Each execution's code unshares a user namespace of its own
+		// (zygote.py, own_user_namespace).
+		files["userns"] = []byte("per execution\n")
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, "z", name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// workerArgv is sh's argv for the worker in host folder dir: the launcher
+// (workerLauncher, with uid and the worker's limits lim), then bubblewrap
+// with the worker's namespaces, capabilities, seccomp fds 4 and 5, binds
+// and environment, running the zygote.
+func (l *local) workerArgv(dir string, uid int, lim Limits) []string {
 	argv := []string{"-c", `exec "$@"`, "sh"}
 	argv = append(argv, l.workerLauncher(uid, lim)...)
 	argv = append(argv,
@@ -249,13 +301,13 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		"--cap-add", "CAP_NET_ADMIN", // to bring up the loopback interface of each execution's network namespace
 		"--add-seccomp-fd", "4", "--add-seccomp-fd", "5", // BaseDenied, WorkerProgram; each execution's code installs UntrustedDenied
 	)
-	argv = append(argv, l.systemBinds(filepath.Join(w.dir, "z"))...)
+	argv = append(argv, l.systemBinds(filepath.Join(dir, "z"))...)
 	for i, d := range l.opts.DataDirs {
 		argv = append(argv, "--ro-bind", d, "/d/"+strconv.Itoa(i))
 	}
 	argv = append(argv,
-		"--ro-bind", filepath.Join(w.dir, "z"), "/sbx",
-		"--ro-bind", filepath.Join(w.dir, "x"), "/x",
+		"--ro-bind", filepath.Join(dir, "z"), "/sbx",
+		"--ro-bind", filepath.Join(dir, "x"), "/x",
 		"--dir", "/d",
 		"--size", strconv.FormatInt(lim.TmpBytes, 10), "--tmpfs", "/tmp",
 		"--size", strconv.FormatInt(lim.WorkBytes, 10), "--tmpfs", "/app",
@@ -267,43 +319,53 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		argv = append(argv, "--setenv", k, v)
 	}
 	argv = append(argv, "--")
-	argv = append(argv, seededArgv([]string{"python3", "-I", "/sbx/zygote.py"})...)
+	return append(argv, seededArgv([]string{"python3", "-I", "/sbx/zygote.py"})...)
+}
 
+// workerFilters writes the worker's two seccomp layers (BaseDenied, then
+// WorkerProgram or, rootless, RootlessWorkerProgram) into dir and opens
+// them, for fds 4 and 5. The caller closes the files it returns, also
+// those opened before an error.
+func (l *local) workerFilters(dir string) ([]*os.File, error) {
 	base, _, err := SeccompPrograms()
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	workerProg, err := WorkerProgram()
 	if l.rootless {
 		workerProg, err = RootlessWorkerProgram()
 	}
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	var filters []*os.File
-	defer func() {
-		for _, f := range filters {
-			f.Close()
-		}
-	}()
 	for i, prog := range [][]byte{base, workerProg} {
-		path := filepath.Join(w.dir, fmt.Sprintf("seccomp-%d.bpf", i))
+		path := filepath.Join(dir, fmt.Sprintf("seccomp-%d.bpf", i))
 		if err := os.WriteFile(path, prog, 0o600); err != nil {
-			return fail(err)
+			return filters, err
 		}
 		f, err := os.Open(path)
 		if err != nil {
-			return fail(err)
+			return filters, err
 		}
 		filters = append(filters, f)
 	}
+	return filters, nil
+}
 
+// launch starts the worker's command, sh with argv, its fd 3 the zygote's
+// end of the control socket (ctl) and fds 4 and 5 the seccomp filters,
+// from a goroutine that holds its OS thread for the worker's life and
+// closes w.exited when the worker has ended. It closes the descriptors
+// inherited from the parent first (closeInheritedFDs). The error is that
+// of the start.
+func (w *worker) launch(argv []string, ctl *os.File, filters []*os.File) error {
 	closeInheritedFDs()
 	w.cmd = exec.Command("/bin/sh", argv...)
 	w.cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	w.cmd.Dir = "/"
 	w.cmd.Stdout, w.cmd.Stderr = w.stderr, w.stderr
-	w.cmd.ExtraFiles = append([]*os.File{theirs}, filters...) // fds 3 (control), 4 and 5 (seccomp)
+	w.cmd.ExtraFiles = append([]*os.File{ctl}, filters...) // fds 3 (control), 4 and 5 (seccomp)
 	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	w.cmd.WaitDelay = 2 * time.Second
 	started := make(chan error, 1)
@@ -321,43 +383,33 @@ func (l *local) startWorker(slot int) (*worker, error) {
 		waitLauncher(w.cmd)
 		close(w.exited)
 	}()
-	if err := <-started; err != nil {
-		return fail(fmt.Errorf("sandbox: starting the warm worker: %w", err))
-	}
-	theirs.Close()
+	return <-started
+}
+
+// awaitReady reads the zygote's start-up message (5 minutes at most) into
+// w.ready. It fails when there is none, when the zygote could not import
+// its preload list, when the imports printed anything outside any module's
+// code, or when the zygote has more than one thread.
+func (w *worker) awaitReady() error {
 	buf := make([]byte, 1<<20)
 	w.ctl.SetReadDeadline(time.Now().Add(5 * time.Minute))
 	n, err := w.ctl.Read(buf)
 	if err != nil {
-		return fail(fmt.Errorf("sandbox: the warm worker did not start: %v (its output: %q)", err, w.stderr.tail(2000)))
+		return fmt.Errorf("sandbox: the warm worker did not start: %v (its output: %q)", err, w.stderr.tail(2000))
 	}
 	if err := json.Unmarshal(buf[:n], &w.ready); err != nil || !w.ready.Ready {
-		return fail(fmt.Errorf("sandbox: the warm worker's start-up message %q: %v", buf[:n], err))
+		return fmt.Errorf("sandbox: the warm worker's start-up message %q: %v", buf[:n], err)
 	}
 	switch {
 	case w.ready.Error != "":
-		return fail(fmt.Errorf("sandbox: the warm worker could not import its preload list: %s", w.ready.Error))
+		return fmt.Errorf("sandbox: the warm worker could not import its preload list: %s", w.ready.Error)
 	case w.ready.Unattributed != "":
-		return fail(fmt.Errorf("sandbox: importing the warm worker's preload list printed %q outside any module's code, "+
-			"which a warm execution could not replay where a cold one prints it", tail([]byte(w.ready.Unattributed), 500)))
+		return fmt.Errorf("sandbox: importing the warm worker's preload list printed %q outside any module's code, "+
+			"which a warm execution could not replay where a cold one prints it", tail([]byte(w.ready.Unattributed), 500))
 	case w.ready.Tasks != 1:
-		return fail(fmt.Errorf("sandbox: the warm worker has %d threads after its imports; it must fork from one", w.ready.Tasks))
+		return fmt.Errorf("sandbox: the warm worker has %d threads after its imports; it must fork from one", w.ready.Tasks)
 	}
-	// The worker's own processes: sh (now bubblewrap), bubblewrap's pid-1
-	// init, the zygote.
-	w.keep = map[int]bool{w.cmd.Process.Pid: true}
-	for range 3 {
-		for _, p := range listProcs() {
-			if w.keep[p.ppid] && p.uid == uid {
-				w.keep[p.pid] = true
-			}
-		}
-	}
-	w.pending, w.spares = map[string]chan reaped{}, map[int]bool{}
-	w.ctl.SetReadDeadline(time.Time{})
-	go w.dispatch()
-	w.startSpare(l)
-	return w, nil
+	return nil
 }
 
 // workerLauncher is what starts a warm worker's bubblewrap: prlimit with
@@ -756,37 +808,11 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			f.Close()
 		}
 	}()
-	pipe := func() (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err == nil {
-			closeLater = append(closeLater, r, w)
-		}
-		return
-	}
-	// stdin: the Spec's bytes through a pipe, or /dev/null as a cold run has.
-	var stdinR, stdinW *os.File
-	if len(s.Stdin) > 0 {
-		if stdinR, stdinW, err = pipe(); err != nil {
-			return nil, started, err
-		}
-	} else {
-		if stdinR, err = os.Open(os.DevNull); err != nil {
-			return nil, started, err
-		}
-		closeLater = append(closeLater, stdinR)
-	}
-	outR, outW, err := pipe()
+	fds, err := openExecFDs(len(s.Stdin) > 0, &closeLater)
 	if err != nil {
 		return nil, started, err
 	}
-	errR, errW, err := pipe()
-	if err != nil {
-		return nil, started, err
-	}
-	sideR, sideW, err := pipe()
-	if err != nil {
-		return nil, started, err
-	}
+	stdinR, stdinW, outR, outW, errR, errW, sideR, sideW := fds.stdinR, fds.stdinW, fds.outR, fds.outW, fds.errR, fds.errW, fds.sideR, fds.sideW
 
 	rights := syscall.UnixRights(int(stdinR.Fd()), int(outW.Fd()), int(errW.Fd()), int(sideW.Fd()))
 	sp.xconn.SetWriteDeadline(time.Now().Add(10 * time.Second))
@@ -841,20 +867,7 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 		// of its cgroups and of the exchange folder need not hold up the
 		// result.
 		w.cleanups.Add(1)
-		go func() {
-			defer w.cleanups.Done()
-			select {
-			case <-sp.done:
-			case <-time.After(reapGrace):
-				syscall.Kill(pid1, syscall.SIGKILL)
-			}
-			sp.xconn.Close()
-			cgTask.killAll()
-			if !cgTask.remove() {
-				w.keepForRemoval(cgTask)
-			}
-			os.RemoveAll(xdir)
-		}()
+		go w.cleanUpLater(sp, pid1, cgTask, xdir)
 	} else {
 		defer os.RemoveAll(xdir)
 		sp.xconn.Close()
@@ -864,6 +877,83 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			return nil, started, fmt.Errorf("%w: the zygote did not report execution %s (worker output %q)", errWorker, id, w.stderr.tail(500))
 		}
 	}
+	awaitCopies(copied, outR, errR, sideR)
+	if o.cancelled != nil {
+		return nil, started, o.cancelled
+	}
+
+	res, err := warmResult(id, o, dur, stdout, stderr, side, cgTask.oomKilled())
+	return res, started, err
+}
+
+// execFDs are an execution's descriptors: the code's stdin, stdout, stderr
+// and side channel (fd 3 of the code), each as the pair of the ends the
+// code reads or writes (stdinR, outW, errW, sideW, sent to the zygote) and
+// those the runner writes or reads (stdinW, nil without stdin; outR, errR,
+// sideR).
+type execFDs struct {
+	stdinR, stdinW, outR, outW, errR, errW, sideR, sideW *os.File
+}
+
+// openExecFDs opens an execution's descriptors: stdin the Spec's bytes
+// through a pipe (withStdin), or /dev/null as a cold run has; stdout,
+// stderr and the side channel pipes. Every file it opens, also before an
+// error, is appended to *closeLater for the caller to close.
+func openExecFDs(withStdin bool, closeLater *[]*os.File) (execFDs, error) {
+	var fds execFDs
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			*closeLater = append(*closeLater, r, w)
+		}
+		return
+	}
+	var err error
+	if withStdin {
+		if fds.stdinR, fds.stdinW, err = pipe(); err != nil {
+			return fds, err
+		}
+	} else {
+		if fds.stdinR, err = os.Open(os.DevNull); err != nil {
+			return fds, err
+		}
+		*closeLater = append(*closeLater, fds.stdinR)
+	}
+	if fds.outR, fds.outW, err = pipe(); err != nil {
+		return fds, err
+	}
+	if fds.errR, fds.errW, err = pipe(); err != nil {
+		return fds, err
+	}
+	fds.sideR, fds.sideW, err = pipe()
+	return fds, err
+}
+
+// cleanUpLater ends an execution whose G is exiting, after its Run
+// returned: it waits for the zygote's report of G's reap (reapGrace at
+// most, then kills G), closes the exchange socket, kills what is left in
+// the execution's cgroups and removes them (or keeps them for a later
+// removal, keepForRemoval), then removes the exchange folder xdir. It
+// marks one of w.cleanups done.
+func (w *worker) cleanUpLater(sp *spare, pid1 int, cgTask *cgroupTask, xdir string) {
+	defer w.cleanups.Done()
+	select {
+	case <-sp.done:
+	case <-time.After(reapGrace):
+		syscall.Kill(pid1, syscall.SIGKILL)
+	}
+	sp.xconn.Close()
+	cgTask.killAll()
+	if !cgTask.remove() {
+		w.keepForRemoval(cgTask)
+	}
+	os.RemoveAll(xdir)
+}
+
+// awaitCopies waits for the three copies of an execution's stdout, stderr
+// and side channel to end (a receive on copied each), closing the three
+// read ends when one has not ended within 2 seconds.
+func awaitCopies(copied <-chan struct{}, outR, errR, sideR *os.File) {
 	for range 3 {
 		select {
 		case <-copied:
@@ -873,12 +963,6 @@ func (w *worker) run(l *local, s Spec, lim Limits, ctxDone <-chan struct{}, ctxE
 			sideR.Close()
 		}
 	}
-	if o.cancelled != nil {
-		return nil, started, o.cancelled
-	}
-
-	res, err := warmResult(id, o, dur, stdout, stderr, side, cgTask.oomKilled())
-	return res, started, err
 }
 
 // warmStatus is a status line of G, the execution's pid 1.

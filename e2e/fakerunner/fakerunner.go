@@ -41,12 +41,8 @@ import (
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
-	"github.com/mattools-leaderboard/leaderboard/llm"
 	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
 	"github.com/mattools-leaderboard/leaderboard/runner"
-	"github.com/mattools-leaderboard/leaderboard/runner/docgen"
-	"github.com/mattools-leaderboard/leaderboard/runner/graphrag/graphragtest"
-	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/runner/scoring"
 	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
@@ -200,7 +196,10 @@ func sandboxPython() string {
 }
 
 // run does the work of the first call: it returns a skip message when the
-// sandbox is unavailable outside CI.
+// sandbox is unavailable outside CI. Its steps run in this order: the
+// single-LLM runs, the fake model's documentation, the LLM-RAG runs, the
+// agentic and self-reflection runs, then (with LIGHTRAG_DATA) the graph-rag
+// runs, all answered by one fake server and scored by one memoScorer.
 func run(dataRoot string) (Result, string, error) {
 	ci := os.Getenv("CI") != ""
 	python := sandboxPython()
@@ -218,20 +217,10 @@ func run(dataRoot string) (Result, string, error) {
 	if err != nil {
 		return Result{}, "", err
 	}
-
-	dir, err := os.MkdirTemp("", "fakerunner-")
+	dir, err := makeDir()
 	if err != nil {
 		return Result{}, "", err
 	}
-	mu.Lock()
-	created = dir
-	mu.Unlock()
-	// The sandbox uid reads nothing here, but keep the layout of the other
-	// sandbox fixtures: a folder others may traverse.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return Result{}, "", err
-	}
-	out := filepath.Join(dir, "results")
 
 	ctx := context.Background()
 	opened := time.Now()
@@ -245,152 +234,32 @@ func run(dataRoot string) (Result, string, error) {
 	defer sc.Close()
 	openTime := time.Since(opened)
 
-	var unmatched []string
-	var umu sync.Mutex
-	srv := llmtest.NewServer(llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
-		if m := docgenObject.FindStringSubmatch(r.Prompt()); m != nil {
-			// A documentation request of runner/docgen (sources 3 and 4).
-			return llmtest.Reply{Content: fmt.Sprintf("# %[1]s\n\n%[1]s is the %[2]s of pymatgen's defects analysis in %[3]s. "+
-				"It is documented here for retrieval. Use it as its code shows! Does it return anything? See its code.", m[2], m[1], m[3])}
-		}
-		switch graphragtest.Kind(r) {
-		case graphragtest.KindExtract, graphragtest.KindGlean, graphragtest.KindIfLoop, graphragtest.KindSummary, graphragtest.KindKeywords:
-			// graph-rag's index and keywords: LightRAG's record format, from the prompt.
-			return graphragtest.Responder(r)
-		case graphragtest.KindAnswerKG, graphragtest.KindAnswerNaive, graphragtest.KindAnswerMix:
-			if a, ok := answers.For(r.Prompt()); ok { // the user message is the question in the answer format
-				return llmtest.Reply{Content: a}
-			}
-		}
-		if a, ok := advancedReply(r, answers, bench); ok {
-			return llmtest.Reply{Content: a}
-		}
-		if a, ok := answers.For(r.Prompt()); ok {
-			return llmtest.Reply{Content: a}
-		}
-		umu.Lock()
-		unmatched = append(unmatched, r.Prompt())
-		umu.Unlock()
-		return llmtest.Reply{Content: "no question matches this prompt"}
-	}})
-	defer srv.Close()
+	f := &fixture{ctx: ctx, dataRoot: dataRoot, dir: dir, bench: bench}
+	f.srv = llmtest.NewServer(llmtest.Options{Responder: f.responder(answers)})
+	defer f.srv.Close()
+	f.ms = &memoScorer{sc: sc, reuse: !ExecuteEveryRound, calls: map[memoKey]*memoCall{}}
 
-	p, err := plan.Parse([]byte(fmt.Sprintf(`rounds = %d
-concurrency = %d
-benchmarks = ["tool-usage"]
-systems = ["single-llm"]
-[tool_usage]
-scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
-[sandbox]
-slots = %d
-[[models]]
-name = %q
-display_name = %q
-base_url = %q
-timeout = "60s"
-max_retries = 0
-`, Rounds, Concurrency, Slots, Model, DisplayName, srv.URL)), "fakerunner.toml")
+	out, err := f.singleLLM()
 	if err != nil {
 		return Result{}, "", err
 	}
-	ms := &memoScorer{sc: sc, reuse: !ExecuteEveryRound, calls: map[memoKey]*memoCall{}}
-	if err := runPlan(ctx, runner.Options{Plan: p, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: out, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner"}, Rounds*len(scoring.Protocols), "single-llm", &unmatched, dataRoot); err != nil {
-		return Result{}, "", err
-	}
-	requests, executions, reused := len(srv.Requests()), ms.executions, ms.reused
-
-	// The LLM-written documentation of sources 3 and 4: the fake model
-	// documents pymatgen/analysis/defects (runner/docgen, as cmd/gen-docs).
-	objs, err := docgen.Walk(dataRoot, "pymatgen/analysis/defects", filepath.Join(python, "bin", "python3"))
-	if err != nil {
-		return Result{}, "", fmt.Errorf("docgen: %w", err)
-	}
-	docsClient, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "fake-docs"})
+	requests, executions, reused := len(f.srv.Requests()), f.ms.executions, f.ms.reused
+	llmDocs, err := f.llmDocs(python)
 	if err != nil {
 		return Result{}, "", err
 	}
-	llmDocs := filepath.Join(dir, "llm-docs", "fake-docs.json")
-	if err := os.MkdirAll(filepath.Dir(llmDocs), 0o755); err != nil {
-		return Result{}, "", err
-	}
-	dres, err := docgen.Generate(ctx, objs, docsClient, docgen.Options{Concurrency: Concurrency, Journal: llmDocs + ".journal.jsonl", Out: llmDocs})
-	if err != nil {
-		return Result{}, "", fmt.Errorf("docgen: %w", err)
-	}
-	if err := os.WriteFile(llmDocs+".origin", []byte(dres.Origin+"\n"), 0o644); err != nil {
-		return Result{}, "", err
-	}
-
-	// LLM-RAG, sources 1–4 × BM25 and dense, one round.
-	rp, err := plan.Parse([]byte(fmt.Sprintf(`rounds = 1
-concurrency = %d
-benchmarks = ["tool-usage"]
-systems = ["llm-rag"]
-retrieval_sources = [1, 2, 3, 4]
-[retrieval]
-methods = ["bm25", "embedding"]
-llm_docs = %q
-[retrieval.embedding]
-model = "fake-embedding"
-base_url = %q
-[tool_usage]
-scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
-[sandbox]
-slots = %d
-[[models]]
-name = %q
-display_name = %q
-base_url = %q
-timeout = "60s"
-max_retries = 0
-`, Concurrency, llmDocs, srv.URL, Slots, Model, DisplayName, srv.URL)), "fakerunner-rag.toml")
+	ragOut, err := f.llmRAG(llmDocs)
 	if err != nil {
 		return Result{}, "", err
 	}
-	ragOut := filepath.Join(dir, "rag")
-	if err := runPlan(ctx, runner.Options{Plan: rp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: ragOut, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner",
-		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")}, 4*2*len(scoring.Protocols), "llm-rag", &unmatched, dataRoot); err != nil {
-		return Result{}, "", err
-	}
-	ragExecutions := ms.executions - executions
-
-	// Agentic RAG and both self-reflection variants, source 4 by BM25,
-	// Rounds rounds, both protocols.
-	ap, err := plan.Parse([]byte(fmt.Sprintf(`rounds = %d
-concurrency = %d
-benchmarks = ["tool-usage"]
-systems = ["agentic-rag", "self-reflection-rag"]
-retrieval_sources = [4]
-[retrieval]
-methods = ["bm25"]
-llm_docs = %q
-[self_reflection]
-variants = ["as-published", "feedback"]
-[tool_usage]
-scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
-[sandbox]
-slots = %d
-[[models]]
-name = %q
-display_name = %q
-base_url = %q
-timeout = "60s"
-max_retries = 0
-`, Rounds, Concurrency, llmDocs, Slots, Model, DisplayName, srv.URL)), "fakerunner-advanced.toml")
+	ragExecutions := f.ms.executions - executions
+	before := f.ms.executions
+	advOut, err := f.advanced(llmDocs)
 	if err != nil {
-		return Result{}, "", err
-	}
-	advOut := filepath.Join(dir, "advanced")
-	before := ms.executions
-	if err := runPlan(ctx, runner.Options{Plan: ap, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: advOut, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner",
-		CorpusCache: filepath.Join(dir, "corpus"), RetrievalCache: filepath.Join(dir, "retrieval")}, Rounds*3*len(scoring.Protocols), "advanced systems", &unmatched, dataRoot); err != nil {
 		return Result{}, "", err
 	}
 	res := Result{Dir: out, RAGDir: ragOut, AdvancedDir: advOut, Open: openTime, Requests: requests, Executions: executions, Reused: reused,
-		RAGExecutions: ragExecutions, AdvancedScored: ms.executions - before, LoopExecutions: ms.loopExecutions, LoopReused: ms.loopReused}
+		RAGExecutions: ragExecutions, AdvancedScored: f.ms.executions - before, LoopExecutions: f.ms.loopExecutions, LoopReused: f.ms.loopReused}
 
 	// GraphRAG: LightRAG 1.3.3 re-implemented, its index built by the fake
 	// model from pymatgen/analysis/defects, 3 rounds of the global mode.
@@ -401,52 +270,28 @@ max_retries = 0
 		}
 		return res, "", nil // no GraphDir
 	}
-	gp, err := plan.Parse([]byte(fmt.Sprintf(`rounds = %d
-concurrency = %d
-benchmarks = ["tool-usage"]
-systems = ["graph-rag"]
-[graph_rag]
-corpus = "pymatgen/analysis/defects"
-modes = ["global"]
-[retrieval.embedding]
-model = "fake-embedding"
-base_url = %q
-[tool_usage]
-scoring_protocols = ["mattools-v1", "mattools-v1-strict"]
-[sandbox]
-slots = %d
-[[models]]
-name = %q
-display_name = %q
-base_url = %q
-timeout = "60s"
-max_retries = 0
-`, Rounds, Concurrency, srv.URL, Slots, Model, DisplayName, srv.URL)), "fakerunner-graph.toml")
-	if err != nil {
+	if err := f.graphRAG(&res, lightrag); err != nil {
 		return Result{}, "", err
 	}
-	res.GraphDir = filepath.Join(dir, "graph")
-	before, reqBefore := ms.executions, len(srv.Requests())
-	indexStart := time.Now()
-	if err := runPlan(ctx, runner.Options{Plan: gp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: res.GraphDir, Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner", LightRAGDir: lightrag,
-		GraphCache: filepath.Join(dir, "graphrag")}, Rounds*len(scoring.Protocols), "graph-rag", &unmatched, dataRoot); err != nil {
-		return Result{}, "", err
-	}
-	res.GraphScored, res.GraphRequests, res.GraphElapsed = ms.executions-before, len(srv.Requests())-reqBefore, time.Since(indexStart)
-	res.GraphIndex = filepath.Join(dir, "graphrag")
-	res.GraphIndexRequests = graphragtest.CountKinds(srv.Requests()[reqBefore:])
-
-	// A second run of the plan into another folder reuses the index: no
-	// extraction, gleaning or summary request.
-	again := len(srv.Requests())
-	if _, err := runner.Run(ctx, runner.Options{Plan: gp, DataRoot: dataRoot, PromptsCache: filepath.Join(dir, "prompts"),
-		OutDir: filepath.Join(dir, "graph-again"), Scorer: ms, Benchmark: bench, Generator: "e2e/fakerunner", LightRAGDir: lightrag,
-		GraphCache: res.GraphIndex}); err != nil {
-		return Result{}, "", fmt.Errorf("runner (graph-rag, again): %w", err)
-	}
-	res.GraphAgainRequests = graphragtest.CountKinds(srv.Requests()[again:])
 	return res, "", nil
+}
+
+// makeDir creates the fixture's temporary folder under os.TempDir and
+// records it for Cleanup.
+func makeDir() (string, error) {
+	dir, err := os.MkdirTemp("", "fakerunner-")
+	if err != nil {
+		return "", err
+	}
+	mu.Lock()
+	created = dir
+	mu.Unlock()
+	// The sandbox uid reads nothing here, but keep the layout of the other
+	// sandbox fixtures: a folder others may traverse.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
 // memoScorer is the real sandbox scorer that, when reuse is set, executes

@@ -76,6 +76,8 @@ func fail(format string, args ...any) {
 	os.Exit(1)
 }
 
+// run runs drive.py once against the fake and prints and checks what it did: the options
+// (options), the run, drive.py's output (readOutput), the counts (report), the checks (check).
 func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok, verbose bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -84,28 +86,9 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	work := filepath.Join(tmp, "work")
-	if keep != "" {
-		work = keep
-	}
-	if out == "" {
-		out = filepath.Join(tmp, "out.json")
-	}
-	qfile := filepath.Join(tmp, "questions.json")
-	qb, _ := json.Marshal(Questions)
-	if err := os.WriteFile(qfile, qb, 0o644); err != nil {
+	opts, err := options(tmp, corpus, out, keep, modeList, dims, charTok, verbose)
+	if err != nil {
 		return err
-	}
-	opts := lightragcheck.Options{LLMModel: "gpt-4o-2024-08-06", EmbeddingModel: "text-embedding-3-large",
-		EmbeddingDim: dims, Corpus: corpus, Questions: qfile, Modes: strings.Split(modeList, ","),
-		WorkingDir: work, Out: out, CharTokenizer: charTok, Verbose: verbose}
-	if !charTok {
-		opts.TiktokenCache = filepath.Join(lightragcheck.RepoRoot(), "build", "tiktoken-cache")
-		t := time.Now()
-		if _, err := lightragcheck.WriteTiktokenCache(opts.TiktokenCache); err != nil {
-			return err
-		}
-		fmt.Printf("tiktoken cache %s ready in %.1f s\n", opts.TiktokenCache, time.Since(t).Seconds())
 	}
 
 	srv := llmtest.NewServer(llmtest.Options{Responder: graphragtest.Responder, EmbeddingDims: dims})
@@ -117,36 +100,93 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 	}
 	wall := time.Since(start)
 
-	var res struct {
-		Documents []json.RawMessage `json:"documents"`
-		Chunks    []json.RawMessage `json:"chunks"`
-		Entities  []struct {
-			Name       string `json:"name"`
-			EntityType string `json:"entity_type"`
-		} `json:"entities"`
-		Relations []struct {
-			Src, Tgt string
-			Weight   float64 `json:"weight"`
-		} `json:"relations"`
-		Vectors map[string]struct {
-			Rows []json.RawMessage `json:"rows"`
-		} `json:"vectors"`
-		Queries []struct {
-			Mode    string `json:"mode"`
-			Context string `json:"context"`
-			Answer  string `json:"answer"`
-		} `json:"queries"`
-		Stats map[string]float64 `json:"stats"`
-	}
-	b, err := os.ReadFile(out)
+	res, err := readOutput(opts.Out)
 	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
 		return err
 	}
 	reqs := srv.Requests()
 	kinds := graphragtest.CountKinds(reqs)
+	failed, err := report(corpus, res, reqs, kinds, reqFile, wall)
+	if err != nil {
+		return err
+	}
+	if problems := check(reqs, kinds, opts.Modes, failed); len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	fmt.Println("ok")
+	return nil
+}
+
+// options are drive.py's options for a run in tmp: the questions written to tmp/questions.json, the
+// working directory keep (or tmp/work), the output out (or tmp/out.json) and, unless charTok, the
+// o200k_base tiktoken cache in build/tiktoken-cache, written first. BaseURL is left to the caller.
+func options(tmp, corpus, out, keep, modeList string, dims int, charTok, verbose bool) (lightragcheck.Options, error) {
+	work := filepath.Join(tmp, "work")
+	if keep != "" {
+		work = keep
+	}
+	if out == "" {
+		out = filepath.Join(tmp, "out.json")
+	}
+	qfile := filepath.Join(tmp, "questions.json")
+	qb, _ := json.Marshal(Questions)
+	if err := os.WriteFile(qfile, qb, 0o644); err != nil {
+		return lightragcheck.Options{}, err
+	}
+	opts := lightragcheck.Options{LLMModel: "gpt-4o-2024-08-06", EmbeddingModel: "text-embedding-3-large",
+		EmbeddingDim: dims, Corpus: corpus, Questions: qfile, Modes: strings.Split(modeList, ","),
+		WorkingDir: work, Out: out, CharTokenizer: charTok, Verbose: verbose}
+	if !charTok {
+		opts.TiktokenCache = filepath.Join(lightragcheck.RepoRoot(), "build", "tiktoken-cache")
+		t := time.Now()
+		if _, err := lightragcheck.WriteTiktokenCache(opts.TiktokenCache); err != nil {
+			return lightragcheck.Options{}, err
+		}
+		fmt.Printf("tiktoken cache %s ready in %.1f s\n", opts.TiktokenCache, time.Since(t).Seconds())
+	}
+	return opts, nil
+}
+
+// output is the part of drive.py's JSON output the smoke run reads.
+type output struct {
+	Documents []json.RawMessage `json:"documents"`
+	Chunks    []json.RawMessage `json:"chunks"`
+	Entities  []struct {
+		Name       string `json:"name"`
+		EntityType string `json:"entity_type"`
+	} `json:"entities"`
+	Relations []struct {
+		Src, Tgt string
+		Weight   float64 `json:"weight"`
+	} `json:"relations"`
+	Vectors map[string]struct {
+		Rows []json.RawMessage `json:"rows"`
+	} `json:"vectors"`
+	Queries []struct {
+		Mode    string `json:"mode"`
+		Context string `json:"context"`
+		Answer  string `json:"answer"`
+	} `json:"queries"`
+	Stats map[string]float64 `json:"stats"`
+}
+
+// readOutput reads drive.py's JSON output from path.
+func readOutput(path string) (*output, error) {
+	var res output
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// report prints the counts of the run (documents, chunks, entities, relations, vectors, requests per
+// kind, the chat parameters per kind, wall times), writes the requests to reqFile unless it is "", and
+// returns the number of queries whose context is LightRAG's fail_response.
+func report(corpus string, res *output, reqs []llmtest.Request, kinds map[string]int, reqFile string, wall time.Duration) (int, error) {
 	unknown := 0
 	for _, e := range res.Entities {
 		if e.EntityType == "UNKNOWN" {
@@ -168,8 +208,29 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 		fmt.Printf(" %s %d", k, kinds[k])
 	}
 	fmt.Println()
-	// The request parameters besides model and messages, per kind (LightRAG passes max_tokens to summaries
-	// and stream=false to KG and mix answers, nothing else).
+	printParams(reqs, names)
+	if reqFile != "" {
+		if err := writeRequests(reqFile, reqs); err != nil {
+			return 0, err
+		}
+	}
+	fmt.Printf("wall %.1f s (drive.py: indexing %.1f s, %d queries %.1f s)\n", wall.Seconds(),
+		res.Stats["index_seconds"], len(res.Queries), res.Stats["query_seconds"])
+	failed := 0
+	for _, q := range res.Queries {
+		if strings.HasPrefix(q.Context, failResponse) {
+			failed++
+		}
+	}
+	if failed > 0 {
+		fmt.Printf("%d query contexts are the fail_response\n", failed)
+	}
+	return failed, nil
+}
+
+// printParams prints the request parameters besides model and messages, per kind, in the order of
+// names (LightRAG passes max_tokens to summaries and stream=false to KG and mix answers, nothing else).
+func printParams(reqs []llmtest.Request, names []string) {
 	params := map[string]map[string]bool{}
 	for _, r := range reqs {
 		var body map[string]json.RawMessage
@@ -193,24 +254,13 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 		}
 	}
 	fmt.Println()
-	if reqFile != "" {
-		if err := writeRequests(reqFile, reqs); err != nil {
-			return err
-		}
-	}
-	fmt.Printf("wall %.1f s (drive.py: indexing %.1f s, %d queries %.1f s)\n", wall.Seconds(),
-		res.Stats["index_seconds"], len(res.Queries), res.Stats["query_seconds"])
-	failed := 0
-	for _, q := range res.Queries {
-		if strings.HasPrefix(q.Context, failResponse) {
-			failed++
-		}
-	}
-	if failed > 0 {
-		fmt.Printf("%d query contexts are the fail_response\n", failed)
-	}
+}
 
-	// Checks.
+// check returns the problems with what must hold whatever the corpus: every request recognised, no
+// sampling key in a chat body, two keywords calls per question and KG/mix mode, one answer call per
+// query whose context is not fail_response (failed of them are), as many gleaning calls as extraction
+// calls; nil when all hold.
+func check(reqs []llmtest.Request, kinds map[string]int, modes []string, failed int) []string {
 	var problems []string
 	if kinds[graphragtest.KindUnknown] > 0 {
 		problems = append(problems, fmt.Sprintf("%d unrecognised requests", kinds[graphragtest.KindUnknown]))
@@ -229,7 +279,7 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 		}
 	}
 	nq, kg, naive := len(Questions), 0, 0 // a keywords call per KG/mix query call, fail_response or not
-	for _, m := range opts.Modes {
+	for _, m := range modes {
 		if m == "naive" {
 			naive++
 		} else {
@@ -247,11 +297,7 @@ func run(python, corpus, out, reqFile, keep, modeList string, dims int, charTok,
 	if kinds[graphragtest.KindExtract] != kinds[graphragtest.KindGlean] {
 		problems = append(problems, "extraction and gleaning calls differ in number")
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%s", strings.Join(problems, "; "))
-	}
-	fmt.Println("ok")
-	return nil
+	return problems
 }
 
 func writeRequests(path string, reqs []llmtest.Request) error {
