@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -54,25 +53,8 @@ func TestSecondToolUsageBenchmarkEverywhere(t *testing.T) {
 		t.Skip("runs a benchmark through the sandbox; skipped with -short")
 	}
 	root := mattoolstest.DataRoot(t, "to build a second benchmark from MatTools' questions")
-	python := os.Getenv("MATTOOLS_SANDBOX_PYTHON")
-	if python == "" {
-		python = "/opt/mattools-sandbox"
-	}
-	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the sandbox's Python: %v (make setup installs it)", err)
-		}
-		t.Skipf("the sandbox's Python: %v (make setup)", err)
-	}
-	// Inside os.TempDir with readable parents: the sandbox's uid reads the runs' code.
-	base, err := os.MkdirTemp("", "e2e-second-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	python := sandboxPython(t)
+	base := readableTempDir(t, "e2e-second-")
 
 	// The benchmark's folder: MatTools' question files under its own name.
 	const name, title = "mattools-mini", "MatTools mini"
@@ -115,22 +97,7 @@ func TestSecondToolUsageBenchmarkEverywhere(t *testing.T) {
 		return llmtest.Reply{Content: "no question recognised", PromptTokens: 10, CompletionTokens: 3}
 	}})
 
-	bin := filepath.Join(base, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/run-benchmark", "./cmd/rescore", "./cmd/make-submission", "./cmd/validate-submission")
-	build.Dir = repoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cmd := func(name string, args ...string) (string, error) {
-		c := exec.Command(filepath.Join(bin, name), args...)
-		c.Dir = base
-		c.Env = append(os.Environ(), datasets.EnvVar+"="+root)
-		var out bytes.Buffer
-		c.Stdout, c.Stderr = &out, &out
-		err := c.Run()
-		t.Logf("$ %s %s\n%s", name, strings.Join(args, " "), out.String())
-		return out.String(), err
-	}
+	cmd := commands(t, base, root, "./cmd/run-benchmark", "./cmd/rescore", "./cmd/make-submission", "./cmd/validate-submission")
 
 	const model = "local/fake-mini-coder"
 	planPath := filepath.Join(base, "plan.toml")
@@ -165,26 +132,14 @@ timeout = "60s"
 		t.Fatalf("run-benchmark wrote %d results files (%v); want 3 rounds × 2 protocols", len(files), err)
 	}
 	// The runner's verdicts, by protocol, round and question.
-	type key struct {
-		protocol string
-		round    int
-		question string
-	}
-	verdict := func(q results.QuestionRow) string {
-		s := q.Verdict
-		if q.Runnable != nil {
-			s += fmt.Sprintf(" runnable=%v passed=%d", *q.Runnable, *q.PropertiesPassed)
-		}
-		return s
-	}
-	want := map[key]string{}
+	want := map[verdictKey]string{}
 	var inputs []string
 	for _, f := range files {
 		if f.Run.Benchmark != name || f.Run.BenchmarkVersion != "0.1" || len(f.Questions) != 3 {
 			t.Fatalf("%s: benchmark %s %s, %d rows; want %s 0.1, 3 rows", f.Path, f.Run.Benchmark, f.Run.BenchmarkVersion, len(f.Questions), name)
 		}
 		for _, q := range f.Questions {
-			want[key{f.Run.ScoringProtocol, f.Run.Round, q.QuestionID}] = verdict(q)
+			want[verdictKey{f.Run.ScoringProtocol, f.Run.Round, q.QuestionID}] = rowVerdict(q)
 		}
 		if f.Run.ScoringProtocol == results.ProtocolMatToolsV1 { // a round's code, once: rescore scores it under both protocols
 			inputs = append(inputs, f.Path)
@@ -192,10 +147,10 @@ timeout = "60s"
 	}
 	// Real values: test_boltzmann correct, the dict of None runnable and passing nothing.
 	for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
-		if got := want[key{p, 2, "test_boltzmann"}]; got != "correct runnable=true passed=1" {
+		if got := want[verdictKey{p, 2, "test_boltzmann"}]; got != "correct runnable=true passed=1" {
 			t.Errorf("runner, %s round 2, test_boltzmann: %q; want correct, 1 property passed", p, got)
 		}
-		if got := want[key{p, 3, "test_lower_envelope"}]; !strings.HasSuffix(got, "runnable=true passed=0") {
+		if got := want[verdictKey{p, 3, "test_lower_envelope"}]; !strings.HasSuffix(got, "runnable=true passed=0") {
 			t.Errorf("runner, %s round 3, test_lower_envelope: %q; want runnable, 0 properties passed", p, got)
 		}
 	}
@@ -226,8 +181,8 @@ timeout = "60s"
 			t.Errorf("%s: %s %s, provenance %s; want a rescored run of %s 0.1", f.Path, f.Run.Benchmark, f.Run.BenchmarkVersion, f.Run.Provenance.Kind, name)
 		}
 		for _, q := range f.Questions {
-			k := key{f.Run.ScoringProtocol, f.Run.Round, q.QuestionID}
-			if got := verdict(q); got != want[k] {
+			k := verdictKey{f.Run.ScoringProtocol, f.Run.Round, q.QuestionID}
+			if got := rowVerdict(q); got != want[k] {
 				t.Errorf("rescore, %v: %q; the runner's %q", k, got, want[k])
 			}
 			compared++

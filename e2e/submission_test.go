@@ -1,11 +1,9 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -49,16 +47,7 @@ func TestRunnerRunToSubmissionOnPreview(t *testing.T) {
 		t.Skip("runs the benchmark through the sandbox three times; skipped with -short")
 	}
 	root := mattoolstest.DataRoot(t, "to run the fake model through run-benchmark, make-submission and validate-submission")
-	python := os.Getenv("MATTOOLS_SANDBOX_PYTHON")
-	if python == "" {
-		python = "/opt/mattools-sandbox"
-	}
-	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the sandbox's Python: %v (make setup installs it)", err)
-		}
-		t.Skipf("the sandbox's Python: %v (make setup)", err)
-	}
+	python := sandboxPython(t)
 	bench, err := datasets.Load(root)
 	if err != nil {
 		t.Fatal(err)
@@ -74,32 +63,8 @@ func TestRunnerRunToSubmissionOnPreview(t *testing.T) {
 		return llmtest.Reply{Content: "no question recognised", PromptTokens: 10, CompletionTokens: 3}
 	}})
 
-	// Inside os.TempDir with readable parents: the sandbox's uid reads the runs' code.
-	base, err := os.MkdirTemp("", "e2e-submission-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(base, "bin")
-	repo := repoRoot(t)
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/run-benchmark", "./cmd/make-submission", "./cmd/validate-submission")
-	build.Dir = repo
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cmd := func(name string, args ...string) (string, error) {
-		c := exec.Command(filepath.Join(bin, name), args...)
-		c.Dir = base
-		c.Env = append(os.Environ(), datasets.EnvVar+"="+root)
-		var out bytes.Buffer
-		c.Stdout, c.Stderr = &out, &out
-		err := c.Run()
-		t.Logf("$ %s %s\n%s", name, strings.Join(args, " "), out.String())
-		return out.String(), err
-	}
+	base := readableTempDir(t, "e2e-submission-")
+	cmd := commands(t, base, root, "./cmd/run-benchmark", "./cmd/make-submission", "./cmd/validate-submission")
 
 	const model = "local/fake-none-coder"
 	planPath := filepath.Join(base, "plan.toml")
@@ -165,7 +130,7 @@ timeout = "60s"
 
 	siteOut := filepath.Join(base, "public")
 	rep, err := site.Build(context.Background(), site.Options{ResultsDir: filepath.Join(base, "no-results"), SubmissionsDir: subs, Benchmark: bench,
-		RepoRoot: repo, OutDir: siteOut, WorkDir: filepath.Join(base, "work"), Releases: []release.Release{}})
+		RepoRoot: repoRoot(t), OutDir: siteOut, WorkDir: filepath.Join(base, "work"), Releases: []release.Release{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,6 @@ package e2e_test
 // It needs the sandbox and MATTOOLS_DATA.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -358,16 +357,7 @@ func TestToyRAGSystemReexecutedSubmittedShown(t *testing.T) {
 		t.Skip("runs the toy through the sandbox; skipped with -short")
 	}
 	root := mattoolstest.DataRoot(t, "to score the toy on MatTools' questions")
-	python := os.Getenv("MATTOOLS_SANDBOX_PYTHON")
-	if python == "" {
-		python = "/opt/mattools-sandbox"
-	}
-	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the sandbox's Python: %v (make setup installs it)", err)
-		}
-		t.Skipf("the sandbox's Python: %v (make setup)", err)
-	}
+	python := sandboxPython(t)
 	ctx := context.Background()
 	sc, err := scoring.Open(ctx, "auto", root, sandbox.Options{Slots: 2, Python: python})
 	if err != nil {
@@ -377,15 +367,7 @@ func TestToyRAGSystemReexecutedSubmittedShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sc.Close()
-	// Inside os.TempDir with readable parents: the sandbox's uid reads the runs' code.
-	base, err := os.MkdirTemp("", "e2e-toyrag-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	base := readableTempDir(t, "e2e-toyrag-")
 
 	bench, err := datasets.Load(root)
 	if err != nil {
@@ -438,19 +420,7 @@ timeout = "60s"
 		t.Fatalf("%d results files (%v); want 6", len(files), err)
 	}
 	// The runner's verdicts, by protocol, round and question.
-	type key struct {
-		protocol string
-		round    int
-		question string
-	}
-	verdict := func(q results.QuestionRow) string {
-		s := q.Verdict
-		if q.Runnable != nil {
-			s += fmt.Sprintf(" runnable=%v passed=%d", *q.Runnable, *q.PropertiesPassed)
-		}
-		return s
-	}
-	want := map[key]string{}
+	want := map[verdictKey]string{}
 	var inputs []string
 	for _, f := range files {
 		r := f.Run
@@ -461,7 +431,7 @@ timeout = "60s"
 				r.RunID, r.System, r.Extensions[results.ExtensionSystem], r.RetrievalSource, r.TopK, r.Totals, len(f.Questions))
 		}
 		for _, q := range f.Questions {
-			want[key{r.ScoringProtocol, r.Round, q.QuestionID}] = verdict(q)
+			want[verdictKey{r.ScoringProtocol, r.Round, q.QuestionID}] = rowVerdict(q)
 		}
 		if r.ScoringProtocol == results.ProtocolMatToolsV1 { // a round's code, once: rescore scores it under both protocols
 			inputs = append(inputs, f.Path)
@@ -471,28 +441,14 @@ timeout = "60s"
 		"test_lower_envelope": "partial runnable=true passed=1", "test_get_SRH_coef": "not-runnable runnable=false passed=0",
 		"test_vacancy": "data-missing"} {
 		for _, p := range []string{results.ProtocolMatToolsV1, results.ProtocolMatToolsV1Strict} {
-			if got := want[key{p, 2, q}]; got != w {
+			if got := want[verdictKey{p, 2, q}]; got != w {
 				t.Errorf("runner, %s round 2, %s: %q; want %q", p, q, got, w)
 			}
 		}
 	}
 
-	bin := filepath.Join(base, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/rescore", "./cmd/make-submission", "./cmd/validate-submission", "./cmd/build-site")
-	build.Dir = repoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cmd := func(name string, args ...string) (string, error) {
-		c := exec.Command(filepath.Join(bin, name), args...)
-		c.Dir = base // the default submissions, verified and audit folders are absent there
-		c.Env = append(os.Environ(), datasets.EnvVar+"="+root)
-		var out bytes.Buffer
-		c.Stdout, c.Stderr = &out, &out
-		err := c.Run()
-		t.Logf("$ %s %s\n%s", name, strings.Join(args, " "), out.String())
-		return out.String(), err
-	}
+	// The commands run in base: the default submissions, verified and audit folders are absent there.
+	cmd := commands(t, base, root, "./cmd/rescore", "./cmd/make-submission", "./cmd/validate-submission", "./cmd/build-site")
 	only := strings.Join(ids, ",")
 
 	// rescore: the runner's verdicts, row by row.
@@ -513,8 +469,8 @@ timeout = "60s"
 				f.Run.Extensions[results.ExtensionSystem], f.Run.Provenance.Kind, toyRAG)
 		}
 		for _, q := range f.Questions {
-			k := key{f.Run.ScoringProtocol, f.Run.Round, q.QuestionID}
-			if got := verdict(q); got != want[k] {
+			k := verdictKey{f.Run.ScoringProtocol, f.Run.Round, q.QuestionID}
+			if got := rowVerdict(q); got != want[k] {
 				t.Errorf("rescore, %v: %q; the runner's %q", k, got, want[k])
 			}
 			compared++
