@@ -98,8 +98,10 @@ var allowed = map[string][]string{
 	// The benchmark audit: references, controls and probes scored through
 	// scoring (sandbox: the limits it records); no model client, no run loop.
 	"runner/audit": []string{"datasets", "internal/version", "results", "sandbox", "runner/scoring"},
-	// Its command: the flags, the sandbox's among them, and nothing else.
-	"cmd/audit":   []string{"datasets", "runner/audit", "sandbox", "cmd/internal/cliflags", "cmd/internal/sandboxflags"},
+	// Its command: the flags, the sandbox's among them, and a folder
+	// benchmark's registration.
+	// runner/plan: RegisterFolder (-benchmark-folder).
+	"cmd/audit":   []string{"datasets", "runner/audit", "runner/plan", "sandbox", "cmd/internal/cliflags", "cmd/internal/sandboxflags"},
 	"cmd/rescore": []string{"results/published", "results", "datasets", "runner/plan", "runner/journal", "sandbox", "runner/scoring", "internal/version", "internal/words", "cmd/internal/cliflags", "cmd/internal/sandboxflags", "internal/atomicfile"}, // runner/plan: RegisterFolder (-benchmark-folder)
 
 	// Submissions by pull request: the validator re-executes

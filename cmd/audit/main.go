@@ -26,6 +26,13 @@
 // the limits: a rerun (or a run interrupted and started again) executes
 // only what changed; -force executes everything again. The audit itself
 // is package runner/audit; see docs/benchmark-audit.md.
+//
+// Any registered tool-usage benchmark is audited the same way: MatTools'
+// own by default, a folder benchmark with -benchmark-folder DIR
+// (docs/runner.md, "Folder benchmarks"), whose reference solutions and
+// diagnoses are then DIR/reference and DIR/diagnoses.csv unless -reference
+// and -diagnoses say otherwise (absent: none), and whose questions are read
+// from the folder (the data root still gives the sandbox its data files).
 package main
 
 import (
@@ -35,6 +42,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -43,6 +51,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/cmd/internal/sandboxflags"
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/runner/audit"
+	"github.com/mattools-leaderboard/leaderboard/runner/plan"
 	"github.com/mattools-leaderboard/leaderboard/sandbox"
 )
 
@@ -82,8 +91,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&only, "questions", "", "comma-separated question ids to audit (default: all 49)")
 	fs.BoolVar(&c.Force, "force", false, "execute every item again instead of reading the cache")
 	fs.BoolVar(&c.Quiet, "quiet", false, "no progress bar")
+	folder := fs.String("benchmark-folder", "", "audit the folder benchmark in `DIR` (benchmark.json; docs/runner.md#folder-benchmarks) instead of MatTools' tool-usage benchmark")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	if *folder != "" {
+		info, err := plan.RegisterFolder(*folder)
+		if err != nil {
+			fmt.Fprintln(stderr, "audit: -benchmark-folder:", err)
+			return exitUsage
+		}
+		c.Benchmark = info.Name
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["reference"] {
+			c.Reference = filepath.Join(*folder, "reference")
+		}
+		if !set["diagnoses"] {
+			c.Diagnoses = filepath.Join(*folder, "diagnoses.csv")
+		}
 	}
 	if fs.NArg() != 0 {
 		fmt.Fprintln(stderr, "usage: audit [flags]")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/runner/audit"
@@ -149,4 +150,56 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// TestAuditFolderBenchmark: a folder benchmark (two of MatTools' questions
+// under a name of its own, one reference solution in its reference/
+// folder) is audited like MatTools' own: its reference scored under every
+// protocol, its checks probed, and its results files recorded as runs of
+// the folder benchmark (its registry entry on each).
+func TestAuditFolderBenchmark(t *testing.T) {
+	root := mattoolstest.DataRoot(t, "to build a folder benchmark from real questions")
+	python := envOr("MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
+	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
+	}
+	const name = "audit-mini"
+	folder, out := t.TempDir(), t.TempDir()
+	questions := []string{"test_pchip_eval", "test_boltzmann"}
+	for _, q := range questions {
+		if err := os.CopyFS(filepath.Join(folder, "src", "question_segments", name, q), os.DirFS(filepath.Join(root, datasets.QuestionsDir, q))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	manifest, _ := json.Marshal(map[string]any{"name": name, "version": "0.1", "title": "Audit mini", "questions": questions})
+	if err := os.WriteFile(filepath.Join(folder, datasets.FolderManifestFile), manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(folder, "reference"), 0o755)
+	if err := os.WriteFile(filepath.Join(folder, "reference", "test_pchip_eval.py"), []byte("def my_answer():\n    return {\"pchip_interpolation_integral\": 8.2277}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"-quiet", "-slots", "2", "-python", python, "-data", root, "-benchmark-folder", folder, "-out", out}
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	got := stdout.String()
+	for _, want := range []string{
+		"reference: 1 of 2 properties passed under mattools-v1 (1 of 2 questions executed)\n",
+		"reference: 1 of 2 properties passed under mattools-v1-strict (1 of 2 questions executed)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	files, err := results.ReadDir(filepath.Join(out, "results"))
+	if err != nil || len(files) != 6 {
+		t.Fatalf("%d results files (%v); want 3 systems × 2 protocols", len(files), err)
+	}
+	for _, f := range files {
+		if f.Run.Benchmark != name || f.Run.BenchmarkVersion != "0.1" || len(f.Run.Extensions[results.ExtensionBenchmark]) == 0 {
+			t.Errorf("%s: benchmark %s %s, extension %s; want %s 0.1 with its registry entry", f.Path, f.Run.Benchmark, f.Run.BenchmarkVersion, f.Run.Extensions[results.ExtensionBenchmark], name)
+		}
+	}
 }
