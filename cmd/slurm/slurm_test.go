@@ -214,6 +214,14 @@ func TestOnARealSlurmCluster(t *testing.T) {
 			d, _ := os.ReadFile(filepath.Join(work, p))
 			fmt.Fprintf(&b, "--- %s\n%s", p, d)
 		}
+		// The cluster's own account: job completions and the daemons' last lines.
+		for _, p := range []string{"log/jobcomp.txt", "log/slurmctld.log", "log/slurmd.log"} {
+			d, _ := os.ReadFile(filepath.Join(cl, p))
+			if len(d) > 6000 {
+				d = d[len(d)-6000:]
+			}
+			fmt.Fprintf(&b, "--- cluster %s (end)\n%s", p, d)
+		}
 		return b.String()
 	}
 	// waitFor polls Slurm (an event: a state change), up to a generous bound.
@@ -265,6 +273,9 @@ func TestOnARealSlurmCluster(t *testing.T) {
 		return final(jobState(merge1))
 	})
 	arrayWall := time.Since(t0)
+	if s := taskState(arr, 1); s != "COMPLETED" {
+		t.Fatalf("task 1 is %s after its requeue, want COMPLETED (resumed)\n%s\n%s", s, sh("scontrol", "show", "job", arr+"_1"), logs())
+	}
 
 	// The failed shard: the merge never ran, and status names the shard and its log.
 	if s := taskState(arr, 2); s != "FAILED" {

@@ -12,6 +12,9 @@
 # need no cgroup; kill_invalid_depend (in DependencyParameters: under SchedulerParameters it is ignored)
 # cancels a merge whose dependency failed instead of leaving it pending; jobs stay in scontrol for
 # MinJobAge (3600 s here); jobcomp/filetxt keeps every finished job's exit code without slurmdbd.
+# KillWait is Slurm's default, 30 s: after a requeue's SIGTERM the runner journals, stops its sandbox and
+# exits 130; with 10 s, on a loaded machine, a requeued task once ended FAILED with exit 1 (what slurm task
+# returns for a runner killed by a signal) instead of running again.
 # SLURM_TEST_PORT (default 6817, Slurm's own) is slurmctld's port; slurmd listens on the next one. A test picks
 # free ones, so that it never talks to (nor cancels the jobs of) another cluster on the same machine.
 set -euo pipefail
@@ -50,7 +53,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 DependencyParameters=kill_invalid_depend
 MinJobAge=3600
-KillWait=10
+KillWait=30
 ReturnToService=2
 MpiDefault=none
 NodeName=node0 NodeAddr=127.0.0.1 $hw State=UNKNOWN
@@ -71,7 +74,7 @@ stop)
   dir=$(cd "$dir" && pwd)
   export SLURM_CONF=$dir/slurm.conf
   scancel --full --quiet --user=root 2>/dev/null || true
-  # Jobs first, so that slurmd reaps their processes (SIGKILL KillWait=10 s after SIGTERM), then the daemons.
+  # Jobs first, so that slurmd reaps their processes (SIGKILL KillWait=30 s after SIGTERM), then the daemons.
   # A step daemon outlives slurmd: what is still running after 60 s is killed by the pids its node lists.
   gone=
   for _ in $(seq 600); do
