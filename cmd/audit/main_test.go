@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
@@ -152,6 +154,8 @@ func envOr(k, def string) string {
 	return def
 }
 
+var auditFolderRuns atomic.Int32
+
 // TestAuditFolderBenchmark: a folder benchmark (two of MatTools' questions
 // under a name of its own, one reference solution in its reference/
 // folder) is audited like MatTools' own: its reference scored under every
@@ -163,7 +167,9 @@ func TestAuditFolderBenchmark(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
 		t.Skipf("the sandbox's Python environment is not installed (make sandbox-env): %v", err)
 	}
-	const name = "audit-mini"
+	// A name of its own per run: a benchmark is registered once per
+	// process, from one folder (go test -count=N runs this again).
+	name := fmt.Sprintf("audit-mini-%d", auditFolderRuns.Add(1))
 	folder, out := t.TempDir(), t.TempDir()
 	questions := []string{"test_pchip_eval", "test_boltzmann"}
 	for _, q := range questions {
@@ -198,7 +204,7 @@ func TestAuditFolderBenchmark(t *testing.T) {
 		t.Fatalf("%d results files (%v); want 3 systems × 2 protocols", len(files), err)
 	}
 	for _, f := range files {
-		if f.Run.Benchmark != name || f.Run.BenchmarkVersion != "0.1" || len(f.Run.Extensions[results.ExtensionBenchmark]) == 0 {
+		if string(f.Run.Benchmark) != name || f.Run.BenchmarkVersion != "0.1" || len(f.Run.Extensions[results.ExtensionBenchmark]) == 0 {
 			t.Errorf("%s: benchmark %s %s, extension %s; want %s 0.1 with its registry entry", f.Path, f.Run.Benchmark, f.Run.BenchmarkVersion, f.Run.Extensions[results.ExtensionBenchmark], name)
 		}
 	}
