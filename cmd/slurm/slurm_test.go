@@ -262,7 +262,11 @@ func TestOnARealSlurmCluster(t *testing.T) {
 		t.Fatalf("task 1's journals: %v", journal1)
 	}
 	before := itemIndexes(t, journal1[0])
-	// A requeued job waits 2 minutes (its begin time); start it now.
+	// A requeued job waits 2 minutes (its begin time); start it now, but in a later second than the requeue's end:
+	// slurmd refuses a launch credential issued in the second it revoked the job's last one (slurm_cred.c,
+	// ctime <= revoked), and the task would end FAILED, exit 1, without running. PENDING (not COMPLETING) means
+	// slurmd has killed the first run and revoked its credential by now.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 100*time.Millisecond)))
 	sh("scontrol", "update", "jobid="+arr+"_1", "starttime=now")
 	waitFor("every task and the merge", func() bool {
 		for i := range 4 {

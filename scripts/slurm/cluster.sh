@@ -13,8 +13,8 @@
 # cancels a merge whose dependency failed instead of leaving it pending; jobs stay in scontrol for
 # MinJobAge (3600 s here); jobcomp/filetxt keeps every finished job's exit code without slurmdbd.
 # KillWait is Slurm's default, 30 s: after a requeue's SIGTERM the runner journals, stops its sandbox and
-# exits 130; with 10 s, on a loaded machine, a requeued task once ended FAILED with exit 1 (what slurm task
-# returns for a runner killed by a signal) instead of running again.
+# exits 130, on a loaded machine too. (A requeued task that ends FAILED, exit 1, without running again was
+# started in the second of its requeue: slurmd refuses a credential not newer than the one it revoked.)
 # SLURM_TEST_PORT (default 6817, Slurm's own) is slurmctld's port; slurmd listens on the next one. A test picks
 # free ones, so that it never talks to (nor cancels the jobs of) another cluster on the same machine.
 set -euo pipefail
