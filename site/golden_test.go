@@ -15,6 +15,7 @@ import (
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
+	"github.com/mattools-leaderboard/leaderboard/internal/words"
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/results/published"
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
@@ -23,6 +24,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/site/content"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
 	"github.com/mattools-leaderboard/leaderboard/site/plots"
+	"github.com/mattools-leaderboard/leaderboard/site/release"
 	"github.com/mattools-leaderboard/leaderboard/site/sitetest"
 )
 
@@ -151,42 +153,56 @@ func realData(t *testing.T) (root, resultsDir string, files []*results.File) {
 	return root, dir, files
 }
 
-// releaseFiles returns the files of the runs the newest committed release
-// lists. Their numbers are fixed by the release (not by how many published
-// runs a data root holds), so their downloads can be golden on any MatTools
-// root that holds them: this copy or an upstream checkout. It skips the test
-// when the root lacks some of them.
-func releaseFiles(t *testing.T, files []*results.File) []*results.File {
+// releaseFiles returns the newest committed release and its runs as make
+// site gathers them (build-site's defaults; site.ReleaseRuns runs the
+// build's own code): from the import of MATTOOLS_DATA's published results
+// (resultsDir, as make import writes it), the repository's submissions
+// with their verified records (site.SubmissionsRoot, site.VerifiedRoot) and
+// the benchmark audit's committed results files (committedAuditDir). files
+// are the release's runs of results files and submissions, compact, with
+// their tool-usage rows in rows (aggregate.BuildRows takes both, as the
+// build does); audit are its benchmark audit runs. Their numbers are fixed
+// by the release (not by how many published runs a data root holds), so
+// their downloads can be golden on any MatTools root that holds them: this
+// copy or an upstream checkout. A run the release lists that none of these
+// places holds, or that is invalid, fails the test naming the run and
+// where it was looked for.
+func releaseFiles(t *testing.T, resultsDir string) (r release.Release, files []*results.File, rows map[string][]results.SummaryRow, audit []*results.File) {
 	t.Helper()
 	rs, err := site.DefaultReleases()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rs) == 0 {
-		t.Skip("no release is cut yet")
+		t.Fatalf("%s lists no release", release.File)
 	}
-	byID := map[string]*results.File{}
-	for _, f := range files {
-		byID[f.Run.RunID] = f
+	r = rs[len(rs)-1]
+	o := site.Options{ResultsDir: resultsDir, AuditDir: committedAuditDir(t),
+		SubmissionsDir: filepath.Join(repoRoot(t), site.SubmissionsRoot), VerifiedDir: filepath.Join(repoRoot(t), site.VerifiedRoot)}
+	files, rows, audit, missing, err := site.ReleaseRuns(o, r)
+	if err != nil {
+		t.Fatalf("release %s (%s): %v", r.Version, release.File, err)
 	}
-	var out []*results.File
-	for _, id := range rs[len(rs)-1].Runs {
-		f := byID[id]
-		if f == nil {
-			t.Skipf("MATTOOLS_DATA lacks run %s of release %s", id, rs[len(rs)-1].Version)
-		}
-		out = append(out, f)
+	if len(missing) > 0 {
+		t.Fatalf("release %s (%s) lists %s present in none of the import of %s=%s (%s), the submissions %s (verified records %s) and the benchmark audit's results %s:\n  %s",
+			r.Version, release.File, words.Count(len(missing), "run", "runs"), datasets.EnvVar, os.Getenv(datasets.EnvVar), o.ResultsDir, o.SubmissionsDir, o.VerifiedDir, o.AuditDir,
+			strings.Join(missing, "\n  "))
 	}
-	return out
+	return r, files, rows, audit
 }
 
-// TestRealDownloadsGolden: the CSV downloads and figure data built from the
-// published MatTools runs of the newest release (goldens in
-// testdata/golden/mattools), whose numbers TestRealNumbersEqualThePaper
-// checks against the reference files.
+// TestRealDownloadsGolden: the CSV downloads and figure data of the newest
+// release, built from its runs as make site builds them (goldens in
+// testdata/golden/mattools), whose as-published numbers
+// TestRealNumbersEqualThePaper checks against the reference files. The
+// release's benchmark audit runs must be present but are in no table
+// download or figure (aggregate never makes them configurations); their
+// unranked rows of the ranked CSVs are frozen in the release's numbers
+// manifest (site/releases/<version>.numbers.csv).
 func TestRealDownloadsGolden(t *testing.T) {
-	_, _, files := realData(t)
-	lb := aggregate.Build(releaseFiles(t, files), aggregate.DefaultCatalog())
+	_, resultsDir, _ := realData(t)
+	_, files, rows, _ := releaseFiles(t, resultsDir)
+	lb := aggregate.BuildRows(files, rows, aggregate.DefaultCatalog())
 	checkGoldenDir(t, "mattools", goldenSet(lb))
 }
 

@@ -516,19 +516,13 @@ func addReleases(o Options, rep *Report, in *buildInputs, st *releaseState) erro
 		if r.ReferencePages {
 			e.AuditPaths, e.Diagnoses = map[string]string{}, diagnoses
 		}
-		for _, id := range r.Runs {
-			if f := auditByID[id]; f != nil {
-				e.Audit = append(e.Audit, f)
-				if e.AuditPaths != nil {
-					e.AuditPaths[id] = auditPaths[id]
-				}
-				continue
-			}
-			if f := byID[id]; f != nil {
-				e.Files = append(e.Files, f)
-				e.ResultsPaths[id] = paths[id]
-			} else {
-				e.Missing = append(e.Missing, id)
+		e.Files, e.Audit, e.Missing = releaseRuns(r, byID, auditByID)
+		for _, f := range e.Files {
+			e.ResultsPaths[f.Run.RunID] = paths[f.Run.RunID]
+		}
+		if e.AuditPaths != nil {
+			for _, f := range e.Audit {
+				e.AuditPaths[f.Run.RunID] = auditPaths[f.Run.RunID]
 			}
 		}
 		switch {
@@ -545,6 +539,23 @@ func addReleases(o Options, rep *Report, in *buildInputs, st *releaseState) erro
 		st.editions = append(st.editions, e)
 	}
 	return nil
+}
+
+// releaseRuns sorts the runs release r lists, in r's order, into those of
+// the results files and submissions (byID: run id → file), those of the
+// benchmark audit (auditByID) and those present in neither (missing): the
+// runs a build shows in r's edition.
+func releaseRuns(r release.Release, byID, auditByID map[string]*results.File) (files, audit []*results.File, missing []string) {
+	for _, id := range r.Runs {
+		if f := auditByID[id]; f != nil {
+			audit = append(audit, f)
+		} else if f := byID[id]; f != nil {
+			files = append(files, f)
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	return files, audit, missing
 }
 
 // render runs Hugo over the generated sources into a folder beside
