@@ -177,8 +177,8 @@ func (d *docker) createOptions(s Spec, lim Limits) client.ContainerCreateOptions
 func ptrTo[T any](v T) *T { return &v }
 
 func (d *docker) Run(ctx context.Context, s Spec) (res *Result, err error) {
-	if len(s.Argv) == 0 {
-		return nil, errors.New("sandbox: empty argv")
+	if err := s.check(); err != nil {
+		return nil, err
 	}
 	if s.DataFiles != nil && s.DataDir != "" {
 		// The task's own copy of its data files (Spec.DataFiles), bound instead of DataDir.

@@ -402,8 +402,8 @@ func pidAlive(pid int) bool {
 // eligible (warmEligible), otherwise cold, in a sandbox of its own
 // (runCold).
 func (l *local) Run(ctx context.Context, s Spec) (*Result, error) {
-	if len(s.Argv) == 0 {
-		return nil, errors.New("sandbox: empty argv")
+	if err := s.check(); err != nil {
+		return nil, err
 	}
 	var slot int
 	select {

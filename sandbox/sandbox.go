@@ -24,6 +24,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -347,6 +348,36 @@ func seededArgv(argv []string) []string {
 	}
 	return argv
 }
+
+// check returns the error of a Spec no backend runs: an empty argv, or a
+// Spec.Env entry that is not NAME=value (NAME of [A-Z_][A-Z0-9_]*) or that
+// would change how the sandbox's Python starts or finds its programs and
+// libraries: a name of baseEnv's (PATH, HOME, PYTHONHASHSEED, …), or one
+// starting LD_, PYTHON or MPL. (A folder benchmark's env is refused with
+// the same names when its manifest is read, naming the file and field:
+// datasets.ReadFolderManifest.)
+func (s Spec) check() error {
+	if len(s.Argv) == 0 {
+		return errors.New("sandbox: empty argv")
+	}
+	fixed := map[string]bool{}
+	for _, kv := range baseEnv("") {
+		fixed[kv[:strings.IndexByte(kv, '=')]] = true
+	}
+	for i, kv := range s.Env {
+		name, _, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || !envName.MatchString(name):
+			return fmt.Errorf("sandbox: Spec.Env[%d] %q is not NAME=value with NAME of [A-Z_][A-Z0-9_]*", i, kv)
+		case fixed[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "PYTHON") || strings.HasPrefix(name, "MPL"):
+			return fmt.Errorf("sandbox: Spec.Env[%d] sets %s, which the sandbox fixes or refuses (it would change how Python starts or finds its programs)", i, name)
+		}
+	}
+	return nil
+}
+
+// envName is the form of a Spec.Env variable's name.
+var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 
 // baseEnv is the whole environment inside a sandbox (plus Spec.Env): single
 // threaded numeric libraries, a headless matplotlib, no bytecode writes, and

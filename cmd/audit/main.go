@@ -83,7 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.Reference, "reference", DefaultReference, "folder of the reference solutions, one <question>.py each")
 	fs.StringVar(&c.Diagnoses, "diagnoses", "benchmarks/mattools-tool-usage/diagnoses.csv", "the diagnoses of the properties the reference fails (question,property,category,evidence); absent: none")
 	fs.StringVar(&c.Out, "out", "build/audit", "output folder: audit.json, results/, .cache/")
-	fs.StringVar(&c.Publish, "publish", "", "also copy the results files into this folder, replacing the results files there (the committed copy the site reads: benchmarks/mattools-tool-usage/audit)")
+	fs.StringVar(&c.Publish, "publish", "", "also copy the results files into this folder, replacing the audit's earlier results files there of the same benchmark and version (the committed copy the site reads: benchmarks/mattools-tool-usage/audit)")
 	fs.StringVar(&c.Version, "benchmark-version", "", "the tool-usage benchmark version whose verification scores the references: 2025-05 (the default) or a corrected version (datasets/corrections.json); its results files are that version's")
 	// Generous limits: the audit measures how long a correct solution takes.
 	sb.Register(fs, nil, sandbox.Limits{Wall: 20 * time.Minute, CPU: 20 * time.Minute}, "generous: the audit measures the references' times",

@@ -45,10 +45,19 @@ func TestAuditThreeQuestions(t *testing.T) {
 	write("test_defect_band_raises.py", "def my_answer():\n    return {}\n")
 	diag := filepath.Join(ref, "diagnoses.csv")
 	write("diagnoses.csv", "question,property,category,evidence\n")
-	// -publish replaces the results files of the folder it copies into.
+	// -publish replaces the audit's earlier results files of the same
+	// benchmark and version in the folder it copies into (the committed
+	// audit of MatTools' published version, under another question set's
+	// name), and keeps the rest: another version's audit, a run that is no
+	// audit, other files.
 	pub := filepath.Join(t.TempDir(), "published")
 	os.MkdirAll(pub, 0o755)
-	os.WriteFile(filepath.Join(pub, "stale"+results.Extension), []byte("old"), 0o644)
+	committed := filepath.Join("..", "..", "benchmarks", "mattools-tool-usage", "audit")
+	stale := "audit__tool-usage__reference-solution__s0__none__mattools-v1-strict__set-executable-85659656__r1" + results.Extension
+	otherVersion := "audit__tool-usage__b-2025-05-corrected-2__reference-solution__s0__none__mattools-v1-strict__set-executable-85659656__r1" + results.Extension
+	copyFile(t, filepath.Join(committed, stale), filepath.Join(pub, stale))
+	copyFile(t, filepath.Join(committed, otherVersion), filepath.Join(pub, otherVersion))
+	copyFile(t, filepath.Join("..", "..", "results", "testdata", "v2", "tool-usage"+results.Extension), filepath.Join(pub, "not-an-audit"+results.Extension))
 	os.WriteFile(filepath.Join(pub, "README.md"), []byte("kept"), 0o644)
 	args := []string{"-quiet", "-slots", "2", "-python", python, "-data", root, "-reference", ref, "-diagnoses", diag, "-out", out,
 		"-questions", "test_pchip_eval,test_vacancy,test_defect_band_raises,test_boltzmann", "-publish", pub}
@@ -109,8 +118,16 @@ func TestAuditThreeQuestions(t *testing.T) {
 		t.Fatalf("%d results files (%v); want 3 systems × 2 protocols", len(files), err)
 	}
 	published, _ := filepath.Glob(filepath.Join(pub, "*"))
-	if len(published) != 7 {
-		t.Errorf("-publish folder holds %v; want the 6 results files and README.md", published)
+	if len(published) != 9 {
+		t.Errorf("-publish folder holds %v; want the 6 results files, README.md, the other version's audit run and the run that is no audit", published)
+	}
+	if _, err := os.Stat(filepath.Join(pub, stale)); err == nil {
+		t.Errorf("-publish kept %s, an earlier audit run of the same benchmark and version", stale)
+	}
+	for _, kept := range []string{otherVersion, "not-an-audit" + results.Extension, "README.md"} {
+		if _, err := os.Stat(filepath.Join(pub, kept)); err != nil {
+			t.Errorf("-publish removed %s: %v", kept, err)
+		}
 	}
 	for _, f := range files {
 		if a, b := readOrEmpty(f.Path), readOrEmpty(filepath.Join(pub, filepath.Base(f.Path))); a == "" || a != b {
@@ -207,5 +224,17 @@ func TestAuditFolderBenchmark(t *testing.T) {
 		if string(f.Run.Benchmark) != name || f.Run.BenchmarkVersion != "0.1" || len(f.Run.Extensions[results.ExtensionBenchmark]) == 0 {
 			t.Errorf("%s: benchmark %s %s, extension %s; want %s 0.1 with its registry entry", f.Path, f.Run.Benchmark, f.Run.BenchmarkVersion, f.Run.Extensions[results.ExtensionBenchmark], name)
 		}
+	}
+}
+
+// copyFile copies the file at from to to.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -155,7 +155,7 @@ func Run(ctx context.Context, c Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	if c.Publish != "" {
-		if err := publishResults(written, c.Publish, bench.Version); err != nil {
+		if err := publishResults(written, c.Publish, name, bench.Version); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "audit: copied %d results files into %s\n", len(written), c.Publish)

@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
@@ -114,46 +114,64 @@ func emptyAnswer(q *datasets.Question) *scoring.Scored {
 }
 
 // publishResults copies the results files at paths into dir (created if
-// needed), each atomically, and removes the other results files there
-// (*.parquet) of the same benchmark version: dir then holds exactly this
-// audit's files of version (and those of the other versions' audits), the
-// copy that build-site reads (-audit; docs/benchmark-audit.md).
-func publishResults(paths []string, dir, version string) error {
+// needed), each atomically, and then removes the audit's earlier results
+// files there (*.parquet) of the same benchmark and version: dir then holds
+// exactly this audit's files of benchmark b, version (and whatever else it
+// held: other versions' or other benchmarks' audits, files of no audit),
+// the copy that build-site reads (-audit; docs/benchmark-audit.md). Which
+// files are the audit's earlier ones is read from each file's run record
+// (provenance kind audit, benchmark, benchmark version), never from its
+// name. Errors: a results file in dir that cannot be read, named, before
+// anything is copied or removed.
+func publishResults(paths []string, dir string, b results.Benchmark, version string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	keep := map[string]bool{}
 	for _, p := range paths {
+		keep[filepath.Base(p)] = true
+	}
+	stale, err := staleAuditFiles(dir, keep, b, version)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		name := filepath.Base(p)
-		keep[name] = true
-		if err := results.WriteFileAtomic(filepath.Join(dir, name), data, 0o644); err != nil {
+		if err := results.WriteFileAtomic(filepath.Join(dir, filepath.Base(p)), data, 0o644); err != nil {
 			return err
 		}
 	}
-	old, err := filepath.Glob(filepath.Join(dir, "*"+results.Extension))
-	if err != nil {
-		return err
-	}
-	for _, p := range old {
-		if !keep[filepath.Base(p)] && sameVersion(filepath.Base(p), version) {
-			if err := os.Remove(p); err != nil {
-				return err
-			}
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// sameVersion reports whether the results file named name is a run of
-// tool-usage benchmark version version (its run id names a version other
-// than the first registered one: results.MakeRunID).
-func sameVersion(name, version string) bool {
-	if version == "" || version == results.BenchmarkVersion2025_05 {
-		return !strings.Contains(name, "__b-")
+// staleAuditFiles lists the results files in dir, other than those named
+// in keep, that are benchmark-audit runs of benchmark b, version.
+func staleAuditFiles(dir string, keep map[string]bool, b results.Benchmark, version string) ([]string, error) {
+	old, err := filepath.Glob(filepath.Join(dir, "*"+results.Extension))
+	if err != nil {
+		return nil, err
 	}
-	return strings.Contains(name, "__b-"+version+"__")
+	var stale []string
+	for _, p := range old {
+		if keep[filepath.Base(p)] {
+			continue
+		}
+		f, err := results.Read(p)
+		if err != nil {
+			return nil, fmt.Errorf("publishing into %s: %w (nothing was copied or removed)", dir, err)
+		}
+		r := f.Run
+		if r.Provenance.Kind == results.ProvenanceAudit && r.Benchmark == b && r.BenchmarkVersion == version {
+			stale = append(stale, p)
+		}
+	}
+	return stale, nil
 }
