@@ -65,12 +65,26 @@ const FolderDataDir = "src/tool_source_code"
 // none that would change how the sandbox finds its programs or Python.
 var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 
-func forbiddenEnv(name string) bool {
+// ForbiddenEnvName reports whether a folder benchmark's env may not set the
+// variable name: the sandbox's fixed environment (PATH, HOME, TMPDIR, USER,
+// LOGNAME, LANG, the numeric libraries' thread counts, …), LANGUAGE, and
+// the prefixes LD_, PYTHON, MPL, LC_, OPENBLAS_, OMP_, MKL_ and NUMEXPR_.
+// It is the sandbox's own rule (sandbox.RefusedEnvName), which refuses such
+// an execution; repeated here, since the data floor imports no sandbox, so
+// that a manifest fails when it is read, naming the file and field, not
+// question by question once the model has answered. runner/scoring's
+// TestFolderEnvRuleIsTheSandboxs checks that the two agree.
+func ForbiddenEnvName(name string) bool {
 	switch name {
-	case "PATH", "HOME", "TMPDIR":
+	case "PATH", "HOME", "TMPDIR", "USER", "LOGNAME", "LANG", "LANGUAGE":
 		return true
 	}
-	return strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "PYTHON") || strings.HasPrefix(name, "MPL")
+	for _, p := range []string{"LD_", "PYTHON", "MPL", "LC_", "OPENBLAS_", "OMP_", "MKL_", "NUMEXPR_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 var folderName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -106,7 +120,7 @@ func ReadFolderManifest(dir string) (*FolderManifest, error) {
 		switch {
 		case !ok || !envName.MatchString(name):
 			errs = append(errs, &FormatError{File: path, Field: fmt.Sprintf("env[%d]", i), Err: fmt.Errorf("%q is not NAME=value with an upper-case NAME", kv)})
-		case forbiddenEnv(name):
+		case ForbiddenEnvName(name):
 			errs = append(errs, &FormatError{File: path, Field: fmt.Sprintf("env[%d]", i), Err: fmt.Errorf("%s may not be set: the sandbox fixes it", name)})
 		}
 	}

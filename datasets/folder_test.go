@@ -58,6 +58,8 @@ func TestLoadFolderWithDataDir(t *testing.T) {
 		{`"env": ["A=1", "PYTHONPATH=/app"]`, "env[1]: PYTHONPATH may not be set"},
 		{`"env": ["LD_PRELOAD=/x.so"]`, "env[0]: LD_PRELOAD may not be set"},
 		{`"env": ["PATH=/tmp"]`, "env[0]: PATH may not be set"},
+		{`"env": ["OMP_NUM_THREADS=4"]`, "env[0]: OMP_NUM_THREADS may not be set"},
+		{`"env": ["LC_ALL=C"]`, "env[0]: LC_ALL may not be set"},
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, FolderManifestFile), []byte(`{"name":"x","version":"1","questions":["a"],`+c.extra+`}`), 0o644)

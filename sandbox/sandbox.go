@@ -25,6 +25,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -350,27 +351,19 @@ func seededArgv(argv []string) []string {
 }
 
 // check returns the error of a Spec no backend runs: an empty argv, or a
-// Spec.Env entry that is not NAME=value (NAME of [A-Z_][A-Z0-9_]*) or that
-// would change how the sandbox's Python starts or finds its programs and
-// libraries: a name of baseEnv's (PATH, HOME, PYTHONHASHSEED, …), or one
-// starting LD_, PYTHON or MPL. (A folder benchmark's env is refused with
-// the same names when its manifest is read, naming the file and field:
-// datasets.ReadFolderManifest.)
+// Spec.Env entry that is not NAME=value (NAME of [A-Z_][A-Z0-9_]*) or whose
+// name RefusedEnvName refuses.
 func (s Spec) check() error {
 	if len(s.Argv) == 0 {
 		return errors.New("sandbox: empty argv")
-	}
-	fixed := map[string]bool{}
-	for _, kv := range baseEnv("") {
-		fixed[kv[:strings.IndexByte(kv, '=')]] = true
 	}
 	for i, kv := range s.Env {
 		name, _, ok := strings.Cut(kv, "=")
 		switch {
 		case !ok || !envName.MatchString(name):
 			return fmt.Errorf("sandbox: Spec.Env[%d] %q is not NAME=value with NAME of [A-Z_][A-Z0-9_]*", i, kv)
-		case fixed[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "PYTHON") || strings.HasPrefix(name, "MPL"):
-			return fmt.Errorf("sandbox: Spec.Env[%d] sets %s, which the sandbox fixes or refuses (it would change how Python starts or finds its programs)", i, name)
+		case RefusedEnvName(name):
+			return fmt.Errorf("sandbox: Spec.Env[%d] sets %s, which the sandbox fixes or refuses (it would change how Python starts, finds its programs, decodes text or computes)", i, name)
 		}
 	}
 	return nil
@@ -378,6 +371,42 @@ func (s Spec) check() error {
 
 // envName is the form of a Spec.Env variable's name.
 var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+
+// refusedEnvPrefixes are the Spec.Env name prefixes the sandbox refuses:
+// the dynamic loader's, Python's, matplotlib's, the locale's and the
+// numeric libraries' (thread counts, code paths).
+var refusedEnvPrefixes = []string{"LD_", "PYTHON", "MPL", "LC_", "OPENBLAS_", "OMP_", "MKL_", "NUMEXPR_"}
+
+// RefusedEnvName reports whether Spec.Env may not set the variable name:
+// a variable of the sandbox's fixed environment (PATH, HOME, LANG,
+// PYTHONHASHSEED, …; FixedEnvNames), LANGUAGE, or a name starting with one
+// of LD_, PYTHON, MPL, LC_, OPENBLAS_, OMP_, MKL_ or NUMEXPR_: each would
+// change how the sandbox's Python starts, finds its programs and libraries,
+// decodes text or computes. (A folder benchmark's env is refused by the
+// same rule when its manifest is read, naming the file and field:
+// datasets.ForbiddenEnvName, checked against this one by runner/scoring's
+// tests.)
+func RefusedEnvName(name string) bool {
+	if name == "LANGUAGE" || slices.Contains(FixedEnvNames(), name) {
+		return true
+	}
+	for _, p := range refusedEnvPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// FixedEnvNames returns the names of the sandbox's fixed environment
+// (baseEnv), in its order.
+func FixedEnvNames() []string {
+	var names []string
+	for _, kv := range baseEnv("") {
+		names = append(names, kv[:strings.IndexByte(kv, '=')])
+	}
+	return names
+}
 
 // baseEnv is the whole environment inside a sandbox (plus Spec.Env): single
 // threaded numeric libraries, a headless matplotlib, no bytecode writes, and

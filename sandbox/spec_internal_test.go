@@ -16,7 +16,7 @@ func TestSpecCheckRefusesEnvThatChangesPython(t *testing.T) {
 		t.Errorf("plain variables refused: %v", err)
 	}
 	for _, kv := range []string{"PYTHONPATH=/tmp/evil", "PYTHONHASHSEED=1", "PYTHONSTARTUP=/sbx/x.py", "LD_PRELOAD=/tmp/x.so",
-		"PATH=/tmp", "HOME=/", "MPLBACKEND=TkAgg", "OMP_NUM_THREADS=8", "NOEQUALS", "lower=1", "=x"} {
+		"PATH=/tmp", "HOME=/", "MPLBACKEND=TkAgg", "OMP_NUM_THREADS=8", "LC_ALL=C", "LANGUAGE=fr", "OPENBLAS_CORETYPE=Haswell", "USER=root", "NOEQUALS", "lower=1", "=x"} {
 		err := (Spec{Argv: argv, Env: []string{"OK=1", kv}}).check()
 		if err == nil || !strings.Contains(err.Error(), "Spec.Env[1]") {
 			t.Errorf("Env %q: error %v; want one naming Spec.Env[1]", kv, err)
