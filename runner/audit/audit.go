@@ -71,7 +71,8 @@ type Config struct {
 	// shows no progress bar.
 	Force, Quiet bool
 	// Publish, when set, is a folder the results files are copied into,
-	// replacing the results files there.
+	// replacing the audit's earlier results files there of the same
+	// benchmark and version (publishResults).
 	Publish string
 	// Benchmark is the tool-usage benchmark audited, its questions read
 	// from Data by its registered loader (datasets.LoaderOf): "" is the

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/mattools-leaderboard/leaderboard/datasets"
@@ -149,21 +150,32 @@ func publishResults(paths []string, dir string, b results.Benchmark, version str
 			return err
 		}
 	}
-	return nil
+	return syncDir(dir)
+}
+
+// syncDir makes dir's entries (the removals) durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // staleAuditFiles lists the results files in dir, other than those named
 // in keep, that are benchmark-audit runs of benchmark b, version.
 func staleAuditFiles(dir string, keep map[string]bool, b results.Benchmark, version string) ([]string, error) {
-	old, err := filepath.Glob(filepath.Join(dir, "*"+results.Extension))
+	entries, err := os.ReadDir(dir) // not Glob: dir may hold [, * or ?
 	if err != nil {
 		return nil, err
 	}
 	var stale []string
-	for _, p := range old {
-		if keep[filepath.Base(p)] {
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), results.Extension) || keep[e.Name()] {
 			continue
 		}
+		p := filepath.Join(dir, e.Name())
 		f, err := results.Read(p)
 		if err != nil {
 			return nil, fmt.Errorf("publishing into %s: %w (nothing was copied or removed)", dir, err)
