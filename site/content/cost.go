@@ -111,7 +111,7 @@ func (v *views) costTables() (tables []costTableView, figs []*plots.CostFigure) 
 			f.Caption = fmt.Sprintf("Each point is a configuration: task success rate (mean over rounds, %s) against %s. The dashed line is the Pareto frontier: "+
 				"the configurations that no other is cheaper and at least as accurate as. Axes span the points; a label that would overlap another is left out (the table above lists every point).", k.protocol, f.XLabel)
 			figs = append(figs, f)
-			tv.Figure = &figureView{SVG: "figures/" + f.ID + ".svg", CSV: "figures/" + f.ID + ".csv", Title: f.Title, Caption: f.Caption}
+			tv.Figure = newFigureView("figures/"+f.ID+".svg", "figures/"+f.ID+".csv", f.Title, f.Caption, plots.CostDisplayWidthPx)
 		}
 		tables = append(tables, tv)
 		groups = append(groups, tableGroup{k.qs, k.protocol})

@@ -66,7 +66,7 @@ func (v *views) homeTables(ts []*aggregate.RankedTable, tvs []*rankedView) ([]*r
 		t.Questions, t.TotalQuestions, t.TotalQuestions-t.Questions, protocolPhrase(t.HeadlineProtocol))
 	f := v.intervalFigure(t, tv)
 	if f != nil {
-		tv.Interval = &figureView{SVG: intervalFigurePath(t.ID, "svg"), CSV: intervalFigurePath(t.ID, "csv"), Title: f.Title, Caption: f.Caption}
+		tv.Interval = newFigureView(intervalFigurePath(t.ID, "svg"), intervalFigurePath(t.ID, "csv"), f.Title, f.Caption, plots.DisplayWidthPx)
 	}
 	return out, f
 }

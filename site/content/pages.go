@@ -13,6 +13,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
+	"github.com/mattools-leaderboard/leaderboard/site/plots"
 )
 
 func sortStrings(s []string) { slices.Sort(s) }
@@ -657,7 +658,7 @@ func (w *writer) writeModels(v *views) {
 		}
 		w.static("figures/"+f.ID+".svg", svg)
 		w.static("figures/"+f.ID+".csv", f.CSV())
-		data["figure"] = figureView{SVG: "figures/" + f.ID + ".svg", CSV: "figures/" + f.ID + ".csv", Title: f.Title, Caption: f.Caption}
+		data["figure"] = newFigureView("figures/"+f.ID+".svg", "figures/"+f.ID+".csv", f.Title, f.Caption, plots.ReleaseDisplayWidthPx)
 	}
 	w.page("models", "Models", "models", data)
 }
@@ -856,12 +857,9 @@ func (w *writer) writeHome(v *views) {
 		}
 		boards = append(boards, boardItem{Title: b.Title(), Href: href(string(b)), Tables: tables, Rows: rows})
 	}
-	var figs []figureView
+	figs := []*figureView{}
 	for _, f := range w.e.Figures {
-		figs = append(figs, figureView{SVG: "figures/" + f.ID + ".svg", CSV: "figures/" + f.ID + ".csv", Title: f.Title, Caption: f.Caption})
-	}
-	if figs == nil {
-		figs = []figureView{}
+		figs = append(figs, newFigureView("figures/"+f.ID+".svg", "figures/"+f.ID+".csv", f.Title, f.Caption, plots.DisplayWidthPx))
 	}
 	// MatTools' tables first, then the verified set's, then other
 	// benchmarks' (a folder benchmark's: never mixed with MatTools').

@@ -15,6 +15,7 @@ import (
 	"github.com/mattools-leaderboard/leaderboard/results/stats"
 	"github.com/mattools-leaderboard/leaderboard/site/aggregate"
 	"github.com/mattools-leaderboard/leaderboard/site/paperonly"
+	"github.com/mattools-leaderboard/leaderboard/site/plots"
 )
 
 // RunnableNote is said wherever a function runnable rate is shown: what the
@@ -398,7 +399,7 @@ func (v *views) ranked(t *aggregate.RankedTable, all []*aggregate.RankedTable) *
 	for _, p := range t.Parts {
 		tv.Parts = append(tv.Parts, linkView{Text: aggregate.ProtocolTitle(p.ScoringProtocol) + " (" + p.Board.Title() + ")", Href: "downloads/tables/" + p.ID + ".csv"})
 		if f := v.figure[p.ID]; f != nil && t.Board != aggregate.BoardToolUsage { // the landing page links the boards instead
-			tv.Figures = append(tv.Figures, &figureView{SVG: "figures/" + f.ID + ".svg", CSV: "figures/" + f.ID + ".csv", Title: f.Title, Caption: f.Caption})
+			tv.Figures = append(tv.Figures, newFigureView("figures/"+f.ID+".svg", "figures/"+f.ID+".csv", f.Title, f.Caption, plots.DisplayWidthPx))
 		}
 	}
 	paperHere := t.Canonical() && t.BenchmarkVersion == results.BenchmarkVersion2025_05

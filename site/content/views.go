@@ -186,11 +186,26 @@ type groupView struct {
 	Rows  []*rowView `json:"rows"`
 }
 
+// figureView is a figure as layouts/_partials/figure.html shows it: its SVG
+// and CSV (paths relative to the page's root or, for an interval figure,
+// its FigRoot), its title (the img's alt text) and caption, the CSS width
+// its text sizes are chosen for (Width, one of the plots package's display
+// widths) and the narrowest it is shown at (MinWidth,
+// plots.MinDisplayWidthPx: its smallest text plots.ReadableTextPx tall);
+// a narrower screen scrolls it sideways.
 type figureView struct {
-	SVG     string `json:"svg"`
-	CSV     string `json:"csv"`
-	Title   string `json:"title"`
-	Caption string `json:"caption"`
+	SVG      string `json:"svg"`
+	CSV      string `json:"csv"`
+	Title    string `json:"title"`
+	Caption  string `json:"caption"`
+	Width    int    `json:"width"`
+	MinWidth int    `json:"min_width"`
+}
+
+// newFigureView is the view of the figure whose files are svg and csv,
+// designed to be shown widthPx CSS pixels wide.
+func newFigureView(svg, csv, title, caption string, widthPx int) *figureView {
+	return &figureView{SVG: svg, CSV: csv, Title: title, Caption: caption, Width: widthPx, MinWidth: plots.MinDisplayWidthPx(widthPx)}
 }
 
 type tableView struct {
@@ -305,7 +320,7 @@ func (v *views) table(t *aggregate.Table) *tableView {
 		}
 	}
 	if f := v.figure[t.ID]; f != nil {
-		tv.Figure = &figureView{SVG: "figures/" + f.ID + ".svg", CSV: "figures/" + f.ID + ".csv", Title: f.Title, Caption: f.Caption}
+		tv.Figure = newFigureView("figures/"+f.ID+".svg", "figures/"+f.ID+".csv", f.Title, f.Caption, plots.DisplayWidthPx)
 	}
 	paperHere := plots.PaperTable(t)
 	for _, g := range t.Groups() {

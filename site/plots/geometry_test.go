@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -238,5 +239,73 @@ func TestCostFigureLabelsNeverOverlap(t *testing.T) {
 	}
 	if len(ticks) == 0 {
 		t.Error("no x tick label found")
+	}
+}
+
+// TestFigureTextReadableAtTheNarrowestWidth reads every text of the
+// fixture's bar figures and of an interval, a cost and a release-date figure
+// (titles as long as the real site's): at its display width each is at
+// least plots.ValuePx CSS pixels tall, so that at
+// plots.MinDisplayWidthPx(display width), the narrowest the pages show a
+// figure, none is under plots.ReadableTextPx; and MinDisplayWidthPx is the
+// narrowest such width.
+func TestFigureTextReadableAtTheNarrowestWidth(t *testing.T) {
+	type svgAt struct {
+		id      string
+		widthPx int
+		svg     func() ([]byte, error)
+	}
+	var figs []svgAt
+	lb := aggregate.Build(sitetest.Runs(), aggregate.DefaultCatalog())
+	for _, f := range plots.All(lb, paperonly.Values()) {
+		figs = append(figs, svgAt{f.ID, plots.DisplayWidthPx, f.SVG})
+	}
+	iv := &plots.IntervalFigure{ID: "intervals", XLabel: "task success rate (%), mattools-v1, 28 questions", Ceiling: 84.95, CeilingLabel: "reference solution 84.95 %",
+		Floor: 21.51, FloorLabel: "every property True 21.51 %", Points: []plots.IntervalPoint{
+			{Label: "Gemini-2.0-Flash-Thinking · LLM-RAG · source 4", Mean: 45.9, Lo: 40.3, Hi: 51.4, N: 3, QLo: 20.1, QHi: 72.4, QN: 28, Configuration: "a"},
+			{Label: "▼ GPT-3.5 · Single LLM", Mean: 4.3, Lo: -2.5, Hi: 11.1, N: 3, Below: true, Configuration: "b"}}}
+	figs = append(figs, svgAt{iv.ID, plots.DisplayWidthPx, iv.SVG})
+	cost := &plots.CostFigure{ID: "cost", XLabel: "tokens per question (prompt + completion, mean per round)",
+		Title: "Task success vs cost: 28 questions (93 properties), question set executable-85659656/28, mattools-v1-strict", Points: []plots.CostPoint{
+			{Label: "GPT-3.5 · Single LLM", Cost: 1268, Accuracy: 3.62, Frontier: true, Configuration: "a"},
+			{Label: "GPT-4o · Single LLM", Cost: 1459, Accuracy: 18.36, Frontier: true, Configuration: "b"}}}
+	figs = append(figs, svgAt{cost.ID, plots.CostDisplayWidthPx, cost.SVG})
+	day := func(s string) time.Time { d, _ := time.Parse("2006-01-02", s); return d }
+	rel := &plots.ReleaseFigure{ID: "release", Title: "Best task success rate over release date (49 questions, as published)", Points: []plots.ReleasePoint{
+		{ModelID: "gpt-4o-2024-08-06", Label: "GPT-4o", ReleaseDate: "2024-08-06", Released: day("2024-08-06"), Weights: "closed", Success: 18.36, Configuration: "a"},
+		{ModelID: "q", Label: "Qwen2.5-7B", ReleaseDate: "2024-09", Released: day("2024-09-01"), Weights: "open", Success: 4, Configuration: "b"}}}
+	figs = append(figs, svgAt{rel.ID, plots.ReleaseDisplayWidthPx, rel.SVG})
+	if len(figs) < 5 {
+		t.Fatalf("%d figures, want the fixture's bar figures and three more", len(figs))
+	}
+	for _, f := range figs {
+		svg, err := f.svg()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _, labels := svgLabels(t, svg)
+		if len(labels) < 5 {
+			t.Fatalf("%s: %d texts read from the SVG", f.id, len(labels))
+		}
+		smallest := math.Inf(1)
+		for _, l := range labels {
+			px := l.size * float64(f.widthPx) / w
+			smallest = math.Min(smallest, px)
+			if px < plots.ValuePx-0.01 {
+				t.Errorf("%s: text %q is %.2f CSS px at the %d px display width, want ≥ %d", f.id, l.text, px, f.widthPx, plots.ValuePx)
+			}
+		}
+		narrow := plots.MinDisplayWidthPx(f.widthPx)
+		if at := smallest * float64(narrow) / float64(f.widthPx); at < plots.ReadableTextPx-0.01 {
+			t.Errorf("%s: at %d px its smallest text is %.2f px, want ≥ %d", f.id, narrow, at, plots.ReadableTextPx)
+		}
+	}
+	for _, w := range []int{plots.DisplayWidthPx, plots.CostDisplayWidthPx, plots.ReleaseDisplayWidthPx} {
+		n := plots.MinDisplayWidthPx(w)
+		at := func(x int) float64 { return plots.ValuePx * float64(x) / float64(w) }
+		if at(n) < plots.ReadableTextPx || at(n-1) >= plots.ReadableTextPx || n >= w {
+			t.Errorf("MinDisplayWidthPx(%d) = %d: values %.3f px there, %.3f px at one pixel less; want the narrowest width with ≥ %d px, under %d",
+				w, n, at(n), at(n-1), plots.ReadableTextPx, w)
+		}
 	}
 }

@@ -211,12 +211,15 @@ func yTop(ymax float64) float64 {
 }
 
 // DisplayWidthPx is the width, in CSS pixels, at which the pages show a
-// bar figure (layouts/_partials/ranked.html: img width="768"); font sizes
-// are chosen for that width.
+// bar or interval figure (its img width, set by site/content from this
+// constant; layouts/_partials/figure.html); font sizes are chosen for that
+// width.
 const DisplayWidthPx = 768
 
-// The text sizes of a bar figure at its display width, CSS pixels: the
-// legend at body-text size (site.css: 16 px body, tables .92rem).
+// The text sizes of a figure at its display width, CSS pixels: the legend
+// at body-text size (site.css: 16 px body, tables .92rem). ValuePx is the
+// smallest (bar values and point labels); a title too long for its figure
+// (cost, release date) is shrunk below TitlePx until it fits.
 const (
 	LegendPx = 14
 	TitlePx  = 15
@@ -224,6 +227,20 @@ const (
 	TickPx   = 12
 	ValuePx  = 11
 )
+
+// ReadableTextPx is the smallest text, in CSS pixels, a figure is shown
+// with: on a screen narrower than its display width a page shrinks the
+// figure down to MinDisplayWidthPx, then keeps that width and scrolls it
+// sideways in its frame (layouts/_partials/figure.html, site.css).
+const ReadableTextPx = 10
+
+// MinDisplayWidthPx is the narrowest width, CSS pixels, at which a figure
+// whose text sizes are chosen for displayWidthPx still shows its smallest
+// text (ValuePx) ReadableTextPx tall: displayWidthPx × ReadableTextPx /
+// ValuePx, rounded up (699 for DisplayWidthPx, 611 for 672).
+func MinDisplayWidthPx(displayWidthPx int) int {
+	return (displayWidthPx*ReadableTextPx + ValuePx - 1) / ValuePx
+}
 
 // pxScale is how many CSS pixels one point of a figure widthInches wide
 // covers when shown DisplayWidthPx wide.

@@ -45,8 +45,8 @@ type ReleaseFigure struct {
 }
 
 // ReleaseDisplayWidthPx is the width, in CSS pixels, at which the models
-// page shows the figure (layouts/models.html: img width="672");
-// ReleaseWidthInches and ReleaseHeightInches size its SVG.
+// page shows the figure (its img width, set by site/content from this
+// constant); ReleaseWidthInches and ReleaseHeightInches size its SVG.
 const (
 	ReleaseDisplayWidthPx = 672
 	ReleaseWidthInches    = 7

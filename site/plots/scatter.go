@@ -42,8 +42,8 @@ type CostFigure struct {
 var frontierColor = color.RGBA{0xD5, 0x5E, 0x00, 0xFF}
 
 // CostDisplayWidthPx is the width, in CSS pixels, at which the cost page
-// shows a cost figure (layouts/cost.html: img width="672"); CostWidthInches
-// and CostHeightInches size its SVG.
+// shows a cost figure (its img width, set by site/content from this
+// constant); CostWidthInches and CostHeightInches size its SVG.
 const (
 	CostDisplayWidthPx = 672
 	CostWidthInches    = 7
