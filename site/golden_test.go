@@ -127,7 +127,7 @@ var realImport = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp("", "site-real-results-")
+	dir, err := sharedTempDir("site-real-results-")
 	if err != nil {
 		return "", err
 	}

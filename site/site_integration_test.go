@@ -90,8 +90,32 @@ func builtFixture(t *testing.T) *fixtureSite {
 	return &fixture
 }
 
+// sharedTemp holds the folders made once per test binary and shared by its
+// tests (the real import, the real preview), removed by TestMain.
+var sharedTemp struct {
+	sync.Mutex
+	dirs []string
+}
+
+// sharedTempDir makes a folder (os.MkdirTemp with pattern) that TestMain
+// removes after every test has run, unless SITE_KEEP is set.
+func sharedTempDir(pattern string) (string, error) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err == nil {
+		sharedTemp.Lock()
+		sharedTemp.dirs = append(sharedTemp.dirs, dir)
+		sharedTemp.Unlock()
+	}
+	return dir, err
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if os.Getenv("SITE_KEEP") == "" {
+		for _, dir := range sharedTemp.dirs {
+			os.RemoveAll(dir)
+		}
+	}
 	if fixture.dir != "" && os.Getenv("SITE_KEEP") == "" {
 		os.RemoveAll(filepath.Dir(fixture.dir))
 	}

@@ -3,7 +3,6 @@ package site_test
 import (
 	"context"
 	"github.com/mattools-leaderboard/leaderboard/site/release"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -41,7 +40,7 @@ func builtRealPreview(t *testing.T) string {
 			realPreview.err = err
 			return
 		}
-		base, err := os.MkdirTemp("", "site-real-preview-")
+		base, err := sharedTempDir("site-real-preview-")
 		if err != nil {
 			realPreview.err = err
 			return
