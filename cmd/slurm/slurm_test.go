@@ -88,6 +88,51 @@ func TestSubmitRefusesOneRunBenchmarkShard(t *testing.T) {
 	}
 }
 
+// TestValidateSubmissionArrayArgs: -record after -- goes to the merge only
+// (validate-submission refuses -shard with -record, so every task failed
+// with exit 2 and the merge never ran: found on the real cluster), in
+// either form; -shard, -merge and -out after --, which the array sets for
+// its tasks and merge, are refused before anything is submitted.
+func TestValidateSubmissionArrayArgs(t *testing.T) {
+	bin := t.TempDir()
+	for _, p := range []string{"slurm", "run-benchmark", "merge"} {
+		os.WriteFile(filepath.Join(bin, p), nil, 0o755)
+	}
+	// The task's validate-submission: it writes its arguments, one a line.
+	os.WriteFile(filepath.Join(bin, "validate-submission"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$ARGS_FILE\"\n"), 0o755)
+	noEnv := func(string) string { return "" }
+	var out, errb bytes.Buffer
+	if code := run([]string{"submit", "-command", "validate-submission", "-out", "/scratch/w", "-shards", "2", "-bin", bin, "-dry-run", "--",
+		"-data", "/data", "-record", "/verified", "/subs/f"}, &out, &errb, noEnv); code != exitOK ||
+		!strings.Contains(out.String(), "/validate-submission -reexecute -merge /scratch/w/tasks/0,/scratch/w/tasks/1 -data /data -record /verified /subs/f\n") ||
+		!strings.Contains(out.String(), "-- -data /data -record /verified /subs/f\n") {
+		t.Errorf("dry run: exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+	for _, rec := range [][]string{{"-record", "/verified"}, {"--record=/verified"}} {
+		work := t.TempDir()
+		argsFile := filepath.Join(work, "args")
+		t.Setenv("ARGS_FILE", argsFile)
+		sigs := make(chan os.Signal)
+		a := append(append([]string{"-command", "validate-submission", "-bin", bin, "-out", work, "-shards", "2", "-index", "1", "--", "-data", "/data"}, rec...), "/subs/f")
+		errb.Reset()
+		code := task(t.Context(), a, &out, &errb, noEnv, sigs)
+		close(sigs)
+		got, _ := os.ReadFile(argsFile)
+		if want := "-reexecute\n-shard\n1/2\n-out\n" + filepath.Join(work, "tasks", "1") + "\n-quiet\n-data\n/data\n/subs/f\n"; code != exitOK || string(got) != want {
+			t.Errorf("task with %v: exit %d, validate-submission got:\n%swant:\n%s%s", rec, code, got, want, errb.String())
+		}
+	}
+	for _, cmd := range []string{"validate-submission", "rescore"} {
+		for _, bad := range []string{"-out", "--shard=0/2", "-merge"} {
+			errb.Reset()
+			if code := run([]string{"submit", "-command", cmd, "-out", "/scratch/w", "-shards", "2", "-bin", bin, "-dry-run", "--", bad, "x", "/subs/f"}, &out, &errb, noEnv); code != exitUsage ||
+				!strings.Contains(errb.String(), bad+" after --: the array sets") {
+				t.Errorf("%s with %s after --: exit %d, stderr %s", cmd, bad, code, errb.String())
+			}
+		}
+	}
+}
+
 func TestExpandTasks(t *testing.T) {
 	if got := fmt.Sprint(expandTasks("0,2-4%2")); got != "[0 2 3 4]" {
 		t.Errorf("expandTasks = %s", got)
