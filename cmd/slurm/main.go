@@ -20,7 +20,12 @@
 // -base-url), and stops it at the end, on SIGTERM (Slurm's pre-emption,
 // scancel, a time limit's --signal) too. The merge job runs cmd/merge into
 // DIR/results and, with -submission, cmd/make-submission into
-// DIR/submission. The programs are those of -bin (default: this program's
+// DIR/submission. rescore and validate-submission arrays pass the ARGS
+// after -- to every task and to the merge (rescore -merge into
+// DIR/results; validate-submission -reexecute -merge, whose report is
+// DIR/merge.log and whose failure fails the job), but validate-submission's
+// -record to the merge only; -shard, -merge and -out there, which the
+// array sets, are refused. The programs are those of -bin (default: this program's
 // folder; build them with `go build -o build/bin/ ./cmd/...`).
 //
 // A task's shard comes from $SLURM_ARRAY_TASK_ID, the shard count from the

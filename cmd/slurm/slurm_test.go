@@ -9,7 +9,13 @@ package main
 // task requeued while its server holds a request (it resumes; no question
 // asked twice), that index resubmitted alone (the merge waits for it), the
 // merged results equal to an unsharded run's; then rescore as an array equal
-// to the unsharded rescore. It needs root; it skips naming why elsewhere,
+// to the unsharded rescore; then validate-submission -reexecute as 2-task
+// arrays on a submission make-submission made of the merged run
+// (validateOnCluster): the merge job's report is the unsharded command's,
+// every verdict agreeing and the same verified records written (-record,
+// the merge's only) as it COMPLETED, and, with one verdict tampered with,
+// naming that file, row and question as it FAILED with exit 1, as the
+// unsharded command exits. It needs root; it skips naming why elsewhere,
 // and fails under CI (CI set), which runs as root.
 
 import (
@@ -22,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -88,6 +95,51 @@ func TestSubmitRefusesOneRunBenchmarkShard(t *testing.T) {
 	}
 }
 
+// TestValidateSubmissionArrayArgs: -record after -- goes to the merge only
+// (validate-submission refuses -shard with -record, so every task failed
+// with exit 2 and the merge never ran: found on the real cluster), in
+// either form; -shard, -merge and -out after --, which the array sets for
+// its tasks and merge, are refused before anything is submitted.
+func TestValidateSubmissionArrayArgs(t *testing.T) {
+	bin := t.TempDir()
+	for _, p := range []string{"slurm", "run-benchmark", "merge"} {
+		os.WriteFile(filepath.Join(bin, p), nil, 0o755)
+	}
+	// The task's validate-submission: it writes its arguments, one a line.
+	os.WriteFile(filepath.Join(bin, "validate-submission"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$ARGS_FILE\"\n"), 0o755)
+	noEnv := func(string) string { return "" }
+	var out, errb bytes.Buffer
+	if code := run([]string{"submit", "-command", "validate-submission", "-out", "/scratch/w", "-shards", "2", "-bin", bin, "-dry-run", "--",
+		"-data", "/data", "-record", "/verified", "/subs/f"}, &out, &errb, noEnv); code != exitOK ||
+		!strings.Contains(out.String(), "/validate-submission -reexecute -merge /scratch/w/tasks/0,/scratch/w/tasks/1 -data /data -record /verified /subs/f\n") ||
+		!strings.Contains(out.String(), "-- -data /data -record /verified /subs/f\n") {
+		t.Errorf("dry run: exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+	for _, rec := range [][]string{{"-record", "/verified"}, {"--record=/verified"}} {
+		work := t.TempDir()
+		argsFile := filepath.Join(work, "args")
+		t.Setenv("ARGS_FILE", argsFile)
+		sigs := make(chan os.Signal)
+		a := append(append([]string{"-command", "validate-submission", "-bin", bin, "-out", work, "-shards", "2", "-index", "1", "--", "-data", "/data"}, rec...), "/subs/f")
+		errb.Reset()
+		code := task(t.Context(), a, &out, &errb, noEnv, sigs)
+		close(sigs)
+		got, _ := os.ReadFile(argsFile)
+		if want := "-reexecute\n-shard\n1/2\n-out\n" + filepath.Join(work, "tasks", "1") + "\n-quiet\n-data\n/data\n/subs/f\n"; code != exitOK || string(got) != want {
+			t.Errorf("task with %v: exit %d, validate-submission got:\n%swant:\n%s%s", rec, code, got, want, errb.String())
+		}
+	}
+	for _, cmd := range []string{"validate-submission", "rescore"} {
+		for _, bad := range []string{"-out", "--shard=0/2", "-merge"} {
+			errb.Reset()
+			if code := run([]string{"submit", "-command", cmd, "-out", "/scratch/w", "-shards", "2", "-bin", bin, "-dry-run", "--", bad, "x", "/subs/f"}, &out, &errb, noEnv); code != exitUsage ||
+				!strings.Contains(errb.String(), bad+" after --: the array sets") {
+				t.Errorf("%s with %s after --: exit %d, stderr %s", cmd, bad, code, errb.String())
+			}
+		}
+	}
+}
+
 func TestExpandTasks(t *testing.T) {
 	if got := fmt.Sprint(expandTasks("0,2-4%2")); got != "[0 2 3 4]" {
 		t.Errorf("expandTasks = %s", got)
@@ -121,7 +173,8 @@ func TestOnARealSlurmCluster(t *testing.T) {
 	repo, _ := filepath.Abs("../..")
 	w := t.TempDir()
 	bin := filepath.Join(w, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/slurm", "./cmd/run-benchmark", "./cmd/merge", "./cmd/rescore", "./scripts/runner-bench/fakeserver")
+	build := exec.Command("go", "build", "-o", bin+"/", "./cmd/slurm", "./cmd/run-benchmark", "./cmd/merge", "./cmd/rescore", "./cmd/make-submission", "./cmd/validate-submission",
+		"./scripts/runner-bench/fakeserver")
 	build.Dir = repo
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
@@ -348,6 +401,219 @@ func TestOnARealSlurmCluster(t *testing.T) {
 		t.Fatalf("rescore merge %s\n%s\n%s", s, b, m)
 	}
 	equalDirs(t, plain, rr.resultsDir())
+
+	// validate-submission as an array: the merged run made a submission, re-executed as 2 tasks, its merged report equal
+	// to the unsharded one's, once as submitted (all agree) and once with a verdict tampered with (the disagreement named).
+	validateOnCluster(t, w, bin, root, r.resultsDir(), sh, waitFor, jobState)
+}
+
+// authorTOML is a model author's metadata for make-submission: the fields
+// the runs do not say (SUBMITTING.md §2).
+const authorTOML = `organization = "Example Lab"
+provider = "a local OpenAI-compatible server"
+authors = ["A. Author"]
+contact = "author@example.org"
+link = "https://example.org/fake-model"
+model_release_date = "unknown"
+open_model = true
+open_system = true
+outputs_license = "CC-BY-4.0"
+`
+
+// submissionOf makes the submission of the merged run in runsDir with
+// make-submission (into w/submissions) and returns its folder and the
+// number of questions it scored (not data-missing). The merged run is one
+// round under each protocol; rounds 2 and 3 are its copies under their own
+// run ids, as the fake server answers every round alike.
+func submissionOf(t *testing.T, w, bin, runsDir string, sh func(string, ...string) string) (folder string, executable int) {
+	t.Helper()
+	runs := filepath.Join(w, "runs-3-rounds")
+	merged, _ := filepath.Glob(filepath.Join(runsDir, "*"+results.Extension))
+	for _, p := range merged {
+		f, err := results.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Run.Round != 1 || f.Run.Provenance.Kind != results.ProvenanceRunner {
+			t.Fatalf("%s: round %d, provenance %s; want the runner's round 1", p, f.Run.Round, f.Run.Provenance.Kind)
+		}
+		if f.Run.ScoringProtocol == results.ProtocolMatToolsV1 {
+			for _, q := range f.Questions {
+				if q.Verdict != string(results.VerdictDataMissing) {
+					executable++
+				}
+			}
+		}
+		for round := 1; round <= 3; round++ {
+			f.Run.Round = round
+			f.Run.RunID = results.MakeRunID(&f.Run)
+			if err := results.Write(filepath.Join(runs, f.Run.RunID+results.Extension), f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(merged) != 2 || executable == 0 {
+		t.Fatalf("merged run: %d files, %d executable questions; want 2 protocols and some", len(merged), executable)
+	}
+	meta := filepath.Join(w, "author.toml")
+	os.WriteFile(meta, []byte(authorTOML), 0o644)
+	out := sh(filepath.Join(bin, "make-submission"), "-metadata", meta, "-out", filepath.Join(w, "submissions"), runs)
+	m := regexp.MustCompile(`wrote (\S+): submission.toml and 6 results files`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("make-submission printed %q; want a folder of 6 results files", out)
+	}
+	return m[1], executable
+}
+
+// validateOnCluster makes a submission of the merged run in runsDir
+// (submissionOf), and a copy of it with one verdict tampered with
+// (consistent totals: valid without -reexecute); it submits both to
+// validate-submission as 2-task arrays (-record on the one as submitted),
+// runs the unsharded validate-submission -reexecute on each meanwhile, and
+// checks that each merge job's report (merge.log) is the unsharded one's,
+// times and the records' folder aside, and its state the unsharded exit
+// status: COMPLETED and exit 0 with every verdict agreeing and the verified
+// records written, FAILED (exit 1) naming the tampered row and question.
+func validateOnCluster(t *testing.T, w, bin, root, runsDir string, sh func(string, ...string) string, waitFor func(string, func() bool), jobState func(string) string) {
+	t0 := time.Now()
+	clean, executable := submissionOf(t, w, bin, runsDir, sh)
+	// The tampered copy: same folder name, another submissions root.
+	tampered := filepath.Join(w, "tampered", filepath.Base(clean))
+	if err := os.CopyFS(tampered, os.DirFS(clean)); err != nil {
+		t.Fatal(err)
+	}
+	target, row, qid := tamperVerdict(t, tampered)
+
+	// Both arrays first (the cluster runs them while this process runs the unsharded re-executions).
+	type check struct {
+		name, folder, work, records string
+		want                        int // the unsharded exit status
+		report                      string
+	}
+	checks := []*check{
+		{name: "as submitted", folder: clean, work: filepath.Join(w, "validate-work"), records: filepath.Join(w, "verified-array")},
+		{name: "tampered", folder: tampered, work: filepath.Join(w, "validate-tampered-work")},
+	}
+	for _, c := range checks {
+		args := []string{"submit", "-command", "validate-submission", "-out", c.work, "-shards", "2", "-sbatch", "--cpus-per-task=1", "--", "-data", root, "-quiet"}
+		if c.records != "" {
+			args = append(args, "-record", c.records)
+		}
+		sh(filepath.Join(bin, "slurm"), append(args, c.folder)...)
+	}
+	for _, c := range checks {
+		args := []string{"-reexecute", "-data", root, "-quiet", "-slots", "1"}
+		if c.records != "" {
+			args = append(args, "-record", filepath.Join(w, "verified-unsharded"))
+		}
+		cmd := exec.Command(filepath.Join(bin, "validate-submission"), append(args, c.folder)...)
+		b, err := cmd.CombinedOutput()
+		c.want, c.report = cmd.ProcessState.ExitCode(), string(b)
+		if c.want < 0 {
+			t.Fatalf("validate-submission %s: %v\n%s", c.folder, err, b)
+		}
+	}
+	times := regexp.MustCompile(`\(\d+\.\d s\)`)
+	for _, c := range checks {
+		rec, err := loadRecord(c.work)
+		if err != nil {
+			t.Fatal(err)
+		}
+		merge := rec.MergeJobs[0]
+		waitFor("the validate-submission array ("+c.name+") and its merge", func() bool { return finalState(jobState(merge)) })
+		log, _ := os.ReadFile(filepath.Join(c.work, "merge.log"))
+		got := times.ReplaceAllString(strings.ReplaceAll(string(log), filepath.Join(w, "verified-array"), "RECORDS"), "(… s)")
+		want := times.ReplaceAllString(strings.ReplaceAll(c.report, filepath.Join(w, "verified-unsharded"), "RECORDS"), "(… s)")
+		state, wantState := jobState(merge), map[int]string{exitOK: "COMPLETED", exitFailed: "FAILED"}[c.want]
+		recs, _ := showJob(merge)
+		if state != wantState || recs[0].ExitCode != fmt.Sprintf("%d:0", c.want) || got != want {
+			b0, _ := os.ReadFile(filepath.Join(c.work, "tasks/0/task.log"))
+			b1, _ := os.ReadFile(filepath.Join(c.work, "tasks/1/task.log"))
+			t.Errorf("validate-submission %s: the merge job %s, exit %s (the unsharded command exited %d); its report:\n%s\nunsharded:\n%s\ntask 0:\n%s\ntask 1:\n%s",
+				c.name, state, recs[0].ExitCode, c.want, log, c.report, b0, b1)
+		}
+		t.Logf("validate-submission %s: unsharded exit %d, the array's merge job %s (exit %s), the same report:\n%s", c.name, c.want, state, recs[0].ExitCode, log)
+		// status says where the report is (validate-submission writes no results folder).
+		var st, stErr bytes.Buffer
+		run([]string{"status", "-out", c.work}, &st, &stErr, os.Getenv)
+		if w := fmt.Sprintf("merge job %s: %s", merge, state); !strings.Contains(st.String(), w) || !strings.Contains(st.String(), "its report in "+filepath.Join(c.work, "merge.log")) {
+			t.Errorf("slurm status -out %s lacks %q and where the report is:\n%s%s", c.work, w, st.String(), stErr.String())
+		}
+	}
+
+	// The reports say what they should: every verdict agreeing and recorded; the tampered one named.
+	agree := fmt.Sprintf("re-executed: %d answers (%d distinct) in the sandbox under mattools-v1 and mattools-v1-strict: %d verdicts compared, all agree",
+		3*executable, executable, 6*executable)
+	if c := checks[0]; c.want != exitOK || !strings.Contains(c.report, agree) || !strings.Contains(c.report, "recorded: 6 verified records in ") {
+		t.Errorf("as submitted: exit %d; want 0 and %q, 6 records:\n%s", c.want, agree, c.report)
+	}
+	// The verified records too: the same 6 files, equal but for the finish time and sandbox times.
+	if ps, _ := filepath.Glob(filepath.Join(w, "verified-array", filepath.Base(clean), "*"+results.Extension)); len(ps) != 6 {
+		t.Errorf("the array's merge wrote %d verified records, want 6", len(ps))
+	}
+	equalDirs(t, filepath.Join(w, "verified-unsharded", filepath.Base(clean)), filepath.Join(w, "verified-array", filepath.Base(clean)))
+	named := fmt.Sprintf("%s:row %d: verdict: %s under mattools-v1-strict: submitted ", filepath.Base(target), row, qid)
+	contradicts := "INVALID: re-execution contradicts 1 submitted verdict, in 1 question: " + qid + "\n"
+	if c := checks[1]; c.want != exitFailed || !strings.Contains(c.report, named) || !strings.Contains(c.report, contradicts) || strings.Contains(c.report, "all agree") {
+		t.Errorf("tampered: exit %d; want 1, %q and %q:\n%s", c.want, named, contradicts, c.report)
+	}
+	t.Logf("validate-submission on the cluster (submission, 2 arrays of 2 tasks, 2 unsharded re-executions): %.1f s", time.Since(t0).Seconds())
+}
+
+// tamperVerdict changes one verdict of the mattools-v1-strict round-2 file
+// of the submission folder dir, consistently (its property outcomes and the
+// run's totals follow, so the folder stays valid without -reexecute): a
+// correct question becomes partial (its last property failed), another
+// scored one (the fake server's answers are not runnable) correct. It returns the file, the 1-based row and the
+// question id.
+func tamperVerdict(t *testing.T, dir string) (path string, row int, qid string) {
+	t.Helper()
+	all, _ := filepath.Glob(filepath.Join(dir, "*"+results.Extension))
+	var f *results.File
+	for _, p := range all {
+		g, err := results.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Run.ScoringProtocol == results.ProtocolMatToolsV1Strict && g.Run.Round == 2 {
+			f = g
+		}
+	}
+	if f == nil {
+		t.Fatalf("%s: no mattools-v1-strict round 2 file among %v", dir, all)
+	}
+	for i := range f.Questions {
+		q := &f.Questions[i]
+		if q.Runnable == nil || q.PropertyCount == 0 {
+			continue
+		}
+		pass := q.Verdict != string(results.VerdictCorrect)
+		q.Verdict, q.VerdictCause, q.FailedProperties, *q.Runnable = string(results.VerdictCorrect), "", nil, true
+		for k := range q.PropertyOutcomes {
+			q.PropertyOutcomes[k].Passed, q.PropertyOutcomes[k].Message = true, ""
+		}
+		n := q.PropertyCount
+		if !pass {
+			q.Verdict = string(results.VerdictPartial)
+			if len(q.PropertyOutcomes) > 0 {
+				last := &q.PropertyOutcomes[n-1]
+				last.Passed, last.Message = false, "tampered"
+				q.FailedProperties = []string{last.Property}
+			}
+			n--
+		}
+		t.Logf("tampered with %s row %d (%s): now %s, %d of %d properties passed, %d outcomes", filepath.Base(f.Path), i+1, q.QuestionID, q.Verdict, n, q.PropertyCount, len(q.PropertyOutcomes))
+		q.PropertiesPassed = &n
+		tot, _ := results.Tally(f.Questions, f.Run.QuestionSet)
+		f.Run.Totals.Runnable, f.Run.Totals.QuestionsCorrect, f.Run.Totals.QuestionsPartial, f.Run.Totals.PropertiesPassed =
+			tot.Runnable, tot.QuestionsCorrect, tot.QuestionsPartial, tot.PropertiesPassed
+		if err := results.Write(f.Path, f); err != nil {
+			t.Fatal(err)
+		}
+		return f.Path, i + 1, q.QuestionID
+	}
+	t.Fatalf("%s: no runnable row with property outcomes to tamper with", f.Path)
+	return "", 0, ""
 }
 
 // freePortPair returns a port p such that p and p+1 (slurmctld's and

@@ -141,7 +141,7 @@ func status(args []string, stdout, stderr io.Writer, getenv func(string) string)
 		}
 		fmt.Fprintf(stdout, "merge job %s: %s", j, st)
 		if i == len(r.MergeJobs)-1 {
-			fmt.Fprintf(stdout, "; results %s, log %s", r.resultsDir(), filepath.Join(r.Out, "merge.log"))
+			fmt.Fprintf(stdout, "; %s, log %s", r.mergeOutput(), filepath.Join(r.Out, "merge.log"))
 		}
 		fmt.Fprintln(stdout)
 	}

@@ -146,6 +146,14 @@ func submit(args []string, stdout, stderr io.Writer, getenv func(string) string)
 		if len(extra) == 0 {
 			errs = append(errs, fmt.Errorf("-command %s: give its inputs after --", *command))
 		}
+		// The array sets these for each task and the merge; given after --
+		// they would override them (every shard into one folder, the merge
+		// finding none) after the whole array ran.
+		for _, a := range flagsOf(extra) {
+			if n, _ := flagName(a); n == "shard" || n == "merge" || n == "out" {
+				errs = append(errs, fmt.Errorf("-command %s: %s after --: the array sets -shard and -out for each task (OUT/tasks/<t>) and -merge for the merge; leave them out", *command, a))
+			}
+		}
 	default:
 		errs = append(errs, fmt.Errorf("-command %q: want run-benchmark, rescore or validate-submission", *command))
 	}
@@ -213,7 +221,7 @@ func submit(args []string, stdout, stderr io.Writer, getenv func(string) string)
 		return exitFailed
 	}
 	fmt.Fprintf(stdout, "array job %s: %d tasks (%s)\n", id, r.tasks(), r.describeTasks())
-	fmt.Fprintf(stdout, "merge job %s: runs when every task succeeded; results in %s\n", mid, r.resultsDir())
+	fmt.Fprintf(stdout, "merge job %s: runs when every task succeeded; %s\n", mid, r.mergeOutput())
 	fmt.Fprintf(stdout, "task outputs and logs: %s/tasks/<t>/ (task.log, server.log); merge log: %s\n", r.Out, filepath.Join(r.Out, "merge.log"))
 	fmt.Fprintf(stdout, "progress: %s status -out %s\n", filepath.Join(r.Bin, "slurm"), r.Out)
 	return exitOK
@@ -221,6 +229,15 @@ func submit(args []string, stdout, stderr io.Writer, getenv func(string) string)
 
 // resultsDir is where the merge writes.
 func (r *record) resultsDir() string { return filepath.Join(r.Out, "results") }
+
+// mergeOutput says where the merge's output is: the results folder, or
+// validate-submission's report, which writes none.
+func (r *record) mergeOutput() string {
+	if r.Command == cmdValidate {
+		return "its report in " + filepath.Join(r.Out, "merge.log") + " (the job fails when the submission is invalid)"
+	}
+	return "results in " + r.resultsDir()
+}
 
 // describeTasks says how task indexes map to models and shards.
 func (r *record) describeTasks() string {
@@ -334,6 +351,44 @@ func sbatch(args []string) (string, error) {
 		return "", fmt.Errorf("sbatch %s: unexpected output %q", strings.Join(args, " "), out)
 	}
 	return id, nil
+}
+
+// flagName returns the name of flag argument a ("-n", "--n", "-n=v" or
+// "--n=v", as package flag reads them) and whether its value is inline;
+// "" when a is no flag ("-", "--", or not starting with "-").
+func flagName(a string) (name string, inline bool) {
+	if len(a) < 2 || a[0] != '-' || a == "--" {
+		return "", false
+	}
+	name, _, inline = strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+	return name, inline
+}
+
+// flagsOf returns args up to a "--", where package flag stops reading flags.
+func flagsOf(args []string) []string {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i]
+	}
+	return args
+}
+
+// withoutFlag returns args without string flag name and its value ("-name
+// V", "-name=V", or with "--"), before a "--".
+func withoutFlag(args []string, name string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--" {
+			return append(out, args[i:]...)
+		}
+		if n, inline := flagName(args[i]); n == name {
+			if !inline {
+				i++ // its value
+			}
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }
 
 // shellJoin quotes args for /bin/sh.

@@ -127,7 +127,13 @@ func task(ctx context.Context, args []string, stdout, stderr io.Writer, getenv f
 		fmt.Fprintf(stderr, "slurm task: -command %q: want run-benchmark, rescore or validate-submission\n", *command)
 		return exitUsage
 	}
-	a = append(a, fs.Args()...)
+	extra := fs.Args()
+	if *command == cmdValidate {
+		// -record is the merge's: validate-submission refuses it with
+		// -shard (a shard compares and records nothing).
+		extra = withoutFlag(extra, "record")
+	}
+	a = append(a, extra...)
 	child = exec.Command(filepath.Join(*bin, *command), a...)
 	child.Stdout, child.Stderr = stdout, stderr
 	if ctx.Err() != nil {
