@@ -535,9 +535,10 @@ func validateOnCluster(t *testing.T, w, bin, root, runsDir string, sh func(strin
 		t.Logf("validate-submission %s: unsharded exit %d, the array's merge job %s (exit %s), the same report:\n%s", c.name, c.want, state, recs[0].ExitCode, log)
 		// status says where the report is (validate-submission writes no results folder).
 		var st, stErr bytes.Buffer
-		run([]string{"status", "-out", c.work}, &st, &stErr, os.Getenv)
-		if w := fmt.Sprintf("merge job %s: %s", merge, state); !strings.Contains(st.String(), w) || !strings.Contains(st.String(), "its report in "+filepath.Join(c.work, "merge.log")) {
-			t.Errorf("slurm status -out %s lacks %q and where the report is:\n%s%s", c.work, w, st.String(), stErr.String())
+		// Its exit status is the merge's: 0 when it completed, 1 when it failed (an invalid submission).
+		code := run([]string{"status", "-out", c.work}, &st, &stErr, os.Getenv)
+		if w := fmt.Sprintf("merge job %s: %s", merge, state); code != c.want || !strings.Contains(st.String(), w) || !strings.Contains(st.String(), "its report in "+filepath.Join(c.work, "merge.log")) {
+			t.Errorf("slurm status -out %s: exit %d, want %d; lacks %q or where the report is:\n%s%s", c.work, code, c.want, w, st.String(), stErr.String())
 		}
 	}
 

@@ -130,11 +130,15 @@ func status(args []string, stdout, stderr io.Writer, getenv func(string) string)
 		fmt.Fprintf(tw, "%d\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\n", t, envOr(model, "all"), shard, r.Shards, job, st, exit, journaled(r, p, t, getenv), log)
 	}
 	tw.Flush()
+	lastMerge := ""
 	for i, j := range r.MergeJobs {
 		recs, _ := showJob(j)
 		st := "unknown (Slurm forgot it: MinJobAge)"
 		if len(recs) > 0 {
 			st = recs[0].State
+			if i == len(r.MergeJobs)-1 {
+				lastMerge = recs[0].State
+			}
 			if recs[0].Reason != "" && recs[0].Reason != "None" {
 				st += " (" + recs[0].Reason + ")"
 			}
@@ -154,6 +158,14 @@ func status(args []string, stdout, stderr io.Writer, getenv func(string) string)
 			}
 		}
 		fmt.Fprintf(stdout, "when fixed: %s resubmit -out %s -tasks %s\n", filepath.Join(r.Bin, "slurm"), r.Out, strings.Join(idx, ","))
+		return exitFailed
+	}
+	if slices.Contains(failedStates, lastMerge) {
+		// Every task succeeded but the merge did not: a shard's results
+		// that do not merge, or validate-submission's verdict (exit 1: the
+		// submission is invalid), which its report gives.
+		log := filepath.Join(r.Out, "merge.log")
+		fmt.Fprintf(stdout, "the merge %s: see %s:\n%s\n", lastMerge, log, tail(log, 3))
 		return exitFailed
 	}
 	return exitOK
