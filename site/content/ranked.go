@@ -34,7 +34,7 @@ var badgeTitles = map[aggregate.Badge]string{
 	aggregate.BadgePublished:  "MatTools' own totals, imported as published; per-question outcomes were never published",
 	aggregate.BadgeReexecuted: "stored generated code (MatTools' published code, or an earlier runner run's) re-executed by this project in its sandbox",
 	aggregate.BadgeRunner:     "answers obtained and scored by this project's runner",
-	aggregate.BadgeSubmitted:  "submitted by their authors and scored by the authors' own harness; not re-executed by this project",
+	aggregate.BadgeSubmitted:  "submitted by their authors, scored by the harness their results files name (the authors' own, or this project's runner on their machine); not yet re-executed by this project (its pull request's check re-executes it; verified once the maintainers record the verdicts)",
 	aggregate.BadgeVerified:   "submitted code re-executed by this project in its sandbox (validate-submission -reexecute), every verdict as submitted; these are the project's recorded verdicts",
 }
 
@@ -86,8 +86,13 @@ type rankedRowView struct {
 	Paper      []*paperCell `json:"paper"`
 	PaperOnly  bool         `json:"paper_only"`
 	Notes      []string     `json:"notes"`    // ids of paper footnotes
-	Why        []string     `json:"why"`      // why the same configuration appears twice in the table
+	Why        []string     `json:"why"`      // why the same configuration appears in other rows of the table, one note per other row
 	WhyRefs    []string     `json:"why_refs"` // anchors of the Why notes
+	// Appears is how often the row's configuration (model, system,
+	// retrieval source) appears in the table, as the Why notes' label
+	// says it: "twice", "3 times" (1 + the notes: aggregate's annotate
+	// writes one per other row of the table); "" without notes.
+	Appears string `json:"appears"`
 	// Reference: an LLM-RAG row repeated beside the advanced systems
 	// (aggregate.RankedRow.Reference); shown as "ref", never ranked.
 	Reference bool `json:"reference,omitempty"`
@@ -492,6 +497,12 @@ func (v *views) rankedRow(r *aggregate.RankedRow) *rankedRowView {
 		rv.Why = []string{}
 	}
 	rv.WhyRefs = []string{}
+	switch n := len(rv.Why) + 1; {
+	case n == 2:
+		rv.Appears = "twice"
+	case n > 2:
+		rv.Appears = fmt.Sprintf("%d times", n)
+	}
 	for _, b := range r.Badges {
 		bv := newBadge(b)
 		if folder, ok := strings.CutPrefix(r.Family, "submitted:"); ok {

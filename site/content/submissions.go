@@ -136,10 +136,54 @@ func (w *writer) writeSubmissions(v *views) {
 			}
 		} else {
 			sv.Badge = newBadge(aggregate.BadgeSubmitted)
-			sv.Status = "Self-reported: the authors' own harness scored these runs; this project has not re-executed them. " +
-				"The validator checked their format, totals, rounds, question ids and the absence of credentials."
+			sv.Status = selfReportedStatus(s.Runs, in)
 		}
 		views = append(views, sv)
 	}
 	w.page(SubmissionsPath, "Submissions", "submissions", map[string]any{"submissions": views})
+}
+
+// RunnerGenerator is the environment.generator of the results files this
+// project's runner writes (runner/prepare.go); make-submission keeps it.
+const RunnerGenerator = "run-benchmark"
+
+// selfReportedStatus returns the status line of a submission without
+// verified records: which harness scored its runs, as their results files
+// record it (environment.generator and generator_version), and that this
+// project has not yet re-executed them, as SUBMITTING.md says: its pull
+// request's check re-executes every generated function in the sandbox, and
+// the rows stay self-reported until the maintainers record the project's
+// verdicts.
+func selfReportedStatus(runs []string, in map[string]*results.File) string {
+	var gens []string
+	runner := true // every run's file written by the runner
+	for _, id := range runs {
+		f := in[id]
+		if f == nil {
+			continue
+		}
+		env := f.Run.Environment
+		g := env.Generator
+		if env.GeneratorVersion != "" {
+			g += " " + env.GeneratorVersion
+		}
+		if !slices.Contains(gens, g) {
+			gens = append(gens, g)
+		}
+		runner = runner && env.Generator == RunnerGenerator
+	}
+	slices.Sort(gens)
+	runner = runner && len(gens) > 0
+	who := "the submitters' own harness scored these runs"
+	if len(gens) > 0 {
+		who += " (generator " + strings.Join(gens, ", ") + ", as their results files record it)"
+	}
+	if runner {
+		who = "this project's runner scored these runs on the submitters' machine (generator " + strings.Join(gens, ", ") +
+			", as their results files record it) and make-submission made the folder"
+	}
+	return "Self-reported: " + who + ". Not yet re-executed by this project: its pull request's check re-executes every generated function " +
+		"in the sandbox under both scoring protocols and compares the verdicts, and the rows stay self-reported until the maintainers record " +
+		"the project's own verdicts (then they are badged verified). The validator checked their format, totals, rounds, question ids " +
+		"and the absence of credentials."
 }
