@@ -182,7 +182,7 @@ type RunResult struct {
 
 // newResults returns p's runs' results before p is executed or merged:
 // those whose results file exists are reported as exists, with the run
-// their file records.
+// and usage their file records.
 func (e *engine) newResults(p *prepared) []RunResult {
 	res := make([]RunResult, len(p.outs))
 	without := p.withoutData()
@@ -196,6 +196,9 @@ func (e *engine) newResults(p *prepared) []RunResult {
 				continue
 			}
 			res[i].Run = &s.File.Run
+			if u := s.File.Run.Usage; u != nil {
+				res[i].Usage = *u
+			}
 		}
 	}
 	return res

@@ -563,11 +563,11 @@ func TestAProtocolAskedForLaterComesFromTheJournal(t *testing.T) {
 	if tot := readRun(t, res[1].Path).Run.Totals; *tot.Runnable != 7 || *tot.PropertiesPassed != 8 {
 		t.Errorf("strict totals %+v; want 7 runnable, 8 + 0 (test_boltzmann: 1 − 1) properties", tot)
 	}
-	// The existing run is reported with the run its file records; the
-	// written one with its own totals.
+	// The existing run is reported with the run and usage its file records;
+	// the written one with its own.
 	for _, r := range res {
 		if want := readRun(t, r.Path).Run; r.WithoutData != 42 || r.Run == nil || !reflect.DeepEqual(r.Run.Totals, want.Totals) ||
-			!reflect.DeepEqual(r.Run.QuestionSet, want.QuestionSet) {
+			!reflect.DeepEqual(r.Run.QuestionSet, want.QuestionSet) || r.Usage.PromptTokens == 0 || !reflect.DeepEqual(r.Usage, *want.Usage) {
 			t.Errorf("%s %s: result %+v; want 42 without data files and the file's run", r.Status, r.RunID, r)
 		}
 	}

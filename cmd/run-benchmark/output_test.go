@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -188,7 +189,7 @@ func tableRows(t *testing.T, out string) ([]map[string]string, []string) {
 // 49 have their data files absent), and checks the table's done, runnable,
 // task success and accuracy columns against the results files' totals and
 // hand counts, and the one warning line on the smaller question set; run
-// again, the existing files show the same scores; on a root with every data
+// again, the existing files show the same scores and tokens; on a root with every data
 // file, the full set shows no warning.
 //
 // Hand counts: the fake unit tests return "ok" whatever the dict, so
@@ -303,11 +304,24 @@ func TestTableShowsScores(t *testing.T) {
 		t.Errorf("run started lines:\n%s", stderr)
 	}
 
-	// Again: nothing to ask; the existing files show the same scores.
+	// Again: nothing to ask; the existing files show the same scores and
+	// tokens.
+	tokens := func(stdout string) map[string]string {
+		rows, _ := tableRows(t, stdout)
+		m := map[string]string{}
+		for _, r := range rows {
+			m[r["run"]] = r["prompt tok"] + " " + r["completion tok"]
+		}
+		return m
+	}
+	written := tokens(stdout)
 	before := len(srv.Requests())
 	stdout, _ = runIt(root.Dir)
 	check(stdout, "exists", partial)
 	warned(stdout, set)
+	if got := tokens(stdout); !maps.Equal(got, written) {
+		t.Errorf("tokens of the existing runs %v, want those written %v", got, written)
+	}
 	if n := len(srv.Requests()) - before; n != 0 {
 		t.Errorf("%d requests to make existing runs", n)
 	}
