@@ -159,9 +159,49 @@ type RunResult struct {
 	Path   string // the results file
 	Status Status
 	Err    error // when Status is failed
-	Items  int   // questions in the run
-	Done   int   // questions journaled when the run stopped
-	Usage  results.Usage
+	// Items are the questions the run asks: every question of its
+	// benchmark or QA set (of its shard, in a sharded run), including
+	// those without data files.
+	Items int
+	// Done are the questions of Items journaled when the run stopped
+	// (asked and answered; a question without data files counts when
+	// answered, though it is not executed).
+	Done int
+	// WithoutData are the questions of Items whose data files are absent
+	// (datasets.Question.Executable false) in a scored tool-usage run: asked
+	// but not executed, outside the run's question set (scoring.QuestionSet);
+	// 0 for any other run.
+	WithoutData int
+	Usage       results.Usage
+	// Run is the run as its results file records it, without its rows:
+	// totals, question set and warnings; set when Status is written or
+	// exists (nil when the existing file could not be read, which is
+	// logged), nil otherwise.
+	Run *results.Run
+}
+
+// newResults returns p's runs' results before p is executed or merged:
+// those whose results file exists are reported as exists, with the run
+// and usage their file records.
+func (e *engine) newResults(p *prepared) []RunResult {
+	res := make([]RunResult, len(p.outs))
+	without := p.withoutData()
+	for i, out := range p.outs {
+		res[i] = RunResult{RunID: out.run.RunID, Model: p.pr.Model.Label(), Path: out.path, Items: p.n, WithoutData: without}
+		if out.exists {
+			res[i].Status, res[i].Done = StatusExists, p.n
+			s, err := results.ReadSummary(out.path, results.SummaryOptions{Compact: true})
+			if err != nil {
+				e.log.Warn("the existing results file cannot be read; its totals are not shown", "run", out.run.RunID, "file", out.path, "error", err)
+				continue
+			}
+			res[i].Run = &s.File.Run
+			if u := s.File.Run.Usage; u != nil {
+				res[i].Usage = *u
+			}
+		}
+	}
+	return res
 }
 
 // ErrInterrupted is returned (wrapped) by Run when its context ended before
@@ -274,6 +314,22 @@ type output struct {
 	exists bool
 }
 
+// withoutData counts p's items whose data files are absent when p is a
+// scored tool-usage run (asked, not executed: RunResult.WithoutData); 0
+// otherwise.
+func (p *prepared) withoutData() int {
+	if p.bench == nil || !p.scored() {
+		return 0
+	}
+	n := 0
+	for _, it := range p.items() {
+		if !it.q.Executable() {
+			n++
+		}
+	}
+	return n
+}
+
 // scored reports whether p's tool-usage answers are scored.
 func (p *prepared) scored() bool {
 	return p.pr.Benchmark.Kind() == results.KindToolUsage && p.outs[0].run.ScoringProtocol != ProtocolUnscored
@@ -363,13 +419,7 @@ func Run(ctx context.Context, o Options) ([]RunResult, error) {
 // configuration × round reports every run that is not written with the
 // same status and error.
 func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.ProgressBar) []RunResult {
-	res := make([]RunResult, len(p.outs))
-	for i, out := range p.outs {
-		res[i] = RunResult{RunID: out.run.RunID, Model: p.pr.Model.Label(), Path: out.path, Items: p.n}
-		if out.exists {
-			res[i].Status, res[i].Done = StatusExists, p.n
-		}
-	}
+	res := e.newResults(p)
 	if p.exists {
 		for _, out := range p.outs {
 			e.log.Info("run exists, skipped", "model", p.pr.Model.Label(), "run", out.run.RunID, "file", out.path)
@@ -451,7 +501,13 @@ func (e *engine) execute(ctx context.Context, p *prepared, bar *progressbar.Prog
 			todo = append(todo, it)
 		}
 	}
-	e.log.Info("run started", "model", m.Label(), "run", p.journalID, "questions", len(items), "todo", len(todo))
+	// Asked: every question; scored (in a scored tool-usage run): those
+	// with their data files, the run's question set.
+	started := []any{"model", m.Label(), "run", p.journalID, "asked", len(items)}
+	if n := p.withoutData(); n > 0 {
+		started = append(started, "scored", len(items)-n, "without_data_files", n)
+	}
+	e.log.Info("run started", append(started, "todo", len(todo))...)
 	if bar != nil {
 		bar.Describe(m.Label())
 	}

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"sort"
@@ -545,6 +546,12 @@ func TestAProtocolAskedForLaterComesFromTheJournal(t *testing.T) {
 		len(f.Questions) != 49 || f.Questions[0].Verdict != "data-missing" || f.Questions[0].Code == "" || len(f.Run.Warnings) != 2 {
 		t.Errorf("question set %+v, totals %+v, warnings %q", qs, tot, f.Run.Warnings)
 	}
+	// The result reports the 42 questions without data files and the run as
+	// written (its totals and question set those of the file).
+	if r := res[0]; r.Items != 49 || r.Done != 49 || r.WithoutData != 42 || r.Run == nil || !reflect.DeepEqual(r.Run.Totals, tot) ||
+		!reflect.DeepEqual(r.Run.QuestionSet, f.Run.QuestionSet) || !reflect.DeepEqual(r.Run.Warnings, f.Run.Warnings) {
+		t.Errorf("result %+v; want 49 items, 42 without data files, the file's run %+v", r, f.Run)
+	}
 	opts.Plan = mustPlan(t, toolPlan(srv.URL, 1, ""))
 	res, err = Run(context.Background(), opts)
 	if err != nil || len(res) != 2 || res[0].Status != StatusExists || res[1].Status != StatusWritten {
@@ -555,6 +562,14 @@ func TestAProtocolAskedForLaterComesFromTheJournal(t *testing.T) {
 	}
 	if tot := readRun(t, res[1].Path).Run.Totals; *tot.Runnable != 7 || *tot.PropertiesPassed != 8 {
 		t.Errorf("strict totals %+v; want 7 runnable, 8 + 0 (test_boltzmann: 1 − 1) properties", tot)
+	}
+	// The existing run is reported with the run and usage its file records;
+	// the written one with its own.
+	for _, r := range res {
+		if want := readRun(t, r.Path).Run; r.WithoutData != 42 || r.Run == nil || !reflect.DeepEqual(r.Run.Totals, want.Totals) ||
+			!reflect.DeepEqual(r.Run.QuestionSet, want.QuestionSet) || r.Usage.PromptTokens == 0 || !reflect.DeepEqual(r.Usage, *want.Usage) {
+			t.Errorf("%s %s: result %+v; want 42 without data files and the file's run", r.Status, r.RunID, r)
+		}
 	}
 }
 

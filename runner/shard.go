@@ -133,13 +133,7 @@ func Merge(ctx context.Context, o Options, shardDirs []string) (_ []RunResult, e
 // checkShards finds and checks p's shard journals in dirs; src is nil
 // when every results file of p exists already.
 func (e *engine) checkShards(p *prepared, dirs []string) (res []RunResult, src *lineSource, senv *scoring.Environment, set *journal.ShardSet, err error) {
-	res = make([]RunResult, len(p.outs))
-	for i, out := range p.outs {
-		res[i] = RunResult{RunID: out.run.RunID, Model: p.pr.Model.Label(), Path: out.path, Items: p.n}
-		if out.exists {
-			res[i].Status, res[i].Done = StatusExists, p.n
-		}
-	}
+	res = e.newResults(p)
 	if p.exists {
 		return res, nil, nil, nil, nil
 	}

@@ -26,11 +26,11 @@ func (e *engine) writeOuts(p *prepared, src *lineSource, senv *scoring.Environme
 		if out.exists {
 			continue
 		}
-		usage, err := e.writeOut(p, out, src, senv)
+		r, err := e.writeOut(p, out, src, senv)
 		if err != nil {
 			return err
 		}
-		res[i].Status, res[i].Done, res[i].Usage = StatusWritten, done, usage
+		res[i].Status, res[i].Done, res[i].Usage, res[i].Run = StatusWritten, done, *r.Usage, r
 		e.log.Info(msg, "model", p.pr.Model.Label(), "run", out.run.RunID, "file", out.path, "prompt_tokens", res[i].Usage.PromptTokens,
 			"completion_tokens", res[i].Usage.CompletionTokens)
 	}
@@ -56,22 +56,22 @@ type lineSource struct {
 // at a time (a run's memory does not grow with its rows; the
 // tool-usage rows' outcomes, at most a benchmark's questions, are kept for
 // the totals); senv is the scorer's environment for a scored run. It
-// returns the run's usage.
-func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scoring.Environment) (results.Usage, error) {
+// returns the run as written (its usage set).
+func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scoring.Environment) (*results.Run, error) {
 	run := out.run
 	r := &run
 	e.setEnvironment(r, senv)
 	w, err := results.NewStreamWriter(out.path, r)
 	if err != nil {
-		return results.Usage{}, err
+		return nil, err
 	}
 	defer w.Abort() // after Close, nothing
 	t := &rowTally{}
 	if err := t.writeRows(p, src, senv, r, w); err != nil {
-		return results.Usage{}, err
+		return nil, err
 	}
 	if err := t.setTotals(p, senv, r); err != nil {
-		return results.Usage{}, err
+		return nil, err
 	}
 	t.warn(p, r)
 	usage := &t.usage
@@ -90,9 +90,9 @@ func (e *engine) writeOut(p *prepared, out *output, src *lineSource, senv *scori
 	fin := e.o.Now().UTC()
 	r.FinishedAt = &fin
 	if err := w.Close(r); err != nil {
-		return results.Usage{}, err
+		return nil, err
 	}
-	return *usage, nil
+	return r, nil
 }
 
 // setEnvironment records on r the program that writes it (generator, Go

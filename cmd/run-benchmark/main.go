@@ -321,11 +321,14 @@ func readKeys(p *plan.Plan, models []string, env environ) (map[string]string, er
 	return keys, nil
 }
 
-// printRuns prints one line per run: its status, questions done, model,
-// run ID, tokens, cost (USD; "-" when unknown) and results file.
+// printRuns prints one line per run: its status, questions done (of those
+// asked; with how many had no data files, in a scored tool-usage run),
+// model, run ID, headline scores (scores), tokens, cost (USD; "-" when
+// unknown) and results file; then, once per question set smaller than its
+// benchmark, the sentence saying so (subsetNotes).
 func printRuns(stdout io.Writer, runs []runner.RunResult) {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "status\tdone\tmodel\trun\tprompt tok\tcompletion tok\tcost USD\tfile")
+	fmt.Fprintln(tw, "status\tdone\tmodel\trun\trunnable\ttask success\taccuracy\tprompt tok\tcompletion tok\tcost USD\tfile")
 	for _, r := range runs {
 		cost := "-"
 		if r.Usage.CostUSD != nil {
@@ -335,9 +338,77 @@ func printRuns(stdout io.Writer, runs []runner.RunResult) {
 		if r.Status == runner.StatusJournaled {
 			file = "- (shard journaled; merge writes it)"
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Status, r.Done, r.Items, r.Model, r.RunID, r.Usage.PromptTokens, r.Usage.CompletionTokens, cost, file)
+		done := fmt.Sprintf("%d/%d", r.Done, r.Items)
+		if r.WithoutData > 0 {
+			done += fmt.Sprintf(" (%d without data files)", r.WithoutData)
+		}
+		runnable, success, accuracy := scores(r.Run)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Status, done, r.Model, r.RunID, runnable, success, accuracy,
+			r.Usage.PromptTokens, r.Usage.CompletionTokens, cost, file)
 	}
 	tw.Flush()
+	for _, n := range subsetNotes(runs) {
+		fmt.Fprintln(stdout, n)
+	}
+}
+
+// scores returns the headline numbers of run r from the totals its results
+// file records (results.Totals, as the leaderboard shows them): a tool-usage
+// run's function runnable rate (runnable of the question set's questions)
+// and task success rate (properties passed of its properties), a QA run's
+// accuracy (correct of its questions, strict extraction), each as
+// "n/of (p %)"; "-" for what r does not have (nil r, unscored, the other
+// kind).
+func scores(r *results.Run) (runnable, success, accuracy string) {
+	runnable, success, accuracy = "-", "-", "-"
+	if r == nil || !r.Totals.Scored {
+		return
+	}
+	t := r.Totals
+	if pct, ok := t.FunctionRunnableRate(); ok {
+		runnable = fmt.Sprintf("%d/%d (%.1f %%)", *t.Runnable, t.Questions, pct)
+	}
+	if pct, ok := t.TaskSuccessRate(); ok {
+		success = fmt.Sprintf("%d/%d (%.1f %%)", *t.PropertiesPassed, t.Properties, pct)
+	}
+	if pct, ok := t.Accuracy(); ok {
+		accuracy = fmt.Sprintf("%d/%d (%.1f %%)", *t.Correct, t.Questions, pct)
+	}
+	return
+}
+
+// subsetNotes returns one line per question set of runs that leaves out
+// questions without data files (runner.RunResult.WithoutData, of a run
+// whose record is known): how many questions of the benchmark the runs are
+// scored on, the set's name and properties, and how many questions lacked
+// their data files, the facts of the warning the results file records
+// (runner/scoring.Warnings), which the leaderboard's configuration page
+// shows with the questions' ids.
+func subsetNotes(runs []runner.RunResult) []string {
+	count := map[string]int{} // runs per line
+	var order []string
+	for _, r := range runs {
+		if r.Run == nil || r.WithoutData == 0 {
+			continue
+		}
+		qs := r.Run.QuestionSet
+		line := fmt.Sprintf("scored on %d of %d questions (%d properties; question set %s): data files absent for %d questions, asked but not executed; "+
+			"never compare with full-set runs (the results files' warnings name the questions)", qs.Questions, r.Items, qs.Properties, qs.Name, r.WithoutData)
+		if count[line] == 0 {
+			order = append(order, line)
+		}
+		count[line]++
+	}
+	var out []string
+	for _, line := range order {
+		n := count[line]
+		what := "1 run"
+		if n > 1 {
+			what = fmt.Sprintf("%d runs", n)
+		}
+		out = append(out, "warning: "+what+" "+line)
+	}
+	return out
 }
 
 // listFlag is a repeatable string flag.

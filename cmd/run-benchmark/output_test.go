@@ -1,22 +1,26 @@
 package main
 
 // Tests of what the command prints: the models named by their display
-// names, and one line (no retry warnings) for an endpoint where nothing
-// listens.
+// names, one line (no retry warnings) for an endpoint where nothing
+// listens, and the scores and question sets of the table of runs.
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mattools-leaderboard/leaderboard/datasets"
 	"github.com/mattools-leaderboard/leaderboard/internal/mattoolstest"
 	"github.com/mattools-leaderboard/leaderboard/llm/llmtest"
+	"github.com/mattools-leaderboard/leaderboard/results"
 )
 
 const displayName = "Fake Model 7B (display)"
@@ -129,4 +133,217 @@ func TestNothingListensOneLine(t *testing.T) {
 	if rows := table(stdout.String()); len(rows) != 2 || strings.Join(rows[1][:3], "|") != "failed|0/49|"+displayName {
 		t.Errorf("table:\n%s", stdout.String())
 	}
+}
+
+// scoredPlan writes a plan of the tool-usage benchmark and, with qa, the
+// 20-question QA sample (runner/testdata/qa20.json) against baseURL,
+// without an API key.
+func scoredPlan(t *testing.T, baseURL string, qa bool) string {
+	t.Helper()
+	text := ""
+	if qa {
+		abs, err := filepath.Abs(filepath.Join("..", "..", "runner", "testdata", "qa20.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = fmt.Sprintf("benchmarks = [\"tool-usage\", \"qa-code\"]\n[qa_sets.qa-code]\npath = %q\nname = \"sample-20\"\n", abs)
+	}
+	p := filepath.Join(t.TempDir(), "plan.toml")
+	text = "rounds = 1\nconcurrency = 4\n" + text + fmt.Sprintf("[[models]]\nname = \"fake-model\"\nbase_url = %q\ntimeout = \"5s\"\n", baseURL)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// tableRows returns the table's rows (after its header, up to the first
+// line that is not a row) as maps from the header's column names to cells,
+// and the lines after the table.
+func tableRows(t *testing.T, out string) ([]map[string]string, []string) {
+	t.Helper()
+	lines := table(out)
+	want := "status|done|model|run|runnable|task success|accuracy|prompt tok|completion tok|cost USD|file"
+	if len(lines) == 0 || strings.Join(lines[0], "|") != want {
+		t.Fatalf("table header %q, want %q:\n%s", lines[0], want, out)
+	}
+	var rows []map[string]string
+	var after []string
+	for i, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		cells := lines[i+1]
+		if len(cells) != len(lines[0]) || after != nil {
+			after = append(after, l)
+			continue
+		}
+		row := map[string]string{}
+		for k, name := range lines[0] {
+			row[name] = cells[k]
+		}
+		rows = append(rows, row)
+	}
+	return rows, after
+}
+
+// TestTableShowsScores runs a scored plan (tool usage in the real sandbox,
+// and the 20-question QA sample) against the fake server on the fake root,
+// whose 7 questions without data files are the only executable ones (42 of
+// 49 have their data files absent), and checks the table's done, runnable,
+// task success and accuracy columns against the results files' totals and
+// hand counts, and the one warning line on the smaller question set; run
+// again, the existing files show the same scores and tokens; on a root with every data
+// file, the full set shows no warning.
+//
+// Hand counts: the fake unit tests return "ok" whatever the dict, so
+// mattools-v1 (which reads the test's printed "ok") passes all 9 properties
+// of the 7 questions; the answers' dict {'i': n} has none of the properties
+// p0…, so mattools-v1-strict passes none; every function runs (7/7). The QA
+// answer is always "A", strict-correct on the 7 questions of qa20.json whose
+// correct answer is A (7/20 = 35.0 %).
+func TestTableShowsScores(t *testing.T) {
+	python := envOr(os.Getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
+	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("the sandbox's Python environment is not installed (make setup): %v", err)
+	}
+	qa, err := datasets.LoadQA(filepath.Join("..", "..", "runner", "testdata", "qa20.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := 0
+	for _, q := range qa.Questions {
+		if q.CorrectAnswer == "A" {
+			as++
+		}
+	}
+	if as != 7 || len(qa.Questions) != 20 {
+		t.Fatalf("qa20.json: %d of %d questions answered A; the hand count says 7 of 20", as, len(qa.Questions))
+	}
+	srv := llmtest.New(t, llmtest.Options{Responder: func(r llmtest.Request) llmtest.Reply {
+		if questionRE.MatchString(r.Prompt()) {
+			return answer(r)
+		}
+		return llmtest.Reply{Content: "A", PromptTokens: 100, CompletionTokens: 1}
+	}})
+	root := sandboxReadableRoot(t)
+	planPath := scoredPlan(t, srv.URL, true)
+	out := t.TempDir()
+	runIt := func(root string) (string, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), []string{"-plan", planPath, "-data", root, "-out", out, "-no-progress"}, &stdout, &stderr, noEnv); code != 0 {
+			t.Fatalf("exit %d\n%s", code, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	// want is the scores of the table's columns by protocol.
+	type want struct{ done, runnable, success, accuracy string }
+	check := func(stdout, status string, wants map[string]want) (set string) {
+		t.Helper()
+		rows, _ := tableRows(t, stdout)
+		if len(rows) != len(wants) {
+			t.Fatalf("%d rows, want %d:\n%s", len(rows), len(wants), stdout)
+		}
+		for _, row := range rows {
+			f, err := results.Read(row["file"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := f.Run
+			w := wants[r.ScoringProtocol]
+			got := want{row["done"], row["runnable"], row["task success"], row["accuracy"]}
+			if row["status"] != status || got != w {
+				t.Errorf("%s: %s %+v, want %s %+v", r.RunID, row["status"], got, status, w)
+			}
+			// The results file's totals, as the leaderboard reads them.
+			if pct, ok := r.Totals.FunctionRunnableRate(); ok && w.runnable != fmt.Sprintf("%d/%d (%.1f %%)", *r.Totals.Runnable, r.QuestionSet.Questions, pct) {
+				t.Errorf("%s: runnable %q, the file's totals %+v", r.RunID, w.runnable, r.Totals)
+			}
+			if pct, ok := r.Totals.TaskSuccessRate(); ok && w.success != fmt.Sprintf("%d/%d (%.1f %%)", *r.Totals.PropertiesPassed, r.QuestionSet.Properties, pct) {
+				t.Errorf("%s: task success %q, the file's totals %+v", r.RunID, w.success, r.Totals)
+			}
+			if pct, ok := r.Totals.Accuracy(); ok && w.accuracy != fmt.Sprintf("%d/%d (%.1f %%)", *r.Totals.Correct, r.QuestionSet.Questions, pct) {
+				t.Errorf("%s: accuracy %q, the file's totals %+v", r.RunID, w.accuracy, r.Totals)
+			}
+			if r.Benchmark == "tool-usage" {
+				set = r.QuestionSet.Name
+			}
+		}
+		return set
+	}
+	partial := map[string]want{
+		results.ProtocolMatToolsV1:       {"49/49 (42 without data files)", "7/7 (100.0 %)", "9/9 (100.0 %)", "-"},
+		results.ProtocolMatToolsV1Strict: {"49/49 (42 without data files)", "7/7 (100.0 %)", "0/9 (0.0 %)", "-"},
+		results.ProtocolQAV1:             {"20/20", "-", "-", "7/20 (35.0 %)"},
+	}
+	// The warning line, once, with the facts of the run's own warning.
+	warned := func(stdout, set string) {
+		t.Helper()
+		_, after := tableRows(t, stdout)
+		line := "warning: 2 runs scored on 7 of 49 questions (9 properties; question set " + set + "): data files absent for 42 questions"
+		if len(after) != 1 || !strings.HasPrefix(after[0], line) {
+			t.Errorf("after the table %q, want one line starting %q", after, line)
+		}
+	}
+	stdout, stderr := runIt(root.Dir)
+	set := check(stdout, "written", partial)
+	if !strings.HasPrefix(set, "executable-") {
+		t.Errorf("question set %q, want a subset", set)
+	}
+	warned(stdout, set)
+	for _, path := range must(filepath.Glob(filepath.Join(out, "*"+set+"*.parquet"))) {
+		f, err := results.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(f.Run.Warnings, func(w string) bool {
+			return strings.HasPrefix(w, "scored on 7 of 49 questions (9 of 138 properties): data files absent for 42 questions")
+		}) {
+			t.Errorf("%s: warnings %q lack the sentence the table's warning repeats", path, f.Run.Warnings)
+		}
+	}
+	// The log says what is asked and what is scored.
+	if !strings.Contains(stderr, " asked=49 scored=7 without_data_files=42 todo=49") || !strings.Contains(stderr, " asked=20 todo=20") {
+		t.Errorf("run started lines:\n%s", stderr)
+	}
+
+	// Again: nothing to ask; the existing files show the same scores and
+	// tokens.
+	tokens := func(stdout string) map[string]string {
+		rows, _ := tableRows(t, stdout)
+		m := map[string]string{}
+		for _, r := range rows {
+			m[r["run"]] = r["prompt tok"] + " " + r["completion tok"]
+		}
+		return m
+	}
+	written := tokens(stdout)
+	before := len(srv.Requests())
+	stdout, _ = runIt(root.Dir)
+	check(stdout, "exists", partial)
+	warned(stdout, set)
+	if got := tokens(stdout); !maps.Equal(got, written) {
+		t.Errorf("tokens of the existing runs %v, want those written %v", got, written)
+	}
+	if n := len(srv.Requests()) - before; n != 0 {
+		t.Errorf("%d requests to make existing runs", n)
+	}
+
+	// Every data file present: the full set, no warning.
+	full := sandboxReadableRoot(t)
+	full.AddDataFiles()
+	out = t.TempDir()
+	stdout, _ = runIt(full.Dir)
+	check(stdout, "written", map[string]want{
+		results.ProtocolMatToolsV1:       {"49/49", "49/49 (100.0 %)", "138/138 (100.0 %)", "-"},
+		results.ProtocolMatToolsV1Strict: {"49/49", "49/49 (100.0 %)", "0/138 (0.0 %)", "-"},
+		results.ProtocolQAV1:             {"20/20", "-", "-", "7/20 (35.0 %)"},
+	})
+	if _, after := tableRows(t, stdout); len(after) != 0 {
+		t.Errorf("after the full set's table: %q, want nothing", after)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
