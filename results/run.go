@@ -191,6 +191,14 @@ type SourceFile struct {
 	SHA256 string `json:"sha256"`
 }
 
+// The Environment.Generator of the results files this project's own
+// scoring writes: the runner (cmd/run-benchmark, whose files
+// make-submission keeps) and the re-execution of stored code (cmd/rescore).
+const (
+	GeneratorRunner  = "run-benchmark"
+	GeneratorRescore = "rescore"
+)
+
 // Environment records what produced and scored a run.
 type Environment struct {
 	Generator        string `json:"generator"`         // program that wrote the file, e.g. "import-mattools"

@@ -54,7 +54,7 @@ func prepareWith(ctx context.Context, o Options, dry bool) (*engine, error) {
 		return nil, errors.New("runner: no plan")
 	}
 	if o.Generator == "" {
-		o.Generator = "run-benchmark"
+		o.Generator = results.GeneratorRunner
 	}
 	if o.Now == nil {
 		o.Now = time.Now

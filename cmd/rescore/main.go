@@ -356,7 +356,7 @@ func rescore(ctx context.Context, c config, inputs []string, stdout, stderr io.W
 		se = scorer.Environment()
 	}
 
-	env := results.Environment{Generator: "rescore", GeneratorVersion: version.String(), GoVersion: runtime.Version(), Libraries: se.Libraries,
+	env := results.Environment{Generator: results.GeneratorRescore, GeneratorVersion: version.String(), GoVersion: runtime.Version(), Libraries: se.Libraries,
 		Sandbox: &se.Sandbox}
 	var files []*results.File
 	for i, r := range todo {

@@ -366,13 +366,13 @@ func scores(r *results.Run) (runnable, success, accuracy string) {
 	}
 	t := r.Totals
 	if pct, ok := t.FunctionRunnableRate(); ok {
-		runnable = fmt.Sprintf("%d/%d (%.1f %%)", *t.Runnable, t.Questions, pct)
+		runnable = fmt.Sprintf("%d/%d (%.2f %%)", *t.Runnable, t.Questions, pct)
 	}
 	if pct, ok := t.TaskSuccessRate(); ok {
-		success = fmt.Sprintf("%d/%d (%.1f %%)", *t.PropertiesPassed, t.Properties, pct)
+		success = fmt.Sprintf("%d/%d (%.2f %%)", *t.PropertiesPassed, t.Properties, pct)
 	}
 	if pct, ok := t.Accuracy(); ok {
-		accuracy = fmt.Sprintf("%d/%d (%.1f %%)", *t.Correct, t.Questions, pct)
+		accuracy = fmt.Sprintf("%d/%d (%.2f %%)", *t.Correct, t.Questions, pct)
 	}
 	return
 }

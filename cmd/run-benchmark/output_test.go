@@ -197,7 +197,7 @@ func tableRows(t *testing.T, out string) ([]map[string]string, []string) {
 // of the 7 questions; the answers' dict {'i': n} has none of the properties
 // p0…, so mattools-v1-strict passes none; every function runs (7/7). The QA
 // answer is always "A", strict-correct on the 7 questions of qa20.json whose
-// correct answer is A (7/20 = 35.0 %).
+// correct answer is A (7/20 = 35.00 %).
 func TestTableShowsScores(t *testing.T) {
 	python := envOr(os.Getenv, "MATTOOLS_SANDBOX_PYTHON", "/opt/mattools-sandbox")
 	if _, err := os.Stat(filepath.Join(python, "pyvenv.cfg")); err != nil && os.Getenv("CI") == "" {
@@ -253,13 +253,13 @@ func TestTableShowsScores(t *testing.T) {
 				t.Errorf("%s: %s %+v, want %s %+v", r.RunID, row["status"], got, status, w)
 			}
 			// The results file's totals, as the leaderboard reads them.
-			if pct, ok := r.Totals.FunctionRunnableRate(); ok && w.runnable != fmt.Sprintf("%d/%d (%.1f %%)", *r.Totals.Runnable, r.QuestionSet.Questions, pct) {
+			if pct, ok := r.Totals.FunctionRunnableRate(); ok && w.runnable != fmt.Sprintf("%d/%d (%.2f %%)", *r.Totals.Runnable, r.QuestionSet.Questions, pct) {
 				t.Errorf("%s: runnable %q, the file's totals %+v", r.RunID, w.runnable, r.Totals)
 			}
-			if pct, ok := r.Totals.TaskSuccessRate(); ok && w.success != fmt.Sprintf("%d/%d (%.1f %%)", *r.Totals.PropertiesPassed, r.QuestionSet.Properties, pct) {
+			if pct, ok := r.Totals.TaskSuccessRate(); ok && w.success != fmt.Sprintf("%d/%d (%.2f %%)", *r.Totals.PropertiesPassed, r.QuestionSet.Properties, pct) {
 				t.Errorf("%s: task success %q, the file's totals %+v", r.RunID, w.success, r.Totals)
 			}
-			if pct, ok := r.Totals.Accuracy(); ok && w.accuracy != fmt.Sprintf("%d/%d (%.1f %%)", *r.Totals.Correct, r.QuestionSet.Questions, pct) {
+			if pct, ok := r.Totals.Accuracy(); ok && w.accuracy != fmt.Sprintf("%d/%d (%.2f %%)", *r.Totals.Correct, r.QuestionSet.Questions, pct) {
 				t.Errorf("%s: accuracy %q, the file's totals %+v", r.RunID, w.accuracy, r.Totals)
 			}
 			if r.Benchmark == "tool-usage" {
@@ -269,9 +269,9 @@ func TestTableShowsScores(t *testing.T) {
 		return set
 	}
 	partial := map[string]want{
-		results.ProtocolMatToolsV1:       {"49/49 (42 without data files)", "7/7 (100.0 %)", "9/9 (100.0 %)", "-"},
-		results.ProtocolMatToolsV1Strict: {"49/49 (42 without data files)", "7/7 (100.0 %)", "0/9 (0.0 %)", "-"},
-		results.ProtocolQAV1:             {"20/20", "-", "-", "7/20 (35.0 %)"},
+		results.ProtocolMatToolsV1:       {"49/49 (42 without data files)", "7/7 (100.00 %)", "9/9 (100.00 %)", "-"},
+		results.ProtocolMatToolsV1Strict: {"49/49 (42 without data files)", "7/7 (100.00 %)", "0/9 (0.00 %)", "-"},
+		results.ProtocolQAV1:             {"20/20", "-", "-", "7/20 (35.00 %)"},
 	}
 	// The warning line, once, with the facts of the run's own warning.
 	warned := func(stdout, set string) {
@@ -332,9 +332,9 @@ func TestTableShowsScores(t *testing.T) {
 	out = t.TempDir()
 	stdout, _ = runIt(full.Dir)
 	check(stdout, "written", map[string]want{
-		results.ProtocolMatToolsV1:       {"49/49", "49/49 (100.0 %)", "138/138 (100.0 %)", "-"},
-		results.ProtocolMatToolsV1Strict: {"49/49", "49/49 (100.0 %)", "0/138 (0.0 %)", "-"},
-		results.ProtocolQAV1:             {"20/20", "-", "-", "7/20 (35.0 %)"},
+		results.ProtocolMatToolsV1:       {"49/49", "49/49 (100.00 %)", "138/138 (100.00 %)", "-"},
+		results.ProtocolMatToolsV1Strict: {"49/49", "49/49 (100.00 %)", "0/138 (0.00 %)", "-"},
+		results.ProtocolQAV1:             {"20/20", "-", "-", "7/20 (35.00 %)"},
 	})
 	if _, after := tableRows(t, stdout); len(after) != 0 {
 		t.Errorf("after the full set's table: %q, want nothing", after)

@@ -143,10 +143,6 @@ func (w *writer) writeSubmissions(v *views) {
 	w.page(SubmissionsPath, "Submissions", "submissions", map[string]any{"submissions": views})
 }
 
-// RunnerGenerator is the environment.generator of the results files this
-// project's runner writes (runner/prepare.go); make-submission keeps it.
-const RunnerGenerator = "run-benchmark"
-
 // selfReportedStatus returns the status line of a submission without
 // verified records: which harness scored its runs, as their results files
 // record it (environment.generator and generator_version), and that this
@@ -170,7 +166,7 @@ func selfReportedStatus(runs []string, in map[string]*results.File) string {
 		if !slices.Contains(gens, g) {
 			gens = append(gens, g)
 		}
-		runner = runner && env.Generator == RunnerGenerator
+		runner = runner && (env.Generator == results.GeneratorRunner || env.Generator == results.GeneratorRescore)
 	}
 	slices.Sort(gens)
 	runner = runner && len(gens) > 0
@@ -179,7 +175,7 @@ func selfReportedStatus(runs []string, in map[string]*results.File) string {
 		who += " (generator " + strings.Join(gens, ", ") + ", as their results files record it)"
 	}
 	if runner {
-		who = "this project's runner scored these runs on the submitters' machine (generator " + strings.Join(gens, ", ") +
+		who = "this project's runner (or its re-execution) scored these runs on the submitters' machine (generator " + strings.Join(gens, ", ") +
 			", as their results files record it) and make-submission made the folder"
 	}
 	return "Self-reported: " + who + ". Not yet re-executed by this project: its pull request's check re-executes every generated function " +
